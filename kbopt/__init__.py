@@ -1,0 +1,36 @@
+"""kbopt: a typed, searchable knowledge base of GPU kernel optimizations.
+
+`import kbopt` needs no GPU and none of torch, triton, cutlass or anthropic: those are
+imported by the modules that use them.
+"""
+
+from kbopt.errors import KbError, ProblemList
+from kbopt.model import Entry, EvidenceBlock, EvidenceRow, Interaction, MetricEffect, Trigger
+from kbopt.store import Store
+from kbopt.template import parse_entry, render_entry
+from kbopt.vocab import Bottleneck, Kind, Language, Level, Relation, Scope, SourceType, Status
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Bottleneck",
+    "Entry",
+    "EvidenceBlock",
+    "EvidenceRow",
+    "Interaction",
+    "KbError",
+    "Kind",
+    "Language",
+    "Level",
+    "MetricEffect",
+    "ProblemList",
+    "Relation",
+    "Scope",
+    "SourceType",
+    "Status",
+    "Store",
+    "Trigger",
+    "__version__",
+    "parse_entry",
+    "render_entry",
+]

@@ -1,0 +1,204 @@
+"""Catalog commands: new, add, show, list, lint, catalog, vocab."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from kbopt.cli.common import command, print_json, store_from
+from kbopt.errors import KbError
+from kbopt.index import stale_files, write_catalog
+from kbopt.lint import lint
+from kbopt.model import validate_name
+from kbopt.store import entry_path
+from kbopt.template import render_entry, scaffold
+from kbopt.vocab import Kind, Language, closed_vocabularies
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = command(
+        sub,
+        "new",
+        "Scaffold a new entry from the template at its KB2 path.",
+        "kbopt new optimization split-kv-combine --language triton",
+    )
+    p.add_argument("kind", choices=[k.value for k in Kind])
+    p.add_argument("name")
+    p.add_argument("--language", choices=[lang.value for lang in Language])
+    p.set_defaults(func=cmd_new)
+
+    p = command(
+        sub,
+        "add",
+        "Validate an entry file written anywhere and file it at its KB2 path.",
+        "kbopt add /tmp/my-entry.md",
+    )
+    p.add_argument("file", type=Path)
+    p.add_argument(
+        "--update", action="store_true", help="replace an existing entry of the same name"
+    )
+    p.set_defaults(func=cmd_add)
+
+    p = command(
+        sub,
+        "show",
+        "Print one entry (Markdown, or its typed fields with --json).",
+        "kbopt show split-kv-combine --json",
+    )
+    p.add_argument("name")
+    p.set_defaults(func=cmd_show)
+
+    p = command(
+        sub,
+        "list",
+        "List the entries, optionally filtered.",
+        "kbopt list --kind anti-pattern --json",
+    )
+    p.add_argument("--kind", choices=[k.value for k in Kind])
+    p.add_argument("--language", help="a language, or 'shared'")
+    p.set_defaults(func=cmd_list)
+
+    p = command(
+        sub, "lint", "Check every entry; exit 1 and name file:line for each problem.", "kbopt lint"
+    )
+    p.set_defaults(func=cmd_lint)
+
+    p = command(
+        sub,
+        "catalog",
+        "Regenerate catalog/ from the entries, or check it is current.",
+        "kbopt catalog --check",
+    )
+    p.add_argument("--check", action="store_true", help="fail (exit 1) when catalog/ is stale")
+    p.set_defaults(func=cmd_catalog)
+
+    p = command(
+        sub,
+        "vocab",
+        "Print the closed vocabularies (metrics, contexts, relations...).",
+        "kbopt vocab --json",
+    )
+    p.set_defaults(func=cmd_vocab)
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    store = store_from(args)
+    name = validate_name(args.name)
+    kind = Kind(args.kind)
+    language = Language(args.language) if args.language else None
+    path = entry_path(store.root, kind, language, name)
+    if store.find(name) is not None:
+        raise KbError(f"entry {name!r} already exists at {store.display(store.find(name))}")  # type: ignore[arg-type]
+    with store.locked():
+        from kbopt.store import atomic_write
+
+        if path.exists():
+            raise KbError(f"{store.display(path)} already exists")
+        atomic_write(path, scaffold(name, kind.value, args.language))
+        write_catalog(store)
+    shown = store.display(path)
+    if args.json:
+        print_json({"id": name, "path": shown})
+    else:
+        print(f"created {shown}: fill in the TODOs, then `kbopt lint`")
+    return 0
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    store = store_from(args)
+    path = store.add_file(args.file, overwrite=args.update)
+    entry = store.read_file(path)
+    if args.json:
+        print_json(entry.summary())
+    else:
+        print(f"{'updated' if args.update else 'added'} {store.display(path)}")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    store = store_from(args)
+    entry = store.get(args.name)
+    if args.json:
+        data = entry.model_dump(mode="json")
+        data["id"] = entry.name
+        data["scope"] = entry.scope.value
+        data["path"] = entry.summary()["path"]
+        print_json(data)
+    else:
+        sys.stdout.write(render_entry(entry))
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    store = store_from(args)
+    result = store.load_all()
+    rows = [e.summary() for e in result.entries]
+    if args.kind:
+        rows = [r for r in rows if r["kind"] == args.kind]
+    if args.language:
+        want = None if args.language == "shared" else args.language
+        rows = [r for r in rows if r["language"] == want]
+    rows.sort(key=lambda r: (r["kind"], r["language"] or "", r["id"]))
+    if args.json:
+        print_json(rows)
+    else:
+        for r in rows:
+            print(
+                f"{r['id']:<44} {r['kind']:<13} {r['language'] or 'shared':<10} {r['impact']:<6} {r['title']}"
+            )
+    for problem in result.problems:
+        print(f"kbopt: warning: {problem} (run `kbopt lint`)", file=sys.stderr)
+    return 0
+
+
+def cmd_lint(args: argparse.Namespace) -> int:
+    store = store_from(args)
+    problems = lint(store)
+    stale = stale_files(store)
+    messages = [str(p) for p in problems] + [
+        f"catalog/{name}: stale; run `kbopt catalog`" for name in stale
+    ]
+    count = len(store.entry_files())
+    if args.json:
+        print_json({"ok": not messages, "entries": count, "problems": messages})
+    else:
+        for m in messages:
+            print(m)
+        print(f"{count} entries, {len(messages)} problem(s)", file=sys.stderr)
+    return 1 if messages else 0
+
+
+def cmd_catalog(args: argparse.Namespace) -> int:
+    store = store_from(args)
+    if args.check:
+        stale = stale_files(store)
+        if args.json:
+            print_json({"ok": not stale, "stale": stale})
+        for name in stale:
+            print(f"catalog/{name} is stale: run `kbopt catalog`", file=sys.stderr)
+        return 1 if stale else 0
+    changed = write_catalog(store)
+    if args.json:
+        print_json({"changed": changed})
+    else:
+        print("catalog/ " + (f"updated: {', '.join(changed)}" if changed else "already current"))
+    return 0
+
+
+def cmd_vocab(args: argparse.Namespace) -> int:
+    vocab = closed_vocabularies()
+    if args.json:
+        from kbopt.vocab import CONTEXTS, METRICS
+
+        vocab_full: dict[str, object] = dict(vocab)
+        vocab_full["metric"] = [
+            {"name": m.name, "unit": m.unit, "description": m.description, "ncu": m.ncu}
+            for m in METRICS.values()
+        ]
+        vocab_full["context"] = [{"name": k, "description": v} for k, v in CONTEXTS.items()]
+        print_json(vocab_full)
+    else:
+        for key, values in vocab.items():
+            print(f"{key}: {', '.join(values)}")
+    return 0

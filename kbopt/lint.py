@@ -1,0 +1,62 @@
+"""Checks beyond parsing: the whole catalog must hold together.
+
+Parsing (`kbopt.template`, `kbopt.store`) already rejects malformed files: missing or
+out-of-order sections, unknown vocabulary, bad triggers, malformed evidence, files
+in the wrong folder, duplicate names.  Lint adds what needs the whole catalog or a
+reader's eye: interactions that point at unknown entries, entries with no evidence,
+placeholders left from `kbopt new`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from kbopt.errors import KbError, Problem
+from kbopt.store import Store
+
+_PLACEHOLDER = re.compile(r"\bTODO\b")
+
+
+def _line_of(path: Path, needle: str, after: str | None = None) -> int:
+    started = after is None
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not started and line.strip() == after:
+            started = True
+            continue
+        if started and needle in line:
+            return i
+    return 1
+
+
+def lint(store: Store) -> list[KbError]:
+    """Every problem in the knowledge base, sorted by file and line."""
+    result = store.load_all()
+    problems: list[KbError] = list(result.problems)
+    names = {p.stem for p in store.entry_files()}
+    for entry in result.entries:
+        path = result.paths[entry.name]
+        shown = store.display(path)
+        for inter in entry.interactions:
+            if inter.target not in names:
+                line = _line_of(path, f"`{inter.target}`", after="## Interactions")
+                problems.append(
+                    Problem(f"interaction points at unknown entry {inter.target!r}", shown, line)
+                )
+            elif inter.target == entry.name:
+                line = _line_of(path, f"`{inter.target}`", after="## Interactions")
+                problems.append(Problem("an entry cannot interact with itself", shown, line))
+        if not entry.evidence:
+            line = _line_of(path, "## Performance Evidence")
+            problems.append(
+                Problem(
+                    "no Performance Evidence: every entry must be sourced (local experiment or external report)",
+                    shown,
+                    line,
+                )
+            )
+        for i, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if _PLACEHOLDER.search(text):
+                problems.append(Problem("placeholder 'TODO' left in the entry", shown, i))
+                break
+    return sorted(problems, key=lambda p: (p.path or "", p.line or 0, p.message))

@@ -1,0 +1,312 @@
+"""The typed knowledge-base entry.
+
+One `Entry` is one Markdown file under `docs/knowledge/`.  Every field has exactly one
+home in that file: the classification lives in the YAML front matter, everything a
+reader reads (title, contexts, triggers, metrics, evidence, interactions) lives in
+the template's sections, and `name` is the file stem.  `kbopt.template` moves
+between the two representations.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import operator
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from kbopt.errors import KbError
+from kbopt.vocab import (
+    CONTEXTS,
+    METRICS,
+    OPERATORS,
+    Bottleneck,
+    Kind,
+    Language,
+    Level,
+    Relation,
+    Scope,
+    SourceType,
+    Status,
+)
+
+NAME_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?$")
+
+_OPS = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
+_TRIGGER_RE = re.compile(
+    r"^\s*(?P<metric>[A-Za-z_][A-Za-z0-9_]*)\s*(?P<op>"
+    + "|".join(re.escape(o) for o in OPERATORS)
+    + r")\s*(?P<value>-?[0-9]+(?:\.[0-9]+)?)\s*$"
+)
+
+
+def validate_name(name: str) -> str:
+    """Refuse anything that is not a plain kebab-case entry name (no paths)."""
+    if not NAME_RE.match(name):
+        raise KbError(
+            f"invalid entry name {name!r}: use lowercase letters, digits and single dashes "
+            "(kebab-case, 1-80 characters, no slashes or dots)"
+        )
+    return name
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False, validate_assignment=True)
+
+
+class Trigger(Strict):
+    """A machine-checkable condition `metric op value` over the closed metric vocabulary."""
+
+    metric: str
+    op: str
+    value: float
+    note: str = ""
+
+    @field_validator("metric")
+    @classmethod
+    def _known_metric(cls, v: str) -> str:
+        if v not in METRICS:
+            raise ValueError(f"unknown metric {v!r} (see `kbopt vocab`)")
+        return v
+
+    @field_validator("op")
+    @classmethod
+    def _known_op(cls, v: str) -> str:
+        if v not in OPERATORS:
+            raise ValueError(f"unknown operator {v!r}; use one of {', '.join(OPERATORS)}")
+        return v
+
+    @classmethod
+    def parse(cls, text: str, note: str = "") -> Trigger:
+        m = _TRIGGER_RE.match(text)
+        if not m:
+            raise ValueError(f"trigger {text!r} is not `metric op number`")
+        return cls(metric=m["metric"], op=m["op"], value=float(m["value"]), note=note)
+
+    @property
+    def expression(self) -> str:
+        v = self.value
+        shown = str(int(v)) if v == int(v) else repr(v)
+        return f"{self.metric} {self.op} {shown}"
+
+    def holds(self, metrics: Mapping[str, float]) -> bool | None:
+        """True / False when the metric is known, None when the profile lacks it."""
+        if self.metric not in metrics:
+            return None
+        return bool(_OPS[self.op](float(metrics[self.metric]), self.value))
+
+
+class MetricEffect(Strict):
+    """One Affected Metrics bullet: a canonical metric and how it moves."""
+
+    metric: str
+    note: str = ""
+
+    @field_validator("metric")
+    @classmethod
+    def _known_metric(cls, v: str) -> str:
+        if v not in METRICS:
+            raise ValueError(f"unknown metric {v!r} (see `kbopt vocab`)")
+        return v
+
+
+class EvidenceRow(Strict):
+    config: str
+    before: str
+    after: str
+    change: str
+
+    @property
+    def change_pct(self) -> float | None:
+        """The Change column as a signed percentage, when it is one (`-42%`, `+1.5 %`)."""
+        m = re.search(r"([+-−]?\s*[0-9]+(?:\.[0-9]+)?)\s*%", self.change)
+        if not m:
+            m2 = re.search(r"([0-9]+(?:\.[0-9]+)?)\s*[x×]", self.change)
+            if m2:
+                return (float(m2.group(1)) - 1.0) * 100.0
+            return None
+        return float(m.group(1).replace("−", "-").replace(" ", ""))
+
+
+class EvidenceBlock(Strict):
+    """A `Source type:` line, its provenance lines, and its table."""
+
+    source_type: SourceType
+    source: str = Field(min_length=1)
+    device: str | None = None
+    versions: str | None = None
+    date: str | None = None
+    command: str | None = None
+    rows: list[EvidenceRow] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _local_needs_command(self) -> EvidenceBlock:
+        if self.source_type is SourceType.LOCAL_EXPERIMENT and not self.command:
+            raise ValueError("a local experiment needs a `Command:` line that reproduces it")
+        return self
+
+
+class Interaction(Strict):
+    relation: Relation
+    target: str
+    note: str = ""
+
+    @field_validator("target")
+    @classmethod
+    def _target_name(cls, v: str) -> str:
+        if not NAME_RE.match(v):
+            raise ValueError(f"interaction target {v!r} is not an entry name")
+        return v
+
+
+class Entry(Strict):
+    """One optimization or anti-pattern (the detail-file template, typed)."""
+
+    name: str
+    kind: Kind
+    language: Language | None = None
+    title: str = Field(min_length=3)
+    applies_to: list[str] = Field(min_length=1)
+    bottlenecks: list[Bottleneck] = Field(min_length=1)
+    impact: Level
+    expected_gain_pct: float = Field(ge=0, le=1000)
+    risk: Level
+    status: Status = Status.PROPOSED
+    created: dt.date
+    updated: dt.date
+    contexts: list[str] = Field(default_factory=list)  # When to Apply prose bullets
+    triggers: list[Trigger] = Field(default_factory=list)
+    mechanism: str = ""
+    affected_metrics: list[MetricEffect] = Field(default_factory=list)
+    implementation: str = ""  # the code inside the python fence
+    evidence: list[EvidenceBlock] = Field(default_factory=list)
+    generalization: str = ""
+    pitfalls: list[str] = Field(default_factory=list)
+    interactions: list[Interaction] = Field(default_factory=list)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not NAME_RE.match(v):
+            raise ValueError(f"invalid entry name {v!r} (kebab-case, no slashes or dots)")
+        return v
+
+    @field_validator("applies_to")
+    @classmethod
+    def _contexts(cls, v: list[str]) -> list[str]:
+        for c in v:
+            if c not in CONTEXTS:
+                raise ValueError(f"unknown context {c!r}; known: {', '.join(CONTEXTS)}")
+        return v
+
+    @property
+    def scope(self) -> Scope:
+        return Scope.SHARED if self.language is None else Scope.LANGUAGE
+
+    @property
+    def when_to_apply_summary(self) -> str:
+        """One line for the catalog index: the first context, then the triggers."""
+        parts = self.contexts[:1] + [t.expression for t in self.triggers]
+        return "; ".join(parts)
+
+    def relpath(self) -> str:
+        """Path under the knowledge root that KB2 prescribes for this entry."""
+        return entry_relpath(self.kind, self.language, self.name)
+
+    def front_matter(self) -> dict[str, Any]:
+        fm: dict[str, Any] = {"name": self.name, "kind": self.kind.value}
+        if self.language is not None:
+            fm["language"] = self.language.value
+        fm.update(
+            applies_to=list(self.applies_to),
+            bottlenecks=[b.value for b in self.bottlenecks],
+            impact=self.impact.value,
+            expected_gain_pct=_num(self.expected_gain_pct),
+            risk=self.risk.value,
+            status=self.status.value,
+            created=self.created.isoformat(),
+            updated=self.updated.isoformat(),
+        )
+        return fm
+
+    def summary(self) -> dict[str, Any]:
+        """The machine-readable row used by `list --json` and catalog.json."""
+        return {
+            "id": self.name,
+            "title": self.title,
+            "kind": self.kind.value,
+            "scope": self.scope.value,
+            "language": self.language.value if self.language else None,
+            "path": "docs/knowledge/" + self.relpath(),
+            "applies_to": list(self.applies_to),
+            "bottlenecks": [b.value for b in self.bottlenecks],
+            "impact": self.impact.value,
+            "expected_gain_pct": _num(self.expected_gain_pct),
+            "risk": self.risk.value,
+            "status": self.status.value,
+            "when_to_apply": self.when_to_apply_summary,
+            "triggers": [t.expression for t in self.triggers],
+            "metrics": [m.metric for m in self.affected_metrics],
+            "interactions": [
+                {"relation": i.relation.value, "target": i.target} for i in self.interactions
+            ],
+            "updated": self.updated.isoformat(),
+        }
+
+    def evidence_frame(self) -> Any:
+        """Performance Evidence as a pandas DataFrame, one row per table row."""
+        import pandas as pd
+
+        records = []
+        for block in self.evidence:
+            for row in block.rows:
+                records.append(
+                    {
+                        "entry": self.name,
+                        "source_type": block.source_type.value,
+                        "source": block.source,
+                        "device": block.device,
+                        "config": row.config,
+                        "before": row.before,
+                        "after": row.after,
+                        "change": row.change,
+                        "change_pct": row.change_pct,
+                        "command": block.command,
+                        "date": block.date,
+                    }
+                )
+        return pd.DataFrame.from_records(
+            records,
+            columns=[
+                "entry",
+                "source_type",
+                "source",
+                "device",
+                "config",
+                "before",
+                "after",
+                "change",
+                "change_pct",
+                "command",
+                "date",
+            ],
+        )
+
+
+def entry_relpath(kind: Kind, language: Language | None, name: str) -> str:
+    if language is None:
+        return f"{kind.folder}/{name}.md"
+    return f"languages/{language.value}/{kind.folder}/{name}.md"
+
+
+def _num(v: float) -> float | int:
+    return int(v) if float(v).is_integer() else v

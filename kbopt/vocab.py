@@ -1,0 +1,262 @@
+"""Every closed vocabulary of kbopt, in one place.
+
+The lint, the store, the search index, strategy selection and the site's facets all
+import their allowed values from here, so a new value is added once and is known
+everywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Kind(StrEnum):
+    OPTIMIZATION = "optimization"
+    ANTI_PATTERN = "anti-pattern"
+
+    @property
+    def folder(self) -> str:
+        """The folder name of this kind under the knowledge root (KB2)."""
+        return "optimizations" if self is Kind.OPTIMIZATION else "anti-patterns"
+
+
+class Scope(StrEnum):
+    SHARED = "shared"  # algorithm / hardware knowledge, any language
+    LANGUAGE = "language"  # implementation knowledge of one kernel language
+
+
+class Language(StrEnum):
+    TRITON = "triton"
+    CUTE_DSL = "cute-dsl"  # CUTLASS 4.x Python DSL
+    CUTILE_DSL = "cutile-dsl"  # cuTile
+    TILEIR = "tileir"  # Triton's TileIR backend (nvtriton) for Blackwell
+
+
+class Bottleneck(StrEnum):
+    """The profiler contract's three classes (Japanese source, A11)."""
+
+    MEMORY = "memory"
+    COMPUTE = "compute"
+    LATENCY = "latency"
+
+
+class Level(StrEnum):
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+    @property
+    def rank(self) -> int:
+        return {"high": 3, "medium": 2, "low": 1}[self.value]
+
+
+class Status(StrEnum):
+    PROPOSED = "proposed"
+    VALIDATED = "validated"
+    REFUTED = "refuted"
+
+
+class Relation(StrEnum):
+    """Typed edges of the interaction graph between entries."""
+
+    REQUIRES = "requires"  # the target must be in place first
+    ENABLES = "enables"  # applying this makes the target possible or worthwhile
+    CONFLICTS = "conflicts"  # the two fight over the same resource; pick one
+    COMPOSES = "composes"  # independent gains that stack
+    SUPERSEDES = "supersedes"  # this replaces the target in the situations it covers
+
+
+class SourceType(StrEnum):
+    LOCAL_EXPERIMENT = "local experiment"
+    EXTERNAL_REPORT = "external report"
+
+
+# Kernel contexts an entry applies to (front matter `applies_to`).  Free-text detail
+# goes in the When to Apply bullets; these tags are what search filters on.
+CONTEXTS: dict[str, str] = {
+    "any-kernel": "any GPU kernel",
+    "attention": "attention (prefill or training)",
+    "attention-decode": "attention decode: few query rows against a long KV cache",
+    "mla": "multi-head latent attention (DeepSeek-style shared latent KV)",
+    "online-softmax": "kernels that carry a running max / sum softmax across tiles",
+    "gemm": "dense matrix multiply",
+    "grouped-gemm": "batched or grouped matrix multiply (MoE experts)",
+    "reduction": "row or column reductions",
+    "normalization": "layer / RMS norm and similar row-wise kernels",
+    "elementwise": "element-wise and broadcast kernels",
+    "memory-bound": "kernels whose floor is set by bytes moved",
+    "compute-bound": "kernels whose floor is set by math throughput",
+    "small-grid": "launches with fewer CTAs than SMs (decode, small batch)",
+    "multi-kernel": "operations made of several kernel launches",
+    "inference-step": "a whole model step (graph of many kernels)",
+    "autotuning": "the tuning process itself",
+}
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    unit: str
+    description: str
+    ncu: str | None = None  # Nsight Compute metric it is read from, when one exists
+
+
+def _m(name: str, unit: str, description: str, ncu: str | None = None) -> Metric:
+    return Metric(name, unit, description, ncu)
+
+
+# The closed metric vocabulary: triggers, Affected Metrics and profiles use these
+# names only.  `ncu` names are the Nsight Compute metrics the profiler reads.
+METRICS: dict[str, Metric] = {
+    m.name: m
+    for m in [
+        _m("duration_us", "us", "kernel or stage duration", "gpu__time_duration.sum"),
+        _m("pct_of_floor", "%", "roofline floor time / measured time (speed of light)"),
+        _m(
+            "dram_throughput_pct",
+            "%",
+            "DRAM throughput as % of peak",
+            "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+        ),
+        _m(
+            "tensor_core_util_pct",
+            "%",
+            "tensor-core pipe activity as % of peak",
+            "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active",
+        ),
+        _m(
+            "sm_throughput_pct",
+            "%",
+            "SM (compute) throughput as % of peak",
+            "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+        ),
+        _m(
+            "achieved_occupancy_pct",
+            "%",
+            "achieved warps per SM as % of the maximum",
+            "sm__warps_active.avg.pct_of_peak_sustained_active",
+        ),
+        _m(
+            "theoretical_occupancy_pct",
+            "%",
+            "occupancy the launch allows (registers, shared memory, block size)",
+            "sm__maximum_warps_per_active_cycle_pct",
+        ),
+        _m(
+            "registers_per_thread",
+            "count",
+            "registers allocated per thread",
+            "launch__registers_per_thread",
+        ),
+        _m(
+            "shared_mem_per_block_kb",
+            "KiB",
+            "shared memory per CTA (static + dynamic)",
+            "launch__shared_mem_per_block",
+        ),
+        _m(
+            "local_memory_bytes",
+            "bytes",
+            "local-memory (register spill) traffic",
+            "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum",
+        ),
+        _m("l2_hit_rate_pct", "%", "L2 sector hit rate", "lts__t_sector_hit_rate.pct"),
+        _m("l1_hit_rate_pct", "%", "L1/TEX sector hit rate", "l1tex__t_sector_hit_rate.pct"),
+        _m(
+            "sectors_per_request",
+            "ratio",
+            "global-load sectors per request (4 = fully coalesced 32-bit)",
+            "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio",
+        ),
+        _m(
+            "shared_bank_conflicts",
+            "count",
+            "shared-memory load bank conflicts",
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+        ),
+        _m(
+            "stall_long_scoreboard_pct",
+            "%",
+            "share of warp stalls waiting on global/local memory",
+            "smsp__pcsamp_warps_issue_stalled_long_scoreboard",
+        ),
+        _m(
+            "stall_barrier_pct",
+            "%",
+            "share of warp stalls waiting at a CTA barrier",
+            "smsp__pcsamp_warps_issue_stalled_barrier",
+        ),
+        _m(
+            "issue_slot_util_pct",
+            "%",
+            "instruction issue slots used",
+            "sm__inst_issued.avg.pct_of_peak_sustained_active",
+        ),
+        _m("grid_size", "CTAs", "CTAs in the launch grid", "launch__grid_size"),
+        _m("block_size", "threads", "threads per CTA", "launch__block_size"),
+        _m(
+            "waves_per_sm",
+            "waves",
+            "grid size / (SMs x CTAs resident per SM)",
+            "launch__waves_per_multiprocessor",
+        ),
+        _m("ctas_per_sm", "ratio", "grid size / SM count (below 1 leaves SMs idle)"),
+        _m("tail_wave_pct", "%", "share of the last wave's slots left idle"),
+        _m("arithmetic_intensity", "FLOP/B", "FLOPs per DRAM byte of the kernel"),
+        _m(
+            "dram_bytes_ratio",
+            "ratio",
+            "DRAM bytes moved / minimal bytes (above 1 means re-reads)",
+        ),
+        _m("kernel_count", "count", "kernel launches per operation or step"),
+        _m(
+            "launch_overhead_pct",
+            "%",
+            "share of wall time spent launching or idle between kernels",
+        ),
+        _m("batch", "count", "batch size b of the trial configuration"),
+        _m("query_len", "count", "query positions per sequence s (1 = decode)"),
+        _m("kv_len", "count", "KV-cache length t"),
+        _m("num_heads", "count", "query heads"),
+        _m("heads_per_program", "count", "query heads handled by one CTA"),
+        _m("head_dim", "count", "head dimension of Q.K"),
+        _m("num_splits", "count", "KV splits per (batch, head group)"),
+        _m("autotune_configs", "count", "configurations an autotuner tries"),
+        _m("speedup_vs_previous", "x", "speed-up of this version over the last one"),
+    ]
+}
+
+# Trigger comparison operators, longest first so parsing is unambiguous.
+OPERATORS: tuple[str, ...] = ("<=", ">=", "==", "!=", "<", ">")
+
+# Section headings of the detail-file template, in order (Japanese source).
+SECTIONS: tuple[str, ...] = (
+    "When to Apply",
+    "Mechanism",
+    "Affected Metrics",
+    "Implementation",
+    "Performance Evidence",
+    "Generalization",
+    "Pitfalls",
+    "Interactions",
+)
+
+EVIDENCE_COLUMNS: tuple[str, ...] = ("Config", "Before", "After", "Change")
+
+
+def closed_vocabularies() -> dict[str, list[str]]:
+    """All vocabularies as plain lists, for `kbopt vocab --json`, docs and the site."""
+    return {
+        "kind": [k.value for k in Kind],
+        "scope": [s.value for s in Scope],
+        "language": [lang.value for lang in Language],
+        "bottleneck": [b.value for b in Bottleneck],
+        "level": [lv.value for lv in Level],
+        "status": [s.value for s in Status],
+        "relation": [r.value for r in Relation],
+        "source_type": [s.value for s in SourceType],
+        "context": list(CONTEXTS),
+        "metric": list(METRICS),
+        "operator": list(OPERATORS),
+    }
