@@ -41,6 +41,7 @@ import yaml
 from pydantic import ValidationError
 
 from kbopt.errors import Problem, ProblemList
+from kbopt.markdown import is_separator, split_row
 from kbopt.model import (
     Entry,
     EvidenceBlock,
@@ -337,13 +338,6 @@ def _parse_code(section: _Section, out: _Collector) -> str:
     return "\n".join(code).strip("\n")
 
 
-def _split_row(raw: str) -> list[str]:
-    body = raw.strip()
-    body = body.removeprefix("|").removesuffix("|")
-    cells = re.split(r"(?<!\\)\|", body)
-    return [c.strip().replace("\\|", "|") for c in cells]
-
-
 def _parse_evidence(section: _Section, out: _Collector) -> list[EvidenceBlock]:
     blocks: list[EvidenceBlock] = []
     current: dict[str, Any] | None = None
@@ -401,7 +395,7 @@ def _parse_evidence(section: _Section, out: _Collector) -> list[EvidenceBlock]:
                 out.add(lineno, "evidence table without a 'Source type:' line above it")
                 current = {"source_type": "", "rows": []}
                 current_line = lineno
-            cells = _split_row(s)
+            cells = split_row(s)
             if not header_seen:
                 if tuple(cells) != EVIDENCE_COLUMNS:
                     out.add(
@@ -410,7 +404,7 @@ def _parse_evidence(section: _Section, out: _Collector) -> list[EvidenceBlock]:
                     )
                 header_seen = True
                 continue
-            if all(re.fullmatch(r":?-{3,}:?", c) for c in cells):
+            if is_separator(cells):
                 continue
             if len(cells) != len(EVIDENCE_COLUMNS):
                 out.add(
