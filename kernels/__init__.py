@@ -1,0 +1,1 @@
+"""GPU kernels that the optimization cycle works on (see docs/kernels/)."""
