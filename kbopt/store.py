@@ -126,26 +126,35 @@ class Store:
             raise ProblemList([Problem(f"not UTF-8 text: {exc}", shown, 1)]) from None
         except OSError as exc:
             raise ProblemList([Problem(f"cannot read: {exc.strerror}", shown, 1)]) from None
-        entry = parse_entry(text, name=path.stem, path=shown)
         rel = path.resolve().relative_to(self.knowledge_dir.resolve())
         placed = classify_path(rel)
         if isinstance(placed, str):
             raise ProblemList([Problem(placed, shown, 1)])
         kind, language = placed
+        entry = parse_entry(text, name=path.stem, path=shown)
         problems = []
+        key_line = {
+            line.split(":", 1)[0]: i
+            for i, line in enumerate(text.splitlines()[:20], start=1)
+            if ":" in line
+        }
         if entry.kind is not kind:
             problems.append(
                 Problem(
                     f"kind is {entry.kind.value!r} but the file is in the {kind.folder}/ folder",
                     shown,
-                    2,
+                    key_line.get("kind", 1),
                 )
             )
         if entry.language != language:
             want = language.value if language else "none (shared entry)"
             have = entry.language.value if entry.language else "none (shared)"
             problems.append(
-                Problem(f"language is {have} but the file's folder says {want}", shown, 2)
+                Problem(
+                    f"language is {have} but the file's folder says {want}",
+                    shown,
+                    key_line.get("language", key_line.get("kind", 1)),
+                )
             )
         if problems:
             raise ProblemList(problems)

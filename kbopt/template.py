@@ -431,9 +431,12 @@ def _parse_interactions(section: _Section, out: _Collector) -> list[Interaction]
                 f"an interaction must read '- <relation> `<entry-name>`: note' with relation one of {relations}",
             )
             continue
+        if m["rel"] not in {r.value for r in Relation}:
+            out.add(lineno, f"unknown relation {m['rel']!r}; use one of {relations}")
+            continue
         try:
             result.append(
-                Interaction(relation=m["rel"], target=m["target"], note=m["note"].strip())
+                Interaction(relation=Relation(m["rel"]), target=m["target"], note=m["note"].strip())
             )
         except ValidationError as exc:
             out.add(lineno, _first_msg(exc))

@@ -1,0 +1,110 @@
+"""The `kbopt` command as a user and an agent call it: exit codes, messages, JSON."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kbopt.cli import build_parser, main
+from tests.core.sample import VALID
+
+
+def run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kbopt", "--root", str(root), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_every_command_has_help_with_an_example() -> None:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert sub.choices
+    for name, cmd in sub.choices.items():
+        text = cmd.format_help()
+        assert "Example: kbopt" in text, f"`kbopt {name} --help` has no Example"
+        assert cmd.description, name
+
+
+def test_new_add_show_list_lint_catalog(empty_kb: Path, tmp_path: Path) -> None:
+    r = run(empty_kb, "new", "optimization", "my-idea", "--language", "triton", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["path"] == "docs/knowledge/languages/triton/optimizations/my-idea.md"
+    r = run(empty_kb, "lint")
+    assert r.returncode == 1 and "placeholder 'TODO'" in r.stdout
+    r = run(empty_kb, "new", "optimization", "my-idea")
+    assert r.returncode == 2 and "already exists" in r.stderr
+    (empty_kb / "docs/knowledge/languages/triton/optimizations/my-idea.md").unlink()
+
+    draft = tmp_path / "draft.md"
+    draft.write_text(VALID)
+    r = run(empty_kb, "add", str(draft), "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["id"] == "sample-opt"
+    r = run(empty_kb, "add", str(draft))
+    assert r.returncode == 2 and "already exists" in r.stderr and "Traceback" not in r.stderr
+    r = run(empty_kb, "add", str(draft), "--update")
+    assert r.returncode == 0
+
+    r = run(empty_kb, "list", "--json")
+    rows = json.loads(r.stdout)
+    assert [row["id"] for row in rows] == ["sample-opt"]
+    assert {"id", "kind", "scope", "language", "path"} <= set(rows[0])
+    assert (empty_kb / rows[0]["path"]).is_file()
+
+    r = run(empty_kb, "show", "sample-opt")
+    assert r.stdout == VALID
+    r = run(empty_kb, "show", "sample-opt", "--json")
+    assert json.loads(r.stdout)["triggers"][0]["metric"] == "ctas_per_sm"
+
+    assert run(empty_kb, "lint").returncode == 0
+    assert run(empty_kb, "catalog", "--check").returncode == 0
+    (empty_kb / "catalog" / "catalog.json").write_text("{}")
+    r = run(empty_kb, "catalog", "--check")
+    assert r.returncode == 1 and "stale" in r.stderr
+    assert run(empty_kb, "catalog").returncode == 0
+    assert run(empty_kb, "catalog", "--check").returncode == 0
+
+
+def test_user_errors_are_one_clean_message(empty_kb: Path, tmp_path: Path) -> None:
+    cases = [
+        (("show", "../../x"), "invalid entry name"),
+        (("show", "missing-entry"), "no entry named 'missing-entry'"),
+        (("add", str(tmp_path / "nope.md")), "cannot read"),
+        (("new", "optimization", "../../x"), "invalid entry name"),
+    ]
+    for args, fragment in cases:
+        r = run(empty_kb, *args)
+        assert r.returncode == 2, args
+        assert fragment in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
+    bad = tmp_path / "bad.md"
+    bad.write_text(VALID.replace("risk: low", "risk: tiny"))
+    r = run(empty_kb, "add", str(bad))
+    assert r.returncode == 2 and f"{bad}:" in r.stderr and "risk" in r.stderr
+    r = run(empty_kb, "add", str(bad), "--json")
+    assert r.returncode == 2 and json.loads(r.stdout)["error"]
+    assert not list((empty_kb / "docs" / "knowledge").rglob("*.md"))
+
+
+def test_lint_json_names_file_and_line(empty_kb: Path) -> None:
+    path = empty_kb / "docs/knowledge/optimizations/sample-opt.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(VALID + "- requires `ghost-entry`: needs it\n")
+    r = run(empty_kb, "lint", "--json")
+    report = json.loads(r.stdout)
+    assert r.returncode == 1 and report["ok"] is False
+    assert any(
+        p.startswith("docs/knowledge/optimizations/sample-opt.md:45: interaction points at unknown entry 'ghost-entry'")
+        for p in report["problems"]
+    ), report
+
+
+def test_bundled_catalog_is_clean(repo_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--root", str(repo_root), "lint"]) == 0
+    assert main(["--root", str(repo_root), "catalog", "--check"]) == 0
