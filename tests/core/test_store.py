@@ -185,3 +185,17 @@ def test_failed_write_leaves_the_old_file(empty_kb: Path, monkeypatch: pytest.Mo
         store.update(_entry("keep-me", title="New title"))
     assert path.read_bytes() == before
     assert not list(path.parent.glob("*.tmp"))
+
+
+def test_duplicate_names_across_folders_are_reported(empty_kb: Path) -> None:
+    store = Store(empty_kb)
+    store.write(_entry("twin"))
+    twin = empty_kb / "docs/knowledge/languages/triton/optimizations/twin.md"
+    twin.parent.mkdir(parents=True)
+    twin.write_text(
+        (empty_kb / "docs/knowledge/optimizations/twin.md")
+        .read_text()
+        .replace("kind: optimization", "kind: optimization\nlanguage: triton")
+    )
+    messages = [str(p) for p in lint(store)]
+    assert any("duplicate entry name 'twin'" in m for m in messages), messages
