@@ -1,0 +1,551 @@
+"""The profiler -> orchestrator contract (A11, Japanese source), typed.
+
+Shape (sections after the title may be absent; this is also the render order)::
+
+    ## Profile: mla_decode triton_v3 | b=32, s=1, t=4096
+    ### Stages
+    | Stage | Duration | TC% | DRAM% | Occ% | Bottleneck | Key Issue |
+    |-------|----------|-----|-------|------|------------|-----------|
+    | decode | 412 us | 18% | 41% | 12% | Memory | 8 CTAs for 132 SMs |
+    ### Metrics
+    | Metric | Value |
+    |--------|-------|
+    | registers_per_thread | 168 |
+    | ctas_per_sm | 0.24 |
+    ### Bottleneck: Memory-bound
+    Root cause: <two sentences>
+    ### Top 3 Opportunities (ranked by estimated impact)
+    1. [Split-KV decoding](docs/knowledge/optimizations/split-kv-decode.md) -- est. 50% gain -- trigger: ctas_per_sm=0.24
+    ### vs Baseline
+    | Metric | Previous | Current | Change |
+    |--------|----------|---------|--------|
+    | duration_us | 520 | 412 | -20.8% |
+
+Everything is the seed's shape except **`### Metrics`**, kbopt's one extension: a
+`Metric | Value` table of whatever else the profiler measured, keyed by the canonical
+names of `kbopt.vocab.METRICS` (an Nsight Compute name from that table is accepted and
+mapped to its canonical name).  A profile fresh from measurement has no Top 3
+Opportunities yet (`kbopt.strategy.recommend` fills them); any `###` section may be
+missing.  Unknown `###` sections are kept verbatim in `notes` and rendered last.
+
+`Profile.metrics` is the flat `{canonical metric: float}` view that entry triggers are
+evaluated against.  It is derived, in increasing priority, from:
+
+1. the title's configuration: `b` -> `batch`, `s` -> `query_len`, `t` -> `kv_len`;
+2. the Stages table: Duration -> `duration_us`, TC% -> `tensor_core_util_pct`,
+   DRAM% -> `dram_throughput_pct`, Occ% -> `achieved_occupancy_pct`.  A stage named
+   `total` / `overall` / `end-to-end` stands for the whole kernel; otherwise one stage
+   is used as is, and several stages give the summed duration and duration-weighted
+   percentages;
+3. the `### Metrics` table, which overrides anything derived.
+
+Numbers are rendered with at most three decimals, so `render(parse(text))` is a fixed
+point and `parse(render(p)) == p` for profiles whose values have at most three decimals.
+Parse errors are `KbError`s located as `path:line:`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from kbopt.errors import Problem, ProblemList
+from kbopt.markdown import parse_table, render_table, split_row
+from kbopt.vocab import METRICS, Bottleneck
+
+STAGE_COLUMNS = ("Stage", "Duration", "TC%", "DRAM%", "Occ%", "Bottleneck", "Key Issue")
+METRIC_COLUMNS = ("Metric", "Value")
+BASELINE_COLUMNS = ("Metric", "Previous", "Current", "Change")
+TOP_HEADING = "Top 3 Opportunities (ranked by estimated impact)"
+
+# Stage columns -> canonical metric names (the mapping the issue and A11 prescribe).
+STAGE_METRICS = {
+    "duration_us": "duration_us",
+    "tc_pct": "tensor_core_util_pct",
+    "dram_pct": "dram_throughput_pct",
+    "occ_pct": "achieved_occupancy_pct",
+}
+# Title configuration keys -> canonical metric names (W2's b, s, t).
+CONFIG_METRICS = {"b": "batch", "s": "query_len", "t": "kv_len"}
+TOTAL_STAGE_NAMES = {"total", "overall", "end-to-end", "whole kernel", "all"}
+
+_NCU_TO_CANONICAL = {m.ncu: m.name for m in METRICS.values() if m.ncu}
+_TITLE_RE = re.compile(r"^##\s+Profile:\s*(?P<body>.*)$")
+_HEADING_RE = re.compile(r"^###\s+(?P<title>.+?)\s*$")
+_NUMBER_RE = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
+_OPP_RE = re.compile(
+    r"^\s*(?P<num>\d+)[.)]\s+(?P<name>.+?)\s+(?:--|—|–)\s+est\.?\s*"
+    r"(?P<lo>[-+]?\d+(?:\.\d+)?)\s*(?:(?:-|–|to)\s*(?P<hi>\d+(?:\.\d+)?))?\s*%\s*gain"
+    r"(?:\s+(?:--|—|–)\s+trigger:\s*(?P<trigger>.+?))?\s*$"
+)
+_LINK_RE = re.compile(r"^\[(?P<text>[^\]]+)\]\((?P<link>[^)\s]+)\)$")
+_TRIGGER_RE = re.compile(
+    r"^\s*(?P<metric>[A-Za-z_][\w%.]*)\s*(?:=|==|<=|>=|<|>)\s*(?P<value>[-+]?\d+(?:\.\d+)?)"
+)
+_DURATION_UNITS = {"ns": 1e-3, "us": 1.0, "µs": 1.0, "μs": 1.0, "ms": 1e3, "s": 1e6}
+_MISSING = {"", "-", "—", "n/a", "na", "?", "none"}
+_BOTTLENECK_WORDS = {
+    Bottleneck.MEMORY: ("memory", "bandwidth", "dram"),
+    Bottleneck.COMPUTE: ("compute", "math", "tensor"),
+    Bottleneck.LATENCY: ("latency", "launch", "occupancy"),
+}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class Stage(_Strict):
+    """One row of the Stages table; numeric cells are None when the profiler left them empty."""
+
+    name: str = Field(min_length=1)
+    duration_us: float | None = None
+    tc_pct: float | None = None
+    dram_pct: float | None = None
+    occ_pct: float | None = None
+    bottleneck: str = ""  # free text as the profiler wrote it ("Memory", "Latency (launch)")
+    key_issue: str = ""
+
+    @property
+    def is_total(self) -> bool:
+        return self.name.strip().lower() in TOTAL_STAGE_NAMES
+
+
+class Opportunity(_Strict):
+    """One Top 3 item: `name -- est. X% gain -- trigger: metric=value`."""
+
+    name: str = Field(min_length=1)
+    link: str | None = None  # path of the knowledge-base entry, rendered as a Markdown link
+    gain_pct: float
+    gain_pct_max: float | None = None  # upper bound when the estimate is a range "20-40%"
+    trigger: str = ""  # `metric=value` as observed in this profile
+
+    @property
+    def trigger_metric(self) -> str | None:
+        m = _TRIGGER_RE.match(self.trigger)
+        return m["metric"] if m else None
+
+    @property
+    def trigger_value(self) -> float | None:
+        m = _TRIGGER_RE.match(self.trigger)
+        return float(m["value"]) if m else None
+
+    def render(self, number: int) -> str:
+        name = f"[{self.name}]({self.link})" if self.link else self.name
+        gain = fmt_number(self.gain_pct)
+        if self.gain_pct_max is not None:
+            gain += "-" + fmt_number(self.gain_pct_max)
+        line = f"{number}. {name} -- est. {gain}% gain"
+        if self.trigger:
+            line += f" -- trigger: {self.trigger}"
+        return line
+
+
+class BaselineRow(_Strict):
+    """One row of the vs Baseline table, cells kept as written (units vary by metric)."""
+
+    metric: str
+    previous: str
+    current: str
+    change: str
+
+
+class Profile(_Strict):
+    """The profiler's compact bottleneck analysis of one kernel version at one configuration."""
+
+    kernel: str = Field(min_length=1)
+    version: str = ""
+    config: dict[str, float] = Field(default_factory=dict)  # b, s, t (and any other key=value)
+    stages: list[Stage] = Field(default_factory=list)
+    measured: dict[str, float] = Field(default_factory=dict)  # the `### Metrics` extension
+    bottleneck: Bottleneck | None = None
+    root_cause: str = ""
+    opportunities: list[Opportunity] = Field(default_factory=list)
+    baseline: list[BaselineRow] = Field(default_factory=list)
+    notes: dict[str, str] = Field(default_factory=dict)  # unknown `###` sections, verbatim
+
+    @field_validator("measured")
+    @classmethod
+    def _canonical_metrics(cls, v: dict[str, float]) -> dict[str, float]:
+        unknown = [k for k in v if k not in METRICS]
+        if unknown:
+            raise ValueError(f"unknown metric(s) {', '.join(unknown)} (see `kbopt vocab`)")
+        return v
+
+    # ------------------------------------------------------------------ views
+
+    @property
+    def metrics(self) -> dict[str, float]:
+        """Flat canonical metrics: title config < stages < `### Metrics` (module docstring)."""
+        out: dict[str, float] = {}
+        for key, name in CONFIG_METRICS.items():
+            if key in self.config:
+                out[name] = float(self.config[key])
+        out.update(_stage_metrics(self.stages))
+        out.update({k: float(v) for k, v in self.measured.items()})
+        return out
+
+    @property
+    def key_issues(self) -> list[str]:
+        return [s.key_issue for s in self.stages if s.key_issue]
+
+    @property
+    def b(self) -> int | None:
+        return _int_or_none(self.config.get("b"))
+
+    @property
+    def s(self) -> int | None:
+        return _int_or_none(self.config.get("s"))
+
+    @property
+    def t(self) -> int | None:
+        return _int_or_none(self.config.get("t"))
+
+    def text_for_search(self) -> str:
+        """Root cause, key issues and the kernel context, as one query text for relevance."""
+        parts = [self.root_cause, *self.key_issues, self.kernel.replace("_", " ")]
+        parts += [s.name for s in self.stages if not s.is_total]
+        if self.bottleneck is not None:
+            parts.append(f"{self.bottleneck.value}-bound")
+        return " ".join(p for p in parts if p)
+
+    # ------------------------------------------------------------------ render / parse
+
+    def render(self) -> str:
+        title = f"## Profile: {self.kernel}"
+        if self.version:
+            title += f" {self.version}"
+        if self.config:
+            title += " | " + ", ".join(f"{k}={fmt_number(v)}" for k, v in self.config.items())
+        out = [title]
+        if self.stages:
+            out += [
+                "### Stages",
+                render_table(STAGE_COLUMNS, [_stage_cells(s) for s in self.stages]),
+            ]
+        if self.measured:
+            rows = [[k, fmt_number(v)] for k, v in self.measured.items()]
+            out += ["### Metrics", render_table(METRIC_COLUMNS, rows)]
+        if self.bottleneck is not None:
+            out.append(f"### Bottleneck: {self.bottleneck.value.capitalize()}-bound")
+            if self.root_cause:
+                out.append(f"Root cause: {self.root_cause}")
+        if self.opportunities:
+            out.append(f"### {TOP_HEADING}")
+            out += [o.render(i) for i, o in enumerate(self.opportunities, 1)]
+        if self.baseline:
+            rows = [[r.metric, r.previous, r.current, r.change] for r in self.baseline]
+            out += ["", "### vs Baseline", render_table(BASELINE_COLUMNS, rows)]
+        for heading, body in self.notes.items():
+            out.append(f"### {heading}")
+            if body:
+                out.append(body)
+        return "\n".join(out) + "\n"
+
+    @classmethod
+    def parse(cls, text: str, path: str = "<profile>") -> Profile:
+        """Parse the contract; raise `ProblemList` with every problem as `path:line:`."""
+        return _Parser(text, path).parse()
+
+    def with_opportunities(self, opportunities: Iterable[Opportunity]) -> Profile:
+        """A copy whose Top 3 Opportunities are the first three of `opportunities`."""
+        copy = self.model_copy(deep=True)
+        copy.opportunities = list(opportunities)[:3]
+        return copy
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def fmt_number(v: float) -> str:
+    """At most three decimals, no trailing zeros, integers without a point."""
+    if float(v).is_integer():
+        return str(int(v))
+    text = f"{v:.3f}".rstrip("0").rstrip(".")
+    return text if text not in ("-0", "") else "0"
+
+
+def _int_or_none(v: float | None) -> int | None:
+    return None if v is None else int(v)
+
+
+def _stage_cells(s: Stage) -> list[str]:
+    def pct(v: float | None) -> str:
+        return "-" if v is None else f"{fmt_number(v)}%"
+
+    dur = "-" if s.duration_us is None else f"{fmt_number(s.duration_us)} us"
+    return [s.name, dur, pct(s.tc_pct), pct(s.dram_pct), pct(s.occ_pct), s.bottleneck, s.key_issue]
+
+
+def _stage_metrics(stages: list[Stage]) -> dict[str, float]:
+    """The whole-kernel view of the Stages table (see the module docstring)."""
+    if not stages:
+        return {}
+    totals = [s for s in stages if s.is_total]
+    chosen = totals[0] if totals else (stages[0] if len(stages) == 1 else None)
+    out: dict[str, float] = {}
+    if chosen is not None:
+        for field_name, metric in STAGE_METRICS.items():
+            value = getattr(chosen, field_name)
+            if value is not None:
+                out[metric] = float(value)
+        return out
+    durations = [s.duration_us for s in stages if s.duration_us is not None]
+    if durations:
+        out["duration_us"] = float(sum(durations))
+    for field_name in ("tc_pct", "dram_pct", "occ_pct"):
+        pairs = [(getattr(s, field_name), s.duration_us) for s in stages]
+        known = [(v, d) for v, d in pairs if v is not None]
+        if not known:
+            continue
+        weights = [d for _, d in known]
+        if all(w is not None and w > 0 for w in weights):
+            total = sum(w for w in weights if w is not None)
+            value = sum(v * (d or 0.0) for v, d in known) / total
+        else:  # no durations to weigh by: plain mean
+            value = sum(v for v, _ in known) / len(known)
+        out[STAGE_METRICS[field_name]] = value
+    return out
+
+
+def parse_duration_us(cell: str) -> float | None:
+    """`412 us`, `0.41 ms`, `412µs`, `900 ns`, `412` (microseconds) -> microseconds."""
+    text = cell.strip()
+    if text.lower() in _MISSING:
+        return None
+    m = re.fullmatch(r"(?P<v>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(?P<u>ns|us|µs|μs|ms|s)?", text)
+    if not m:
+        raise ValueError(f"duration {cell!r} is not a number with a unit (ns, us, ms, s)")
+    return float(m["v"]) * _DURATION_UNITS[m["u"] or "us"]
+
+
+def parse_pct(cell: str) -> float | None:
+    text = cell.strip()
+    if text.lower() in _MISSING:
+        return None
+    m = re.fullmatch(r"(?P<v>[-+]?\d+(?:\.\d+)?)\s*%?", text)
+    if not m:
+        raise ValueError(f"percentage {cell!r} is not a number (with or without %)")
+    return float(m["v"])
+
+
+def parse_bottleneck(text: str) -> Bottleneck | None:
+    """`Memory-bound`, `memory bound`, `Latency (launch)-bound` -> the class; None if unknown."""
+    low = text.strip().lower()
+    for cls, words in _BOTTLENECK_WORDS.items():
+        if any(low.startswith(w) for w in words):
+            return cls
+    for cls, words in _BOTTLENECK_WORDS.items():
+        if any(w in low for w in words):
+            return cls
+    return None
+
+
+def canonical_metric(name: str) -> str | None:
+    """A canonical metric name, or the canonical name of an Nsight Compute metric."""
+    key = name.strip().strip("`")
+    if key in METRICS:
+        return key
+    return _NCU_TO_CANONICAL.get(key)
+
+
+class _Parser:
+    def __init__(self, text: str, path: str):
+        self.lines = text.splitlines()
+        self.path = path
+        self.problems: list[Problem] = []
+
+    def add(self, line: int, message: str) -> None:
+        self.problems.append(Problem(message, self.path, line))
+
+    def parse(self) -> Profile:
+        start = next((i for i, ln in enumerate(self.lines) if ln.strip()), None)
+        if start is None or not _TITLE_RE.match(self.lines[start].strip()):
+            self.add(
+                (start or 0) + 1,
+                "a profile starts with `## Profile: <kernel> <version> | b=X, s=X, t=X`",
+            )
+            raise ProblemList(self.problems)
+        data: dict[str, object] = {}
+        self._title(start, data)
+        for heading, lineno, body in self._sections(start + 1):
+            self._section(heading, lineno, body, data)
+        if self.problems:
+            raise ProblemList(self.problems)
+        try:
+            return Profile.model_validate(data)
+        except ValueError as exc:  # pydantic ValidationError is a ValueError
+            self.add(start + 1, f"invalid profile: {exc}")
+            raise ProblemList(self.problems) from None
+
+    def _title(self, index: int, data: dict[str, object]) -> None:
+        m = _TITLE_RE.match(self.lines[index].strip())
+        assert m is not None
+        head, _, conf = m["body"].partition("|")
+        words = [w.strip("[]") for w in head.split()]
+        if not words:
+            self.add(index + 1, "the title names no kernel: `## Profile: <kernel> <version> | ...`")
+            return
+        data["kernel"] = words[0]
+        data["version"] = " ".join(words[1:])
+        config: dict[str, float] = {}
+        for part in filter(None, (p.strip().strip("[]") for p in conf.split(","))):
+            key, eq, value = part.partition("=")
+            try:
+                if not eq:
+                    raise ValueError
+                config[key.strip()] = float(value.strip())
+            except ValueError:
+                self.add(
+                    index + 1,
+                    f"configuration item {part!r} is not `key=number` (b=32, s=1, t=4096)",
+                )
+        data["config"] = config
+
+    def _sections(self, start: int) -> list[tuple[str, int, list[tuple[int, str]]]]:
+        sections: list[tuple[str, int, list[tuple[int, str]]]] = []
+        for i in range(start, len(self.lines)):
+            line = self.lines[i]
+            m = _HEADING_RE.match(line.strip())
+            if m:
+                sections.append((m["title"], i + 1, []))
+            elif line.strip().startswith("## "):
+                self.add(
+                    i + 1, f"unexpected level-2 heading {line.strip()!r}: one profile per document"
+                )
+            elif sections:
+                sections[-1][2].append((i + 1, line))
+            elif line.strip():
+                self.add(i + 1, "text before the first `###` section")
+        return sections
+
+    def _section(
+        self, heading: str, lineno: int, body: list[tuple[int, str]], data: dict[str, object]
+    ) -> None:
+        low = heading.lower()
+        if low == "stages":
+            data["stages"] = self._stages(lineno, body)
+        elif low == "metrics":
+            data["measured"] = self._metrics(lineno, body)
+        elif low.startswith("bottleneck"):
+            self._bottleneck(heading, lineno, body, data)
+        elif low.startswith("top") and "opportunit" in low:
+            data["opportunities"] = self._opportunities(body)
+        elif low.startswith("vs baseline") or low.startswith("vs. baseline"):
+            data["baseline"] = self._baseline(lineno, body)
+        else:
+            notes = data.setdefault("notes", {})
+            assert isinstance(notes, dict)
+            notes[heading] = "\n".join(t for _, t in body).strip()
+
+    def _table(
+        self, lineno: int, body: list[tuple[int, str]], columns: tuple[str, ...], what: str
+    ) -> list[tuple[int, list[str]]]:
+        rows = [(n, t) for n, t in body if t.strip().startswith("|")]
+        for n, t in body:
+            if t.strip() and not t.strip().startswith("|"):
+                self.add(n, f"unexpected text in the {what} section (only its table belongs here)")
+        if not rows:
+            self.add(lineno, f"the {what} section has no table")
+            return []
+        header, _ = parse_table([rows[0][1]])
+        want = [c.lower() for c in columns]
+        if [h.lower() for h in header] != want:
+            self.add(rows[0][0], f"{what} columns must be: {' | '.join(columns)}")
+            return []
+        out = []
+        for n, t in rows[1:]:
+            cells = split_row(t)
+            if all(re.fullmatch(r":?-{3,}:?", c) for c in cells):
+                continue
+            if len(cells) != len(columns):
+                self.add(n, f"{what} row has {len(cells)} cells, expected {len(columns)}")
+                continue
+            out.append((n, cells))
+        return out
+
+    def _stages(self, lineno: int, body: list[tuple[int, str]]) -> list[Stage]:
+        stages = []
+        for n, cells in self._table(lineno, body, STAGE_COLUMNS, "Stages"):
+            try:
+                stages.append(
+                    Stage(
+                        name=cells[0],
+                        duration_us=parse_duration_us(cells[1]),
+                        tc_pct=parse_pct(cells[2]),
+                        dram_pct=parse_pct(cells[3]),
+                        occ_pct=parse_pct(cells[4]),
+                        bottleneck=cells[5],
+                        key_issue=cells[6],
+                    )
+                )
+            except ValueError as exc:
+                self.add(n, _clean(exc))
+        return stages
+
+    def _metrics(self, lineno: int, body: list[tuple[int, str]]) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for n, (name, value) in self._table(lineno, body, METRIC_COLUMNS, "Metrics"):
+            metric = canonical_metric(name)
+            if metric is None:
+                self.add(n, f"unknown metric {name!r} (use a name from `kbopt vocab`)")
+                continue
+            m = _NUMBER_RE.match(value.strip().replace(",", ""))
+            if not m:
+                self.add(n, f"metric {metric} has value {value!r}, expected a number")
+                continue
+            out[metric] = float(m.group(0))
+        return out
+
+    def _bottleneck(
+        self, heading: str, lineno: int, body: list[tuple[int, str]], data: dict[str, object]
+    ) -> None:
+        _, _, word = heading.partition(":")
+        cls = parse_bottleneck(word)
+        if cls is None:
+            self.add(
+                lineno, f"bottleneck {word.strip()!r} is not Memory-, Compute- or Latency-bound"
+            )
+        else:
+            data["bottleneck"] = cls
+        text = " ".join(t.strip() for _, t in body if t.strip())
+        data["root_cause"] = re.sub(r"^root cause:\s*", "", text, flags=re.IGNORECASE)
+
+    def _opportunities(self, body: list[tuple[int, str]]) -> list[Opportunity]:
+        out = []
+        for n, t in body:
+            if not t.strip():
+                continue
+            m = _OPP_RE.match(t)
+            if not m:
+                self.add(
+                    n, "an opportunity reads `1. <name> -- est. X% gain -- trigger: metric=value`"
+                )
+                continue
+            name, link = m["name"].strip(), None
+            lm = _LINK_RE.match(name)
+            if lm:
+                name, link = lm["text"], lm["link"]
+            out.append(
+                Opportunity(
+                    name=name.strip("[]"),
+                    link=link,
+                    gain_pct=float(m["lo"]),
+                    gain_pct_max=float(m["hi"]) if m["hi"] else None,
+                    trigger=(m["trigger"] or "").strip().strip("[]`"),
+                )
+            )
+        return out
+
+    def _baseline(self, lineno: int, body: list[tuple[int, str]]) -> list[BaselineRow]:
+        return [
+            BaselineRow(metric=c[0], previous=c[1], current=c[2], change=c[3])
+            for _, c in self._table(lineno, body, BASELINE_COLUMNS, "vs Baseline")
+        ]
+
+
+def _clean(exc: Exception) -> str:
+    """The first line of an error (pydantic's messages run over several lines)."""
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
