@@ -171,3 +171,47 @@ def test_unknown_sections_are_kept_as_notes() -> None:
 )
 def test_duration_units(cell: str, us: float | None) -> None:
     assert parse_duration_us(cell) == (pytest.approx(us) if us is not None else None)
+
+
+# ---------------------------------------------------------------- autopilot analysis
+
+FRENCH_SEED = """\
+Primary bottleneck: memory-bound
+Evidence: Memory bandwidth at 89% of peak, compute at 35%
+Recommendations:
+1. [High] Enable FlashAttention for self-attention layers
+2. [Medium] Apply memory pooling for attention buffers
+3. [Low] Consider gradient checkpointing for memory reduction
+"""
+
+
+def test_analysis_parses_the_seed_and_round_trips() -> None:
+    from kbopt.contracts.analysis import Analysis
+    from kbopt.vocab import Level
+
+    a = Analysis.parse(FRENCH_SEED)
+    assert a.primary_bottleneck == "memory-bound"
+    assert [r.level for r in a.recommendations] == [Level.HIGH, Level.MEDIUM, Level.LOW]
+    assert a.render() == FRENCH_SEED
+    assert a.evidence_metrics() == {"dram_throughput_pct": 89, "sm_throughput_pct": 35}
+    p = a.to_profile()
+    assert p.bottleneck is Bottleneck.MEMORY and p.metrics["dram_throughput_pct"] == 89
+
+
+def test_analysis_from_profile_rates_by_gain() -> None:
+    from kbopt.contracts.analysis import Analysis
+
+    a = Analysis.from_profile(Profile.parse(SEED_SHAPED))
+    assert a.primary_bottleneck == "memory-bound"
+    assert a.evidence.startswith("Memory bandwidth at 45% of peak")
+    assert [r.level.value for r in a.recommendations] == ["high", "high"]
+    assert "trigger: ctas_per_sm=0.24" in a.recommendations[0].text
+
+
+def test_analysis_errors_name_the_line() -> None:
+    from kbopt.contracts.analysis import Analysis
+
+    with pytest.raises(ProblemList, match=r"a.txt:3: a recommendation reads"):
+        Analysis.parse("Primary bottleneck: memory-bound\nRecommendations:\n1. do it\n", "a.txt")
+    with pytest.raises(ProblemList, match="missing `Primary bottleneck"):
+        Analysis.parse("Evidence: x\n", "a.txt")
