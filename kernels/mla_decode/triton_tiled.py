@@ -149,6 +149,10 @@ def auto_splits(b: int, row_tiles: int, t: int, n_sm: int, min_rows: int) -> int
 
 _ALLOCATOR_SET = False
 
+# Resource report of the last compiled launch (registers, spills, shared memory, splits):
+# the benchmark copies it into its result rows, so limits are recorded next to times.
+LAST_INFO: dict[str, int] = {}
+
 
 def _ensure_tma_allocator() -> None:
     """Device-side tensor descriptors need scratch memory from a host allocator."""
@@ -187,7 +191,7 @@ def run_tiled(
         part_lse = torch.empty(b * rows, splits, dtype=torch.float32, device=q.device)
     else:
         part_o = part_lse = out  # unused
-    _tiled_kernel[(row_tiles, splits, b)](
+    handle = _tiled_kernel[(row_tiles, splits, b)](
         q,
         kv_cache,
         lens,
@@ -206,6 +210,12 @@ def run_tiled(
         num_warps=cfg.num_warps,
         num_stages=cfg.num_stages,
     )
+    LAST_INFO.clear()
+    LAST_INFO["splits"] = splits
+    for key in ("n_regs", "n_spills", "shared"):
+        val = getattr(handle, key, None) or getattr(getattr(handle, "metadata", None), key, None)
+        if isinstance(val, int):
+            LAST_INFO[key] = val
     if splits > 1:
         combine(part_o, part_lse, out.view(b * rows, D_V))
     return out

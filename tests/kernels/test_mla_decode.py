@@ -1,0 +1,122 @@
+"""MLA decode: every Triton version against the fp32 reference.
+
+On the CPU (CI) the Triton versions run under TRITON_INTERPRET=1 (set by conftest.py) on
+small fp16/fp32 shapes, ragged lengths and odd sizes. Tests marked ``gpu`` check bf16 on the
+GPU with fresh random inputs and a NaN-poisoned allocator pool (every element written).
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from kernels.mla_decode import reference as ref
+from kernels.mla_decode import registry, sglang_baseline
+from kernels.mla_decode.triton_tiled import auto_splits
+
+TRITON_VERSIONS = [n for n, v in registry.versions().items() if v.family == "triton"]
+
+# (b, s, t, h, dtype, ragged): odd head counts, lengths that are not tile multiples, several
+# speculative positions, empty splits (v3's 8 splits over lengths < 8*32).
+CPU_CASES = [
+    (2, 1, 37, 16, torch.float32, False),
+    (3, 2, 100, 8, torch.float16, True),
+    (2, 3, 70, 20, torch.float32, True),
+]
+
+
+def test_triton_ladder_is_discovered() -> None:
+    assert {"triton_v1", "triton_v2", "triton_v3", "triton_v4"} <= set(TRITON_VERSIONS)
+    assert registry.import_errors() == {} or all(
+        k.startswith("cute_v") for k in registry.import_errors()
+    )
+
+
+def test_reference_matches_float64_loop() -> None:
+    q, kv, lens, sc = ref.make_inputs(2, 2, 9, h=3, dtype=torch.float32, ragged=True, seed=3)
+    out = ref.reference(q, kv, lens, sc)
+    for i in range(2):
+        n = int(lens[i])
+        k = kv[i, :n].double()
+        for j in range(2):
+            for hh in range(3):
+                w = torch.softmax((k @ q[i, j, hh].double()) * sc, 0)
+                expect = w @ k[:, : ref.D_V]
+                assert torch.allclose(out[i, j, hh].double(), expect, atol=1e-5)
+
+
+def test_torch_baseline_matches_reference_on_ragged() -> None:
+    q, kv, lens, sc = ref.make_inputs(3, 2, 50, h=4, dtype=torch.float32, ragged=True)
+    err = ref.rel_error(ref.torch_batched(q, kv, lens, sc), ref.reference(q, kv, lens, sc))
+    assert err < 1e-5
+
+
+def test_bad_inputs_are_rejected_clearly() -> None:
+    q, kv, lens, sc = ref.make_inputs(2, 1, 8, h=2, dtype=torch.float32)
+    with pytest.raises(ValueError, match="q must be"):
+        ref.reference(q[..., :500], kv, lens, sc)
+    with pytest.raises(ValueError, match="cache_seqlens"):
+        ref.reference(q, kv, lens[:1], sc)
+
+
+def test_flop_and_byte_formulas() -> None:
+    assert ref.flops(32, 16, 4096) == 2 * 32 * 16 * 128 * 4096 * (576 + 512)
+    kv = 32 * 4096 * 576 * 2
+    assert ref.bytes_moved(32, 1, 4096) == kv + 32 * 128 * (576 + 512) * 2
+
+
+def test_auto_splits_fills_the_sms_once() -> None:
+    assert auto_splits(b=32, row_tiles=2, t=4096, n_sm=132, min_rows=256) == 2
+    assert auto_splits(b=32, row_tiles=32, t=4096, n_sm=132, min_rows=256) == 1
+    assert auto_splits(b=1, row_tiles=2, t=4096, n_sm=132, min_rows=256) == 16
+    assert auto_splits(b=1, row_tiles=2, t=100, n_sm=132, min_rows=256) == 1
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="CPU interpreter test")
+@pytest.mark.parametrize("version", TRITON_VERSIONS)
+@pytest.mark.parametrize("case", CPU_CASES, ids=lambda c: f"b{c[0]}s{c[1]}t{c[2]}h{c[3]}")
+def test_triton_version_matches_reference_interpreted(version: str, case: tuple) -> None:
+    b, s, t, h, dtype, ragged = case
+    q, kv, lens, sc = ref.make_inputs(b, s, t, h=h, dtype=dtype, ragged=ragged)
+    out = registry.get(version).fn(q, kv, lens, sc)
+    assert out.shape == (b, s, h, ref.D_V) and out.dtype == dtype
+    err = ref.rel_error(out, ref.reference(q.float(), kv.float(), lens, sc))
+    assert err < (2e-3 if dtype == torch.float16 else 1e-4), err
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="CPU interpreter test")
+def test_a_wrong_kernel_would_fail() -> None:
+    """Guard against a tautological comparison: a shifted length must be caught."""
+    q, kv, lens, sc = ref.make_inputs(2, 1, 40, h=16, dtype=torch.float32, ragged=True)
+    out = registry.get("triton_v2").fn(q, kv, lens, sc)
+    wrong = ref.reference(q, kv, torch.clamp(lens - 1, min=1), sc)
+    assert ref.rel_error(out, wrong) > 1e-3
+
+
+def _poison(nbytes: int) -> None:
+    junk = torch.full((nbytes // 4 + 1,), float("nan"), device="cuda")
+    del junk
+
+
+GPU_CASES = [(4, 1, 1024), (2, 16, 777), (5, 2, 300)]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("version", [*TRITON_VERSIONS, "torch", "sglang"])
+@pytest.mark.parametrize("case", GPU_CASES, ids=lambda c: f"b{c[0]}s{c[1]}t{c[2]}")
+def test_bf16_on_gpu_against_reference(version: str, case: tuple) -> None:
+    b, s, t = case
+    if version == "sglang":
+        ok, why = sglang_baseline.available()
+        if not ok:
+            pytest.skip(why)
+        fn = sglang_baseline.mla_decode
+    else:
+        fn = registry.get(version).fn
+    q, kv, lens, sc = ref.make_inputs(b, s, t, dtype=torch.bfloat16, device="cuda", ragged=True)
+    _poison(b * s * 128 * ref.D_V * 4 * 8)
+    out = fn(q, kv, lens, sc)
+    torch.cuda.synchronize()
+    assert torch.isfinite(out.float()).all(), "unwritten (NaN-poisoned) or overflowed elements"
+    err = ref.rel_error(out, ref.reference(q, kv, lens, sc))
+    assert err < 2e-2, err
