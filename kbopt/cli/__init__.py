@@ -17,7 +17,10 @@ from collections.abc import Sequence
 from kbopt.errors import KbError, ProblemList
 
 # One line per command group; each module defines `register(subparsers)`.
-COMMAND_MODULES = ("kbopt.cli.catalog_cmds",)
+COMMAND_MODULES = (
+    "kbopt.cli.catalog_cmds",
+    "kbopt.cli.search_cmds",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

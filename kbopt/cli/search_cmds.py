@@ -1,0 +1,148 @@
+"""Search commands: search, recommend, index (status / rebuild)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from kbopt.cli.common import command, print_json, store_from
+from kbopt.contracts.profile import Profile
+from kbopt.errors import KbError
+from kbopt.vocab import Bottleneck, Kind, Scope
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = command(
+        sub,
+        "search",
+        "Full-text and fielded search over the catalog (whoosh query syntax).",
+        "kbopt search 'register spill' --kind optimization --language triton --json",
+    )
+    p.add_argument("query", help='words (ANDed), OR / NOT, "phrases", prefix*, field:value')
+    p.add_argument("--kind", choices=[k.value for k in Kind])
+    p.add_argument("--scope", choices=[s.value for s in Scope])
+    p.add_argument("--language", help="a language, or 'shared'")
+    p.add_argument("--bottleneck", choices=[b.value for b in Bottleneck])
+    p.add_argument("--metric", help="a canonical metric name (see `kbopt vocab`)")
+    p.add_argument("--limit", type=int, default=10)
+    p.set_defaults(func=cmd_search)
+
+    p = command(
+        sub,
+        "recommend",
+        "Rank the catalog's optimizations for a profile (the profiler contract or an "
+        "autopilot analysis) and warn about matching anti-patterns.",
+        "kbopt recommend profile.md --language triton --json",
+    )
+    p.add_argument("profile", help="a profile Markdown file, or - for standard input")
+    p.add_argument(
+        "--language",
+        help="keep shared entries plus this language's (default: shared only; 'all': every language)",
+    )
+    p.add_argument("--limit", type=int, default=10)
+    p.add_argument(
+        "--fill",
+        action="store_true",
+        help="print the profile with its Top 3 Opportunities filled in (Markdown)",
+    )
+    p.set_defaults(func=cmd_recommend)
+
+    p = command(
+        sub,
+        "index",
+        "Show the search index's state, or rebuild it from the entries.",
+        "kbopt index status --json",
+    )
+    p.add_argument("action", choices=["status", "rebuild"])
+    p.set_defaults(func=cmd_index)
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from kbopt.search import search
+
+    hits = search(
+        args.query,
+        kind=args.kind,
+        scope=args.scope,
+        language=args.language,
+        bottleneck=args.bottleneck,
+        metric=args.metric,
+        limit=args.limit,
+        store=store_from(args),
+    )
+    if args.json:
+        print_json([h.to_dict() for h in hits])
+        return 0
+    if not hits:
+        print("no match")
+        return 0
+    for h in hits:
+        print(
+            f"{h.score:7.2f}  {h.id}  [{h.kind}, {h.entry.language or 'shared'}]  {h.entry.title}"
+        )
+        print(f"         {h.path}")
+        if h.snippet:
+            print(f"         {h.snippet}")
+    return 0
+
+
+def read_profile(source: str) -> Profile:
+    """A Profile from a file (or stdin): the A11 contract, or the A8 autopilot analysis."""
+    from kbopt.contracts.analysis import Analysis
+
+    if source == "-":
+        text, shown = sys.stdin.read(), "<stdin>"
+    else:
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise KbError(f"cannot read {source}: {exc.strerror}") from None
+        shown = source
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    if first.lower().startswith("primary bottleneck:"):
+        return Analysis.parse(text, shown).to_profile(kernel=Path(shown).stem)
+    return Profile.parse(text, shown)
+
+
+def cmd_recommend(args: argparse.Namespace) -> int:
+    from kbopt.strategy import recommend
+
+    profile = read_profile(args.profile)
+    result = recommend(profile, language=args.language, limit=args.limit, store=store_from(args))
+    if args.json:
+        print_json(result.to_dict())
+        return 0
+    if args.fill:
+        sys.stdout.write(result.filled_profile().render())
+        return 0
+    print(f"{profile.kernel} {profile.version}: {len(result.opportunities)} opportunities")
+    for i, o in enumerate(result.opportunities, 1):
+        why = o.trigger or f"text relevance {o.relevance:.2f}"
+        print(f"{i:2}. {o.id}  (score {o.score:.2f}, est. {o.estimated_gain:.0f}% gain, {why})")
+        print(f"    {o.title}  -> {o.path}")
+    for w in result.warnings:
+        why = ", ".join(w.fired) or f"text relevance {w.relevance:.2f}"
+        print(f"warning: anti-pattern {w.id} matches ({why}) -> {w.path}")
+    return 0
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from kbopt.search import get_index
+
+    ix = get_index(store_from(args))
+    if args.action == "rebuild":
+        count = ix.rebuild()
+        info = ix.status()
+        if args.json:
+            print_json(info)
+        else:
+            print(f"rebuilt {ix.dir}: {count} entries indexed")
+        return 0
+    info = ix.status()
+    if args.json:
+        print_json(info)
+    else:
+        for key, value in info.items():
+            print(f"{key}: {value}")
+    return 0

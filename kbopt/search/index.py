@@ -1,0 +1,461 @@
+"""The whoosh index of one knowledge base: location, freshness, recovery, concurrency.
+
+Layout of the index folder (`<project>/.kbopt-cache/search/`, or
+`$KBOPT_CACHE_DIR/search/<hash of the project root>/`)::
+
+    write.lock          inter-process lock held by whoever updates or rebuilds
+    CURRENT             the name of the generation folder readers must open
+    gen-<stamp>/        whoosh files + manifest.json
+
+`manifest.json` records the schema version, every entry file's (mtime, size, sha1)
+as indexed, and every index file's (mtime, size, sha1).  On open:
+
+* no CURRENT, no manifest, unreadable manifest, another schema version, an index file
+  changed behind our back (size differs, or mtime differs and the content hash too) or
+  whoosh failing to open -> a full rebuild with a one-line notice on stderr;
+* entry files whose (mtime, size) differ from the manifest are re-hashed, and only the
+  ones whose content changed (plus added / removed ones) are re-indexed.
+
+A rebuild writes a fresh generation folder and then switches CURRENT atomically, so
+readers keep answering from the old generation while it runs.  An incremental update
+commits into the current generation under the lock; a reader that finds the lock
+taken answers from the last committed state instead of waiting.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock, Timeout
+
+from kbopt.errors import KbError, ProblemList
+from kbopt.search.schema import SCHEMA_VERSION, build_schema, entry_document
+from kbopt.store import Store, atomic_write
+
+CACHE_ENV = "KBOPT_CACHE_DIR"
+DEFAULT_CACHE = ".kbopt-cache"
+MANIFEST = "manifest.json"
+CURRENT = "CURRENT"
+LOCK = "write.lock"
+# A long-lived process re-scans the entry files at most this often (seconds); writes
+# through a Store attached with `attach()` are indexed at once.
+RECHECK_S = 2.0
+REBUILD_WAIT_S = 300.0
+
+
+def index_dir(store: Store) -> Path:
+    override = os.environ.get(CACHE_ENV)
+    if override:
+        digest = hashlib.sha1(str(store.root).encode()).hexdigest()[:12]
+        return Path(override).expanduser().resolve() / "search" / digest
+    return store.root / DEFAULT_CACHE / "search"
+
+
+def notice(message: str) -> None:
+    print(f"kbopt: {message}", file=sys.stderr, flush=True)
+
+
+def _sha1(path: Path) -> str:
+    h = hashlib.sha1()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class IndexBroken(Exception):
+    """The index on disk cannot be trusted; the message says why (for the notice)."""
+
+
+@dataclass
+class Manifest:
+    schema_version: int = SCHEMA_VERSION
+    entries: dict[str, list[Any]] = field(
+        default_factory=dict
+    )  # relpath -> [mtime_ns, size, sha1, ok]
+    files: dict[str, list[Any]] = field(
+        default_factory=dict
+    )  # index file -> [mtime_ns, size, sha1]
+
+    @classmethod
+    def load(cls, path: Path) -> Manifest:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            m = cls(
+                schema_version=int(data["schema_version"]),
+                entries=dict(data["entries"]),
+                files=dict(data["files"]),
+            )
+        except FileNotFoundError:
+            raise IndexBroken("has no manifest") from None
+        except (OSError, ValueError, KeyError, TypeError):
+            raise IndexBroken("manifest is unreadable") from None
+        if m.schema_version != SCHEMA_VERSION:
+            raise IndexBroken(
+                f"was built with schema version {m.schema_version}, this kbopt uses {SCHEMA_VERSION}"
+            )
+        return m
+
+    def save(self, path: Path) -> None:
+        data = {"schema_version": self.schema_version, "entries": self.entries, "files": self.files}
+        atomic_write(path, json.dumps(data, separators=(",", ":")))
+
+
+def _index_files(gen: Path) -> list[Path]:
+    return [
+        p
+        for p in gen.iterdir()
+        if p.is_file()
+        and p.name != MANIFEST
+        and not p.name.endswith("LOCK")
+        and not p.name.startswith(".")
+    ]
+
+
+def record_files(gen: Path, manifest: Manifest) -> None:
+    """Fingerprint the index files after a commit (unchanged files keep their hash)."""
+    files: dict[str, list[Any]] = {}
+    for p in _index_files(gen):
+        st = p.stat()
+        old = manifest.files.get(p.name)
+        if old and old[0] == st.st_mtime_ns and old[1] == st.st_size:
+            files[p.name] = old
+        else:
+            files[p.name] = [st.st_mtime_ns, st.st_size, _sha1(p)]
+    manifest.files = files
+
+
+def verify_files(gen: Path, manifest: Manifest) -> None:
+    for name, (mtime_ns, size, sha) in manifest.files.items():
+        p = gen / name
+        try:
+            st = p.stat()
+        except FileNotFoundError:
+            raise IndexBroken(f"is missing its file {name}") from None
+        if st.st_size != size:
+            raise IndexBroken(f"file {name} changed size")
+        if st.st_mtime_ns != mtime_ns and _sha1(p) != sha:
+            raise IndexBroken(f"file {name} is corrupt")
+
+
+@dataclass
+class Changes:
+    changed: list[str] = field(default_factory=list)  # relpaths to (re)index
+    removed: list[str] = field(default_factory=list)
+    stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # every file on disk
+
+    def __bool__(self) -> bool:
+        return bool(self.changed or self.removed)
+
+
+class Generation:
+    """One opened generation folder: whoosh index + manifest."""
+
+    def __init__(self, path: Path):
+        from whoosh import index as windex
+
+        self.path = path
+        self.manifest = Manifest.load(path / MANIFEST)
+        verify_files(path, self.manifest)
+        try:
+            self.ix = windex.open_dir(str(path))
+            self.searcher = self.ix.searcher()
+        except Exception as exc:  # whoosh raises many kinds on a damaged folder
+            raise IndexBroken(f"cannot be opened ({type(exc).__name__})") from None
+        self.manifest_mtime = (path / MANIFEST).stat().st_mtime_ns
+
+    def close(self) -> None:
+        try:
+            self.searcher.close()
+            self.ix.close()
+        except Exception:
+            pass
+
+
+class SearchIndex:
+    """The index of one Store, kept fresh against the entry files on disk."""
+
+    def __init__(self, store: Store, directory: Path | None = None):
+        self.store = store
+        self.dir = directory or index_dir(store)
+        self.gen: Generation | None = None
+        self._current_seen: str | None = None
+        self._last_scan = 0.0
+        self._dir_mtimes: dict[str, int] = {}
+        self.version = 0  # bumped whenever what the searcher sees may have changed
+
+    # ------------------------------------------------------------ locations
+
+    def _lock(self) -> FileLock:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        return FileLock(str(self.dir / LOCK))
+
+    def _read_current(self) -> str | None:
+        try:
+            name = (self.dir / CURRENT).read_text(encoding="utf-8").strip()
+        except OSError:
+            return None
+        return name or None
+
+    def relpath(self, path: Path) -> str:
+        return path.resolve().relative_to(self.store.knowledge_dir.resolve()).as_posix()
+
+    # ------------------------------------------------------------ opening
+
+    def searcher(self) -> Any:
+        """A whoosh searcher over an index that is fresh (see the module docstring)."""
+        self.ensure_fresh()
+        assert self.gen is not None
+        return self.gen.searcher
+
+    def ensure_fresh(self, force_scan: bool = False) -> None:
+        for attempt in range(3):
+            try:
+                self._ensure_open()
+                self._maybe_update(force_scan)
+                return
+            except IndexBroken as exc:
+                if attempt == 2:
+                    raise KbError(f"the search index at {self.dir} keeps failing: {exc}") from None
+                self._recover(str(exc))
+
+    def _ensure_open(self) -> None:
+        current = self._read_current()
+        if current is None:
+            raise IndexBroken("is missing")
+        if self.gen is not None and current == self._current_seen:
+            # Another process may have committed an incremental update: reopen if so.
+            try:
+                mtime = (self.gen.path / MANIFEST).stat().st_mtime_ns
+            except OSError:
+                mtime = -1
+            if mtime == self.gen.manifest_mtime:
+                return
+        self._swap_generation(Generation(self.dir / current), current)
+
+    def _swap_generation(self, gen: Generation, name: str) -> None:
+        old, self.gen, self._current_seen = self.gen, gen, name
+        self._last_scan = 0.0
+        self.version += 1
+        if old is not None:
+            old.close()
+
+    def _recover(self, why: str) -> None:
+        """Rebuild unless another process already did while we waited for the lock."""
+        with self._lock().acquire(timeout=REBUILD_WAIT_S):
+            current = self._read_current()
+            if current is not None:
+                try:
+                    self._swap_generation(Generation(self.dir / current), current)
+                    return
+                except IndexBroken:
+                    pass
+            count = len(self.store.entry_files())
+            notice(f"search index at {self.dir} {why}; rebuilding it ({count} entries)")
+            self._rebuild_locked()
+
+    # ------------------------------------------------------------ freshness
+
+    def scan(self, manifest: Manifest) -> Changes:
+        """Entry files that differ from what the manifest says was indexed."""
+        out = Changes()
+        root = self.store.knowledge_dir
+        for p in self.store.entry_files():
+            st = p.stat()
+            rel = p.relative_to(root).as_posix()
+            out.stats[rel] = (st.st_mtime_ns, st.st_size)
+            old = manifest.entries.get(rel)
+            if old is None or (
+                (old[0], old[1]) != (st.st_mtime_ns, st.st_size)
+                and (old[1] != st.st_size or _sha1(p) != old[2])
+            ):
+                out.changed.append(rel)
+        out.removed = [rel for rel in manifest.entries if rel not in out.stats]
+        self._dir_mtimes = self._folder_mtimes()
+        return out
+
+    def _folder_mtimes(self) -> dict[str, int]:
+        """mtimes of the knowledge folders: an atomic write or a delete changes them."""
+        root = self.store.knowledge_dir
+        if not root.is_dir():
+            return {}
+        out = {}
+        for dirpath, dirnames, _ in os.walk(root):
+            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+            out[dirpath] = os.stat(dirpath).st_mtime_ns
+        return out
+
+    def _folders_changed(self) -> bool:
+        for d, mtime in self._dir_mtimes.items():
+            try:
+                if os.stat(d).st_mtime_ns != mtime:
+                    return True
+            except OSError:
+                return True
+        return False
+
+    def _maybe_update(self, force_scan: bool) -> None:
+        now = time.monotonic()
+        if not force_scan and now - self._last_scan < RECHECK_S and not self._folders_changed():
+            return
+        assert self.gen is not None
+        changes = self.scan(self.gen.manifest)
+        self._last_scan = now
+        if not changes:
+            return
+        lock = self._lock()
+        try:
+            lock.acquire(timeout=0 if not force_scan else REBUILD_WAIT_S)
+        except Timeout:
+            return  # a writer is at work: answer from the last committed state
+        try:
+            self._ensure_open()  # the writer we waited for may have committed already
+            assert self.gen is not None
+            changes = self.scan(self.gen.manifest)
+            if changes:
+                self._apply_locked(changes)
+        finally:
+            lock.release()
+
+    # ------------------------------------------------------------ writing
+
+    def update_paths(self, paths: list[Path]) -> None:
+        """`Store.on_write` listener: index exactly these files (added, changed or removed)."""
+        with self._lock().acquire(timeout=REBUILD_WAIT_S):
+            try:
+                self._ensure_open()
+            except IndexBroken as exc:
+                notice(f"search index at {self.dir} {exc}; rebuilding it")
+                self._rebuild_locked()
+                return
+            assert self.gen is not None
+            changes = Changes()
+            for p in paths:
+                rel = self.relpath(p)
+                if p.exists():
+                    st = p.stat()
+                    changes.stats[rel] = (st.st_mtime_ns, st.st_size)
+                    changes.changed.append(rel)
+                elif rel in self.gen.manifest.entries:
+                    changes.removed.append(rel)
+            if changes:
+                self._apply_locked(changes)
+
+    def _document(self, rel: str) -> tuple[dict[str, Any] | None, str]:
+        path = self.store.knowledge_dir / rel
+        sha = _sha1(path)
+        try:
+            entry = self.store.read_file(path)
+        except (ProblemList, KbError):
+            return None, sha  # `kbopt lint` reports it; the index skips it until it changes
+        return entry_document(entry, rel), sha
+
+    def _apply_locked(self, changes: Changes) -> None:
+        assert self.gen is not None
+        gen = self.gen
+        manifest = gen.manifest
+        writer = gen.ix.writer(timeout=REBUILD_WAIT_S)
+        try:
+            for rel in changes.removed:
+                writer.delete_by_term("path", rel)
+                manifest.entries.pop(rel, None)
+            for rel in changes.changed:
+                doc, sha = self._document(rel)
+                writer.delete_by_term("path", rel)
+                if doc is not None:
+                    writer.add_document(**doc)
+                mtime, size = changes.stats[rel]
+                manifest.entries[rel] = [mtime, size, sha, doc is not None]
+            writer.commit()
+        except BaseException:
+            writer.cancel()
+            raise
+        record_files(gen.path, manifest)
+        manifest.save(gen.path / MANIFEST)
+        current = self._current_seen or gen.path.name
+        self._swap_generation(Generation(gen.path), current)
+
+    def rebuild(self) -> int:
+        """Rebuild from scratch under the lock; returns the number of indexed entries."""
+        with self._lock().acquire(timeout=REBUILD_WAIT_S):
+            return self._rebuild_locked()
+
+    def _rebuild_locked(self) -> int:
+        from whoosh import index as windex
+
+        name = f"gen-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
+        path = self.dir / name
+        path.mkdir(parents=True)
+        ix = windex.create_in(str(path), build_schema())
+        manifest = Manifest()
+        changes = self.scan(manifest)
+        writer = ix.writer(limitmb=256)
+        indexed = 0
+        try:
+            for rel in changes.changed:
+                doc, sha = self._document(rel)
+                if doc is not None:
+                    writer.add_document(**doc)
+                    indexed += 1
+                mtime, size = changes.stats[rel]
+                manifest.entries[rel] = [mtime, size, sha, doc is not None]
+            writer.commit()
+        except BaseException:
+            writer.cancel()
+            shutil.rmtree(path, ignore_errors=True)
+            raise
+        ix.close()
+        record_files(path, manifest)
+        manifest.save(path / MANIFEST)
+        atomic_write(self.dir / CURRENT, name + "\n")
+        self._swap_generation(Generation(path), name)
+        self._remove_old_generations(keep={name})
+        return indexed
+
+    def _remove_old_generations(self, keep: set[str]) -> None:
+        """Drop generations but the newest two: a reader may still be on the previous one."""
+        gens = sorted(
+            (p for p in self.dir.glob("gen-*") if p.is_dir()),
+            key=lambda p: p.stat().st_mtime,
+        )
+        for p in gens[:-2]:
+            if p.name not in keep:
+                shutil.rmtree(p, ignore_errors=True)
+
+    # ------------------------------------------------------------ status
+
+    def status(self) -> dict[str, Any]:
+        current = self._read_current()
+        info: dict[str, Any] = {
+            "directory": str(self.dir),
+            "generation": current,
+            "schema_version": SCHEMA_VERSION,
+            "state": "missing" if current is None else "unknown",
+        }
+        if current is None:
+            return info
+        try:
+            manifest = Manifest.load(self.dir / current / MANIFEST)
+            verify_files(self.dir / current, manifest)
+        except IndexBroken as exc:
+            info["state"] = f"broken: index {exc}"
+            return info
+        changes = self.scan(manifest)
+        info.update(
+            state="stale" if changes else "fresh",
+            entries=sum(1 for v in manifest.entries.values() if v[3]),
+            unparsable=sorted(k for k, v in manifest.entries.items() if not v[3]),
+            pending_changes=len(changes.changed),
+            pending_removals=len(changes.removed),
+            size_bytes=sum(v[1] for v in manifest.files.values()),
+        )
+        return info

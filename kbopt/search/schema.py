@@ -1,0 +1,110 @@
+"""The whoosh schema of the catalog and the document built from one entry.
+
+Bump `SCHEMA_VERSION` whenever the fields or what goes into them change: an index
+built with another version is rebuilt automatically on the next open.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from whoosh.analysis import StemmingAnalyzer
+from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
+
+from kbopt.model import Entry
+
+SCHEMA_VERSION = 1
+
+# Fields a query may name (`title:split`, `metric:ctas_per_sm`) and the default ones.
+TEXT_FIELDS = (
+    "title",
+    "when",
+    "mechanism",
+    "affected",
+    "implementation",
+    "evidence",
+    "generalization",
+    "pitfalls",
+    "interactions",
+    "content",
+)
+KEYWORD_FIELDS = (
+    "kind",
+    "scope",
+    "language",
+    "context",
+    "bottleneck",
+    "metric",
+    "impact",
+    "risk",
+    "status",
+)
+DEFAULT_FIELDS = ("title", "when", "content")
+FIELD_BOOSTS = {"title": 3.0, "when": 2.0, "content": 1.0}
+
+
+def build_schema() -> Schema:
+    stem = StemmingAnalyzer()
+    text = {name: TEXT(analyzer=stem) for name in TEXT_FIELDS if name not in ("title", "content")}
+    return Schema(
+        path=ID(stored=True, unique=True),  # relative to the knowledge root: the update key
+        id=ID(stored=True),
+        kind=KEYWORD(stored=True),
+        scope=KEYWORD(stored=True),
+        language=KEYWORD(stored=True),  # "shared" for shared entries
+        context=KEYWORD(stored=True, scorable=True),  # front matter applies_to tags
+        bottleneck=KEYWORD(stored=True, scorable=True),
+        metric=KEYWORD(stored=True, scorable=True),  # Affected Metrics + trigger metrics
+        impact=KEYWORD(stored=True),
+        risk=KEYWORD(stored=True),
+        status=KEYWORD(stored=True),
+        gain=NUMERIC(float, stored=True),
+        title=TEXT(analyzer=stem, stored=True),
+        content=TEXT(analyzer=stem, stored=True),  # every section: snippets come from here
+        entry=STORED,  # the Entry as JSON, so hits need no file parsing
+        **text,
+    )
+
+
+def entry_document(entry: Entry, relpath: str) -> dict[str, Any]:
+    """The whoosh document of one entry (keyword values are space-separated tokens)."""
+    when = [*entry.contexts, *(f"{t.expression} {t.note}" for t in entry.triggers)]
+    affected = [f"{m.metric} {m.note}" for m in entry.affected_metrics]
+    evidence = [
+        " ".join([b.source, *(f"{r.config} {r.before} {r.after} {r.change}" for r in b.rows)])
+        for b in entry.evidence
+    ]
+    interactions = [f"{i.relation.value} {i.target} {i.note}" for i in entry.interactions]
+    sections = {
+        "when": "\n".join(when),
+        "mechanism": entry.mechanism,
+        "affected": "\n".join(affected),
+        "implementation": entry.implementation,
+        "evidence": "\n".join(evidence),
+        "generalization": entry.generalization,
+        "pitfalls": "\n".join(entry.pitfalls),
+        "interactions": "\n".join(interactions),
+    }
+    metrics = {m.metric for m in entry.affected_metrics} | {t.metric for t in entry.triggers}
+    content = "\n".join(
+        [entry.title, " ".join(entry.applies_to)] + [v for v in sections.values() if v]
+    )
+    return {
+        "path": relpath,
+        "id": entry.name,
+        "kind": entry.kind.value,
+        "scope": entry.scope.value,
+        "language": entry.language.value if entry.language else "shared",
+        "context": " ".join(entry.applies_to),
+        "bottleneck": " ".join(b.value for b in entry.bottlenecks),
+        "metric": " ".join(sorted(metrics)),
+        "impact": entry.impact.value,
+        "risk": entry.risk.value,
+        "status": entry.status.value,
+        "gain": float(entry.expected_gain_pct),
+        "title": entry.title,
+        "content": content,
+        "entry": json.dumps(entry.model_dump(mode="json"), separators=(",", ":")),
+        **sections,
+    }

@@ -1,0 +1,354 @@
+"""Strategy selection (S2, S3): from a profile to ranked opportunities and warnings.
+
+For every entry of the allowed scope (shared entries plus the chosen language's, S3)
+`recommend` combines, in the spirit of Nsight Compute's guided-analysis rules:
+
+* **triggers** — each `metric op value` of When to Apply is evaluated against
+  `Profile.metrics`.  `coverage = fired / (fired + failed)` over the triggers whose
+  metric the profile has; an entry needs at least one fired trigger (or strong text
+  relevance when it has no triggers at all) to be proposed;
+* **text relevance** — a whoosh OR-query of the profile's root cause, key issues,
+  stage names and kernel name against the entries, normalised to [0, 1];
+* **bottleneck class** — the entry lists the profile's class (memory / compute /
+  latency);
+* **expected gain** — the entry's `expected_gain_pct`.
+
+`score = W_TRIGGER*coverage*confidence + W_TEXT*relevance + W_CLASS*class + W_GAIN*gain`
+where `confidence = known / total` triggers (missing metrics weaken, never fire).  The
+estimated gain of an opportunity is the entry's expected gain scaled by its coverage and
+capped by the headroom left to the roofline floor when the profile has `pct_of_floor`
+(a kernel at 80% of speed of light cannot gain more than 25%).  Anti-patterns that match
+the same way come back as warnings.  Refuted entries are never proposed.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kbopt.contracts.profile import Opportunity, Profile, fmt_number
+from kbopt.errors import KbError
+from kbopt.store import KNOWLEDGE_DIR, Store
+from kbopt.vocab import Language
+
+W_TRIGGER = 0.55
+W_TEXT = 0.25
+W_CLASS = 0.12
+W_GAIN = 0.08
+# Text relevance alone proposes an entry without any trigger only above this.
+TEXT_ONLY_MIN = 0.35
+# An anti-pattern warns when its coverage reaches this, or on text alone as above.
+WARN_COVERAGE = 0.6
+TEXT_CANDIDATES = 200
+# Metrics that describe the problem's shape rather than a measured symptom.
+SHAPE_METRICS = frozenset({"batch", "query_len", "kv_len", "num_heads", "head_dim"})
+ALL_LANGUAGES = "all"
+
+_OPS: dict[str, Callable[[float, float], bool]] = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
+_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]{1,}")
+
+
+@dataclass(frozen=True)
+class Card:
+    """What ranking needs from one entry, decoded once per index version."""
+
+    name: str
+    title: str
+    kind: str
+    language: str | None
+    path: str
+    status: str
+    bottlenecks: frozenset[str]
+    gain: float
+    impact: str
+    risk: str
+    triggers: tuple[tuple[str, str, float, str], ...]  # (metric, op, value, expression)
+
+    @classmethod
+    def from_entry_json(cls, data: dict[str, Any], relpath: str) -> Card:
+        triggers = []
+        for t in data.get("triggers", []):
+            v = float(t["value"])
+            shown = fmt_number(v)
+            triggers.append((t["metric"], t["op"], v, f"{t['metric']} {t['op']} {shown}"))
+        return cls(
+            name=data["name"],
+            title=data["title"],
+            kind=data["kind"],
+            language=data.get("language"),
+            path=f"{KNOWLEDGE_DIR.as_posix()}/{relpath}",
+            status=data.get("status", "proposed"),
+            bottlenecks=frozenset(data.get("bottlenecks", [])),
+            gain=float(data.get("expected_gain_pct", 0.0)),
+            impact=data.get("impact", "medium"),
+            risk=data.get("risk", "medium"),
+            triggers=tuple(triggers),
+        )
+
+
+@dataclass(frozen=True)
+class RankedOpportunity:
+    """One proposed entry (or warned-about anti-pattern) with why it was chosen."""
+
+    id: str
+    title: str
+    kind: str
+    language: str | None
+    path: str  # link to the knowledge-base file
+    score: float
+    estimated_gain: float  # percent
+    trigger: str  # `metric=value` of the first trigger that fired, "" when text-only
+    fired: tuple[str, ...]  # trigger expressions that hold
+    failed: tuple[str, ...]  # trigger expressions that do not hold
+    relevance: float
+    bottleneck_match: bool
+    impact: str
+    risk: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "kind": self.kind,
+            "language": self.language,
+            "path": self.path,
+            "score": round(self.score, 4),
+            "estimated_gain": round(self.estimated_gain, 1),
+            "trigger": self.trigger,
+            "fired": list(self.fired),
+            "failed": list(self.failed),
+            "relevance": round(self.relevance, 3),
+            "bottleneck_match": self.bottleneck_match,
+            "impact": self.impact,
+            "risk": self.risk,
+        }
+
+    def to_contract(self) -> Opportunity:
+        return Opportunity(
+            name=self.title,
+            link=self.path,
+            gain_pct=round(self.estimated_gain, 1),
+            trigger=self.trigger,
+        )
+
+
+@dataclass
+class Strategy:
+    """The result of `recommend`: ranked opportunities, anti-pattern warnings, the profile."""
+
+    profile: Profile
+    language: str | None
+    opportunities: list[RankedOpportunity] = field(default_factory=list)
+    warnings: list[RankedOpportunity] = field(default_factory=list)
+
+    def filled_profile(self) -> Profile:
+        """The profile with its Top 3 Opportunities filled from this ranking."""
+        return self.profile.with_opportunities(o.to_contract() for o in self.opportunities)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kernel": self.profile.kernel,
+            "version": self.profile.version,
+            "bottleneck": self.profile.bottleneck.value if self.profile.bottleneck else None,
+            "language": self.language,
+            "metrics": self.profile.metrics,
+            "opportunities": [o.to_dict() for o in self.opportunities],
+            "warnings": [w.to_dict() for w in self.warnings],
+        }
+
+
+# ----------------------------------------------------------------------------- cards
+
+_CARD_CACHE: dict[int, tuple[int, dict[str, tuple[str, Card]]]] = {}
+
+
+def _cards(ix: Any) -> list[Card]:
+    """Cards of every indexed entry; only entries whose file hash changed are re-decoded."""
+    ix.ensure_fresh()
+    gen = ix.gen
+    cached_version, cards = _CARD_CACHE.get(id(ix), (-1, {}))
+    if cached_version == ix.version:
+        return [c for _, c in cards.values()]
+    want = {rel: v[2] for rel, v in gen.manifest.entries.items() if v[3]}
+    fresh: dict[str, tuple[str, Card]] = {}
+    missing = []
+    for rel, sha in want.items():
+        old = cards.get(rel)
+        if old is not None and old[0] == sha:
+            fresh[rel] = old
+        else:
+            missing.append(rel)
+    if missing:
+        searcher = gen.searcher
+        if len(missing) > 64:  # cold: one pass over the stored fields beats per-path lookups
+            wanted = set(missing)
+            for stored in searcher.reader().all_stored_fields():
+                rel = stored["path"]
+                if rel in wanted:
+                    card = Card.from_entry_json(json.loads(stored["entry"]), rel)
+                    fresh[rel] = (want[rel], card)
+        else:
+            for rel in missing:
+                stored = searcher.document(path=rel)
+                if stored is not None:
+                    fresh[rel] = (want[rel], Card.from_entry_json(json.loads(stored["entry"]), rel))
+    _CARD_CACHE[id(ix)] = (ix.version, fresh)
+    return [c for _, c in fresh.values()]
+
+
+# ----------------------------------------------------------------------------- ranking
+
+
+def _relevance(ix: Any, profile: Profile) -> dict[str, float]:
+    """Normalised full-text relevance of each entry to the profile's words."""
+    from kbopt.search.query import parse_query
+
+    words = _WORD_RE.findall(profile.text_for_search())
+    if not words:
+        return {}
+    searcher = ix.searcher()
+    try:
+        q = parse_query(searcher.schema, " ".join(words), any_word=True)
+    except KbError:
+        return {}  # only stop words: no text signal
+    results = searcher.search(q, limit=TEXT_CANDIDATES)
+    scores = {hit["id"]: float(hit.score or 0.0) for hit in results}
+    top = max(scores.values(), default=0.0)
+    return {k: v / top for k, v in scores.items()} if top > 0 else {}
+
+
+def _headroom_pct(metrics: dict[str, float]) -> float | None:
+    floor = metrics.get("pct_of_floor")
+    if floor is None or floor <= 0:
+        return None
+    return max(0.0, 100.0 / min(floor, 100.0) - 1.0) * 100.0
+
+
+def _evaluate(
+    card: Card, metrics: dict[str, float], relevance: float, bottleneck: str | None
+) -> tuple[float, float, tuple[str, ...], tuple[str, ...], str] | None:
+    """(score, coverage, fired, failed, trigger text), or None when the entry does not apply."""
+    fired: list[str] = []
+    failed: list[str] = []
+    shown: list[tuple[bool, str]] = []  # (is a configuration metric, `metric=value`)
+    for metric, op, value, expr in card.triggers:
+        if metric not in metrics:
+            continue
+        if _OPS[op](metrics[metric], value):
+            fired.append(expr)
+            shown.append((metric in SHAPE_METRICS, f"{metric}={fmt_number(metrics[metric])}"))
+        else:
+            failed.append(expr)
+    # Report a measured symptom (ctas_per_sm=0.2) before a shape fact (kv_len=4096).
+    first_value = min(shown, key=lambda s: s[0])[1] if shown else ""
+    known = len(fired) + len(failed)
+    coverage = len(fired) / known if known else 0.0
+    confidence = known / len(card.triggers) if card.triggers else 0.0
+    if not fired and relevance < TEXT_ONLY_MIN:
+        return None
+    if card.triggers and not fired and known:
+        return None  # its conditions were checked and none holds
+    class_match = 1.0 if bottleneck is not None and bottleneck in card.bottlenecks else 0.0
+    # Conditions are meant together: a failed one costs more than a linear share.
+    score = (
+        W_TRIGGER * coverage**2 * max(confidence, 0.5)
+        + W_TEXT * relevance
+        + W_CLASS * class_match
+        + W_GAIN * min(card.gain, 100.0) / 100.0
+    )
+    return score, coverage, tuple(fired), tuple(failed), first_value
+
+
+def recommend(
+    profile: Profile | str,
+    *,
+    language: str | None = None,
+    limit: int = 10,
+    store: Store | None = None,
+) -> Strategy:
+    """Ranked opportunities and anti-pattern warnings for `profile` (S2).
+
+    `language` keeps shared entries plus that language's (S3); None keeps shared entries
+    only and `"all"` every language.  `profile` may be a `Profile` or its Markdown text.
+    """
+    from kbopt.search import get_index
+
+    if isinstance(profile, str):
+        profile = Profile.parse(profile)
+    if language not in (None, ALL_LANGUAGES):
+        allowed = [lang.value for lang in Language]
+        if language not in allowed:
+            raise KbError(f"unknown language {language!r}; use one of: {', '.join(allowed)}")
+    if limit < 1:
+        raise KbError(f"limit must be at least 1 (got {limit})")
+    ix = get_index(store)
+    cards = _cards(ix)
+    relevance = _relevance(ix, profile)
+    metrics = profile.metrics
+    bottleneck = profile.bottleneck.value if profile.bottleneck else None
+    headroom = _headroom_pct(metrics)
+
+    proposals: list[RankedOpportunity] = []
+    warnings: list[RankedOpportunity] = []
+    for card in _in_scope(cards, language):
+        if card.status == "refuted":
+            continue
+        rel = relevance.get(card.name, 0.0)
+        verdict = _evaluate(card, metrics, rel, bottleneck)
+        if verdict is None:
+            continue
+        score, coverage, fired, failed, trigger = verdict
+        gain = card.gain * (coverage if card.triggers and fired else 0.5)
+        if headroom is not None:
+            gain = min(gain, headroom)
+        ranked = RankedOpportunity(
+            id=card.name,
+            title=card.title,
+            kind=card.kind,
+            language=card.language,
+            path=card.path,
+            score=score,
+            estimated_gain=gain,
+            trigger=trigger,
+            fired=fired,
+            failed=failed,
+            relevance=rel,
+            bottleneck_match=bottleneck in card.bottlenecks if bottleneck else False,
+            impact=card.impact,
+            risk=card.risk,
+        )
+        if card.kind == "anti-pattern":
+            if (fired and coverage >= WARN_COVERAGE) or (
+                not card.triggers and rel >= TEXT_ONLY_MIN
+            ):
+                warnings.append(ranked)
+        else:
+            proposals.append(ranked)
+    order = _rank_key
+    return Strategy(
+        profile=profile,
+        language=language,
+        opportunities=sorted(proposals, key=order)[:limit],
+        warnings=sorted(warnings, key=order)[:limit],
+    )
+
+
+def _rank_key(o: RankedOpportunity) -> tuple[float, float, str]:
+    return (-round(o.score, 6), -o.estimated_gain, o.id)
+
+
+def _in_scope(cards: Iterable[Card], language: str | None) -> Iterable[Card]:
+    for c in cards:
+        if c.language is None or language == ALL_LANGUAGES or c.language == language:
+            yield c
