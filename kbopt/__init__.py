@@ -4,9 +4,12 @@
 imported by the modules that use them.
 """
 
+from kbopt.contracts.profile import Profile
 from kbopt.errors import KbError, ProblemList
 from kbopt.model import Entry, EvidenceBlock, EvidenceRow, Interaction, MetricEffect, Trigger
+from kbopt.search import search  # the function; whoosh loads only when an index opens
 from kbopt.store import Store
+from kbopt.strategy import recommend
 from kbopt.template import parse_entry, render_entry
 from kbopt.vocab import Bottleneck, Kind, Language, Level, Relation, Scope, SourceType, Status
 
@@ -24,6 +27,7 @@ __all__ = [
     "Level",
     "MetricEffect",
     "ProblemList",
+    "Profile",
     "Relation",
     "Scope",
     "SourceType",
@@ -32,5 +36,7 @@ __all__ = [
     "Trigger",
     "__version__",
     "parse_entry",
+    "recommend",
     "render_entry",
+    "search",
 ]
