@@ -78,9 +78,9 @@ def test_task_built_in_code_renders_the_seed_headings() -> None:
 
 
 def test_task_errors_name_their_lines() -> None:
-    bad = TASK.replace("2. larger KV tiles -- fewer", "2. larger KV tiles without rationale").replace(
-        "Latency-bound", "Sideways-bound"
-    )
+    bad = TASK.replace(
+        "2. larger KV tiles -- fewer", "2. larger KV tiles without rationale"
+    ).replace("Latency-bound", "Sideways-bound")
     with pytest.raises(ProblemList) as err:
         OptimizationTask.parse(bad, path="task.md")
     text = str(err.value)

@@ -1,0 +1,161 @@
+"""Bottleneck rules, trial matrix with OOM backoff, and the tuning budget guard."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from kbopt.bench.classify import BUSY_PCT, classify
+from kbopt.bench.trials import (
+    DEFAULT_MATRIX,
+    TrialConfig,
+    parse_config,
+    run_with_backoff,
+    stress_from_devlog,
+    trial_matrix,
+)
+from kbopt.bench.tuning import (
+    MAX_CONFIGS,
+    PruneRule,
+    TuneBudget,
+    TuneSpace,
+    parse_param,
+    plan_autotune,
+    tune,
+)
+from kbopt.errors import KbError
+from kbopt.vocab import Bottleneck
+
+
+@pytest.mark.parametrize(
+    "metrics, expected, rule",
+    [
+        ({"dram_throughput_pct": 85, "sm_throughput_pct": 30}, Bottleneck.MEMORY, "M1"),
+        ({"dram_throughput_pct": 30, "tensor_core_util_pct": 75}, Bottleneck.COMPUTE, "C1"),
+        ({"dram_throughput_pct": 30, "sm_throughput_pct": 20}, Bottleneck.LATENCY, "L1"),
+        ({"dram_throughput_pct": BUSY_PCT, "sm_throughput_pct": BUSY_PCT}, Bottleneck.MEMORY, "M1"),
+        ({}, Bottleneck.LATENCY, "L1"),
+    ],
+)
+def test_rules(metrics: dict[str, float], expected: Bottleneck, rule: str) -> None:
+    c = classify(metrics, from_counters=True)
+    assert (c.bottleneck, c.rule) == (expected, rule)
+    assert c.root_cause.count(". ") >= 1  # two sentences
+
+
+def test_secondary_signals_and_timing_wording() -> None:
+    c = classify({"dram_throughput_pct": 20, "ctas_per_sm": 0.48}, from_counters=False)
+    assert "estimated from timing" in c.root_cause
+    assert c.key_issue == "grid smaller than the GPU"
+    spill = classify({"dram_throughput_pct": 20, "local_memory_bytes": 4096}, from_counters=True)
+    assert spill.key_issue == "register spills"
+    occ = classify(
+        {"dram_throughput_pct": 20, "achieved_occupancy_pct": 10, "registers_per_thread": 200},
+        from_counters=True,
+    )
+    assert occ.key_issue == "low occupancy" and "200 registers" in occ.root_cause
+
+
+def test_configs_and_stress_evidence() -> None:
+    assert [c.shape for c in DEFAULT_MATRIX] == ["b=32, s=1, t=4096", "b=32, s=16, t=4096"]
+    assert parse_config("spec").s == 16
+    assert parse_config("b=8, s=2, t=1024").shape == "b=8, s=2, t=1024"
+    with pytest.raises(KbError):
+        parse_config("32x1x4096")
+    with pytest.raises(KbError, match="reason"):
+        trial_matrix(TrialConfig("stress", 64, 1, 32768))
+    devlog = "## Performance\n- Stress configuration: b=64, s=1, t=32768 -- ragged long contexts regress\n"
+    stress = stress_from_devlog(devlog)
+    assert stress is not None and stress.t == 32768
+    assert len(trial_matrix(stress)) == 3
+    assert stress_from_devlog("no request here") is None
+
+
+class FakeOom(RuntimeError):
+    pass
+
+
+def test_oom_backoff_halves_b_until_it_fits() -> None:
+    seen: list[int] = []
+
+    def run(cfg: TrialConfig) -> int:
+        seen.append(cfg.b)
+        if cfg.b > 8:
+            raise FakeOom("CUDA out of memory. Tried to allocate 2.00 GiB")
+        return cfg.b * 10
+
+    result = run_with_backoff(run, DEFAULT_MATRIX[0])
+    assert seen == [32, 16, 8]
+    assert result.value == 80 and result.config.b == 8 and result.reduced
+    assert "b=32, b=16" in result.note
+
+
+def test_backoff_passes_other_errors_and_gives_up_at_one() -> None:
+    with pytest.raises(ValueError):
+        run_with_backoff(lambda cfg: (_ for _ in ()).throw(ValueError("bad")), DEFAULT_MATRIX[0])
+
+    def always(cfg: TrialConfig) -> None:
+        raise FakeOom("out of memory")
+
+    with pytest.raises(KbError, match="even at b=1"):
+        run_with_backoff(always, DEFAULT_MATRIX[0])
+
+
+def test_unbounded_sweeps_are_refused() -> None:
+    with pytest.raises(KbError, match="unbounded"):
+        parse_param("BLOCK_N=16..256")
+    assert parse_param("BLOCK_N=16..128:x2") == ("BLOCK_N", [16, 32, 64, 128])
+    huge = TuneSpace({f"p{i}": list(range(10)) for i in range(4)})  # 10,000 configurations
+    with pytest.raises(KbError, match="mla_var6_plus_v3"):
+        plan_autotune(huge, TuneBudget(), seconds_per_config=0.1)
+    small = TuneSpace({"BLOCK_N": [32, 64, 128], "stages": [1, 2, 3]})
+    with pytest.raises(KbError, match="exceed the budget"):
+        plan_autotune(small, TuneBudget(seconds=60), seconds_per_config=10)
+    with pytest.raises(KbError, match="one hour"):
+        plan_autotune(small, TuneBudget(seconds=7200), seconds_per_config=1)
+    assert (
+        len(plan_autotune(small, TuneBudget(seconds=7200, promising="2x over v2"), 1).configs) == 9
+    )
+    assert MAX_CONFIGS < 10_000
+
+
+def test_pruning_rules_cut_the_space() -> None:
+    space = TuneSpace(
+        {"BLOCK_N": [32, 64, 128], "stages": [1, 2, 3]},
+        rules=[
+            PruneRule(
+                "big tiles need few stages", lambda p: int(p["BLOCK_N"]) * int(p["stages"]) <= 128
+            )
+        ],
+    )
+    assert space.raw_size == 9
+    assert len(space.configs()) == 6  # 64x3 and 128x2, 128x3 are cut
+
+
+def test_tune_runs_manual_first_and_stops_at_the_budget() -> None:
+    ticks = itertools.count()
+    clock = lambda: float(next(ticks)) * 10.0  # every clock read advances 10 s  # noqa: E731
+    calls: list[str] = []
+
+    def measure(p: dict[str, object]) -> float:
+        calls.append(f"{p['BLOCK_N']}")
+        if p["BLOCK_N"] == 256:
+            raise RuntimeError("out of resources: shared memory")
+        return 1000.0 / int(p["BLOCK_N"])  # type: ignore[call-overload]
+
+    report = tune(
+        measure,
+        manual=[{"BLOCK_N": 64}, {"BLOCK_N": 256}],
+        space=TuneSpace({"BLOCK_N": [16, 32, 64, 128, 256]}),
+        budget=TuneBudget(seconds=100),
+        seconds_per_config=1.0,
+        clock=clock,
+    )
+    assert calls[:2] == ["64", "256"]
+    assert report.rows[1].error.startswith("RuntimeError")
+    assert report.stopped_by_budget
+    assert len(report.rows) < 5
+    assert report.best is not None
+    with pytest.raises(KbError, match="manual"):
+        tune(measure, manual=[])

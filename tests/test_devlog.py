@@ -1,0 +1,113 @@
+"""The devlog as a typed document: lossless round trip, tool blocks, entries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kbopt.contracts.profile import Profile, Stage
+from kbopt.devlog import PERF, Devlog, marker, skeleton
+from kbopt.errors import KbError
+from kbopt.vocab import Bottleneck
+
+HUMAN = """\
+# MLA decode
+
+Intro paragraph written by the kernel engineer.
+
+## Overview
+
+DeepSeek MLA decode: 128 heads share one latent KV head.
+
+## Current Best Results
+
+See results/.
+
+## Performance
+
+Hand-written notes the tools must keep.
+
+## Design notes
+
+### Why BLOCK_M = 64
+Hopper's wgmma tile height.
+
+## Devlog
+
+### triton_v1 -- naive
+One program per row.
+"""
+
+
+def _profile(s: int, us: float) -> Profile:
+    return Profile(
+        kernel="mla_decode",
+        version="triton_v2",
+        config={"b": 32, "s": s, "t": 4096},
+        stages=[Stage(name="total", duration_us=us, dram_pct=40.0, bottleneck="Latency")],
+        bottleneck=Bottleneck.LATENCY,
+        root_cause="Neither unit is busy. The grid is small.",
+    )
+
+
+def test_untouched_file_renders_identically() -> None:
+    assert Devlog(HUMAN).render() == HUMAN
+    no_newline = HUMAN.rstrip("\n")
+    assert Devlog(no_newline).render() == no_newline
+
+
+def test_reading_sections_and_entries() -> None:
+    d = Devlog(HUMAN)
+    assert d.title == "MLA decode"
+    assert d.overview.startswith("DeepSeek MLA decode")
+    assert d.current_best == "See results/."
+    assert [e.heading for e in d.entries()] == ["triton_v1 -- naive"]
+
+
+def test_performance_block_added_without_destroying_text(tmp_path: Path) -> None:
+    d = Devlog(HUMAN, tmp_path / "k.md")
+    d.set_performance_profile(_profile(1, 400.0), "_profiled by a test_")
+    d.save()
+    text = (tmp_path / "k.md").read_text()
+    assert "Hand-written notes the tools must keep." in text
+    assert "### Why BLOCK_M = 64" in text and "One program per row." in text
+    # the block sits inside the Performance section, before Design notes
+    assert text.index(marker(PERF)) < text.index("## Design notes")
+    assert "### Profile: mla_decode triton_v2 | b=32, s=1, t=4096" in text
+    assert "#### Stages" in text
+    again = Devlog.load(tmp_path / "k.md")
+    # a second config is added, the same config replaced
+    again.set_performance_profile(_profile(16, 3000.0), "_second run_")
+    again.set_performance_profile(_profile(1, 350.0), "_third run_")
+    profiles = again.performance_profiles()
+    assert [(p.s, p.metrics["duration_us"]) for p in profiles] == [(1, 350.0), (16, 3000.0)]
+    assert "_third run_" in (again.block(PERF) or "")
+    # everything outside the block is unchanged
+    outside = again.render().split(marker(PERF))[0]
+    assert outside == text.split(marker(PERF))[0]
+    assert len(again.sections) == len(Devlog(HUMAN).sections)
+
+
+def test_headings_inside_a_block_do_not_split_sections() -> None:
+    d = Devlog(HUMAN)
+    d.set_performance_profile(_profile(1, 400.0), "x")
+    reparsed = Devlog(d.render())
+    assert [s.title for s in reparsed.sections] == [s.title for s in d.sections]
+
+
+def test_entries_append_and_missing_sections_are_created() -> None:
+    d = Devlog("# k\n\n## Overview\n\ntext\n")
+    d.add_entry("v2 -- 2026-12-02 -- tiles", "Measured 3x faster.")
+    d.set_block("best", "| config | version |")
+    text = d.render()
+    assert text.index("## Current Best Results") < text.index("## Devlog")
+    assert [e.heading for e in Devlog(text).entries()] == ["v2 -- 2026-12-02 -- tiles"]
+    assert Devlog(text).block("best") == "| config | version |"
+
+
+def test_skeleton_and_unclosed_marker() -> None:
+    d = Devlog(skeleton("toy"))
+    assert d.block(PERF) == ""
+    with pytest.raises(KbError, match="no matching"):
+        Devlog(f"# k\n## Performance\n{marker(PERF)}\n").block(PERF)
