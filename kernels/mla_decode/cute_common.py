@@ -1,0 +1,175 @@
+"""Shared pieces of the CuTe DSL MLA decode versions (``cute_v*.py``).
+
+- :func:`compile_ptx`: compile a CuTe DSL entry point for a target arch WITHOUT a GPU and return
+  its PTX. CuTe DSL writes the PTX file (``--keep-ptx``) before it looks for the CUDA driver to
+  load the module, so on a CPU-only machine the driver error that follows is expected and ignored.
+- :func:`combine_splits`: merge split-KV partial outputs (each normalised by its own softmax sum)
+  with their base-2 log-sum-exp, in torch.
+- :func:`num_sms` and :func:`pick_splits`: how many KV splits fill the GPU.
+- :func:`mn_view` / :func:`quad_allreduce`: register-fragment helpers for the online softmax
+  over ``mma.sync`` accumulators (thread layout of the m16n8 C fragment).
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import torch
+
+LOG2_E = 1.4426950408889634
+
+
+def compile_ptx(entry: Callable[..., Any], *args: Any, arch: str = "sm_90a") -> str:
+    """Compile ``entry(*args)`` (a ``@cute.jit`` callable) for ``arch`` and return the PTX text.
+
+    Works on a machine without a GPU: the PTX is dumped before CuTe DSL initialises the driver.
+    """
+    import cutlass.cute as cute
+
+    with tempfile.TemporaryDirectory(prefix="cute_ptx_") as tmp:
+        error: Exception | None = None
+        try:
+            cute.compile(entry, *args, options=f"--keep-ptx --gpu-arch {arch} --dump-dir {tmp}")
+        except Exception as exc:  # no driver here: the module cannot be loaded, PTX is on disk
+            error = exc
+        ptx_files = sorted(Path(tmp).glob(f"*.{arch}.ptx"))
+        if not ptx_files:
+            raise RuntimeError(f"CuTe DSL produced no PTX for {arch}") from error
+        return "\n".join(p.read_text() for p in ptx_files)
+
+
+def num_sms(device: torch.device | None = None) -> int:
+    return int(
+        torch.cuda.get_device_properties(device or torch.device("cuda")).multi_processor_count
+    )
+
+
+def pick_splits(ctas_without_split: int, n_tiles: int, sms: int) -> tuple[int, int]:
+    """Split the KV tiles so that about one wave of CTAs covers the GPU.
+
+    Returns ``(splits, tiles_per_split)``; every split gets at least one tile.
+    """
+    want = max(1, min(n_tiles, sms // max(1, ctas_without_split)))
+    per_split = math.ceil(n_tiles / want)
+    return math.ceil(n_tiles / per_split), per_split
+
+
+def combine_splits(
+    o_part: torch.Tensor, lse2: torch.Tensor, out_dtype: torch.dtype
+) -> torch.Tensor:
+    """``o_part [b, S, R, d]`` fp32 (each split normalised), ``lse2 [b, S, R]`` base-2 LSE.
+
+    Empty splits carry ``lse2 = -inf`` and weigh zero.
+    """
+    m = lse2.amax(dim=1, keepdim=True)  # [b, 1, R]; finite: every row has >= 1 key
+    w = torch.exp2(lse2 - m)  # [b, S, R]
+    num = (o_part * w.unsqueeze(-1)).sum(dim=1)
+    return (num / w.sum(dim=1).unsqueeze(-1)).to(out_dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# Device-side helpers (traced by CuTe DSL; plain Python at import time).
+# ---------------------------------------------------------------------------------------------
+
+
+def mn_view(acc: Any) -> Any:
+    """View an m16n8 accumulator fragment ``((2, 2), MMA_M, MMA_N)`` as ``(rows, cols)``.
+
+    Within the atom a thread holds 2 columns (mode 0) of 2 rows (mode 1, 8 apart).
+    """
+    import cutlass.cute as cute
+
+    lay = cute.make_layout(acc.layout.shape)
+    mn = cute.make_layout(
+        ((lay.shape[0][1], lay.shape[1]), (lay.shape[0][0], lay.shape[2])),
+        stride=((lay.stride[0][1], lay.stride[1]), (lay.stride[0][0], lay.stride[2])),
+    )
+    return cute.make_tensor(acc.iterator, cute.composition(acc.layout, mn))
+
+
+def quad_allreduce(val: Any, op: Callable[[Any, Any], Any]) -> Any:
+    """Reduce over the 4 lanes that share one accumulator row (lane bits 0 and 1)."""
+    import cutlass.cute as cute
+
+    val = op(val, cute.arch.shuffle_sync_bfly(val, offset=2, mask=-1, mask_and_clamp=31))
+    return op(val, cute.arch.shuffle_sync_bfly(val, offset=1, mask=-1, mask_and_clamp=31))
+
+
+def cutlass_dsl_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("nvidia-cutlass-dsl")
+    except PackageNotFoundError:  # installed with pip --target: no metadata on sys.path
+        import cutlass
+
+        return str(getattr(cutlass, "__version__", "unknown"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Time the CuTe DSL versions with the shared benchmark; rows also name the cutlass-dsl version.
+
+    ``python -m kernels.mla_decode.cute_common [--versions cute_v1,torch] [--out DIR]``
+    writes ``cute_<UTC date>.json`` (the bench.py row schema) into DIR (default: results/).
+    """
+    import argparse
+    import datetime as dt
+    import json
+    import sys
+
+    from kernels.mla_decode import bench, registry
+
+    p = argparse.ArgumentParser(prog="python -m kernels.mla_decode.cute_common")
+    p.add_argument("--versions", default="")
+    p.add_argument("--config", default="all", choices=["all", "decode", "speculative"])
+    p.add_argument("--rep-ms", type=int, default=200)
+    p.add_argument("--out", type=Path, default=bench.RESULTS_DIR)
+    args = p.parse_args(argv)
+    names = (
+        args.versions.split(",")
+        if args.versions
+        else [n for n, v in registry.versions().items() if v.family == "cute"]
+    )
+    bench_argv = [
+        "--versions",
+        ",".join(names),
+        "--config",
+        args.config,
+        "--rep-ms",
+        str(args.rep_ms),
+    ]
+    bargs = argparse.Namespace(
+        versions=",".join(names),
+        config=args.config,
+        b=None,
+        s=1,
+        t=4096,
+        sweep=False,
+        rep_ms=args.rep_ms,
+        repeat=False,
+        seed=0,
+        out=args.out,
+        argv=bench_argv,
+    )
+    rows = bench.run(bargs)
+    cmd = "python -m kernels.mla_decode.cute_common " + " ".join(
+        sys.argv[1:] if argv is None else argv
+    )
+    for r in rows:
+        r["cutlass_dsl"] = cutlass_dsl_version()
+        r["command"] = cmd
+    args.out.mkdir(parents=True, exist_ok=True)
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    path = args.out / f"cute_{stamp}.json"
+    path.write_text(json.dumps(rows, indent=1) + "\n")
+    print(f"[cute] wrote {len(rows)} rows to {path}", file=sys.stderr)
+    bench.print_table(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

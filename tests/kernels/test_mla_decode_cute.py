@@ -1,0 +1,128 @@
+"""MLA decode, CuTe DSL versions (``kernels/mla_decode/cute_v*.py``).
+
+On the CPU (CI) every CuTe DSL version is compiled for sm_90a (CuTe DSL emits the PTX before
+it needs a driver) and its PTX is checked for the instructions the version is built on. Tests
+marked ``gpu`` run bf16 on the GPU against the fp32 reference with fresh random inputs and a
+NaN-poisoned allocator pool, so any output element the kernel fails to write shows up.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+
+from kernels.mla_decode import reference as ref
+from kernels.mla_decode import registry
+
+cute_common = pytest.importorskip("kernels.mla_decode.cute_common")
+pytest.importorskip("cutlass")
+
+REL_TOL = 2e-2  # bf16 operands and a bf16 P matrix (same bound as bench.py)
+
+# Instructions each version must contain in its sm_90a PTX (its reason to exist).
+EXPECTED_PTX = {
+    "cute_v1": [
+        r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16\.bf16\.f32",
+        r"ldmatrix\.sync\.aligned\.m8n8\.x4\.trans\.shared\.b16",
+        r"cp\.async\.cg\.shared\.global",
+    ],
+}
+
+
+def _cute_versions() -> list[str]:
+    return [n for n, v in registry.versions().items() if v.family == "cute"]
+
+
+def test_cute_versions_are_discovered() -> None:
+    names = _cute_versions()
+    assert "cute_v1" in names, registry.import_errors()
+    assert set(EXPECTED_PTX) <= set(names)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(EXPECTED_PTX))
+def test_compiles_for_sm90a_with_expected_instructions(name: str) -> None:
+    import importlib
+
+    import cutlass
+
+    mod = importlib.import_module(f"kernels.mla_decode.{name}")
+    for out_dtype in (cutlass.Float32, cutlass.BFloat16):  # split-KV partials / direct output
+        ptx = cute_common.compile_ptx(
+            mod.entry(), *mod.example_args(cutlass.BFloat16, out_dtype), arch="sm_90a"
+        )
+        assert re.search(r"^\.target sm_90a", ptx, re.M)
+        for pat in EXPECTED_PTX[name]:
+            assert re.search(pat, ptx), f"{name}: no {pat!r} in its sm_90a PTX"
+        # register spills show up as .local memory in the PTX
+        assert ".local" not in ptx, f"{name}: local memory (spills or indexed registers)"
+
+
+def test_cpu_tensors_are_rejected_clearly() -> None:
+    from kernels.mla_decode import cute_v1
+
+    q, kv, lens, sc = ref.make_inputs(1, 1, 8, dtype=torch.bfloat16)
+    with pytest.raises(ValueError, match="CUDA"):
+        cute_v1.mla_decode(q, kv, lens, sc)
+    with pytest.raises(ValueError, match="bf16/fp16"):
+        cute_v1.mla_decode(q.float(), kv.float(), lens, sc)
+
+
+def test_split_combine_matches_one_softmax() -> None:
+    """combine_splits on hand-made partials equals one softmax over all keys."""
+    torch.manual_seed(0)
+    scores = torch.randn(2, 3, 10)  # [b, R, keys]
+    v = torch.randn(2, 10, 4)
+    full = torch.softmax(scores, -1) @ v
+    parts, lses = [], []
+    for lo, hi in ((0, 4), (4, 4), (4, 10)):  # the middle split is empty
+        s = scores[..., lo:hi]
+        if hi == lo:
+            parts.append(torch.zeros(2, 3, 4))
+            lses.append(torch.full((2, 3), float("-inf")))
+            continue
+        parts.append(torch.softmax(s, -1) @ v[:, lo:hi])
+        lses.append(torch.logsumexp(s, -1) * cute_common.LOG2_E)
+    out = cute_common.combine_splits(torch.stack(parts, 1), torch.stack(lses, 1), torch.float32)
+    assert torch.allclose(out, full, atol=1e-5)
+
+
+def test_pick_splits_fills_the_gpu_and_covers_every_tile() -> None:
+    assert cute_common.pick_splits(64, 64, 132) == (2, 32)
+    assert cute_common.pick_splits(1024, 64, 132) == (1, 64)
+    splits, per = cute_common.pick_splits(2, 5, 132)
+    assert splits * per >= 5 and (splits - 1) * per < 5
+
+
+# (b, s, t, ragged): plain decode, speculative, short and ragged lengths (partial last tile,
+# empty splits), and the full-size decode configuration.
+GPU_CASES = [
+    (2, 1, 300, True),
+    (3, 2, 1000, True),
+    (4, 16, 517, True),
+    (32, 1, 4096, False),
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", GPU_CASES, ids=lambda c: f"b{c[0]}-s{c[1]}-t{c[2]}")
+@pytest.mark.parametrize("name", _cute_versions())
+def test_bf16_matches_fp32_reference_on_gpu(name: str, case: tuple[int, int, int, bool]) -> None:
+    b, s, t, ragged = case
+    fn = registry.get(name).fn
+    q, kv, lens, sc = ref.make_inputs(b, s, t, dtype=torch.bfloat16, device="cuda", ragged=ragged)
+    # Poison: freed allocator blocks full of NaN, reused by the kernel's outputs.
+    junk = torch.full((b * s * ref.N_HEADS * ref.D_V * 16,), float("nan"), device="cuda")
+    del junk
+    # NaN in cache rows past each length must not leak into the output either.
+    for i in range(b):
+        kv[i, int(lens[i]) :] = float("nan")
+    out = fn(q, kv, lens, sc)
+    torch.cuda.synchronize()
+    expect = ref.reference(q, kv, lens, sc)
+    assert out.shape == expect.shape and out.dtype == torch.bfloat16
+    assert torch.isfinite(out.float()).all(), "unwritten or NaN output elements"
+    err = ref.rel_error(out, expect)
+    assert err < REL_TOL, f"{name} {case}: relative error {err:.3g}"
