@@ -11,10 +11,11 @@ from typing import Any
 
 from whoosh.analysis import StemmingAnalyzer
 from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
+from whoosh.lang.porter2 import stem as porter2_stem
 
 from kbopt.model import Entry
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 # Fields a query may name (`title:split`, `metric:ctas_per_sm`) and the default ones.
 TEXT_FIELDS = (
@@ -45,7 +46,7 @@ FIELD_BOOSTS = {"title": 3.0, "when": 2.0, "content": 1.0}
 
 
 def build_schema() -> Schema:
-    stem = StemmingAnalyzer()
+    stem = StemmingAnalyzer(stemfn=porter2_stem)  # porter2: "splitting" -> "split"
     text = {name: TEXT(analyzer=stem) for name in TEXT_FIELDS if name not in ("title", "content")}
     return Schema(
         path=ID(stored=True, unique=True),  # relative to the knowledge root: the update key
