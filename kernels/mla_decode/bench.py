@@ -23,7 +23,6 @@ import shlex
 import sys
 import traceback
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -118,7 +117,9 @@ def _rotating(fn: Callable[..., Any], sets: list[tuple[Any, ...]]) -> Callable[[
     return call
 
 
-def _candidates(names: list[str] | None, sweep: bool) -> dict[str, tuple[str, Callable[..., Any]]]:
+def _candidates(
+    names: list[str] | None, sweep: str | None
+) -> dict[str, tuple[str, Callable[..., Any]]]:
     """name -> (family, fn with the contract signature or a 'prepare' for sglang)."""
     out: dict[str, tuple[str, Callable[..., Any]]] = {}
     for name, v in registry.versions().items():
@@ -130,39 +131,28 @@ def _candidates(names: list[str] | None, sweep: bool) -> dict[str, tuple[str, Ca
         print(f"[bench] SKIP sglang baseline: {why}", file=sys.stderr)
     for mod, err in registry.import_errors().items():
         print(f"[bench] SKIP {mod}: import failed: {err}", file=sys.stderr)
-    if sweep:
-        out.update(_sweep_candidates())
     if names:
         missing = [n for n in names if n not in out]
         if missing:
             raise SystemExit(f"unknown versions: {', '.join(missing)}; known: {', '.join(out)}")
         out = {n: out[n] for n in names}
+    if sweep:
+        out.update(_sweep_candidates(sweep))
     return out
 
 
-def _sweep_candidates() -> dict[str, tuple[str, Callable[..., Any]]]:
+def _sweep_candidates(specs: str) -> dict[str, tuple[str, Callable[..., Any]]]:
+    """Tiled-kernel variants, e.g. 'bm64-bn64-st2-tma,bm128-w16-bn32-st2' (TiledConfig.parse)."""
     from kernels.mla_decode import triton_tiled
-    from kernels.mla_decode.triton_v5 import CONFIG as base
 
     out: dict[str, tuple[str, Callable[..., Any]]] = {}
-    variants = []
-    for bn in (32, 64):
-        for st in (2, 3, 4):
-            for tma in (False, True):
-                variants.append(replace(base, block_n=bn, num_stages=st, use_tma=tma))
-    for sp in (1, 2, 4):
-        variants.append(replace(base, splits=sp))
-    variants.append(replace(base, num_warps=4))
-    for cfg in variants:
-        tag = (
-            f"sweep:bn{cfg.block_n}-st{cfg.num_stages}-w{cfg.num_warps}"
-            f"-sp{cfg.splits or 'auto'}{'-tma' if cfg.use_tma else ''}"
-        )
+    for spec in specs.split(","):
+        cfg = triton_tiled.TiledConfig.parse(spec.strip())
 
         def fn(q: Any, kv: Any, lens: Any, sc: float, _c: Any = cfg) -> torch.Tensor:
             return triton_tiled.run_tiled(_c, q, kv, lens, sc)
 
-        out[tag] = ("sweep", fn)
+        out[f"sweep:{cfg.tag()}"] = ("sweep", fn)
     return out
 
 
@@ -331,7 +321,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--s", type=int, default=1)
     p.add_argument("--t", type=int, default=4096)
     p.add_argument("--versions", help="comma-separated names (default: all + sglang)")
-    p.add_argument("--sweep", action="store_true", help="also time tiled-kernel variants")
+    p.add_argument(
+        "--sweep", metavar="SPECS", help="also time tiled-kernel variants, e.g. bm64-bn64-st2-tma"
+    )
     p.add_argument("--rep-ms", type=int, default=200, help="do_bench repetition time per run")
     p.add_argument("--repeat", action="store_true", help="time every version twice (spread)")
     p.add_argument("--seed", type=int, default=0)

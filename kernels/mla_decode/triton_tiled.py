@@ -16,7 +16,7 @@ the 512-wide latent part is then moved as two 256-wide boxes (the TMA box limit)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 import triton
@@ -42,6 +42,7 @@ def _tiled_kernel(
     DL: tl.constexpr,
     DR: tl.constexpr,
     USE_TMA: tl.constexpr,
+    WS: tl.constexpr,
 ):
     pid_m = tl.program_id(0)  # fastest: the row tiles of one KV slice run side by side (L2 reuse)
     pid_s = tl.program_id(1)
@@ -74,7 +75,7 @@ def _tiled_kernel(
         qp = q_desc_r.load([m0, 0])
         acc_a = tl.zeros([BLOCK_M, HALF], dtype=tl.float32)
         acc_b = tl.zeros([BLOCK_M, HALF], dtype=tl.float32)
-        for n0 in tl.range(start, end, BLOCK_N):
+        for n0 in tl.range(start, end, BLOCK_N, warp_specialize=WS):
             ka = kv_desc_l.load([n0, 0])
             kb = kv_desc_l.load([n0, HALF])
             kp = kv_desc_r.load([n0, 0])
@@ -97,7 +98,7 @@ def _tiled_kernel(
         qn = tl.load(q_rows + offs_l[None, :], mask=mask_m[:, None], other=0.0)
         qp = tl.load(q_rows + DL + offs_r[None, :], mask=mask_m[:, None], other=0.0)
         acc = tl.zeros([BLOCK_M, DL], dtype=tl.float32)
-        for n0 in tl.range(start, end, BLOCK_N):
+        for n0 in tl.range(start, end, BLOCK_N, warp_specialize=WS):
             offs_n = n0 + tl.arange(0, BLOCK_N)
             mask_n = offs_n < end
             kv_rows = kv_base + offs_n[:, None] * D
@@ -135,6 +136,39 @@ class TiledConfig:
     splits: int | None = 1  # None: size the split count from the SM count and the batch
     use_tma: bool = False
     min_rows_per_split: int = 256
+    warp_specialize: bool = False
+
+    def tag(self) -> str:
+        return (
+            f"bm{self.block_m}-bn{self.block_n}-st{self.num_stages}-w{self.num_warps}"
+            f"-sp{self.splits or 'auto'}{'-tma' if self.use_tma else ''}"
+            f"{'-ws' if self.warp_specialize else ''}"
+        )
+
+    @classmethod
+    def parse(cls, spec: str) -> TiledConfig:
+        """'bm64-bn64-st2-w8-spauto-tma-ws' (any subset, defaults for the rest)."""
+        cfg = cls()
+        for tok in spec.split("-"):
+            for prefix, field in (
+                ("bm", "block_m"),
+                ("bn", "block_n"),
+                ("st", "num_stages"),
+                ("w", "num_warps"),
+                ("sp", "splits"),
+            ):
+                if tok.startswith(prefix) and tok != "ws":
+                    val = tok[len(prefix) :]
+                    cfg = replace(cfg, **{field: None if val == "auto" else int(val)})
+                    break
+            else:
+                if tok == "tma":
+                    cfg = replace(cfg, use_tma=True)
+                elif tok == "ws":
+                    cfg = replace(cfg, warp_specialize=True)
+                else:
+                    raise ValueError(f"bad tiled config token {tok!r} in {spec!r}")
+        return cfg
 
 
 def auto_splits(b: int, row_tiles: int, t: int, n_sm: int, min_rows: int) -> int:
@@ -207,6 +241,7 @@ def run_tiled(
         DL=D_V,
         DR=D_QK - D_V,
         USE_TMA=cfg.use_tma,
+        WS=cfg.warp_specialize,
         num_warps=cfg.num_warps,
         num_stages=cfg.num_stages,
     )
