@@ -41,5 +41,13 @@ test: setup lint
 test-fast: setup
 	$(BIN)/python -m pytest -q -x
 
+# The Sphinx site (SPEC D1): a full build into _build/html; warnings are errors.
+# `kbopt site build --incremental` rebuilds only what changed; `kbopt site serve` serves it.
+docs: setup
+	$(BIN)/kbopt site build -W
+
+.PHONY: site
+site: docs
+
 clean:
 	rm -rf $(VENV) .kbopt-cache _build .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,130 @@
+"""Evidence tables and plots, drawn from `Entry.evidence_frame()`.
+
+Plots are SVG files written with matplotlib's object API (no pyplot state, Agg
+backend) with a fixed hash salt and no date, so the same evidence gives the same
+bytes and an incremental build does not see a change that is not there.
+"""
+
+from __future__ import annotations
+
+import io
+import textwrap
+from collections.abc import Sequence
+from typing import Any
+
+from kbopt.model import Entry
+from kbopt.site.pages import md_inline
+from kbopt.vocab import Kind
+
+POSITIVE = "#2e7d32"
+NEGATIVE = "#c62828"
+OVERVIEW_LIMIT = 40  # entries shown in the overview plot (largest effects first)
+
+
+def _svg(fig: Any) -> str:
+    import matplotlib
+
+    buf = io.StringIO()
+    with matplotlib.rc_context({"svg.hashsalt": "kbopt", "svg.fonttype": "none"}):
+        fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight")
+    return buf.getvalue()
+
+
+def _figure(width: float, height: float) -> Any:
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), dpi=100)
+
+
+def _label(text: str, width: int = 38) -> str:
+    return textwrap.shorten(" ".join(text.split()), width=width, placeholder="…")
+
+
+def entry_plot_svg(entry: Entry) -> str | None:
+    """Bar chart of each evidence row's Change (%), or None when no row has one."""
+    frame = entry.evidence_frame()
+    frame = frame[frame["change_pct"].notna()]
+    if frame.empty:
+        return None
+    labels = [_label(c) for c in frame["config"]]
+    values = [float(v) for v in frame["change_pct"]]
+    fig = _figure(6.4, 0.5 + 0.38 * len(values))
+    ax = fig.subplots()
+    ax.barh(range(len(values)), values, color=[_color(entry, v) for v in values])
+    ax.set_yticks(range(len(values)), labels)
+    ax.invert_yaxis()
+    ax.axvline(0, color="#555", linewidth=0.8)
+    ax.set_xlabel("Change column (%)")
+    ax.set_title(f"{entry.name}: evidence rows", fontsize=10)
+    return _svg(fig)
+
+
+def _color(entry: Entry, change: float) -> str:
+    # Change is a duration change for most rows (negative = faster), a speed-up when
+    # written as "2x"; colour by sign only, the axis label says what the number is.
+    return POSITIVE if (change < 0) != (entry.kind is Kind.ANTI_PATTERN) else NEGATIVE
+
+
+def overview_plot_svg(entries: Sequence[Entry]) -> str | None:
+    """Median Change (%) per entry, the largest effects first, coloured by kind."""
+    points = []
+    for e in entries:
+        values = [r.change_pct for b in e.evidence for r in b.rows if r.change_pct is not None]
+        if values:
+            values.sort()
+            points.append((e, values[len(values) // 2], len(values)))
+    if not points:
+        return None
+    points.sort(key=lambda p: (-abs(p[1]), p[0].name))
+    points = points[:OVERVIEW_LIMIT]
+    fig = _figure(7.2, 0.6 + 0.3 * len(points))
+    ax = fig.subplots()
+    colors = ["#3b6ea5" if e.kind is Kind.OPTIMIZATION else "#b03a2e" for e, _, _ in points]
+    ax.barh(range(len(points)), [v for _, v, _ in points], color=colors)
+    ax.set_yticks(range(len(points)), [f"{e.name} (n={n})" for e, _, n in points])
+    ax.invert_yaxis()
+    ax.axvline(0, color="#555", linewidth=0.8)
+    ax.set_xlabel("median Change column (%) over the entry's evidence rows")
+    ax.set_title("Evidence by entry (blue: optimization, red: anti-pattern)", fontsize=10)
+    return _svg(fig)
+
+
+def render_evidence_fragment(entries: Sequence[Entry], overview_path: str | None) -> str:
+    """MyST for the evidence page: the overview plot, then every evidence row."""
+    frames = [e.evidence_frame() for e in sorted(entries, key=lambda e: e.name)]
+    rows = sum(len(f) for f in frames)
+    local = sum(int((f["source_type"] == "local experiment").sum()) for f in frames)
+    lines = [
+        f"{rows} evidence rows from {sum(1 for f in frames if len(f))} entries "
+        f"({local} from local experiments, {rows - local} from external reports).",
+        "",
+    ]
+    if overview_path:
+        lines += [
+            f"```{{image}} {overview_path}",
+            ":alt: median change per entry",
+            ":class: kbopt-evidence-plot",
+            "```",
+            "",
+        ]
+    lines += [
+        "| Entry | Source type | Source | Device | Config | Before | After | Change |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for frame in frames:
+        for rec in frame.to_dict("records"):
+            name = rec["entry"]
+            cells = [
+                f"{{doc}}`{name} </generated/entries/{name}>`",
+                md_inline(str(rec["source_type"])),
+                md_inline(_label(str(rec["source"]), 80)),
+                md_inline(str(rec["device"] or "—")),
+                md_inline(str(rec["config"])),
+                md_inline(str(rec["before"])),
+                md_inline(str(rec["after"])),
+                md_inline(str(rec["change"])),
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+    if not rows:
+        lines.append("| — | | | | | | | |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,88 @@
+"""Reference pages generated from the code: the CLI (from the argparse tree) and the
+API (one autodoc page per `kbopt` module), so neither can drift from what ships."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pkgutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from kbopt.site.pages import fenced
+
+# Modules that run code on import or are not API.
+SKIP_MODULES = {"kbopt.__main__"}
+
+
+@contextmanager
+def _fixed_width(columns: int = 100) -> Iterator[None]:
+    """argparse wraps help at the terminal width; pin it so the page is stable."""
+    old = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = str(columns)
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = old
+
+
+def walk_commands(
+    parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser, str]]:
+    """(command path, parser, one-line help) for every subcommand, depth first."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {a.dest: a.help or "" for a in action._choices_actions}
+            for name, sub in action.choices.items():
+                yield (*path, name), sub, helps.get(name, "")
+                yield from walk_commands(sub, (*path, name))
+
+
+def render_cli_reference(parser: argparse.ArgumentParser | None = None) -> str:
+    """MyST for the CLI reference: the top-level help, then one section per command."""
+    if parser is None:
+        from kbopt.cli import build_parser
+
+        parser = build_parser()
+    with _fixed_width():
+        lines = [
+            "## `kbopt`",
+            "",
+            fenced(parser.format_help(), "text"),
+            "",
+        ]
+        for path, sub, help_text in walk_commands(parser):
+            full = " ".join(("kbopt", *path))
+            anchor = "cli-" + "-".join(path)
+            lines += [
+                f"({anchor})=",
+                f"## `{full}`",
+                "",
+                help_text or "",
+                "",
+                fenced(sub.format_help(), "text"),
+                "",
+            ]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def api_modules() -> list[str]:
+    """Every importable module of the `kbopt` package, sorted by name."""
+    import kbopt
+
+    names = ["kbopt"]
+    for info in pkgutil.walk_packages(kbopt.__path__, prefix="kbopt."):
+        if info.name not in SKIP_MODULES:
+            names.append(info.name)
+    return sorted(names)
+
+
+def render_api_page(module: str) -> str:
+    """One autodoc page.  The package root only gets its docstring: its members are
+    re-exports documented in their own modules (documenting them twice would be a
+    duplicate-object warning)."""
+    options = "" if module == "kbopt" else "   :members:\n"
+    return f"# `{module}`\n\n```{{eval-rst}}\n.. automodule:: {module}\n{options}```\n"
