@@ -5,8 +5,10 @@ For every entry of the allowed scope (shared entries plus the chosen language's,
 
 * **triggers** — each `metric op value` of When to Apply is evaluated against
   `Profile.metrics`.  `coverage = fired / (fired + failed)` over the triggers whose
-  metric the profile has; an entry needs at least one fired trigger (or strong text
-  relevance when it has no triggers at all) to be proposed;
+  metric the profile has.  An entry needs at least one fired trigger (or strong text
+  relevance when none of its metrics was measured); it is dropped when every trigger
+  checked fails, or when only shape facts (`kv_len`, `batch`...) hold while a measured
+  symptom (`ctas_per_sm`...) fails;
 * **text relevance** — a whoosh OR-query of the profile's root cause, key issues,
   stage names and kernel name against the entries, normalised to [0, 1];
 * **bottleneck class** — the entry lists the profile's class (memory / compute /
@@ -259,6 +261,10 @@ def _evaluate(
         return None
     if card.triggers and not fired and known:
         return None  # its conditions were checked and none holds
+    symptom_fired = any(not is_shape for is_shape, _ in shown)
+    symptom_failed = any(m not in SHAPE_METRICS for m, _, _, e in card.triggers if e in failed)
+    if symptom_failed and not symptom_fired:
+        return None  # only shape facts hold (kv_len...): the measured symptom is absent
     class_match = 1.0 if bottleneck is not None and bottleneck in card.bottlenecks else 0.0
     # Conditions are meant together: a failed one costs more than a linear share.
     score = (

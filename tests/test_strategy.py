@@ -1,0 +1,128 @@
+"""Strategy selection: triggers, scope (S3), warnings, estimated gain, CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_search_fixtures import small_kb
+
+from kbopt.cli import main
+from kbopt.contracts.profile import Profile, Stage
+from kbopt.errors import KbError
+from kbopt.store import Store
+from kbopt.strategy import recommend
+from kbopt.vocab import Bottleneck
+
+
+@pytest.fixture
+def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Store:
+    monkeypatch.delenv("KBOPT_CACHE_DIR", raising=False)
+    return Store(small_kb(tmp_path / "kb"))
+
+
+def profile(**measured: float) -> Profile:
+    return Profile(
+        kernel="my_kernel",
+        version="v1",
+        config={"b": 32, "s": 1, "t": 4096},
+        stages=[Stage(name="main", duration_us=100, dram_pct=30, occ_pct=20)],
+        measured=measured,
+        bottleneck=Bottleneck.LATENCY,
+        root_cause="Too many live registers per thread. Few warps are resident.",
+    )
+
+
+def test_fired_trigger_ranks_first_with_its_value(kb: Store) -> None:
+    s = recommend(profile(registers_per_thread=200, ctas_per_sm=2), store=kb)
+    top = s.opportunities[0]
+    assert top.id == "reduce-register-pressure"
+    assert top.trigger == "registers_per_thread=200"
+    assert set(top.fired) == {"registers_per_thread > 128", "achieved_occupancy_pct < 30"}
+    assert top.estimated_gain == pytest.approx(25)
+    assert top.path == "docs/knowledge/optimizations/reduce-register-pressure.md"
+    # A trigger that was checked and does not hold excludes the entry.
+    assert "split-the-grid" not in [o.id for o in s.opportunities]
+
+
+def test_refuted_entries_are_never_proposed(kb: Store) -> None:
+    s = recommend(profile(registers_per_thread=200), store=kb)
+    assert "refuted-magic" not in [o.id for o in s.opportunities]
+
+
+def test_small_grid_profile_and_anti_pattern_warning(kb: Store) -> None:
+    s = recommend(profile(ctas_per_sm=0.25, registers_per_thread=64), store=kb)
+    assert s.opportunities[0].id == "split-the-grid"
+    assert s.opportunities[0].trigger == "ctas_per_sm=0.25"  # a symptom before kv_len
+    assert s.warnings == []
+    s = recommend(profile(ctas_per_sm=2, num_splits=8, registers_per_thread=64), store=kb)
+    assert [w.id for w in s.warnings] == ["over-splitting"]
+    assert s.warnings[0].kind == "anti-pattern"
+
+
+def test_language_scope(kb: Store) -> None:
+    p = profile(shared_bank_conflicts=50_000, registers_per_thread=64)
+    assert "swizzle-shared-tiles" not in [o.id for o in recommend(p, store=kb).opportunities]
+    got = recommend(p, language="triton", store=kb).opportunities
+    assert got[0].id == "swizzle-shared-tiles"
+    assert "swizzle-shared-tiles" not in [
+        o.id for o in recommend(p, language="cute-dsl", store=kb).opportunities
+    ]
+    with pytest.raises(KbError, match="unknown language 'cuda'"):
+        recommend(p, language="cuda", store=kb)
+
+
+def test_gain_is_capped_by_the_headroom_to_the_floor(kb: Store) -> None:
+    s = recommend(profile(ctas_per_sm=0.25, pct_of_floor=90), store=kb)
+    top = s.opportunities[0]
+    assert top.id == "split-the-grid"
+    assert top.estimated_gain == pytest.approx(100 / 90 * 100 - 100, abs=0.01)
+
+
+def test_filled_profile_has_the_contract_top_3(kb: Store) -> None:
+    s = recommend(profile(registers_per_thread=200, ctas_per_sm=0.5), store=kb)
+    filled = s.filled_profile()
+    assert 1 <= len(filled.opportunities) <= 3
+    text = filled.render()
+    assert "### Top 3 Opportunities (ranked by estimated impact)" in text
+    assert Profile.parse(text) == filled
+    first = filled.opportunities[0]
+    assert first.link == s.opportunities[0].path and first.trigger == s.opportunities[0].trigger
+
+
+def test_text_relevance_breaks_ties_without_metrics(kb: Store) -> None:
+    p = Profile(
+        kernel="k",
+        version="v1",
+        bottleneck=Bottleneck.LATENCY,
+        root_cause="Shared memory bank conflicts on the swizzle-free tile. Columns hit one bank.",
+    )
+    got = recommend(p, language="triton", store=kb).opportunities
+    assert got and got[0].id == "swizzle-shared-tiles" and got[0].trigger == ""
+
+
+def test_cli_recommend_json_fill_and_analysis(
+    kb: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "p.md"
+    path.write_text(profile(registers_per_thread=200).render())
+    root = ["--root", str(kb.root)]
+    assert main([*root, "recommend", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    first = data["opportunities"][0]
+    assert {"id", "title", "kind", "score", "estimated_gain", "trigger"} <= set(first)
+    assert first["id"] == "reduce-register-pressure"
+    assert main([*root, "recommend", str(path), "--fill"]) == 0
+    assert "1. [Reduce register pressure" in capsys.readouterr().out
+    french = tmp_path / "analysis.txt"
+    french.write_text(
+        "Primary bottleneck: memory-bound\nEvidence: Memory bandwidth at 40% of peak, "
+        "ctas_per_sm=0.3, kv_len=8192\nRecommendations:\n1. [High] Split the KV axis\n"
+    )
+    assert main([*root, "recommend", str(french), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["opportunities"][0]["id"] == "split-the-grid"
+    bad = tmp_path / "bad.md"
+    bad.write_text("## Profile: k v1\n### Bottleneck: Disk-bound\n")
+    assert main([*root, "recommend", str(bad)]) == 2
+    assert "bad.md:2:" in capsys.readouterr().err
