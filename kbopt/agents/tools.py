@@ -1,0 +1,811 @@
+"""The tools the agents call, bound to the kbopt library.
+
+Every tool is a `ToolSpec`: a name, a description, a pydantic input model
+(`extra="forbid"`, so a bad input is refused with the field that is wrong), a handler
+and the kbopt command line a Claude Code agent uses for the same thing.  `call_tool`
+never raises: a bad input, a refused delegation, a path outside the project or a
+failing library call come back to the model as a tool error it can read and fix.
+
+The catalog tools go through `Store` (validated, atomic, locked writes that refresh
+`catalog/`); commands (profile, benchmark, tests) go through the run's `Executor`,
+so under a Remote Execution Context they run in the shared SLURM allocation.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.util
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from kbopt.agents import roles
+from kbopt.agents.remote import CommandResult, Executor
+from kbopt.agents.routing import DelegationRefused, check_delegation, route
+from kbopt.errors import KbError, ProblemList
+from kbopt.model import EvidenceBlock, EvidenceRow
+from kbopt.store import Store
+from kbopt.vocab import Kind, SourceType, Status
+
+KNOWLEDGE_PREFIX = Path("docs") / "knowledge"
+# Folders no tool may write into: version control, the generated catalog (written by the
+# store), the generated Claude Code definitions (written by `kbopt agent export-claude`).
+PROTECTED = (Path(".git"), Path("catalog"), Path(".claude"))
+MAX_READ_CHARS = 60_000
+
+
+class ToolError(Exception):
+    """A failure the model should see and can act on (returned with is_error=true)."""
+
+
+class RunAborted(KbError):
+    """A failure that ends the whole run (the API is unreachable): never fed to the model."""
+
+
+@dataclass
+class RunState:
+    """What one run has done so far; shared by every agent of the run."""
+
+    existing_triton: bool = False  # a Triton kernel exists (given, or written by stage one)
+    files_written: list[str] = field(default_factory=list)
+    delegations: list[dict[str, str]] = field(default_factory=list)
+    refusals: list[dict[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class ToolContext:
+    root: Path
+    store: Store
+    executor: Executor
+    role: str = roles.ORCHESTRATOR
+    sm: int | None = None
+    timeout_s: float = 3600.0
+    state: RunState = field(default_factory=RunState)
+    # Set by the runner: run a delegated task as another agent, return its final text.
+    delegate_fn: Callable[[str, str], str] | None = None
+
+    def for_role(self, role: str) -> ToolContext:
+        """The same run (state, executor, store) seen by another agent."""
+        return ToolContext(
+            root=self.root,
+            store=self.store,
+            executor=self.executor,
+            role=role,
+            sm=self.sm,
+            timeout_s=self.timeout_s,
+            state=self.state,
+            delegate_fn=self.delegate_fn,
+        )
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    input_model: type[BaseModel]
+    handler: Callable[[ToolContext, Any], Any]
+    cli: str  # the same capability from a shell (Claude Code agents and skills)
+
+    def schema(self) -> dict[str, Any]:
+        """The tool definition sent to the Messages API."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": _inline_schema(self.input_model),
+        }
+
+
+@dataclass
+class ToolOutcome:
+    content: str
+    is_error: bool = False
+
+
+class _Input(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+class SearchInput(_Input):
+    query: str = Field(min_length=1, description="words to search for")
+    kind: Kind | None = Field(default=None, description="optimization or anti-pattern")
+    language: str | None = Field(default=None, description="a language, or 'shared'")
+    limit: int = Field(default=10, ge=1, le=50)
+
+
+class ProfileTextInput(_Input):
+    profile: str = Field(
+        min_length=1, description="a profile in the profiler contract's Markdown shape"
+    )
+    language: str | None = Field(
+        default=None, description="add this language's entries to the shared ones, or 'all'"
+    )
+    limit: int = Field(default=5, ge=1, le=20)
+
+
+class NameInput(_Input):
+    name: str = Field(min_length=1, description="entry name (kebab-case)")
+
+
+class WriteEntryInput(_Input):
+    markdown: str = Field(
+        min_length=1, description="the whole entry file: YAML front matter (with name) + template"
+    )
+    update: bool = Field(default=False, description="replace an existing entry of that name")
+
+
+class RecordEvidenceInput(_Input):
+    name: str = Field(min_length=1, description="entry the evidence belongs to")
+    source_type: SourceType
+    source: str = Field(min_length=1, description="results file, paper, repository file...")
+    device: str | None = None
+    versions: str | None = None
+    date: str | None = None
+    command: str | None = Field(default=None, description="required for a local experiment")
+    rows: list[EvidenceRow] = Field(min_length=1)
+    status: Status | None = Field(default=None, description="new status of the entry, if any")
+
+
+class KernelInput(_Input):
+    kernel: str = Field(pattern=r"^[a-z0-9_]+$", description="kernel folder name, e.g. mla_decode")
+
+
+class UpdateDevlogInput(KernelInput):
+    section: Literal["performance", "best", "entry"] = Field(
+        description="performance: a profile contract; best: current best results; entry: a "
+        "new version's devlog entry"
+    )
+    text: str = Field(min_length=1)
+    heading: str | None = Field(
+        default=None,
+        description="entry: '<version> -- <date> -- <summary>'; performance: a header line",
+    )
+
+
+class RunKernelInput(KernelInput):
+    version: str = Field(pattern=r"^[A-Za-z0-9_.,-]+$", description="version(s), comma-separated")
+    config: Literal["decode", "speculative", "all"] | None = Field(
+        default=None, description="a default trial configuration (W2) instead of b, s, t"
+    )
+    b: int | None = Field(default=None, ge=1)
+    s: int | None = Field(default=None, ge=1)
+    t: int | None = Field(default=None, ge=1)
+
+
+class RunTestsInput(_Input):
+    path: str = Field(default="tests", description="test file or folder inside the project")
+    keyword: str | None = Field(default=None, description="pytest -k expression")
+
+
+class PathInput(_Input):
+    path: str = Field(min_length=1, description="path relative to the project root")
+
+
+class EditInput(PathInput):
+    old: str = Field(min_length=1, description="exact text to replace (must occur once)")
+    new: str = Field(description="replacement text")
+
+
+class WriteFileInput(PathInput):
+    content: str
+
+
+class ListExportsInput(_Input):
+    module: str = Field(
+        min_length=1, description="dotted module name (kernels.mla_decode.triton_v1) or .py path"
+    )
+
+
+class RouteInput(_Input):
+    request: str = Field(min_length=1)
+    sm: int | None = Field(default=None, description="target GPU SM version, e.g. 90 or 100")
+    existing_triton: bool = False
+
+
+class DelegateInput(_Input):
+    specialist: Literal[
+        "profiler",
+        "kernel-designer",
+        "perf-torch-cuda-graph-specialist",
+        "perf-profiling-specialist",
+        "kernel-triton-specialist",
+        "kernel-tileir-specialist",
+        "kernel-cute-specialist",
+    ]
+    task: str = Field(min_length=1, description="the task prompt; include benchmarking in scope")
+
+
+# --------------------------------------------------------------------------- paths
+
+
+def resolve_inside(root: Path, path: str) -> tuple[Path, Path]:
+    """(absolute path, path relative to root); refuse anything that escapes the root.
+
+    Symbolic links are resolved first, so a link pointing outside is refused too.
+    """
+    base = root.resolve()
+    candidate = Path(path)
+    full = (candidate if candidate.is_absolute() else base / candidate).resolve()
+    try:
+        return full, full.relative_to(base)
+    except ValueError:
+        raise ToolError(f"path {path!r} is outside the project root; refused") from None
+
+
+def project_path(ctx: ToolContext, path: str, *, for_write: bool = False) -> Path:
+    """`path` resolved inside the project root; writes also avoid protected folders."""
+    full, rel = resolve_inside(ctx.root, path)
+    if for_write:
+        for protected in PROTECTED:
+            if rel == protected or protected in rel.parents:
+                raise ToolError(f"{rel} is generated or version control; not writable by tools")
+        if rel == KNOWLEDGE_PREFIX or KNOWLEDGE_PREFIX in rel.parents:
+            raise ToolError(
+                f"{rel} is in the knowledge base: use write_entry / record_evidence, "
+                "which validate every write"
+            )
+    return full
+
+
+def _rel(ctx: ToolContext, full: Path) -> str:
+    return str(full.relative_to(ctx.root.resolve()))
+
+
+# --------------------------------------------------------------------------- catalog tools
+
+
+def _search(ctx: ToolContext, inp: SearchInput) -> Any:
+    from kbopt.search import search
+
+    hits = search(
+        inp.query,
+        kind=inp.kind.value if inp.kind else None,
+        language=inp.language,
+        limit=inp.limit,
+        store=ctx.store,
+    )
+    return [h.to_dict() for h in hits]
+
+
+def _recommend(ctx: ToolContext, inp: ProfileTextInput) -> Any:
+    from kbopt.strategy import recommend
+
+    return recommend(inp.profile, language=inp.language, limit=inp.limit, store=ctx.store).to_dict()
+
+
+def _show(ctx: ToolContext, inp: NameInput) -> Any:
+    entry = ctx.store.get(inp.name)
+    data = entry.model_dump(mode="json")
+    data["path"] = entry.summary()["path"]
+    return data
+
+
+def _write_entry(ctx: ToolContext, inp: WriteEntryInput) -> Any:
+    from kbopt.lint import lint
+    from kbopt.template import parse_entry
+
+    entry = parse_entry(inp.markdown, name=None, path="<write_entry>")
+    if re.search(r"\bTODO\b", inp.markdown):
+        raise ToolError("the entry still has TODO placeholders; fill every section")
+    if not entry.evidence:
+        raise ToolError(
+            "an entry needs Performance Evidence (a local experiment with its command, or an "
+            "external report naming its source)"
+        )
+    path = ctx.store.update(entry) if inp.update else ctx.store.write(entry)
+    shown = ctx.store.display(path)
+    problems = [str(p) for p in lint(ctx.store) if p.path == shown]
+    return {
+        "written": shown,
+        "action": "updated" if inp.update else "created",
+        "lint": problems or "clean",
+    }
+
+
+def _record_evidence(ctx: ToolContext, inp: RecordEvidenceInput) -> Any:
+    block = EvidenceBlock(
+        source_type=inp.source_type,
+        source=inp.source,
+        device=inp.device,
+        versions=inp.versions,
+        date=inp.date,
+        command=inp.command,
+        rows=inp.rows,
+    )
+    path = ctx.store.append_evidence(inp.name, block, status=inp.status)
+    return {"updated": ctx.store.display(path), "rows_added": len(inp.rows)}
+
+
+# --------------------------------------------------------------------------- devlog
+
+
+def _read_devlog(ctx: ToolContext, inp: KernelInput) -> Any:
+    from kbopt.devlog import PERF, Devlog
+
+    log = Devlog.for_kernel(ctx.root, inp.kernel, create=False)
+    return {
+        "path": _rel(ctx, log.path) if log.path else None,
+        "title": log.title,
+        "overview": log.overview,
+        "current_best": log.current_best,
+        "performance": log.block(PERF),
+        "entries": [e.heading for e in log.entries()],
+    }
+
+
+def _update_devlog(ctx: ToolContext, inp: UpdateDevlogInput) -> Any:
+    from kbopt.contracts.profile import Profile
+    from kbopt.devlog import BEST, Devlog
+
+    log = Devlog.for_kernel(ctx.root, inp.kernel, create=True)
+    if inp.section == "performance":
+        # The performance block holds profile contracts, one per trial configuration.
+        profile = Profile.parse(inp.text, path="<update_devlog>")
+        log.set_performance_profile(profile, header=inp.heading or f"Profiled by {ctx.role}.")
+    elif inp.section == "best":
+        log.set_block(BEST, inp.text)
+    else:
+        if not inp.heading:
+            raise ToolError("a devlog entry needs a heading: '<version> -- <date> -- <summary>'")
+        log.add_entry(inp.heading, inp.text)
+    path = log.save()
+    return {"updated": _rel(ctx, path), "section": inp.section}
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def _command_result(result: CommandResult) -> dict[str, object]:
+    data = result.as_dict()
+    data["ok"] = result.returncode == 0
+    return data
+
+
+def _kbopt_has_command(name: str) -> bool:
+    from kbopt.cli import build_parser
+
+    parser = build_parser()
+    for action in parser._actions:
+        choices = getattr(action, "choices", None)
+        if isinstance(choices, dict) and name in choices:
+            return True
+    return False
+
+
+def _config_args(inp: RunKernelInput) -> list[str]:
+    out: list[str] = ["--config", inp.config] if inp.config else []
+    for key in ("b", "s", "t"):
+        value = getattr(inp, key)
+        if value is not None:
+            out += [f"--{key}", str(value)]
+    return out
+
+
+def _profile(ctx: ToolContext, inp: RunKernelInput) -> Any:
+    if not _kbopt_has_command("profile"):
+        raise ToolError("profiling is not available: `kbopt profile` is not in this checkout yet")
+    argv = [ctx.executor.python, "-m", "kbopt", "profile", inp.kernel, inp.version]
+    argv += [*_config_args(inp), "--json"]
+    return _command_result(ctx.executor.run(argv, timeout=ctx.timeout_s))
+
+
+def _benchmark(ctx: ToolContext, inp: RunKernelInput) -> Any:
+    bench = ctx.root / "kernels" / inp.kernel / "bench.py"
+    if not bench.is_file():
+        raise ToolError(
+            f"benchmarking is not available: {_rel(ctx, bench)} does not exist for kernel "
+            f"{inp.kernel!r}"
+        )
+    # The kernels/<kernel>/bench.py convention: --versions, --config or --b/--s/--t; it
+    # writes its JSON rows (device, versions, date, command) under results/ itself.
+    argv = [ctx.executor.python, "-m", f"kernels.{inp.kernel}.bench", "--versions", inp.version]
+    argv += _config_args(inp)
+    return _command_result(ctx.executor.run(argv, timeout=ctx.timeout_s))
+
+
+def _run_tests(ctx: ToolContext, inp: RunTestsInput) -> Any:
+    target = project_path(ctx, inp.path)
+    if not target.exists():
+        raise ToolError(f"no such test path: {inp.path}")
+    argv = [ctx.executor.python, "-m", "pytest", "-q", "-x", _rel(ctx, target)]
+    if inp.keyword:
+        argv += ["-k", inp.keyword]
+    return _command_result(ctx.executor.run(argv, timeout=ctx.timeout_s))
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _backups(ctx: ToolContext) -> Any:
+    from kbopt.agents import safe_edit
+
+    return safe_edit.Backups(ctx.root)
+
+
+def _backup_file(ctx: ToolContext, inp: PathInput) -> Any:
+    full = project_path(ctx, inp.path, for_write=True)
+    record = _backups(ctx).backup(full)
+    return {"backed_up": _rel(ctx, full), **record}
+
+
+def _revert_file(ctx: ToolContext, inp: PathInput) -> Any:
+    full = project_path(ctx, inp.path, for_write=True)
+    action = _backups(ctx).revert(full)
+    return {"reverted": _rel(ctx, full), "action": action}
+
+
+def _read_file(ctx: ToolContext, inp: PathInput) -> Any:
+    full = project_path(ctx, inp.path)
+    if not full.is_file():
+        raise ToolError(f"no such file: {inp.path}")
+    try:
+        text = full.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ToolError(f"{inp.path} is not UTF-8 text") from None
+    shown = text[:MAX_READ_CHARS]
+    return {"path": _rel(ctx, full), "text": shown, "truncated": len(text) > len(shown)}
+
+
+def _require_backup(ctx: ToolContext, full: Path) -> None:
+    """W5: an existing file is changed only after backup_file (new files need none)."""
+    if full.exists() and not _backups(ctx).has_backup(full):
+        raise ToolError(
+            f"{_rel(ctx, full)} has no backup: call backup_file on it before modifying it"
+        )
+
+
+def _edit_file(ctx: ToolContext, inp: EditInput) -> Any:
+    full = project_path(ctx, inp.path, for_write=True)
+    if not full.is_file():
+        raise ToolError(f"no such file: {inp.path} (use write_file to create one)")
+    text = full.read_text(encoding="utf-8")
+    count = text.count(inp.old)
+    if count != 1:
+        raise ToolError(
+            f"`old` occurs {count} times in {inp.path}; give text that occurs exactly once"
+        )
+    _require_backup(ctx, full)
+    from kbopt.store import atomic_write
+
+    atomic_write(full, text.replace(inp.old, inp.new, 1))
+    ctx.state.files_written.append(_rel(ctx, full))
+    return {"edited": _rel(ctx, full)}
+
+
+def _write_file(ctx: ToolContext, inp: WriteFileInput) -> Any:
+    full = project_path(ctx, inp.path, for_write=True)
+    existed = full.exists()
+    _require_backup(ctx, full)
+    from kbopt.store import atomic_write
+
+    atomic_write(full, inp.content)
+    ctx.state.files_written.append(_rel(ctx, full))
+    return {"written": _rel(ctx, full), "created": not existed}
+
+
+def _list_exports(ctx: ToolContext, inp: ListExportsInput) -> Any:
+    path = module_file(ctx.root, inp.module)
+    try:
+        shown = _rel(ctx, path.resolve())
+    except ValueError:  # an installed package outside the project
+        shown = str(path)
+    return {"module": inp.module, "path": shown, **exported_names(path)}
+
+
+def module_file(root: Path, module: str) -> Path:
+    """The source file of a module: inside the project first, then the installed packages."""
+    if module.endswith(".py"):
+        full, _ = resolve_inside(root, module)
+        if not full.is_file():
+            raise ToolError(f"no such module file: {module}")
+        return full
+    if not re.fullmatch(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*", module):
+        raise ToolError(f"{module!r} is not a dotted module name or a .py path")
+    parts = module.split(".")
+    for candidate in (
+        root.joinpath(*parts).with_suffix(".py"),
+        root.joinpath(*parts, "__init__.py"),
+    ):
+        if candidate.is_file():
+            return candidate
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError) as exc:
+        raise ToolError(f"module {module!r} not found: {exc}") from None
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        raise ToolError(f"module {module!r} not found (no Python source for it)")
+    return Path(spec.origin)
+
+
+def exported_names(path: Path) -> dict[str, Any]:
+    """The names a module really exports, read from its source (it is not imported).
+
+    `__all__` when the module defines it literally; otherwise every public top-level
+    function, class, variable and re-exported import.
+    """
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except SyntaxError as exc:
+        raise ToolError(f"{path}:{exc.lineno}: cannot parse: {exc.msg}") from None
+    defined: dict[str, dict[str, str]] = {}
+    declared: list[str] | None = None
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            defined[node.name] = {"kind": "function", "signature": f"({ast.unparse(node.args)})"}
+        elif isinstance(node, ast.ClassDef):
+            defined[node.name] = {"kind": "class"}
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    if target.id == "__all__" and node.value is not None:
+                        declared = _literal_names(node.value)
+                    else:
+                        defined[target.id] = {"kind": "variable"}
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            if node.target.id == "__all__" and declared is not None:
+                declared += _literal_names(node.value) or []
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                name = alias.asname or alias.name.split(".")[0]
+                if name != "*":
+                    defined.setdefault(name, {"kind": "imported"})
+    if declared is not None:
+        names = [{"name": n, **defined.get(n, {"kind": "unknown"})} for n in declared]
+        return {"source": "__all__", "names": names}
+    public = [
+        {"name": n, **info}
+        for n, info in defined.items()
+        if not n.startswith("_") and info["kind"] != "imported"
+    ]
+    return {"source": "top-level definitions (no __all__)", "names": public}
+
+
+def _literal_names(node: ast.expr) -> list[str] | None:
+    if isinstance(node, ast.List | ast.Tuple):
+        out = [
+            e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+        ]
+        return out if len(out) == len(node.elts) else None
+    return None
+
+
+# --------------------------------------------------------------------------- routing / delegation
+
+
+def _route(ctx: ToolContext, inp: RouteInput) -> Any:
+    sm = inp.sm if inp.sm is not None else ctx.sm
+    r = route(inp.request, sm=sm, existing_triton=inp.existing_triton or ctx.state.existing_triton)
+    return r.as_dict()
+
+
+def _delegate(ctx: ToolContext, inp: DelegateInput) -> Any:
+    if ctx.delegate_fn is None:
+        raise ToolError("delegation is not available outside a run")
+    try:
+        check_delegation(
+            inp.specialist, inp.task, sm=ctx.sm, existing_triton=ctx.state.existing_triton
+        )
+    except DelegationRefused as exc:
+        ctx.state.refusals.append({"specialist": inp.specialist, "rule": exc.rule})
+        raise ToolError(str(exc)) from None
+    before = len(ctx.state.files_written)
+    ctx.state.delegations.append({"specialist": inp.specialist, "task": inp.task})
+    report = ctx.delegate_fn(inp.specialist, inp.task)
+    wrote_python = any(p.endswith(".py") for p in ctx.state.files_written[before:])
+    if inp.specialist == roles.TRITON and wrote_python:
+        ctx.state.existing_triton = True  # stage one of the TileIR pipeline is done
+    return {"specialist": inp.specialist, "report": report}
+
+
+# --------------------------------------------------------------------------- registry
+
+
+def _generic_cli(name: str) -> str:
+    return f"kbopt agent tool {name} --input '<json>'"
+
+
+TOOLS: dict[str, ToolSpec] = {
+    t.name: t
+    for t in (
+        ToolSpec(
+            "search_catalog",
+            "Full-text search of the optimization catalog; returns ranked entries.",
+            SearchInput,
+            _search,
+            'kbopt search "<query>" [--kind K] [--language L] --json',
+        ),
+        ToolSpec(
+            "recommend",
+            "Ranked optimizations for a profile (profiler contract Markdown), with the "
+            "triggering metric of each and anti-pattern warnings.",
+            ProfileTextInput,
+            _recommend,
+            "kbopt recommend <profile.md> --json",
+        ),
+        ToolSpec(
+            "show_entry",
+            "One catalog entry with all its typed fields.",
+            NameInput,
+            _show,
+            "kbopt show <name> --json",
+        ),
+        ToolSpec(
+            "write_entry",
+            "Create (or with update=true replace) a catalog entry from its whole Markdown "
+            "file; validated, filed at its KB2 path, indexed; returns lint findings.",
+            WriteEntryInput,
+            _write_entry,
+            "kbopt add <draft.md> [--update] --json",
+        ),
+        ToolSpec(
+            "record_evidence",
+            "Append a Performance Evidence block to an existing entry (KB7).",
+            RecordEvidenceInput,
+            _record_evidence,
+            _generic_cli("record_evidence"),
+        ),
+        ToolSpec(
+            "read_devlog",
+            "Read a kernel's devlog docs/kernels/<kernel>.md (overview, current best, performance).",
+            KernelInput,
+            _read_devlog,
+            _generic_cli("read_devlog"),
+        ),
+        ToolSpec(
+            "update_devlog",
+            "Update a section of a kernel's devlog (performance section, or a version's entry).",
+            UpdateDevlogInput,
+            _update_devlog,
+            _generic_cli("update_devlog"),
+        ),
+        ToolSpec(
+            "profile_kernel",
+            "Profile one kernel version at one trial configuration (runs in the remote "
+            "allocation when there is one); returns the command's JSON output.",
+            RunKernelInput,
+            _profile,
+            "kbopt profile <kernel> <version> --b B --s S --t T --json",
+        ),
+        ToolSpec(
+            "run_benchmark",
+            "Benchmark one kernel version (kernels/<kernel>/bench.py) at a configuration.",
+            RunKernelInput,
+            _benchmark,
+            "python -m kernels.<kernel>.bench --versions <v> [--config decode] [--b B --s S --t T]",
+        ),
+        ToolSpec(
+            "run_tests",
+            "Run pytest on a test file or folder of the project.",
+            RunTestsInput,
+            _run_tests,
+            "python -m pytest -q -x <path>",
+        ),
+        ToolSpec(
+            "backup_file",
+            "Back up a project file before any modification (safe modification, step 1).",
+            PathInput,
+            _backup_file,
+            _generic_cli("backup_file"),
+        ),
+        ToolSpec(
+            "revert_file",
+            "Restore a file from its backup (a regression or a failed check).",
+            PathInput,
+            _revert_file,
+            _generic_cli("revert_file"),
+        ),
+        ToolSpec(
+            "read_file",
+            "Read a text file inside the project.",
+            PathInput,
+            _read_file,
+            _generic_cli("read_file"),
+        ),
+        ToolSpec(
+            "edit_file",
+            "Replace one exact occurrence of `old` by `new` in a project file (back it up first).",
+            EditInput,
+            _edit_file,
+            _generic_cli("edit_file"),
+        ),
+        ToolSpec(
+            "write_file",
+            "Create a project file (or overwrite a backed-up one).",
+            WriteFileInput,
+            _write_file,
+            _generic_cli("write_file"),
+        ),
+        ToolSpec(
+            "list_exports",
+            "The names a module really exports (read from its source) - call it before "
+            "writing any import.",
+            ListExportsInput,
+            _list_exports,
+            _generic_cli("list_exports"),
+        ),
+        ToolSpec(
+            "route_request",
+            "Which specialist(s) a request goes to under the routing rules, and the rule.",
+            RouteInput,
+            _route,
+            'kbopt agent route "<request>" [--sm N] [--existing-triton] --json',
+        ),
+        ToolSpec(
+            "delegate",
+            "Delegate a task to a specialist or to the profiler / kernel-designer; a "
+            "delegation to the wrong specialist is refused with the rule that forbids it.",
+            DelegateInput,
+            _delegate,
+            "the Task tool, naming the subagent",
+        ),
+    )
+}
+
+
+def tool_schemas(names: tuple[str, ...] | list[str]) -> list[dict[str, Any]]:
+    return [TOOLS[n].schema() for n in names]
+
+
+def call_tool(ctx: ToolContext, name: str, raw_input: object) -> ToolOutcome:
+    """Run one tool for the agent `ctx.role`; every failure becomes a readable tool error."""
+    role = roles.get_role(ctx.role)
+    if name not in TOOLS or name not in role.tools:
+        return ToolOutcome(
+            f"tool {name!r} is not available to {ctx.role}; its tools: {', '.join(role.tools)}",
+            True,
+        )
+    spec = TOOLS[name]
+    try:
+        inp = spec.input_model.model_validate(raw_input)
+    except ValidationError as exc:
+        return ToolOutcome(f"invalid input for {name}: {_validation_text(exc)}", True)
+    try:
+        result = spec.handler(ctx, inp)
+    except ToolError as exc:
+        return ToolOutcome(str(exc), True)
+    except RunAborted:
+        raise
+    except ProblemList as exc:
+        return ToolOutcome(f"{name} failed:\n{exc}", True)
+    except KbError as exc:
+        return ToolOutcome(f"{name} failed: {exc}", True)
+    except (ValueError, ValidationError, OSError) as exc:
+        return ToolOutcome(f"{name} failed: {type(exc).__name__}: {exc}", True)
+    text = result if isinstance(result, str) else json.dumps(result, indent=1, default=str)
+    return ToolOutcome(text)
+
+
+def _validation_text(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or "(input)"
+        parts.append(f"{loc}: {err['msg']}")
+    return "; ".join(parts)
+
+
+def _inline_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """JSON schema without `$defs` references (plain, self-contained input schemas)."""
+    schema = model.model_json_schema()
+    defs = schema.pop("$defs", {})
+
+    def resolve(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                return resolve(defs[node["$ref"].split("/")[-1]])
+            return {k: resolve(v) for k, v in node.items() if k != "title"}
+        if isinstance(node, list):
+            return [resolve(v) for v in node]
+        return node
+
+    out: dict[str, Any] = resolve(schema)
+    out["type"] = "object"
+    return out

@@ -1,0 +1,258 @@
+"""`kbopt agent ...`: run the agents, route a request, call a tool, export Claude Code files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from kbopt.cli.common import command, print_json, store_from
+from kbopt.errors import KbError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    group = sub.add_parser(
+        "agent",
+        help="Agents on the Anthropic API: run, autopilot, route, tools, Claude Code export.",
+        description="Agents on the Anthropic API: run, autopilot, route, tools, Claude Code export.",
+        epilog='Example: kbopt agent route "Generate a TileIR kernel for SwiGLU" --json',
+    )
+    agent_sub = group.add_subparsers(dest="agent_command", metavar="AGENT_COMMAND")
+    agent_sub.required = True
+
+    p = command(
+        agent_sub,
+        "run",
+        "User-specified mode: the orchestrator plans, delegates, validates and reports.",
+        'kbopt agent run "Apply CUDA Graph to train.py" --sm 90',
+    )
+    p.add_argument("request")
+    _run_options(p)
+    p.set_defaults(func=cmd_run)
+
+    p = command(
+        agent_sub,
+        "autopilot",
+        "Autopilot mode: from an analysis (Primary bottleneck / Evidence / Recommendations).",
+        "kbopt agent autopilot ANALYSIS.md --sm 90",
+    )
+    p.add_argument("analysis", type=Path)
+    _run_options(p)
+    p.set_defaults(func=cmd_autopilot)
+
+    p = command(
+        agent_sub,
+        "route",
+        "Which specialist(s) a request goes to under the routing rules, and which rule decided.",
+        'kbopt agent route "Convert the Triton kernel to TileIR" --sm 100 --json',
+    )
+    p.add_argument("request")
+    p.add_argument("--sm", type=int, help="target GPU SM version (80, 90, 100...)")
+    p.add_argument("--existing-triton", action="store_true", help="a Triton kernel exists already")
+    p.set_defaults(func=cmd_route)
+
+    p = command(
+        agent_sub,
+        "tool",
+        "Call one agent tool with a JSON input (what Claude Code agents and skills use).",
+        'kbopt agent tool list_exports --input \'{"module": "kbopt.store"}\'',
+    )
+    p.add_argument("name")
+    p.add_argument("--input", default="{}", help="the tool input as a JSON object")
+    p.add_argument("--role", help="act as this role (default: a role that has the tool)")
+    p.set_defaults(func=cmd_tool)
+
+    p = command(
+        agent_sub,
+        "tools",
+        "List the agent tools, their input schemas and the roles that have them.",
+        "kbopt agent tools --role orchestrator --json",
+    )
+    p.add_argument("--role")
+    p.set_defaults(func=cmd_tools)
+
+    p = command(
+        agent_sub,
+        "export-claude",
+        "Write .claude/agents/*.md and .claude/skills/*/SKILL.md from the roles, or check them.",
+        "kbopt agent export-claude --check",
+    )
+    p.add_argument("--check", action="store_true", help="exit 1 when the files are stale")
+    p.set_defaults(func=cmd_export_claude)
+
+
+def _run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--sm", type=int, help="target GPU SM version, for hardware routing")
+    p.add_argument("--existing-triton", action="store_true", help="a Triton kernel exists already")
+    p.add_argument("--model", help="model id (default: KBOPT_AGENT_MODEL or the built-in)")
+    p.add_argument("--max-tokens", type=int, help="max output tokens per model call")
+    p.add_argument("--max-turns", type=int, help="max model calls per agent conversation")
+    p.add_argument("--max-delegations", type=int, help="max delegations per run")
+    p.add_argument("--price", action="append", default=[], help="model=input,output in $ per MTok")
+    p.add_argument(
+        "--remote",
+        type=Path,
+        help="Remote Execution Context JSON (host, job_id, workdir...); default: KBOPT_REMOTE",
+    )
+    p.add_argument("--transcript", type=Path, help="write the run's events as JSON lines here")
+
+
+def _runner(args: argparse.Namespace) -> Any:
+    # The key is checked first: without one, nothing else is read or imported.
+    from kbopt.agents.runner import make_client
+
+    client = make_client()
+    from kbopt.agents.remote import RemoteContext, make_executor
+    from kbopt.agents.runner import AgentConfig, AgentRunner, parse_prices
+    from kbopt.agents.tools import ToolContext
+
+    prices = {}
+    for text in args.price:
+        prices.update(parse_prices(text, "--price"))
+    config = AgentConfig.from_env(
+        model=args.model,
+        max_tokens=args.max_tokens,
+        max_turns=args.max_turns,
+        max_delegations=args.max_delegations,
+        sm=args.sm,
+        existing_triton=args.existing_triton or None,
+    )
+    config.prices.update(prices)
+    remote = RemoteContext.load(args.remote) if args.remote else RemoteContext.from_env()
+    store = store_from(args)
+    ctx = ToolContext(root=store.root, store=store, executor=make_executor(store.root, remote))
+    log = (lambda m: print(m, file=sys.stderr)) if not args.json else None
+    return AgentRunner(client, config, ctx, remote=remote, log=log)
+
+
+def _report(args: argparse.Namespace, runner: Any, result: Any) -> int:
+    cfg = runner.config
+    if args.transcript:
+        args.transcript.parent.mkdir(parents=True, exist_ok=True)
+        args.transcript.write_text(
+            "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in result.transcript),
+            encoding="utf-8",
+        )
+    state = runner.ctx.state
+    if args.json:
+        print_json(
+            {
+                "report": result.text,
+                "stopped": result.stopped,
+                "delegations": state.delegations,
+                "refusals": state.refusals,
+                "files_written": state.files_written,
+                "usage": result.usage.as_dict(cfg.model, cfg.prices),
+            }
+        )
+    else:
+        print(result.text)
+        print()
+        print(result.usage.line(cfg.model, cfg.prices))
+    return 0 if result.stopped == "end_turn" else 1
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    runner = _runner(args)
+    return _report(args, runner, runner.run_request(args.request))
+
+
+def cmd_autopilot(args: argparse.Namespace) -> int:
+    try:
+        text = args.analysis.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise KbError(f"cannot read {args.analysis}: {exc.strerror}") from None
+    from kbopt.contracts.analysis import Analysis
+
+    Analysis.parse(text, path=str(args.analysis))  # a malformed file fails before any API call
+    runner = _runner(args)
+    return _report(args, runner, runner.run_autopilot(text, path=str(args.analysis)))
+
+
+def cmd_route(args: argparse.Namespace) -> int:
+    from kbopt.agents.routing import route
+
+    r = route(args.request, sm=args.sm, existing_triton=args.existing_triton)
+    if args.json:
+        print_json(r.as_dict())
+    else:
+        print(
+            " -> ".join(r.stages)
+            + (f"  (or {', '.join(r.alternatives)})" if r.alternatives else "")
+        )
+        print(f"rule {r.rule}: {r.reason}")
+    return 0
+
+
+def cmd_tool(args: argparse.Namespace) -> int:
+    from kbopt.agents.remote import RemoteContext, make_executor
+    from kbopt.agents.roles import ROLES
+    from kbopt.agents.tools import TOOLS, ToolContext, call_tool
+
+    if args.name not in TOOLS:
+        raise KbError(f"unknown tool {args.name!r}; tools: {', '.join(TOOLS)}")
+    try:
+        raw = json.loads(args.input)
+    except json.JSONDecodeError as exc:
+        raise KbError(f"--input is not JSON: {exc.msg} (column {exc.colno})") from None
+    role = args.role or next((r.name for r in ROLES.values() if args.name in r.tools), None)
+    if role is None:
+        raise KbError(f"no role has the tool {args.name!r}")
+    store = store_from(args)
+    remote = RemoteContext.from_env()
+    ctx = ToolContext(
+        root=store.root, store=store, executor=make_executor(store.root, remote), role=role
+    )
+    outcome = call_tool(ctx, args.name, raw)
+    if args.json:
+        try:
+            result: Any = json.loads(outcome.content)
+        except json.JSONDecodeError:
+            result = outcome.content
+        print_json({"ok": not outcome.is_error, "result": result})
+    else:
+        print(outcome.content, file=sys.stderr if outcome.is_error else sys.stdout)
+    return 1 if outcome.is_error else 0
+
+
+def cmd_tools(args: argparse.Namespace) -> int:
+    from kbopt.agents.roles import ROLES, get_role
+    from kbopt.agents.tools import TOOLS
+
+    names = list(get_role(args.role).tools) if args.role else list(TOOLS)
+    rows = [
+        {
+            **TOOLS[n].schema(),
+            "cli": TOOLS[n].cli,
+            "roles": [r.name for r in ROLES.values() if n in r.tools],
+        }
+        for n in names
+    ]
+    if args.json:
+        print_json(rows)
+    else:
+        for row in rows:
+            print(f"{row['name']:<16} {', '.join(row['roles'])}")
+            print(f"{'':<16} {row['description']}")
+    return 0
+
+
+def cmd_export_claude(args: argparse.Namespace) -> int:
+    from kbopt.agents.claude_export import export, stale
+
+    root = store_from(args).root
+    if args.check:
+        out = stale(root)
+        if args.json:
+            print_json({"ok": not out, "stale": out})
+        for rel in out:
+            print(f"{rel} is stale: run `kbopt agent export-claude`", file=sys.stderr)
+        return 1 if out else 0
+    changed = export(root)
+    if args.json:
+        print_json({"changed": changed})
+    else:
+        print(".claude/ " + (f"updated: {', '.join(changed)}" if changed else "already current"))
+    return 0

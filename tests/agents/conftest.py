@@ -1,0 +1,68 @@
+"""Fixtures for the agent tests: a project copy in tmp_path and a runner on a scripted API."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from kbopt.agents.remote import RemoteContext, make_executor
+from kbopt.agents.runner import AgentConfig, AgentRunner
+from kbopt.agents.tools import ToolContext
+from kbopt.store import Store
+from tests.agents.scripted import ScriptedAPI
+
+# A toy kernel whose "benchmark" reads the tile size from the kernel file, so a change
+# of the file really changes the measured number (latency = 4096 / BLOCK).
+TOY_KERNEL = "BLOCK = 64\n\n\ndef launch(n):\n    return (n + BLOCK - 1) // BLOCK\n"
+TOY_BENCH = """\
+import argparse
+import json
+import re
+from pathlib import Path
+
+p = argparse.ArgumentParser()
+p.add_argument("--versions")
+p.add_argument("--config")
+p.add_argument("--b", type=int)
+p.add_argument("--s", type=int)
+p.add_argument("--t", type=int)
+args = p.parse_args()
+src = (Path(__file__).parent / f"{args.versions}.py").read_text()
+block = int(re.search(r"BLOCK = (\\d+)", src).group(1))
+print(json.dumps({"version": args.versions, "latency_us": 4096 / block}))
+"""
+
+
+@pytest.fixture
+def project(kb_copy: Path) -> Path:
+    """The bundled catalog plus a toy kernel with a benchmark and a test."""
+    toy = kb_copy / "kernels" / "toy"
+    toy.mkdir(parents=True)
+    (kb_copy / "kernels" / "__init__.py").write_text("")
+    (toy / "__init__.py").write_text("")
+    (toy / "toy_v1.py").write_text(TOY_KERNEL)
+    (toy / "bench.py").write_text(TOY_BENCH)
+    tests = kb_copy / "tests" / "toy"
+    tests.mkdir(parents=True)
+    (tests / "test_toy.py").write_text(
+        "from kernels.toy.toy_v1 import launch\n\n\ndef test_launch():\n    assert launch(128) >= 1\n"
+    )
+    return kb_copy
+
+
+RunnerFactory = Callable[..., AgentRunner]
+
+
+@pytest.fixture
+def make_runner(project: Path) -> RunnerFactory:
+    def factory(
+        api: ScriptedAPI, *, remote: RemoteContext | None = None, **config: object
+    ) -> AgentRunner:
+        store = Store(project)
+        ctx = ToolContext(root=project, store=store, executor=make_executor(project, remote))
+        cfg = AgentConfig(**config)  # type: ignore[arg-type]
+        return AgentRunner(api.client(), cfg, ctx, remote=remote)
+
+    return factory

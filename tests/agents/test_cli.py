@@ -1,0 +1,73 @@
+"""`kbopt agent ...` from the command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kbopt.cli import main
+
+
+def _kbopt(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kbopt", *args], capture_output=True, text=True, env=env, check=False
+    )
+
+
+def test_run_without_a_key_is_one_clear_line_and_non_zero() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    for args in (["agent", "run", "Apply CUDA Graph to train.py"], ["agent", "run", "x", "--json"]):
+        proc = _kbopt(*args, env=env)
+        assert proc.returncode == 2
+        out = (proc.stderr + proc.stdout).strip()
+        assert "ANTHROPIC_API_KEY is not set" in out
+        assert "Traceback" not in out
+        if "--json" not in args:
+            assert len(proc.stderr.strip().splitlines()) == 1 and proc.stdout == ""
+
+
+def test_autopilot_checks_the_analysis_before_the_key(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    bad = tmp_path / "ANALYSIS.md"
+    bad.write_text("Primary bottleneck: memory-bound\nRecommendations:\n1. [Urgent] x\n")
+    proc = _kbopt("agent", "autopilot", str(bad), env=env)
+    assert proc.returncode == 2 and f"{bad}:3:" in proc.stderr
+    proc = _kbopt("agent", "autopilot", str(tmp_path / "missing.md"), env=env)
+    assert proc.returncode == 2 and "cannot read" in proc.stderr
+
+
+def test_route_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["agent", "route", "Optimiser pour TileIR", "--existing-triton", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["stages"] == ["kernel-tileir-specialist"] and out["rule"] == "A3.1-convert"
+    assert main(["agent", "route", "Write a kernel"]) == 2
+    assert "--sm" in capsys.readouterr().err
+
+
+def test_tool_command_runs_a_tool_and_reports_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        main(["agent", "tool", "list_exports", "--input", '{"module": "kbopt.errors"}', "--json"])
+        == 0
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert out["ok"] and {"KbError", "ProblemList"} <= {n["name"] for n in out["result"]["names"]}
+    assert main(["agent", "tool", "read_file", "--input", '{"path": "../x"}']) == 1
+    assert "outside the project root" in capsys.readouterr().err
+    assert main(["agent", "tool", "read_file", "--input", "{nope"]) == 2
+    assert main(["agent", "tool", "frobnicate"]) == 2
+
+
+def test_tools_listing(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["agent", "tools", "--role", "orchestrator", "--json"]) == 0
+    names = [t["name"] for t in json.loads(capsys.readouterr().out)]
+    assert "delegate" in names and "edit_file" not in names
+
+
+def test_export_claude_check_is_green_in_the_repository(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["agent", "export-claude", "--check", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"ok": True, "stale": []}
