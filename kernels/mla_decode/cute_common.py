@@ -72,23 +72,144 @@ def combine_splits(
 
 
 # ---------------------------------------------------------------------------------------------
+# Host side shared by all versions: every version's @cute.jit entry takes
+#   (p_q, p_kv, p_lens, p_o, p_lse, batch, rows, t_max, splits, tiles_per_split, scale_log2, stream)
+# with o [b, splits, rows, 512] (fp32 partials, or q's dtype when splits == 1) and the base-2
+# LSE [b, splits, rows] fp32.
+# ---------------------------------------------------------------------------------------------
+
+_TORCH_TO_CUTE: dict[torch.dtype, str] = {torch.bfloat16: "BFloat16", torch.float16: "Float16"}
+
+
+def _gmem_ptr(dtype: Any, address: int, align: int) -> Any:
+    import cutlass.cute as cute
+    from cutlass.cute.runtime import make_ptr
+
+    return make_ptr(dtype, address, cute.AddressSpace.gmem, assumed_align=align)
+
+
+def launch_args_template(in_dtype: Any, out_dtype: Any, m_blk: int, n_blk: int) -> tuple[Any, ...]:
+    """Arguments that fix a compiled signature: placeholder addresses, types, a fake stream."""
+    import cutlass
+    import cutlass.cute as cute
+
+    fake = 1 << 20  # any 16-byte aligned address: only the types are traced
+    return (
+        _gmem_ptr(in_dtype, fake, 16),
+        _gmem_ptr(in_dtype, fake, 16),
+        _gmem_ptr(cutlass.Int32, fake, 4),
+        _gmem_ptr(out_dtype, fake, 16),
+        _gmem_ptr(cutlass.Float32, fake, 4),
+        cutlass.Int32(1),
+        cutlass.Int32(m_blk),
+        cutlass.Int32(n_blk),
+        cutlass.Int32(1),
+        cutlass.Int32(1),
+        cutlass.Float32(1.0),
+        cute.runtime.make_fake_stream(),
+    )
+
+
+def run_split_kv(
+    version: str,
+    compiled: Callable[[Any, Any], Any],
+    m_blk: int,
+    n_blk: int,
+    q: torch.Tensor,
+    kv_cache: torch.Tensor,
+    cache_seqlens: torch.Tensor,
+    sm_scale: float,
+) -> torch.Tensor:
+    """Check inputs, pick the KV split, launch ``compiled(in_dtype, out_dtype)``, combine."""
+    import cuda.bindings.driver as cuda
+    import cutlass
+
+    from kernels.mla_decode import reference as ref
+
+    ref.check_inputs(q, kv_cache, cache_seqlens)
+    if q.dtype not in _TORCH_TO_CUTE:
+        raise ValueError(f"{version} supports bf16/fp16, got {q.dtype}")
+    if not q.is_cuda:
+        raise ValueError(f"{version} needs CUDA tensors")
+    b, s, h, _ = q.shape
+    rows = s * h
+    if rows % m_blk:
+        raise ValueError(f"{version} needs s*h to be a multiple of {m_blk}, got {rows}")
+    t_max = kv_cache.shape[1]
+    q = q.contiguous()
+    kv_cache = kv_cache.contiguous()
+    lens = cache_seqlens.to(device=q.device, dtype=torch.int32).contiguous()
+
+    n_tiles = math.ceil(t_max / n_blk)
+    splits, per_split = pick_splits(b * rows // m_blk, n_tiles, num_sms(q.device))
+    in_dt = getattr(cutlass, _TORCH_TO_CUTE[q.dtype])
+    if splits == 1:  # the kernel writes the final output directly
+        o = torch.empty(b, 1, rows, ref.D_V, dtype=q.dtype, device=q.device)
+        out_dt = in_dt
+    else:
+        o = torch.empty(b, splits, rows, ref.D_V, dtype=torch.float32, device=q.device)
+        out_dt = cutlass.Float32
+    lse = torch.empty(b, splits, rows, dtype=torch.float32, device=q.device)
+
+    fn = compiled(in_dt, out_dt)
+    stream = cuda.CUstream(torch.cuda.current_stream(q.device).cuda_stream)
+    fn(
+        _gmem_ptr(in_dt, q.data_ptr(), 16),
+        _gmem_ptr(in_dt, kv_cache.data_ptr(), 16),
+        _gmem_ptr(cutlass.Int32, lens.data_ptr(), 4),
+        _gmem_ptr(out_dt, o.data_ptr(), 16),
+        _gmem_ptr(cutlass.Float32, lse.data_ptr(), 4),
+        b,
+        rows,
+        t_max,
+        splits,
+        per_split,
+        float(sm_scale) * LOG2_E,
+        stream,
+    )
+    if splits == 1:
+        return o.view(b, s, h, ref.D_V)
+    return combine_splits(o, lse, q.dtype).view(b, s, h, ref.D_V)
+
+
+# ---------------------------------------------------------------------------------------------
 # Device-side helpers (traced by CuTe DSL; plain Python at import time).
 # ---------------------------------------------------------------------------------------------
 
 
 def mn_view(acc: Any) -> Any:
-    """View an m16n8 accumulator fragment ``((2, 2), MMA_M, MMA_N)`` as ``(rows, cols)``.
+    """View an MMA accumulator fragment as ``(rows, cols)`` of this thread.
 
-    Within the atom a thread holds 2 columns (mode 0) of 2 rows (mode 1, 8 apart).
+    mma.sync m16n8: ``((2, 2), MMA_M, MMA_N)``; wgmma m64nN: ``((2, 2, N/8), MMA_M, MMA_N)``.
+    Within an 8-column group a thread holds 2 columns (mode 0) of 2 rows 8 apart (mode 1).
     """
     import cutlass.cute as cute
 
     lay = cute.make_layout(acc.layout.shape)
+    shp, std = lay.shape, lay.stride
     mn = cute.make_layout(
-        ((lay.shape[0][1], lay.shape[1]), (lay.shape[0][0], lay.shape[2])),
-        stride=((lay.stride[0][1], lay.stride[1]), (lay.stride[0][0], lay.stride[2])),
+        ((shp[0][1], shp[1]), (shp[0][0], *shp[0][2:], shp[2])),
+        stride=((std[0][1], std[1]), (std[0][0], *std[0][2:], std[2])),
     )
     return cute.make_tensor(acc.iterator, cute.composition(acc.layout, mn))
+
+
+def acc_as_wgmma_a(acc: Any) -> Any:
+    """Re-read a wgmma m64nN accumulator (after conversion to 16-bit) as the A operand of a
+    following wgmma with K = N: ``((2, 2, N/8), M, 1)`` -> ``((2, 2, 2), M, (N/16, 1))``.
+
+    The k16 A fragment of a thread holds the same (row, column) pairs as two adjacent n8
+    accumulator groups, so this is a pure relabelling of registers.
+    """
+    import cutlass.cute as cute
+
+    lay = cute.logical_divide(acc.layout, ((None, None, 2), None, None))
+    shp, std = lay.shape, lay.stride
+    frg = cute.make_layout(
+        ((shp[0][0], shp[0][1], shp[0][2][0]), shp[1], (shp[0][2][1], shp[2])),
+        stride=((std[0][0], std[0][1], std[0][2][0]), std[1], (std[0][2][1], std[2])),
+    )
+    return cute.make_tensor(acc.iterator, frg)
 
 
 def quad_allreduce(val: Any, op: Callable[[Any, Any], Any]) -> Any:

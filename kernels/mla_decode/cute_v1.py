@@ -18,7 +18,6 @@ Limits: bf16/fp16; ``s*h`` must be a multiple of 64; no TMA or wgmma (see cute_v
 """
 
 import functools
-import math
 from typing import Any
 
 import cuda.bindings.driver as cuda
@@ -27,16 +26,13 @@ import cutlass.cute as cute
 import cutlass.utils
 import torch
 from cutlass.cute.nvgpu import cpasync, warp
-from cutlass.cute.runtime import make_ptr
 
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
-    LOG2_E,
-    combine_splits,
+    launch_args_template,
     mn_view,
-    num_sms,
-    pick_splits,
     quad_allreduce,
+    run_split_kv,
 )
 
 VERSION = "cute_v1"
@@ -371,13 +367,6 @@ class _MlaDecodeV1:
 _KERNEL = _MlaDecodeV1()
 
 
-def _ptr(t: torch.Tensor, dtype: type[cutlass.Numeric]) -> Any:
-    return make_ptr(dtype, t.data_ptr(), cute.AddressSpace.gmem, assumed_align=16)
-
-
-_CUTE_DTYPES = {torch.bfloat16: cutlass.BFloat16, torch.float16: cutlass.Float16}
-
-
 @functools.cache
 def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
     """One compile per (input, output) dtype; every shape is a runtime argument."""
@@ -387,24 +376,9 @@ def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric])
 def example_args(
     in_dtype: type[cutlass.Numeric] = cutlass.BFloat16,
     out_dtype: type[cutlass.Numeric] = cutlass.Float32,
-    stream: Any = None,
 ) -> tuple[Any, ...]:
     """Arguments that fix the compiled signature (addresses are placeholders)."""
-    fake = 1 << 20  # any 16-byte aligned address; only the types are traced
-    return (
-        make_ptr(in_dtype, fake, cute.AddressSpace.gmem, assumed_align=16),
-        make_ptr(in_dtype, fake, cute.AddressSpace.gmem, assumed_align=16),
-        make_ptr(cutlass.Int32, fake, cute.AddressSpace.gmem, assumed_align=4),
-        make_ptr(out_dtype, fake, cute.AddressSpace.gmem, assumed_align=16),
-        make_ptr(cutlass.Float32, fake, cute.AddressSpace.gmem, assumed_align=4),
-        cutlass.Int32(1),
-        cutlass.Int32(M_BLK),
-        cutlass.Int32(N_BLK),
-        cutlass.Int32(1),
-        cutlass.Int32(1),
-        cutlass.Float32(1.0),
-        stream if stream is not None else cute.runtime.make_fake_stream(),
-    )
+    return launch_args_template(in_dtype, out_dtype, M_BLK, N_BLK)
 
 
 def entry() -> Any:
@@ -415,47 +389,4 @@ def entry() -> Any:
 def mla_decode(
     q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
 ) -> torch.Tensor:
-    ref.check_inputs(q, kv_cache, cache_seqlens)
-    if q.dtype not in _CUTE_DTYPES:
-        raise ValueError(f"{VERSION} supports bf16/fp16, got {q.dtype}")
-    if not q.is_cuda:
-        raise ValueError(f"{VERSION} needs CUDA tensors")
-    b, s, h, _ = q.shape
-    rows = s * h
-    if rows % M_BLK:
-        raise ValueError(f"{VERSION} needs s*h to be a multiple of {M_BLK}, got {rows}")
-    t_max = kv_cache.shape[1]
-    q = q.contiguous()
-    kv_cache = kv_cache.contiguous()
-    lens = cache_seqlens.to(device=q.device, dtype=torch.int32).contiguous()
-
-    n_tiles = math.ceil(t_max / N_BLK)
-    splits, per_split = pick_splits(b * rows // M_BLK, n_tiles, num_sms(q.device))
-    in_dt = _CUTE_DTYPES[q.dtype]
-    if splits == 1:
-        o = torch.empty(b, 1, rows, ref.D_V, dtype=q.dtype, device=q.device)
-        out_dt = in_dt
-    else:
-        o = torch.empty(b, splits, rows, ref.D_V, dtype=torch.float32, device=q.device)
-        out_dt = cutlass.Float32
-    lse = torch.empty(b, splits, rows, dtype=torch.float32, device=q.device)
-
-    fn = _compiled(in_dt, out_dt)
-    stream = cuda.CUstream(torch.cuda.current_stream(q.device).cuda_stream)
-    fn(
-        _ptr(q, in_dt),
-        _ptr(kv_cache, in_dt),
-        make_ptr(cutlass.Int32, lens.data_ptr(), cute.AddressSpace.gmem, assumed_align=4),
-        _ptr(o, out_dt),
-        make_ptr(cutlass.Float32, lse.data_ptr(), cute.AddressSpace.gmem, assumed_align=4),
-        b,
-        rows,
-        t_max,
-        splits,
-        per_split,
-        float(sm_scale) * LOG2_E,
-        stream,
-    )
-    if splits == 1:
-        return o.view(b, s, h, ref.D_V)
-    return combine_splits(o, lse, q.dtype).view(b, s, h, ref.D_V)
+    return run_split_kv(VERSION, _compiled, M_BLK, N_BLK, q, kv_cache, cache_seqlens, sm_scale)

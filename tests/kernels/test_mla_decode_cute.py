@@ -28,6 +28,11 @@ EXPECTED_PTX = {
         r"ldmatrix\.sync\.aligned\.m8n8\.x4\.trans\.shared\.b16",
         r"cp\.async\.cg\.shared\.global",
     ],
+    "cute_v2": [
+        r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16",  # S = Q K^T (SS)
+        r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16",  # O += P V (RS)
+        r"fence\.proxy\.async\.shared::cta",
+    ],
 }
 
 
