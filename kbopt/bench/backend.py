@@ -56,6 +56,7 @@ class Measurement:
     date: str = ""
     command: str = ""
     note: str = ""  # e.g. the OOM backoff
+    sm_count: int | None = None  # multiprocessors of the device (for ctas_per_sm)
 
     @property
     def pct_of_floor(self) -> float | None:
@@ -89,6 +90,7 @@ class Measurement:
             "date": self.date,
             "command": self.command,
             "note": self.note,
+            "sm_count": self.sm_count,
         }
 
     @classmethod
@@ -115,6 +117,7 @@ class Measurement:
             date=d.get("date", ""),
             command=d.get("command", ""),
             note=d.get("note", ""),
+            sm_count=d.get("sm_count"),
         )
 
 
@@ -251,6 +254,7 @@ class FakeBackend:
             quantiles_us=(duration * 0.99, duration, duration * 1.01),
             metrics={k: float(v) for k, v in dict(consts.get("FAKE_TIMING_METRICS", {})).items()},
             device="fake-gpu",
+            sm_count=int(consts.get("FAKE_SM_COUNT", 132)),
             versions={"kbopt-fake": "1"},
             date=dt.date.today().isoformat(),
             command=f"kbopt profile {kernel} {version} --config {config.b},{config.s},{config.t} --backend fake",

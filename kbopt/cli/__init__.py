@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "kbopt.cli.catalog_cmds",
     "kbopt.cli.search_cmds",
     "kbopt.cli.site_cmds",
+    "kbopt.cli.cycle_cmds",
 )
 
 

@@ -1,0 +1,242 @@
+"""Cycle commands: profile, cycle, tune (thin wrappers over kbopt.workflow and kbopt.bench)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from kbopt.bench.backend import MeasurementBackend
+from kbopt.bench.trials import TrialConfig, parse_config, trial_matrix
+from kbopt.cli.common import command, print_json, store_from
+from kbopt.errors import KbError
+from kbopt.vocab import Language
+
+BACKENDS = ("real", "fake")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = command(
+        sub,
+        "profile",
+        "Profile one kernel version at one configuration: timing, roofline, ncu counters "
+        "when readable, bottleneck, Top 3 Opportunities; updates the devlog's performance section.",
+        "kbopt profile mla_decode triton_v3 --config decode",
+    )
+    p.add_argument("kernel")
+    p.add_argument("version")
+    p.add_argument("--config", default="decode", help="decode, spec, or b,s,t (default decode)")
+    _common(p)
+    p.add_argument("--no-devlog", action="store_true", help="do not update docs/kernels/<k>.md")
+    p.set_defaults(func=cmd_profile)
+
+    p = command(
+        sub,
+        "cycle",
+        "Run the optimization cycle (ANALYZE..LEARN) on a kernel, one optimization at a time, "
+        "with backups and byte-identical restore; resumable; ends with the Optimization Summary.",
+        "kbopt cycle mla_decode --target 'pct_of_floor>=50' --from triton_v1 "
+        "--designer scripted:runs/plans/mla_decode_ladder.json",
+    )
+    p.add_argument("kernel")
+    p.add_argument("--target", help="`metric op value` that must hold at every configuration")
+    p.add_argument("--from", dest="start", help="the version to start from")
+    p.add_argument(
+        "--designer",
+        default="human",
+        help="scripted:PLAN.json | human[:LANGUAGE] | a registered agent designer",
+    )
+    p.add_argument(
+        "--configs",
+        default="decode;spec",
+        help="';'-separated configurations: decode, spec or b,s,t (default: decode;spec, W2)",
+    )
+    p.add_argument("--stress", help="a third configuration b,s,t (needs --stress-reason)")
+    p.add_argument("--stress-reason", default="", help="the evidence that asks for it (W2)")
+    p.add_argument("--max-iterations", type=int, default=4)
+    p.add_argument("--run-id", help="name of the run folder under runs/")
+    p.add_argument("--resume", metavar="RUN_ID", help="continue a stopped or crashed run")
+    _common(p)
+    p.set_defaults(func=cmd_cycle)
+
+    p = command(
+        sub,
+        "tune",
+        "Tune a version's parameters: manual tiles first, then an optional coarse autotune "
+        "inside a time budget (default 60 min); unbounded sweeps are refused.",
+        "kbopt tune mla_decode triton_v5 --manual block_n=32 --manual block_n=64 "
+        "--param block_n=32,64 --param num_stages=2,3 --budget-min 10",
+    )
+    p.add_argument("kernel")
+    p.add_argument("version")
+    p.add_argument("--config", default="decode", help="decode, spec, or b,s,t")
+    p.add_argument(
+        "--manual", action="append", default=[], help="k=v,k=v: one manual configuration"
+    )
+    p.add_argument(
+        "--param", action="append", default=[], help="NAME=v1,v2 or NAME=lo..hi:xN (autotune)"
+    )
+    p.add_argument("--budget-min", type=float, default=60.0)
+    p.add_argument("--seconds-per-config", type=float, help="override the measured estimate")
+    p.add_argument("--promising", default="", help="why this version deserves > 1 hour")
+    p.add_argument("--out", type=Path, help="write the tuning rows as JSON here")
+    p.add_argument("--backend", choices=BACKENDS, default="real")
+    p.set_defaults(func=cmd_tune)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--counters", choices=("auto", "off", "require"), default="auto", help="ncu use")
+    p.add_argument("--language", choices=[lang.value for lang in Language])
+    p.add_argument("--backend", choices=BACKENDS, default="real", help="real GPU or the fake")
+
+
+def make_backend(name: str, root: Path) -> MeasurementBackend:
+    if name == "fake":
+        from kbopt.bench.backend import FakeBackend
+
+        return FakeBackend(root)
+    from kbopt.bench.real import RealBackend
+
+    return RealBackend(root)
+
+
+def cmd_profile(args: argparse.Namespace) -> int:
+    from kbopt.workflow.profiler import profile_version, update_devlog
+
+    store = store_from(args)
+    backend = make_backend(args.backend, store.root)
+    run = profile_version(
+        backend,
+        args.kernel,
+        args.version,
+        parse_config(args.config),
+        counters=args.counters,
+        language=args.language,
+        store=store,
+    )
+    devlog = None if args.no_devlog else update_devlog(store.root, run)
+    if args.json:
+        data = run.as_dict()
+        data["devlog"] = store.display(devlog) if devlog else None
+        print_json(data)
+    else:
+        sys.stdout.write(run.profile.render())
+        for w in run.warnings:
+            print(f"warning: matching anti-pattern {w}", file=sys.stderr)
+        if devlog:
+            print(f"updated {store.display(devlog)}", file=sys.stderr)
+    return 0
+
+
+def _configs(args: argparse.Namespace) -> list[TrialConfig]:
+    configs = [parse_config(c) for c in args.configs.split(";") if c.strip()]
+    if not configs:
+        raise KbError("--configs names no configuration")
+    if args.stress:
+        cfg = parse_config(args.stress)
+        stress = TrialConfig("stress", cfg.b, cfg.s, cfg.t, args.stress_reason)
+        configs.append(trial_matrix(stress)[-1])  # refuses a stress point without a reason
+    return configs
+
+
+def cmd_cycle(args: argparse.Namespace) -> int:
+    from kbopt.workflow import cycle
+    from kbopt.workflow.designers import make_designer
+    from kbopt.workflow.record import State
+
+    store = store_from(args)
+    root = store.root
+    designer = make_designer(args.designer, root)
+    if args.resume:
+        from kbopt.workflow.record import load, run_dir
+
+        backend = make_backend(load(run_dir(root, args.resume)).backend, root)
+        run = cycle.resume(root, args.resume, backend=backend, designer=designer, store=store)
+    else:
+        if not args.target or not args.start:
+            raise KbError("a new run needs --target and --from (or --resume RUN_ID)")
+        run = cycle.start(
+            root,
+            kernel=args.kernel,
+            target=args.target,
+            start_version=args.start,
+            backend=make_backend(args.backend, root),
+            designer=designer,
+            designer_spec=args.designer,
+            configs=_configs(args),
+            store=store,
+            max_iterations=args.max_iterations,
+            counters=args.counters,
+            language=args.language,
+            run_id=args.run_id,
+            on_state=lambda r: print(f"[cycle] {r.state.value}", file=sys.stderr),
+        )
+    record = run.run()
+    folder = store.display(run.folder)
+    if args.json:
+        print_json({"run": folder, "record": record.model_dump(mode="json")})
+    elif record.state is State.DONE:
+        sys.stdout.write(record.summary)
+        print(f"run record: {folder}/record.json", file=sys.stderr)
+    else:
+        print(
+            f"paused in {record.state.value}: {record.events[-1].message}\n"
+            f"resume with: kbopt cycle {record.kernel} --resume {record.run_id} --designer {record.designer}",
+            file=sys.stderr,
+        )
+    return 0 if record.state is State.DONE else 3
+
+
+def _params(text: str) -> dict[str, int | float | str]:
+    from kbopt.bench.tuning import parse_param
+
+    out: dict[str, int | float | str] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, values = parse_param(part)
+        if len(values) != 1:
+            raise KbError(f"--manual {text!r}: one value per parameter")
+        out[name] = values[0]
+    return out
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    from kbopt.bench.backend import measure_with_backoff
+    from kbopt.bench.tuning import TuneBudget, TuneSpace, parse_param, tune
+
+    store = store_from(args)
+    backend = make_backend(args.backend, store.root)
+    config = parse_config(args.config)
+    space = TuneSpace(dict(parse_param(p) for p in args.param)) if args.param else None
+    budget = TuneBudget(seconds=args.budget_min * 60.0, promising=args.promising)
+
+    def measure(params: dict[str, int | float | str]) -> float:
+        m = measure_with_backoff(backend, args.kernel, args.version, config, params)
+        if not m.correct:
+            raise RuntimeError(f"wrong result (error {m.error})")
+        return m.duration_us
+
+    report = tune(
+        measure,
+        manual=[_params(m) for m in args.manual],
+        space=space,
+        budget=budget,
+        seconds_per_config=args.seconds_per_config,
+    )
+    data = {"kernel": args.kernel, "version": args.version, "config": config.as_dict()}
+    data.update(report.as_dict())
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(data, indent=1, default=str) + "\n")
+    if args.json:
+        print_json(data)
+    else:
+        for row in report.rows:
+            shown = f"{row.duration_us:.1f} us" if row.duration_us is not None else row.error
+            print(f"{row.phase:<9} {json.dumps(row.params):<50} {shown}")
+        best = report.best
+        if best:
+            print(f"best: {json.dumps(best.params)} at {best.duration_us:.1f} us")
+        if report.stopped_by_budget:
+            print("stopped at the time budget", file=sys.stderr)
+    return 0

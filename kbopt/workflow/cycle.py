@@ -1,0 +1,704 @@
+"""The optimization cycle (W1) as an explicit, persisted state machine.
+
+    ANALYZE -> PROFILE -> SELECT -> STRATEGIZE -> DESIGN -> VERIFY -> EVALUATE -+-> LEARN -> DONE
+                            ^                                                  |
+                            +---------------- target not met ------------------+
+
+- ANALYZE reads the devlog's overview and current best results (and a stress
+  configuration the devlog asks for, W2).
+- PROFILE measures the baseline at every configuration first (W5), profiles the primary
+  one, and updates the devlog's performance section.
+- SELECT picks the language: the user's `--language`, else the designer's, else the
+  language of the top-ranked language-specific entry, else Triton (tile-level control is
+  enough unless the catalog says otherwise).
+- STRATEGIZE ranks the shared + chosen-language catalog against the profile.
+- DESIGN backs up the kernel folder and the devlog, hands ONE optimization to the designer
+  (Optimization Task -> New Version contracts).
+- VERIFY measures the new version at every configuration; a correctness failure, a run
+  failure or a slowdown over 5% at any configuration restores every file byte for byte;
+  otherwise the new version becomes current and is profiled against the previous one.
+  Either way an Optimization Applied report and a devlog entry are written.
+- EVALUATE stops when the target holds at every configuration or at the iteration limit.
+- LEARN writes back through the store (`kbopt.workflow.learn`) and lints the catalog.
+- DONE renders the Optimization Summary to `runs/<id>/summary.md`.
+
+The record is saved after every transition and measurement, so `resume` continues a run
+that was killed at any point (see `kbopt.workflow.record`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from kbopt.bench.backend import Measurement, MeasurementBackend, measure_with_backoff
+from kbopt.bench.trials import TrialConfig, stress_from_devlog
+from kbopt.contracts.new_version import NewVersion
+from kbopt.contracts.profile import Profile
+from kbopt.contracts.reports import (
+    MetricRow,
+    OptimizationApplied,
+    OptimizationSummary,
+    Outcome,
+    StepStatus,
+    SummaryStep,
+    impact_text,
+    pct_change,
+)
+from kbopt.contracts.task import Constraints, OptimizationTask, TaskOptimization
+from kbopt.devlog import BEST, Devlog, devlog_path
+from kbopt.errors import KbError
+from kbopt.markdown import render_table
+from kbopt.model import Trigger
+from kbopt.store import Store, atomic_write
+from kbopt.vocab import Language
+from kbopt.workflow import record as rec
+from kbopt.workflow.designers import DesignContext, Designer, Proposal
+from kbopt.workflow.learn import run_learn
+from kbopt.workflow.profiler import profile_version, update_devlog
+from kbopt.workflow.record import Attempt, AttemptStatus, RunRecord, State
+from kbopt.workflow.safe import Snapshot
+
+REGRESSION_PCT = 5.0  # W5: more than 5% slower is a regression
+CONTROL_LEVEL = {
+    "triton": "tile-level (Triton: blocks, dots, pipelining stages)",
+    "cute-dsl": "thread/warp-level (CuTe DSL: layouts, TMA, wgmma, warp specialization)",
+    "cutile-dsl": "tile-level (cuTile)",
+    "tileir": "tile-level (Triton on the TileIR backend)",
+}
+
+
+@dataclass
+class Cycle:
+    root: Path
+    folder: Path
+    record: RunRecord
+    backend: MeasurementBackend
+    designer: Designer
+    store: Store
+    on_state: Callable[[RunRecord], None] | None = None  # called after each save (tests, CLI)
+
+    # ------------------------------------------------------------------ plumbing
+
+    @property
+    def configs(self) -> list[TrialConfig]:
+        return [
+            TrialConfig(c["name"], c["b"], c["s"], c["t"], c.get("why", ""))
+            for c in self.record.configs
+        ]
+
+    def save(self) -> None:
+        rec.save(self.record, self.folder)
+        if self.on_state is not None:
+            self.on_state(self.record)
+
+    def go(self, state: State, message: str = "") -> None:
+        if message:
+            self.record.log(message)
+        self.record.state = state
+        self.save()
+
+    def run(self) -> RunRecord:
+        """Run until DONE, or until a designer's answer is pending (state stays DESIGN)."""
+        handlers: dict[State, Callable[[], bool]] = {
+            State.ANALYZE: self.analyze,
+            State.PROFILE: self.profile,
+            State.SELECT: self.select,
+            State.STRATEGIZE: self.strategize,
+            State.DESIGN: self.design,
+            State.VERIFY: self.verify,
+            State.EVALUATE: self.evaluate,
+            State.LEARN: self.learn,
+        }
+        while self.record.state is not State.DONE:
+            if not handlers[self.record.state]():
+                return self.record  # paused: waiting for a designer
+        return self.record
+
+    # ------------------------------------------------------------------ states
+
+    def analyze(self) -> bool:
+        r = self.record
+        devlog = Devlog.for_kernel(self.root, r.kernel)
+        r.devlog_overview = devlog.overview[:4000]
+        r.devlog_best = devlog.current_best[:4000]
+        stress = stress_from_devlog(devlog.render())
+        if stress is not None and all(c["name"] != "stress" for c in r.configs):
+            r.configs.append({**stress.as_dict(), "name": "stress"})
+            r.log(f"devlog asks for a stress configuration: {stress.shape} -- {stress.why}")
+        known = self.backend.versions(r.kernel)
+        if r.start_version not in known:
+            raise KbError(
+                f"{r.kernel} has no version {r.start_version!r}; known: {', '.join(known)}"
+            )
+        self.go(State.PROFILE, "read the devlog overview and current best results")
+        return True
+
+    def profile(self) -> bool:
+        r = self.record
+        for cfg in self.configs:
+            m = measure_with_backoff(self.backend, r.kernel, r.current_version, cfg)
+            if not m.correct:
+                raise KbError(
+                    f"the starting version {r.current_version} fails its correctness check at "
+                    f"{cfg.shape} (error {m.error}); fix it before optimizing"
+                )
+            r.baseline[cfg.name] = m.as_dict()
+            self.save()
+        r.current = dict(r.baseline)
+        primary = self.configs[0]
+        run = profile_version(
+            self.backend,
+            r.kernel,
+            r.current_version,
+            primary,
+            counters=r.counters,
+            language=r.language,
+            store=self.store,
+            measurement=Measurement.from_dict(r.baseline[primary.name]),
+        )
+        r.profile = run.profile.render()
+        r.profile_from_counters = run.from_counters
+        r.warnings = run.warnings
+        update_devlog(self.root, run)
+        self.go(State.SELECT, f"baseline measured; {run.classification.bottleneck.value}-bound")
+        return True
+
+    def select(self) -> bool:
+        r = self.record
+        if r.language:
+            lang, why = r.language, "given by the user"
+        elif designer_language := getattr(self.designer, "language", None):
+            lang, why = str(designer_language), "the designer works in it"
+        else:
+            from kbopt.strategy import ALL_LANGUAGES, recommend
+
+            top = recommend(
+                Profile.parse(r.profile), language=ALL_LANGUAGES, store=self.store, limit=3
+            )
+            specific = [o for o in top.opportunities if o.language]
+            if specific and top.opportunities[0].language:
+                lang = str(specific[0].language)
+                why = f"the top-ranked entry {specific[0].id} is {lang}-specific"
+            else:
+                lang, why = "triton", "tile-level control is enough for the top-ranked entries"
+        Language(lang)  # a closed vocabulary: refuse anything else early
+        r.selected_language, r.selection_reason = lang, why
+        self.go(State.STRATEGIZE, f"language {lang}: {why}")
+        return True
+
+    def strategize(self) -> bool:
+        from kbopt.strategy import recommend
+
+        r = self.record
+        strategy = recommend(
+            Profile.parse(r.profile), language=r.selected_language, store=self.store, limit=10
+        )
+        r.plan = [o.to_dict() for o in strategy.opportunities]
+        r.warnings = [f"{w.id} ({w.path})" for w in strategy.warnings]
+        top = ", ".join(o.id for o in strategy.opportunities[:3]) or "none"
+        self.go(State.DESIGN, f"ranked {len(r.plan)} opportunities; top: {top}")
+        return True
+
+    def design(self) -> bool:
+        r = self.record
+        attempt = r.attempts[-1] if r.attempts else None
+        if attempt is not None and attempt.status is AttemptStatus.DESIGNING:
+            # Interrupted while the designer worked: start from the backed-up files again.
+            restored = Snapshot.load(self.folder / attempt.backup_dir).restore()
+            if restored:
+                r.log(f"resumed: restored {len(restored)} file(s) of the interrupted design")
+        elif attempt is None or attempt.status is not AttemptStatus.WAITING:
+            proposal = self.designer.propose(r, r.plan)
+            if proposal is None:
+                r.stop_reason = r.stop_reason or "the designer has nothing left to try"
+                self.go(State.LEARN, r.stop_reason)
+                return True
+            attempt = self._new_attempt(proposal)
+        ctx = DesignContext(
+            root=self.root,
+            kernel=r.kernel,
+            run_dir=self.folder,
+            iteration=attempt.iteration,
+            backend=self.backend,
+            configs=self.configs,
+            devlog_path=devlog_path(self.root, r.kernel),
+        )
+        task = OptimizationTask.parse(attempt.task)
+        try:
+            nv = self.designer.design(task, ctx)
+        except KbError as exc:
+            nv = NewVersion(
+                kernel=r.kernel,
+                version=attempt.new_version,
+                changes=[f"not made: {exc}"],
+                correct=False,
+                correctness_detail="the designer could not make the change",
+            )
+        if nv is None:
+            attempt.status = AttemptStatus.WAITING
+            self.go(State.DESIGN, f"waiting for the {self.designer.name} designer's new version")
+            return False
+        attempt.new_version = nv.version
+        attempt.new_version_summary = nv.render()
+        attempt.status = AttemptStatus.VERIFYING
+        self.go(State.VERIFY, f"{self.designer.name} designer returned {nv.version}")
+        return True
+
+    def _new_attempt(self, proposal: Proposal) -> Attempt:
+        r = self.record
+        r.iteration += 1
+        rank = next((i for i, o in enumerate(r.plan, 1) if o["id"] == proposal.optimization), None)
+        if proposal.link is None and _is_entry_name(proposal.optimization):
+            path = self.store.find(proposal.optimization)
+            if path is not None:  # a catalog entry the strategy did not rank: still link it
+                entry = self.store.read_file(path)
+                proposal.link = entry.summary()["path"]
+                proposal.title = entry.title
+        attempt = Attempt(
+            iteration=r.iteration,
+            optimization=proposal.optimization,
+            optimization_title=proposal.title or proposal.optimization,
+            optimization_link=proposal.link,
+            strategy_rank=rank,
+            from_version=r.current_version,
+            new_version=proposal.new_version,
+            language=proposal.language or r.selected_language,
+            backup_dir=f"backups/{r.iteration}",
+            learn_draft=proposal.learn_draft,
+        )
+        kernel_dir = self.root / "kernels" / r.kernel
+        Snapshot.take(
+            self.root,
+            [kernel_dir, devlog_path(self.root, r.kernel)],
+            self.folder / attempt.backup_dir,
+        )
+        attempt.task = self._task(attempt, proposal).render()
+        r.attempts.append(attempt)
+        r.log(
+            f"attempt {attempt.iteration}: {attempt.optimization} "
+            f"({attempt.from_version} -> {attempt.new_version}); strategy rank {rank or 'unranked'}; "
+            "files backed up"
+        )
+        self.save()
+        return attempt
+
+    def _task(self, attempt: Attempt, proposal: Proposal) -> OptimizationTask:
+        profile = Profile.parse(self.record.profile)
+        metrics = profile.metrics
+        lang = attempt.language or "triton"
+        regs = metrics.get("registers_per_thread")
+        occ = metrics.get("achieved_occupancy_pct")
+        return OptimizationTask(
+            kernel=self.record.kernel,
+            current_version=attempt.from_version,
+            new_version=attempt.new_version,
+            bottleneck=profile.bottleneck,
+            bottleneck_detail=profile.root_cause,
+            optimizations=[
+                TaskOptimization(
+                    name=attempt.optimization_title or attempt.optimization,
+                    rationale=proposal.rationale or "ranked by the strategy",
+                    link=attempt.optimization_link,
+                )
+            ],
+            constraints=Constraints(
+                register_budget=int(regs) if regs else None,
+                target_occupancy_pct=round(occ, 1) if occ else None,
+                control_level=CONTROL_LEVEL.get(lang, ""),
+                language=Language(lang),
+                language_constraints=[
+                    "keep the registry signature fn(q, kv_cache, cache_seqlens, sm_scale)"
+                ],
+            ),
+        )
+
+    def verify(self) -> bool:
+        r = self.record
+        attempt = r.attempts[-1]
+        if attempt.status is AttemptStatus.ROLLING_BACK:
+            self._rollback(attempt, attempt.reason)
+            return True
+        nv = NewVersion.parse(attempt.new_version_summary)
+        reason = ""
+        if not nv.correct:
+            reason = (
+                f"correctness: the designer reported FAIL ({nv.correctness_detail or 'no detail'})"
+            )
+        for cfg in self.configs if not reason else []:
+            try:
+                m = measure_with_backoff(self.backend, r.kernel, attempt.new_version, cfg)
+            except KbError:
+                raise
+            except Exception as exc:  # the new code does not run: a failed change
+                reason = f"correctness: {attempt.new_version} failed to run at {cfg.shape}: {type(exc).__name__}: {exc}"
+                break
+            attempt.measurements[cfg.name] = m.as_dict()
+            before = Measurement.from_dict(r.current[cfg.name])
+            attempt.changes_pct[cfg.name] = round(
+                (m.duration_us - before.duration_us) / before.duration_us * 100, 2
+            )
+            self.save()
+            if not m.correct:
+                reason = (
+                    f"correctness: error {m.error:.3g} above tolerance {m.tolerance} at {cfg.shape}"
+                )
+                break
+        if not reason:
+            worst = max(attempt.changes_pct, key=lambda k: attempt.changes_pct[k])
+            if attempt.changes_pct[worst] > REGRESSION_PCT:
+                reason = (
+                    f"regression: {attempt.changes_pct[worst]:+.1f}% at {worst} "
+                    f"(limit +{REGRESSION_PCT:g}%)"
+                )
+        if reason:
+            attempt.reason = reason
+            attempt.status = AttemptStatus.ROLLING_BACK
+            self.save()  # decided before acting: a crash mid-restore finishes it on resume
+            self._rollback(attempt, reason)
+            return True
+        self._keep(attempt)
+        return True
+
+    def _rollback(self, attempt: Attempt, reason: str) -> None:
+        attempt.restored = (
+            Snapshot.load(self.folder / attempt.backup_dir).restore() or attempt.restored
+        )
+        attempt.status = AttemptStatus.ROLLED_BACK
+        attempt.report = self._report(attempt, Outcome.ROLLED_BACK, reason).render()
+        self._devlog_entry(attempt, "rolled back", reason)
+        self.go(State.EVALUATE, f"attempt {attempt.iteration} rolled back: {reason}")
+
+    def _keep(self, attempt: Attempt) -> None:
+        r = self.record
+        primary = self.configs[0]
+        previous = Measurement.from_dict(r.current[primary.name])
+        r.current = dict(attempt.measurements)
+        r.current_version = attempt.new_version
+        attempt.status = AttemptStatus.APPLIED
+        run = profile_version(
+            self.backend,
+            r.kernel,
+            attempt.new_version,
+            primary,
+            counters=r.counters,
+            language=r.selected_language,
+            previous=previous,
+            store=self.store,
+            measurement=Measurement.from_dict(attempt.measurements[primary.name]),
+        )
+        r.profile = attempt.profile = run.profile.render()
+        r.profile_from_counters = run.from_counters
+        update_devlog(self.root, run)
+        gains = ", ".join(f"{k} {v:+.1f}%" for k, v in attempt.changes_pct.items())
+        attempt.report = self._report(attempt, Outcome.SUCCESS, f"time change {gains}").render()
+        self._devlog_entry(attempt, "applied", f"time change {gains}")
+        self.go(State.EVALUATE, f"attempt {attempt.iteration} kept: {gains}")
+
+    def _report(self, attempt: Attempt, outcome: Outcome, detail: str) -> OptimizationApplied:
+        rows = []
+        for name, after_d in attempt.measurements.items():
+            before = Measurement.from_dict(self._before(attempt, name))
+            after = Measurement.from_dict(after_d)
+            rows.append(
+                MetricRow(
+                    metric=f"Latency ({name})",
+                    before=f"{before.duration_us:.1f} us",
+                    after=f"{after.duration_us:.1f} us",
+                    change=pct_change(before.duration_us, after.duration_us),
+                )
+            )
+            if before.pct_of_floor is not None and after.pct_of_floor is not None:
+                rows.append(
+                    MetricRow(
+                        metric=f"SOL% ({name})",
+                        before=f"{before.pct_of_floor:.1f}%",
+                        after=f"{after.pct_of_floor:.1f}%",
+                        change=f"{after.pct_of_floor - before.pct_of_floor:+.1f} points",
+                    )
+                )
+        if outcome is Outcome.SUCCESS and attempt.changes_pct:
+            best = -min(attempt.changes_pct.values())
+            detail = f"Achieved {best:.1f}% improvement ({detail})"
+        nv = NewVersion.parse(attempt.new_version_summary)
+        return OptimizationApplied(
+            name=attempt.optimization,
+            specialist=f"{self.designer.name} designer ({attempt.language or 'triton'})",
+            changes=f"{attempt.from_version} -> {attempt.new_version}: " + "; ".join(nv.changes),
+            validation=rows,
+            outcome=outcome,
+            outcome_detail=detail,
+        )
+
+    def _before(self, attempt: Attempt, cfg_name: str) -> dict:
+        if attempt.status is AttemptStatus.APPLIED:
+            # r.current now holds the new version: the "before" is the previous kept one.
+            for prev in reversed(self.record.attempts[: attempt.iteration - 1]):
+                if prev.status is AttemptStatus.APPLIED:
+                    return prev.measurements[cfg_name]
+            return self.record.baseline[cfg_name]
+        return self.record.current[cfg_name]
+
+    def _devlog_entry(self, attempt: Attempt, outcome: str, detail: str) -> None:
+        r = self.record
+        devlog = Devlog.for_kernel(self.root, r.kernel)
+        rows = []
+        for name, d in attempt.measurements.items():
+            m = Measurement.from_dict(d)
+            rows.append(
+                [
+                    name,
+                    m.config.shape,
+                    f"{m.duration_us:.1f} us",
+                    f"{m.pct_of_floor:.1f}%" if m.pct_of_floor is not None else "-",
+                    f"{attempt.changes_pct.get(name, 0.0):+.1f}%",
+                    "PASS" if m.correct else "FAIL",
+                ]
+            )
+        date = rec.now()[:10]
+        body = [
+            f"Optimization: {attempt.optimization_title or attempt.optimization}"
+            + (
+                f" ([entry]({_site_link(attempt.optimization_link)}))"
+                if attempt.optimization_link
+                else ""
+            ),
+            f"Outcome: {outcome} -- {detail}",
+            f"Designer: {self.designer.name}; run `{r.run_id}` (backend {r.backend}); from {attempt.from_version}",
+            "",
+        ]
+        if rows:
+            body.append(
+                render_table(["Config", "Shape", "Time", "% of floor", "Change", "Correct"], rows)
+            )
+        if attempt.restored:
+            body += ["", "Restored byte for byte: " + ", ".join(f"`{p}`" for p in attempt.restored)]
+        devlog.add_entry(f"{attempt.new_version} -- {date} -- {outcome}", "\n".join(body))
+        devlog.set_block(BEST, self._best_block())
+        devlog.save()
+
+    def _best_block(self) -> str:
+        r = self.record
+        rows = []
+        for name, d in r.current.items():
+            m = Measurement.from_dict(d)
+            rows.append(
+                [
+                    name,
+                    m.config.shape,
+                    r.current_version,
+                    f"{m.duration_us:.1f} us",
+                    f"{m.pct_of_floor:.1f}%" if m.pct_of_floor is not None else "-",
+                    m.device,
+                    m.date[:10],
+                ]
+            )
+        return f"_Written by `kbopt cycle` (run `{r.run_id}`)._\n\n" + render_table(
+            ["Config", "Shape", "Version", "Time", "% of floor", "Device", "Date"], rows
+        )
+
+    def evaluate(self) -> bool:
+        r = self.record
+        target = Trigger.parse(r.target)
+        verdicts = {
+            name: target.holds(Measurement.from_dict(d).all_metrics())
+            for name, d in r.current.items()
+        }
+        r.target_met = all(v is True for v in verdicts.values()) and bool(verdicts)
+        if r.target_met:
+            r.stop_reason = "target met"
+            self.go(State.LEARN, f"target {r.target} met at every configuration")
+        elif r.iteration >= r.max_iterations:
+            r.stop_reason = f"iteration limit ({r.max_iterations}) reached"
+            self.go(State.LEARN, r.stop_reason)
+        else:
+            self.go(State.SELECT, f"target {r.target} not met: {verdicts}")
+        return True
+
+    def learn(self) -> bool:
+        run_learn(self.store, self.record, self.root, persist=self.save)
+        self.record.summary = summary(self.record).render()
+        atomic_write(self.folder / "summary.md", self.record.summary)
+        lint = "clean" if self.record.lint_ok else f"{len(self.record.lint_problems)} problem(s)"
+        self.go(State.DONE, f"learned {len(self.record.learned)} item(s); catalog lint {lint}")
+        return True
+
+
+def _is_entry_name(name: str) -> bool:
+    from kbopt.model import NAME_RE
+
+    return bool(NAME_RE.match(name))
+
+
+def _site_link(path: str | None) -> str:
+    """A link from docs/kernels/<k>.md to a knowledge file path given from the repo root."""
+    if not path:
+        return ""
+    return "../../" + path if not path.startswith(("http", "../")) else path
+
+
+def summary(r: RunRecord) -> OptimizationSummary:
+    """The French source's Optimization Summary of a run."""
+    names = [c["name"] for c in r.configs]
+
+    def times(block: dict[str, dict]) -> str:
+        parts = []
+        for n in names:
+            if n in block:
+                m = Measurement.from_dict(block[n])
+                sol = f", {m.pct_of_floor:.1f}% of floor" if m.pct_of_floor is not None else ""
+                parts.append(f"{n} {m.duration_us:.1f} us{sol}")
+        return "; ".join(parts)
+
+    steps = []
+    for a in r.attempts:
+        if a.status not in {AttemptStatus.APPLIED, AttemptStatus.ROLLED_BACK}:
+            continue
+        primary = names[0]
+        before = _before_of(r, a, primary)
+        after = a.measurements.get(primary)
+        impact = (
+            impact_text(
+                Measurement.from_dict(before).duration_us, Measurement.from_dict(after).duration_us
+            )
+            if before and after
+            else "not measured"
+        )
+        details = [f"Version: {a.from_version} -> {a.new_version}"]
+        for n in names[1:]:
+            b2, a2 = _before_of(r, a, n), a.measurements.get(n)
+            if b2 and a2:
+                details.append(
+                    f"{n}: "
+                    + impact_text(
+                        Measurement.from_dict(b2).duration_us, Measurement.from_dict(a2).duration_us
+                    )
+                )
+        if a.status is AttemptStatus.ROLLED_BACK:
+            label = (
+                "Regression detected"
+                if a.reason.startswith("regression")
+                else "Correctness failure"
+            )
+            impact = f"{label}: {impact}" if impact != "not measured" else label
+            details.append(f"Reason: {a.reason}")
+        steps.append(
+            SummaryStep(
+                name=a.optimization_title or a.optimization,
+                impact=impact,
+                status=StepStatus.APPLIED
+                if a.status is AttemptStatus.APPLIED
+                else StepStatus.ROLLED_BACK,
+                details=details,
+            )
+        )
+    cumulative = []
+    for n in names:
+        if n not in r.baseline or n not in r.current:
+            continue
+        b, f = Measurement.from_dict(r.baseline[n]), Measurement.from_dict(r.current[n])
+        cumulative.append(
+            MetricRow(
+                metric=f"Latency ({n})",
+                before=f"{b.duration_us:.1f} us",
+                after=f"{f.duration_us:.1f} us",
+                change=pct_change(b.duration_us, f.duration_us),
+            )
+        )
+        if b.pct_of_floor is not None and f.pct_of_floor is not None:
+            cumulative.append(
+                MetricRow(
+                    metric=f"SOL% ({n})",
+                    before=f"{b.pct_of_floor:.1f}%",
+                    after=f"{f.pct_of_floor:.1f}%",
+                    change=f"{f.pct_of_floor - b.pct_of_floor:+.1f} points",
+                )
+            )
+    tried = {a.optimization for a in r.attempts}
+    remaining = [
+        f"{o['title']} ({o['id']}, est. {o['estimated_gain']}% gain): not tried -- {r.stop_reason or 'run ended'}"
+        for o in r.plan
+        if o["id"] not in tried
+    ][:5]
+    remaining += [f"anti-pattern warning: {w}" for w in r.warnings]
+    achieved = "goal achieved" if r.target_met else f"goal not achieved ({r.stop_reason})"
+    return OptimizationSummary(
+        goal=f"{r.target} at every configuration ({', '.join(names)})",
+        starting_point=f"{r.start_version}: {times(r.baseline) or 'not measured'}",
+        result=f"{r.current_version}: {times(r.current) or 'not measured'}; {achieved}",
+        steps=steps,
+        cumulative=cumulative,
+        remaining=remaining or ["none ranked by the strategy"],
+    )
+
+
+def _before_of(r: RunRecord, a: Attempt, cfg: str) -> dict | None:
+    for prev in reversed(r.attempts[: a.iteration - 1]):
+        if prev.status is AttemptStatus.APPLIED:
+            return prev.measurements.get(cfg)
+    return r.baseline.get(cfg)
+
+
+# ---------------------------------------------------------------------- entry points
+
+
+def start(
+    root: Path,
+    *,
+    kernel: str,
+    target: str,
+    start_version: str,
+    backend: MeasurementBackend,
+    designer: Designer,
+    designer_spec: str,
+    configs: list[TrialConfig],
+    store: Store,
+    max_iterations: int = 4,
+    counters: str = "auto",
+    language: str | None = None,
+    run_id: str | None = None,
+    on_state: Callable[[RunRecord], None] | None = None,
+) -> Cycle:
+    Trigger.parse(target)  # fail early on a malformed target
+    if language is not None:
+        Language(language)
+    run_id = run_id or rec.new_run_id(kernel)
+    folder = rec.run_dir(root, run_id)
+    if (folder / rec.RECORD_NAME).exists():
+        raise KbError(f"run {run_id} already exists; resume it with --resume {run_id}")
+    folder.mkdir(parents=True, exist_ok=True)
+    record = RunRecord(
+        run_id=run_id,
+        kernel=kernel,
+        created=rec.now(),
+        backend=backend.name,
+        designer=designer_spec,
+        target=target,
+        language=language,
+        counters=counters,
+        configs=[c.as_dict() for c in configs],
+        max_iterations=max_iterations,
+        start_version=start_version,
+        current_version=start_version,
+    )
+    record.log(f"started by pid {os.getpid()}")
+    cycle = Cycle(root, folder, record, backend, designer, store, on_state)
+    cycle.save()
+    return cycle
+
+
+def resume(
+    root: Path,
+    run_id: str,
+    *,
+    backend: MeasurementBackend,
+    designer: Designer,
+    store: Store,
+    on_state: Callable[[RunRecord], None] | None = None,
+) -> Cycle:
+    folder = rec.run_dir(root, run_id)
+    record = rec.load(folder)
+    record.log(f"resumed by pid {os.getpid()} in state {record.state.value}")
+    return Cycle(root, folder, record, backend, designer, store, on_state)

@@ -1,0 +1,179 @@
+"""LEARN (W1 step 8, KB7-KB9): write back what the run showed, through the store only.
+
+Rules, per finished attempt, first match wins:
+
+| # | the attempt                                              | what is written                                  |
+|---|----------------------------------------------------------|--------------------------------------------------|
+| 1 | carries a draft entry from the designer                  | the draft, with this run's evidence appended: a   |
+|   |                                                          | new optimization / anti-pattern (KB8 / KB9) at    |
+|   |                                                          | its shared or language path, or new evidence if   |
+|   |                                                          | the entry already exists                          |
+| 2 | names a catalog entry and was kept, >= 5% faster         | evidence appended; a `proposed` entry becomes     |
+|   | somewhere                                                | `validated` (KB7: evidence refines the effect)    |
+| 3 | names a catalog entry and was rolled back for a          | evidence appended with the slowdown (KB7: the     |
+|   | slowdown over 5%                                         | failure mode is refined)                          |
+| 4 | anything else (correctness failure, no significant       | nothing; the reason is recorded                   |
+|   | effect, no catalog entry)                                |                                                   |
+
+The evidence is a local experiment: device, software versions, date, and the commands
+that reproduce the before and after measurements, one row per trial configuration.  It
+goes in Performance Evidence only; the entry's Generalization is left to its author
+(KB5: local evidence apart from generalization).  The catalog is linted afterwards and
+the result is kept in the run record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from kbopt.bench.backend import Measurement
+from kbopt.errors import KbError
+from kbopt.lint import lint
+from kbopt.model import EvidenceBlock, EvidenceRow
+from kbopt.store import Store
+from kbopt.template import parse_entry
+from kbopt.vocab import Kind, SourceType, Status
+from kbopt.workflow.record import Attempt, AttemptStatus, Learned, RunRecord
+
+SIGNIFICANT_PCT = 5.0
+
+
+def evidence_for(record: RunRecord, attempt: Attempt) -> EvidenceBlock:
+    rows = []
+    first: Measurement | None = None
+    for cfg_name, after_d in attempt.measurements.items():
+        after = Measurement.from_dict(after_d)
+        before_d = _before(record, attempt, cfg_name)
+        if before_d is None:
+            continue
+        before = Measurement.from_dict(before_d)
+        first = first or after
+        change = (after.duration_us - before.duration_us) / before.duration_us * 100
+        rows.append(
+            EvidenceRow(
+                config=f"{record.kernel} {after.config.shape}: {attempt.from_version} -> {attempt.new_version}",
+                before=f"{before.duration_us:.1f} us",
+                after=f"{after.duration_us:.1f} us",
+                change=f"{change:+.1f}%",
+            )
+        )
+    if first is None or not rows:
+        raise KbError(f"attempt {attempt.iteration} has no before/after measurements to record")
+    shapes = sorted({Measurement.from_dict(m).config.shape for m in attempt.measurements.values()})
+    cfg_args = " ".join(f"--config '{s.replace(' ', '')}'" for s in shapes)
+    return EvidenceBlock(
+        source_type=SourceType.LOCAL_EXPERIMENT,
+        source=(
+            f"kbopt cycle run {record.run_id}, attempt {attempt.iteration} "
+            f"({record.kernel}, backend {record.backend})"
+        ),
+        device=first.device or None,
+        versions=", ".join(f"{k} {v}" for k, v in sorted(first.versions.items())) or None,
+        date=(first.date or "")[:10] or None,
+        command=(
+            f"kbopt profile {record.kernel} {attempt.from_version} {cfg_args} && "
+            f"kbopt profile {record.kernel} {attempt.new_version} {cfg_args}"
+        ),
+        rows=rows,
+    )
+
+
+def _before(record: RunRecord, attempt: Attempt, cfg_name: str) -> dict | None:
+    """The measurement of the version this attempt started from."""
+    for prev in reversed(record.attempts[: attempt.iteration - 1]):
+        if prev.status is AttemptStatus.APPLIED and prev.new_version == attempt.from_version:
+            return prev.measurements.get(cfg_name)
+    if attempt.from_version == record.start_version:
+        return record.baseline.get(cfg_name)
+    return None
+
+
+def _append_once(
+    store: Store, name: str, block: EvidenceBlock, status: Status | None = None
+) -> Path:
+    """Append evidence unless this attempt's block is already there (a resumed LEARN)."""
+    entry = store.get(name)
+    if any(b.source == block.source for b in entry.evidence):
+        path = store.find(name)
+        assert path is not None
+        return path
+    return store.append_evidence(name, block, status=status)
+
+
+def learn_attempt(store: Store, record: RunRecord, attempt: Attempt, root: Path) -> Learned:
+    changes = attempt.changes_pct.values()
+    faster = min(changes, default=0.0) <= -SIGNIFICANT_PCT
+    slower = max(changes, default=0.0) > SIGNIFICANT_PCT
+    if attempt.learn_draft:
+        path = root / attempt.learn_draft
+        try:
+            draft = parse_entry(path.read_text(encoding="utf-8"), name=None, path=str(path))
+        except OSError as exc:
+            raise KbError(f"cannot read the draft entry {path}: {exc.strerror}") from None
+        evidence = evidence_for(record, attempt)
+        if store.find(draft.name) is not None:
+            written = _append_once(store, draft.name, evidence)
+            return Learned(action="append_evidence", entry=draft.name, path=store.display(written))
+        draft.evidence = [*draft.evidence, evidence]
+        if draft.kind is Kind.OPTIMIZATION:
+            written = store.add_optimization(draft)
+            action = "add_optimization"
+        else:
+            written = store.add_anti_pattern(draft)
+            action = "add_anti_pattern"
+        return Learned(action=action, entry=draft.name, path=store.display(written))
+    if store.find(attempt.optimization) is None:
+        return Learned(
+            action="skipped",
+            entry=attempt.optimization,
+            detail="no catalog entry of that name and no draft from the designer",
+        )
+    if attempt.status is AttemptStatus.APPLIED and faster:
+        entry = store.get(attempt.optimization)
+        status = Status.VALIDATED if entry.status is Status.PROPOSED else None
+        written = _append_once(
+            store, attempt.optimization, evidence_for(record, attempt), status=status
+        )
+        return Learned(
+            action="append_evidence",
+            entry=attempt.optimization,
+            path=store.display(written),
+            detail="kept; faster by " + _pcts(attempt),
+        )
+    if attempt.status is AttemptStatus.ROLLED_BACK and slower and "correct" not in attempt.reason:
+        written = _append_once(store, attempt.optimization, evidence_for(record, attempt))
+        return Learned(
+            action="append_evidence",
+            entry=attempt.optimization,
+            path=store.display(written),
+            detail="rolled back; slower by " + _pcts(attempt),
+        )
+    why = (
+        "correctness failure: an implementation bug, not catalog knowledge"
+        if "correct" in attempt.reason
+        else f"no significant effect ({_pcts(attempt)}, threshold {SIGNIFICANT_PCT:g}%)"
+    )
+    return Learned(action="skipped", entry=attempt.optimization, detail=why)
+
+
+def _pcts(attempt: Attempt) -> str:
+    return ", ".join(f"{k} {v:+.1f}%" for k, v in attempt.changes_pct.items()) or "unmeasured"
+
+
+def run_learn(
+    store: Store, record: RunRecord, root: Path, persist: Callable[[], None] = lambda: None
+) -> None:
+    """LEARN over every attempt not yet learned (saving after each), then lint the catalog."""
+    for attempt in record.attempts:
+        if attempt.learned or attempt.status not in {
+            AttemptStatus.APPLIED,
+            AttemptStatus.ROLLED_BACK,
+        }:
+            continue
+        record.learned.append(learn_attempt(store, record, attempt, root))
+        attempt.learned = True
+        persist()
+    problems = lint(store)
+    record.lint_ok = not problems
+    record.lint_problems = [str(p) for p in problems]

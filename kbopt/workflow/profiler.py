@@ -1,0 +1,217 @@
+"""PROFILE: time a version, read counters when ncu can, classify, emit the Profile contract.
+
+`profile_version` is what `kbopt profile` and the cycle's PROFILE / VERIFY steps call:
+
+1. time the version at the configuration (OOM backoff on b) and check its output;
+2. read hardware counters through ncu (`counters="auto"`: when it can; `"off"`: never;
+   `"require"`: fail without them).  Without counters the Stages row holds timing
+   estimates (minimal bytes / time against the measured copy bandwidth, matmul FLOPs /
+   time against the measured matmul rate) and a `### Counters` note says so and why;
+3. classify the bottleneck with `kbopt.bench.classify` (rules M1 / C1 / L1);
+4. fill Top 3 Opportunities from `kbopt.strategy.recommend` (shared + chosen language);
+5. add `### vs Baseline` rows when a previous measurement is given.
+
+`update_devlog` writes the profile into the performance block of `docs/kernels/<kernel>.md`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kbopt.bench.backend import Measurement, MeasurementBackend, measure_with_backoff
+from kbopt.bench.classify import Classification, classify
+from kbopt.bench.ncu import NcuOutcome, aggregate
+from kbopt.bench.trials import TrialConfig
+from kbopt.contracts.profile import BaselineRow, Profile, Stage, fmt_number
+from kbopt.contracts.reports import pct_change
+from kbopt.devlog import Devlog
+from kbopt.errors import KbError
+from kbopt.store import Store
+from kbopt.vocab import METRICS
+
+COUNTER_MODES = ("auto", "off", "require")
+# Stage columns already carry these; the `### Metrics` table holds the rest.
+_STAGE_KEYS = {"tensor_core_util_pct", "dram_throughput_pct", "achieved_occupancy_pct"}
+
+
+@dataclass
+class ProfileRun:
+    profile: Profile
+    measurement: Measurement
+    classification: Classification
+    counters: NcuOutcome | None
+    counters_note: str
+    warnings: list[str] = field(default_factory=list)  # anti-patterns that match
+
+    @property
+    def from_counters(self) -> bool:
+        return self.classification.from_counters
+
+    def devlog_header(self) -> str:
+        m = self.measurement
+        source = (
+            "Nsight Compute counters"
+            if self.from_counters
+            else f"timing-only estimates ({self.counters_note})"
+        )
+        return (
+            f"_Profiled {m.date} on {m.device or 'unknown device'} with "
+            f"`{m.command}`; percentages from {source}._"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "profile": self.profile.render(),
+            "metrics": self.profile.metrics,
+            "bottleneck": self.classification.bottleneck.value,
+            "rule": self.classification.rule,
+            "from_counters": self.from_counters,
+            "counters_note": self.counters_note,
+            "measurement": self.measurement.as_dict(),
+            "kernels": [
+                {"name": k.name, "metrics": k.metrics}
+                for k in (self.counters.kernels if self.counters else [])
+            ],
+            "warnings": self.warnings,
+        }
+
+
+def _stage(name: str, metrics: dict[str, float], c: Classification) -> Stage:
+    return Stage(
+        name=name,
+        duration_us=_round(metrics.get("duration_us")),
+        tc_pct=_round(metrics.get("tensor_core_util_pct")),
+        dram_pct=_round(metrics.get("dram_throughput_pct")),
+        occ_pct=_round(metrics.get("achieved_occupancy_pct")),
+        bottleneck=c.bottleneck.value.capitalize(),
+        key_issue=c.key_issue,
+    )
+
+
+def _round(v: float | None) -> float | None:
+    return None if v is None else round(float(v), 3)
+
+
+def build_profile(
+    measurement: Measurement, counters: NcuOutcome | None, counters_note: str
+) -> tuple[Profile, Classification]:
+    """The contract for one measurement (and its counters, when available)."""
+    timing = measurement.all_metrics()
+    stages: list[Stage] = []
+    if counters is not None and counters.available:
+        per_kernel = counters.kernels
+        total = aggregate(per_kernel)
+        if measurement.sm_count and "grid_size" in total:
+            total["ctas_per_sm"] = total["grid_size"] / measurement.sm_count
+        for k in per_kernel:
+            km = dict(k.metrics)
+            if measurement.sm_count and "grid_size" in km:
+                km["ctas_per_sm"] = km["grid_size"] / measurement.sm_count
+            stages.append(_stage(k.short_name, km, classify(km, from_counters=True)))
+        merged = {**timing, **{k: v for k, v in total.items() if k != "duration_us"}}
+        cls = classify(merged, from_counters=True)
+        if len(per_kernel) > 1:
+            stages.append(_stage("total", {**total}, cls))
+    else:
+        merged = dict(timing)
+        cls = classify(merged, from_counters=False)
+        stages.append(_stage("total", merged, cls))
+    measured = {
+        k: round(float(v), 3)
+        for k, v in merged.items()
+        if k in METRICS and k not in _STAGE_KEYS and k not in {"batch", "query_len", "kv_len"}
+    }
+    notes = {}
+    if counters_note:
+        notes["Counters"] = counters_note
+    profile = Profile(
+        kernel=measurement.kernel,
+        version=measurement.version,
+        config={"b": measurement.config.b, "s": measurement.config.s, "t": measurement.config.t},
+        stages=stages,
+        measured=dict(sorted(measured.items())),
+        bottleneck=cls.bottleneck,
+        root_cause=cls.root_cause,
+        notes=notes,
+    )
+    return profile, cls
+
+
+def baseline_rows(previous: Measurement, current: Measurement) -> list[BaselineRow]:
+    rows = [
+        BaselineRow(
+            metric="duration_us",
+            previous=fmt_number(round(previous.duration_us, 3)),
+            current=fmt_number(round(current.duration_us, 3)),
+            change=pct_change(previous.duration_us, current.duration_us),
+        )
+    ]
+    a, b = previous.pct_of_floor, current.pct_of_floor
+    if a is not None and b is not None:
+        rows.append(
+            BaselineRow(
+                metric="pct_of_floor",
+                previous=fmt_number(round(a, 1)),
+                current=fmt_number(round(b, 1)),
+                change=f"{b - a:+.1f} points",
+            )
+        )
+    return rows
+
+
+def read_counters(
+    backend: MeasurementBackend, kernel: str, version: str, config: TrialConfig, mode: str
+) -> tuple[NcuOutcome | None, str]:
+    if mode not in COUNTER_MODES:
+        raise KbError(f"--counters must be one of {', '.join(COUNTER_MODES)}")
+    if mode == "off":
+        return None, "counters not requested (--counters off); percentages are timing estimates"
+    outcome = backend.counters(kernel, version, config)
+    if outcome.available:
+        return outcome, ""
+    if mode == "require":
+        raise KbError(f"hardware counters unavailable: {outcome.unavailable}")
+    return outcome, (
+        f"hardware counters unavailable ({outcome.unavailable}); DRAM% and TC% are timing "
+        "estimates (lower bounds), Occ% unknown"
+    )
+
+
+def profile_version(
+    backend: MeasurementBackend,
+    kernel: str,
+    version: str,
+    config: TrialConfig,
+    *,
+    counters: str = "auto",
+    language: str | None = None,
+    previous: Measurement | None = None,
+    store: Store | None = None,
+    recommend_top: bool = True,
+    measurement: Measurement | None = None,
+) -> ProfileRun:
+    """Measure (unless given), read counters, classify, rank opportunities (see module doc)."""
+    m = measurement or measure_with_backoff(backend, kernel, version, config)
+    outcome, note = read_counters(backend, kernel, version, m.config, counters)
+    if m.note:
+        note = "; ".join(x for x in (note, m.note) if x)
+    profile, cls = build_profile(m, outcome, note)
+    if previous is not None:
+        profile.baseline = baseline_rows(previous, m)
+    warnings: list[str] = []
+    if recommend_top:
+        from kbopt.strategy import recommend
+
+        strategy = recommend(profile, language=language, store=store)
+        profile = strategy.filled_profile()
+        warnings = [f"{w.id} ({w.path})" for w in strategy.warnings]
+    return ProfileRun(profile, m, cls, outcome, note, warnings)
+
+
+def update_devlog(root: Path, run: ProfileRun) -> Path:
+    """Write the profile into docs/kernels/<kernel>.md's performance block (creating it)."""
+    devlog = Devlog.for_kernel(root, run.profile.kernel)
+    devlog.set_performance_profile(run.profile, run.devlog_header())
+    return devlog.save()

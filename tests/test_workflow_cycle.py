@@ -1,0 +1,259 @@
+"""The cycle on the fake backend: keep, restore on regression / correctness, OOM backoff, LEARN."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from workflow_fixtures import FASTER_STEP, make_project, slower_copy_step, version_source
+
+from kbopt.bench.backend import FakeBackend
+from kbopt.bench.trials import DEFAULT_MATRIX
+from kbopt.cli import main
+from kbopt.contracts.new_version import NewVersion
+from kbopt.contracts.reports import OptimizationApplied, OptimizationSummary, Outcome, StepStatus
+from kbopt.contracts.task import OptimizationTask
+from kbopt.devlog import Devlog
+from kbopt.lint import lint
+from kbopt.store import Store
+from kbopt.workflow import cycle
+from kbopt.workflow.designers import HumanDesigner, ScriptedDesigner
+from kbopt.workflow.record import AttemptStatus, State, load
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _run(root: Path, plan: Path, **kw: object) -> cycle.Cycle:
+    c = cycle.start(
+        root,
+        kernel="toy",
+        target=str(kw.pop("target", "pct_of_floor>=90")),
+        start_version="toy_v1",
+        backend=FakeBackend(root),
+        designer=ScriptedDesigner.from_file(plan),
+        designer_spec=f"scripted:{plan}",
+        configs=list(DEFAULT_MATRIX),
+        store=Store(root),
+        run_id="t1",
+        **kw,  # type: ignore[arg-type]
+    )
+    c.run()
+    return c
+
+
+def test_success_is_kept_and_oom_reduces_b(tmp_path: Path) -> None:
+    plan = make_project(tmp_path, [FASTER_STEP])
+    before_lint = {str(p) for p in lint(Store(tmp_path))}
+    c = _run(tmp_path, plan)
+    r = c.record
+    assert r.state is State.DONE
+    assert r.current_version == "toy_v2"
+    (a,) = r.attempts
+    assert a.status is AttemptStatus.APPLIED
+    assert a.changes_pct == {"decode": -50.0, "spec": -50.0}
+    # W2: b=32 is out of memory for the toy (FAKE_MAX_BATCH = 16): measured at b=16
+    assert r.baseline["decode"]["config"]["b"] == 16
+    assert "out of memory at b=32" in r.baseline["decode"]["note"]
+    # contracts written along the way parse back
+    assert (
+        OptimizationTask.parse(a.task)
+        .optimizations[0]
+        .link.endswith("mla-pack-query-heads-per-cta.md")
+    )
+    assert NewVersion.parse(a.new_version_summary).correct
+    assert OptimizationApplied.parse(a.report).outcome is Outcome.SUCCESS
+    summary = OptimizationSummary.parse((c.folder / "summary.md").read_text())
+    assert [s.status for s in summary.steps] == [StepStatus.APPLIED]
+    assert "goal not achieved" in summary.result
+    # devlog: person's text kept, tool blocks and one entry added
+    devlog = Devlog.load(tmp_path / "docs" / "kernels" / "toy.md")
+    assert "Notes a person wrote." in devlog.render()
+    assert [e.heading.split(" -- ")[0] for e in devlog.entries()] == ["toy_v2"]
+    assert "toy_v2" in devlog.current_best
+    assert {p.version for p in devlog.performance_profiles()} == {"toy_v2"}
+    # LEARN appended local evidence to the entry, the catalog still lints as before
+    assert [(x.action, x.entry) for x in r.learned] == [
+        ("append_evidence", "mla-pack-query-heads-per-cta")
+    ]
+    entry = Store(tmp_path).get("mla-pack-query-heads-per-cta")
+    assert any("kbopt cycle run t1, attempt 1" in b.source for b in entry.evidence)
+    assert {str(p) for p in lint(Store(tmp_path))} == before_lint
+    assert r.lint_ok is (not before_lint)
+
+
+def test_regression_restores_every_byte(tmp_path: Path) -> None:
+    in_place = {
+        "optimization": "split-kv-decode",
+        "new_version": "toy_v2",
+        "changes": ["splits 8 -> 64"],
+        "edits": [
+            {
+                "path": "kernels/toy/toy_v2.py",
+                "old": "FAKE_DURATION_US = {",
+                "new": "# tuned\nFAKE_DURATION_US = {",
+            },
+            {
+                "path": "kernels/toy/toy_v2.py",
+                "old": '"decode": 200.0',
+                "new": '"decode": 260.0',
+            },
+        ],
+    }
+    plan = make_project(tmp_path, [FASTER_STEP, in_place, slower_copy_step()])
+    v2 = tmp_path / "kernels" / "toy" / "toy_v2.py"
+    devlog = tmp_path / "docs" / "kernels" / "toy.md"
+    c = _run(tmp_path, plan)
+    r = c.record
+    statuses = [a.status for a in r.attempts]
+    assert statuses == [AttemptStatus.APPLIED, AttemptStatus.ROLLED_BACK, AttemptStatus.ROLLED_BACK]
+    assert r.attempts[1].reason.startswith("regression: +30.0% at decode")
+    assert r.attempts[1].restored == ["kernels/toy/toy_v2.py"]
+    assert v2.read_text() == version_source("toy_v2", 200.0, 1600.0)  # byte-identical
+    assert not (tmp_path / "kernels" / "toy" / "toy_v3.py").exists()  # created file removed
+    assert r.current_version == "toy_v2"
+    report = OptimizationApplied.parse(r.attempts[2].report)
+    assert report.outcome is Outcome.ROLLED_BACK
+    summary = OptimizationSummary.parse(r.summary)
+    assert summary.steps[2].impact.startswith("Regression detected")
+    assert summary.steps[2].status is StepStatus.ROLLED_BACK
+    # the rollbacks are documented in the devlog after the restore
+    headings = [e.heading for e in Devlog.load(devlog).entries()]
+    assert [h.split(" -- ")[-1] for h in headings] == ["applied", "rolled back", "rolled back"]
+    # LEARN recorded the slowdown on the optimization that caused it
+    assert ("append_evidence", "split-kv-decode") in [(x.action, x.entry) for x in r.learned]
+
+
+def test_correctness_failure_restores(tmp_path: Path) -> None:
+    wrong = {
+        "optimization": "split-kv-decode",
+        "new_version": "toy_v2",
+        "changes": ["drop the rescale"],
+        "edits": [
+            {
+                "path": "kernels/toy/toy_v2.py",
+                "old": "FAKE_CORRECT = True",
+                "new": "FAKE_CORRECT = False",
+            },
+            {"path": "kernels/toy/toy_v2.py", "old": '"decode": 200.0', "new": '"decode": 20.0'},
+        ],
+    }
+    plan = make_project(tmp_path, [wrong])
+    v2 = tmp_path / "kernels" / "toy" / "toy_v2.py"
+    digest = _digest(v2)
+    c = _run(tmp_path, plan)
+    (a,) = c.record.attempts
+    assert a.status is AttemptStatus.ROLLED_BACK
+    assert a.reason.startswith("correctness")
+    assert _digest(v2) == digest
+    assert c.record.current_version == "toy_v1"
+    assert [x.action for x in c.record.learned] == ["skipped"]  # a bug is not catalog knowledge
+
+
+def test_target_met_stops_early(tmp_path: Path) -> None:
+    plan = make_project(tmp_path, [FASTER_STEP, slower_copy_step()])
+    c = _run(tmp_path, plan, target="duration_us<=1000")
+    assert c.record.target_met and c.record.stop_reason == "target met"
+    assert len(c.record.attempts) == 1
+
+
+def test_human_designer_pauses_and_resumes(tmp_path: Path) -> None:
+    make_project(tmp_path, [])
+    store = Store(tmp_path)
+    c = cycle.start(
+        tmp_path,
+        kernel="toy",
+        target="pct_of_floor>=90",
+        start_version="toy_v1",
+        backend=FakeBackend(tmp_path),
+        designer=HumanDesigner("triton"),
+        designer_spec="human:triton",
+        configs=list(DEFAULT_MATRIX),
+        store=store,
+        run_id="h1",
+        max_iterations=1,
+    )
+    rec = c.run()
+    assert rec.state is State.DESIGN and rec.attempts[0].status is AttemptStatus.WAITING
+    task = OptimizationTask.parse((c.folder / "task-1.md").read_text().split("<!--")[0])
+    # the person implements the change as a new file and answers with the contract
+    (tmp_path / "kernels" / "toy" / f"{task.new_version}.py").write_text(
+        version_source(task.new_version, 300.0, 2400.0)
+    )
+    answer = NewVersion(
+        kernel="toy",
+        version=task.new_version,
+        changes=["by hand"],
+        created=[f"kernels/toy/{task.new_version}.py"],
+        correct=True,
+        devlog_entry="docs/kernels/toy.md",
+    )
+    (c.folder / "new-version-1.md").write_text(answer.render())
+    again = cycle.resume(
+        tmp_path, "h1", backend=FakeBackend(tmp_path), designer=HumanDesigner("triton"), store=store
+    ).run()
+    assert again.state is State.DONE
+    assert again.current_version == task.new_version
+    assert load(c.folder).attempts[0].status is AttemptStatus.APPLIED
+
+
+def test_cli_cycle_and_profile_on_the_fake(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = make_project(tmp_path, [FASTER_STEP])
+    code = main(
+        [
+            "--root",
+            str(tmp_path),
+            "cycle",
+            "toy",
+            "--target",
+            "pct_of_floor>=90",
+            "--from",
+            "toy_v1",
+            "--designer",
+            f"scripted:{plan}",
+            "--backend",
+            "fake",
+            "--run-id",
+            "cli1",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0 and out.startswith("## Optimization Summary")
+    code = main(
+        [
+            "--root",
+            str(tmp_path),
+            "profile",
+            "toy",
+            "toy_v2",
+            "--config",
+            "spec",
+            "--backend",
+            "fake",
+            "--json",
+        ]
+    )
+    assert code == 0
+    assert '"rule": "L1"' in capsys.readouterr().out
+    # an unbounded sweep is refused before anything runs (exit 2, clean message)
+    code = main(
+        [
+            "--root",
+            str(tmp_path),
+            "tune",
+            "toy",
+            "toy_v2",
+            "--backend",
+            "fake",
+            "--manual",
+            "BLOCK_N=64",
+            "--param",
+            "BLOCK_N=16..256",
+        ]
+    )
+    assert code == 2
+    assert "unbounded" in capsys.readouterr().err
