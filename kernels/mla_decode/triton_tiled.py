@@ -26,6 +26,17 @@ from kernels.mla_decode.triton_common import D_QK, D_V, LOG2E, combine, prepare,
 
 
 @triton.jit
+def _scores(qa, qb, qp, kv_desc_l, kv_desc_r, n0, HALF: tl.constexpr):
+    """Raw scores of one KV tile through TMA: [M, 256]x2 latent halves + [M, 64] rope."""
+    ka = kv_desc_l.load([n0, 0])
+    kb = kv_desc_l.load([n0, HALF])
+    kp = kv_desc_r.load([n0, 0])
+    qk = tl.dot(qa, tl.trans(ka))
+    qk = tl.dot(qb, tl.trans(kb), qk)
+    return tl.dot(qp, tl.trans(kp), qk)
+
+
+@triton.jit
 def _tiled_kernel(
     Q,  # [b, R, D_QK]
     KV,  # [b, T, D_QK]
@@ -43,6 +54,7 @@ def _tiled_kernel(
     DR: tl.constexpr,
     USE_TMA: tl.constexpr,
     WS: tl.constexpr,
+    PIPE_QK: tl.constexpr,
 ):
     pid_m = tl.program_id(0)  # fastest: the row tiles of one KV slice run side by side (L2 reuse)
     pid_s = tl.program_id(1)
@@ -75,23 +87,42 @@ def _tiled_kernel(
         qp = q_desc_r.load([m0, 0])
         acc_a = tl.zeros([BLOCK_M, HALF], dtype=tl.float32)
         acc_b = tl.zeros([BLOCK_M, HALF], dtype=tl.float32)
-        for n0 in tl.range(start, end, BLOCK_N, warp_specialize=WS):
-            ka = kv_desc_l.load([n0, 0])
-            kb = kv_desc_l.load([n0, HALF])
-            kp = kv_desc_r.load([n0, 0])
-            qk = tl.dot(qa, tl.trans(ka))
-            qk = tl.dot(qb, tl.trans(kb), qk)
-            qk = tl.dot(qp, tl.trans(kp), qk)
-            offs_n = n0 + tl.arange(0, BLOCK_N)
-            qk = tl.where((offs_n < end)[None, :], qk * scale_log2, float("-inf"))
-            m_new = tl.maximum(m_i, tl.max(qk, 1))
-            alpha = tl.exp2(m_i - m_new)
-            p = tl.exp2(qk - m_new[:, None])
-            l_i = l_i * alpha + tl.sum(p, 1)
-            pv = p.to(ka.dtype)
-            acc_a = tl.dot(pv, ka, acc_a * alpha[:, None])
-            acc_b = tl.dot(pv, kb, acc_b * alpha[:, None])
-            m_i = m_new
+        if PIPE_QK:
+            # FA3-style software pipelining: the next tile's scores are issued before this
+            # tile's P@V, so the tensor cores work on them while the softmax waits.
+            qk = _scores(qa, qb, qp, kv_desc_l, kv_desc_r, start, HALF)
+            for n0 in tl.range(start, end, BLOCK_N, warp_specialize=WS):
+                offs_n = n0 + tl.arange(0, BLOCK_N)
+                sc = tl.where((offs_n < end)[None, :], qk * scale_log2, float("-inf"))
+                m_new = tl.maximum(m_i, tl.max(sc, 1))
+                alpha = tl.exp2(m_i - m_new)
+                p = tl.exp2(sc - m_new[:, None])
+                l_i = l_i * alpha + tl.sum(p, 1)
+                qk = _scores(qa, qb, qp, kv_desc_l, kv_desc_r, n0 + BLOCK_N, HALF)
+                va = kv_desc_l.load([n0, 0])
+                vb = kv_desc_l.load([n0, HALF])
+                pv = p.to(va.dtype)
+                acc_a = tl.dot(pv, va, acc_a * alpha[:, None])
+                acc_b = tl.dot(pv, vb, acc_b * alpha[:, None])
+                m_i = m_new
+        else:
+            for n0 in tl.range(start, end, BLOCK_N, warp_specialize=WS):
+                ka = kv_desc_l.load([n0, 0])
+                kb = kv_desc_l.load([n0, HALF])
+                kp = kv_desc_r.load([n0, 0])
+                qk = tl.dot(qa, tl.trans(ka))
+                qk = tl.dot(qb, tl.trans(kb), qk)
+                qk = tl.dot(qp, tl.trans(kp), qk)
+                offs_n = n0 + tl.arange(0, BLOCK_N)
+                qk = tl.where((offs_n < end)[None, :], qk * scale_log2, float("-inf"))
+                m_new = tl.maximum(m_i, tl.max(qk, 1))
+                alpha = tl.exp2(m_i - m_new)
+                p = tl.exp2(qk - m_new[:, None])
+                l_i = l_i * alpha + tl.sum(p, 1)
+                pv = p.to(ka.dtype)
+                acc_a = tl.dot(pv, ka, acc_a * alpha[:, None])
+                acc_b = tl.dot(pv, kb, acc_b * alpha[:, None])
+                m_i = m_new
         acc = tl.join(acc_a, acc_b).permute(0, 2, 1).reshape(BLOCK_M, DL)
     else:
         q_rows = q_base + offs_m[:, None] * D
@@ -137,12 +168,13 @@ class TiledConfig:
     use_tma: bool = False
     min_rows_per_split: int = 256
     warp_specialize: bool = False
+    pipe_qk: bool = False
 
     def tag(self) -> str:
         return (
             f"bm{self.block_m}-bn{self.block_n}-st{self.num_stages}-w{self.num_warps}"
             f"-sp{self.splits or 'auto'}{'-tma' if self.use_tma else ''}"
-            f"{'-ws' if self.warp_specialize else ''}"
+            f"{'-ws' if self.warp_specialize else ''}{'-pipe' if self.pipe_qk else ''}"
         )
 
     @classmethod
@@ -166,6 +198,8 @@ class TiledConfig:
                     cfg = replace(cfg, use_tma=True)
                 elif tok == "ws":
                     cfg = replace(cfg, warp_specialize=True)
+                elif tok == "pipe":
+                    cfg = replace(cfg, pipe_qk=True)
                 else:
                     raise ValueError(f"bad tiled config token {tok!r} in {spec!r}")
         return cfg
@@ -242,6 +276,7 @@ def run_tiled(
         DR=D_QK - D_V,
         USE_TMA=cfg.use_tma,
         WS=cfg.warp_specialize,
+        PIPE_QK=cfg.pipe_qk and cfg.use_tma,
         num_warps=cfg.num_warps,
         num_stages=cfg.num_stages,
     )
