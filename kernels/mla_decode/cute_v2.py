@@ -206,15 +206,10 @@ class _MlaDecodeV2:
         storage = smem.allocate(SharedStorage)
         s_ql = storage.s_ql.get_tensor(s_ql_layout.outer, swizzle=s_ql_layout.inner)
         s_qr = storage.s_qr.get_tensor(s_qr_layout.outer, swizzle=s_qr_layout.inner)
-        s_kl = storage.s_kl.get_tensor(
-            s_kl_layout.outer, swizzle=s_kl_layout.inner
-        )  # (N, 512, STAGES), K-major
-        s_kr = storage.s_kr.get_tensor(
-            s_kr_layout.outer, swizzle=s_kr_layout.inner
-        )  # (N, 64, STAGES)
-        s_vt = storage.s_kl.get_tensor(
-            s_vt_layout.outer, swizzle=s_vt_layout.inner
-        )  # (512, N, STAGES): same bytes, MN-major
+        # K-major K tile (N, 512, STAGES) and its MN-major V^T view (512, N, STAGES): same bytes
+        s_kl = storage.s_kl.get_tensor(s_kl_layout.outer, swizzle=s_kl_layout.inner)
+        s_kr = storage.s_kr.get_tensor(s_kr_layout.outer, swizzle=s_kr_layout.inner)
+        s_vt = storage.s_kl.get_tensor(s_vt_layout.outer, swizzle=s_vt_layout.inner)
 
         thr_g2s = g2s.get_slice(tidx)
         t_gql = thr_g2s.partition_S(g_ql)

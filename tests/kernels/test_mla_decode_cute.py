@@ -33,6 +33,11 @@ EXPECTED_PTX = {
         r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16",  # O += P V (RS)
         r"fence\.proxy\.async\.shared::cta",
     ],
+    "cute_v3": [
+        r"wgmma\.mma_async\.sync\.aligned\.m64n32k16\.f32\.bf16\.bf16",  # half the S tile
+        r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16",  # O += P V (SS)
+        r"fence\.proxy\.async\.shared::cta",
+    ],
 }
 
 
