@@ -50,6 +50,7 @@ TEXT_ONLY_MIN = 0.35
 # on one generic symptom such as low DRAM throughput would fire on every kernel).
 WARN_COVERAGE = 0.6
 WARN_CONFIDENCE = 0.6
+WARN_TEXT = 0.8  # ... or when it is (nearly) the best text match of the profile
 # Trigger evidence counts less for an entry tied to specific kernel contexts (mla,
 # gemm...) when the profile's words share nothing with it.
 UNRELATED_FACTOR = 0.6
@@ -392,7 +393,9 @@ def recommend(
         if card.kind == "anti-pattern":
             confidence = (len(fired) + len(failed)) / len(card.triggers) if card.triggers else 0.0
             measured = coverage >= WARN_COVERAGE and confidence >= WARN_CONFIDENCE
-            if (fired and measured) or (not card.triggers and rel >= TEXT_ONLY_MIN):
+            # The profiler's own words describe this failure and no measurement denies it.
+            described = rel >= WARN_TEXT and (coverage >= 0.5 or not (fired or failed))
+            if (fired and measured) or described:
                 warnings.append(ranked)
         else:
             proposals.append(ranked)
