@@ -67,7 +67,7 @@ NEW_VERSION_CONTRACT = """\
 ### Correctness: [PASS/FAIL]
 
 ### Trial Configurations Checked
-1. [b, s, t] -- [why this point matters]
+1. [b=X, s=X, t=X] -- [why this point matters]
 
 ### Devlog Entry Written: [path]
 """
@@ -511,10 +511,11 @@ Profile one kernel version and answer with the profile contract.
 1. Read the devlog: `kbopt agent tool read_devlog --input '{"kernel": "<kernel>"}'`.
 2. Profile at each trial configuration (default: decode b=32, s=1, t=4096; speculative
    b=32, s=16, t=4096; reduce b on out-of-memory):
-   `kbopt agent tool profile_kernel --input '{"kernel": "<kernel>", "version": "<v>", "b": 32, "s": 1, "t": 4096}'`
+   `kbopt profile <kernel> <version> --config decode --json` (then `--config spec`; a custom
+   point is `--config 16,1,4096`); it also writes the devlog performance section.
 3. Rank opportunities from the catalog: `kbopt recommend <profile.md> --json`.
-4. Update the devlog performance section:
-   `kbopt agent tool update_devlog --input '{"kernel": "<kernel>", "section": "performance", "text": "..."}'`
+4. If you profiled another way, store the contract in the devlog performance section:
+   `kbopt agent tool update_devlog --input '{"kernel": "<kernel>", "section": "performance", "text": "<profile contract>"}'`
 5. Return the contract below, filled in.
 
 """

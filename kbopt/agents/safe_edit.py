@@ -1,19 +1,20 @@
-"""Safe modification for the agents' tools: backup_file / revert_file (W5).
+"""backup_file / revert_file for the agents' tools, on top of `kbopt.workflow.safe` (W5).
 
-Backups live on disk under `<root>/.kbopt-cache/backups/` (ignored by git) so that a
-backup taken by one agent - or by one `kbopt agent tool backup_file` process - can be
-restored by another.  A file that did not exist when it was backed up is recorded as
-absent: reverting it deletes the file the change created.
+The workflow's `Snapshot` does the real work (byte-exact copies, SHA-256 manifest,
+created files removed on restore, restore checked).  This adapter only gives each
+project file one backup slot on disk, `<root>/.kbopt-cache/backups/<hash>/`, so that a
+backup taken by one agent - or by one `kbopt agent tool backup_file` process - is
+found by another, and a second backup of the same file keeps the FIRST content.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
 from pathlib import Path
 
 from kbopt.errors import KbError
+from kbopt.workflow.safe import Snapshot, backup_file, revert_file
 
 BACKUP_DIR = Path(".kbopt-cache") / "backups"
 
@@ -23,48 +24,41 @@ class Backups:
         self.root = root.resolve()
         self.dir = self.root / BACKUP_DIR
 
-    def _slot(self, path: Path) -> tuple[Path, Path]:
-        rel = path.resolve().relative_to(self.root)
-        key = hashlib.sha256(str(rel).encode()).hexdigest()[:16]
-        return self.dir / f"{key}.orig", self.dir / f"{key}.json"
+    def _rel(self, path: Path) -> str:
+        return path.resolve().relative_to(self.root).as_posix()
+
+    def _slot(self, path: Path) -> Path:
+        return self.dir / hashlib.sha256(self._rel(path).encode()).hexdigest()[:16]
 
     def has_backup(self, path: Path) -> bool:
-        return self._slot(path)[1].is_file()
+        return (self._slot(path) / "manifest.json").is_file()
 
     def backup(self, path: Path) -> dict[str, object]:
-        """Keep the current content of `path`; a second backup keeps the FIRST one."""
-        copy, meta = self._slot(path)
-        rel = str(path.resolve().relative_to(self.root))
-        if meta.is_file():
-            return {"already_backed_up": True, "existed": json.loads(meta.read_text())["existed"]}
-        self.dir.mkdir(parents=True, exist_ok=True)
-        existed = path.is_file()
-        if existed:
-            shutil.copy2(path, copy)
-        meta.write_text(json.dumps({"path": rel, "existed": existed}), encoding="utf-8")
-        return {"already_backed_up": False, "existed": existed}
+        """Keep the current content of `path` (or the fact that it does not exist yet)."""
+        slot = self._slot(path)
+        if self.has_backup(path):
+            existed = Snapshot.load(slot).files.get(self._rel(path)) is not None
+            return {"already_backed_up": True, "existed": existed}
+        backup_file(path, slot, root=self.root)
+        return {"already_backed_up": False, "existed": path.is_file()}
 
     def revert(self, path: Path) -> str:
-        """Restore the backed-up content (or remove a file that did not exist); drop the backup."""
-        copy, meta = self._slot(path)
-        if not meta.is_file():
-            rel = path.resolve().relative_to(self.root)
-            raise KbError(f"no backup of {rel}: call backup_file before modifying a file")
-        existed = json.loads(meta.read_text())["existed"]
-        if existed:
-            shutil.copy2(copy, path)
-            copy.unlink()
-            action = "restored"
-        else:
-            path.unlink(missing_ok=True)
-            action = "removed (it did not exist before)"
-        meta.unlink()
-        return action
+        """Restore the backed-up bytes (or remove a file the change created); drop the backup."""
+        slot = self._slot(path)
+        if not self.has_backup(path):
+            raise KbError(
+                f"no backup of {self._rel(path)}: call backup_file before modifying a file"
+            )
+        existed = Snapshot.load(slot).files.get(self._rel(path)) is not None
+        changed = revert_file(slot)
+        shutil.rmtree(slot)
+        if not changed:
+            return "unchanged (the file already matched its backup)"
+        return "restored" if existed else "removed (it did not exist before)"
 
     def discard(self, path: Path) -> bool:
         """Success: keep the change and drop the backup."""
-        copy, meta = self._slot(path)
-        found = meta.is_file()
-        copy.unlink(missing_ok=True)
-        meta.unlink(missing_ok=True)
+        slot = self._slot(path)
+        found = slot.is_dir()
+        shutil.rmtree(slot, ignore_errors=True)
         return found

@@ -31,7 +31,7 @@ from kbopt.agents.routing import DelegationRefused, check_delegation, route
 from kbopt.errors import KbError, ProblemList
 from kbopt.model import EvidenceBlock, EvidenceRow
 from kbopt.store import Store
-from kbopt.vocab import Kind, SourceType, Status
+from kbopt.vocab import Kind, Language, SourceType, Status
 
 KNOWLEDGE_PREFIX = Path("docs") / "knowledge"
 # Folders no tool may write into: version control, the generated catalog (written by the
@@ -178,6 +178,15 @@ class RunKernelInput(KernelInput):
     b: int | None = Field(default=None, ge=1)
     s: int | None = Field(default=None, ge=1)
     t: int | None = Field(default=None, ge=1)
+
+
+class ProfileKernelInput(RunKernelInput):
+    version: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    language: Language | None = Field(default=None, description="language catalog to add")
+    update_devlog: bool = Field(default=True, description="write the devlog performance section")
+    backend: Literal["real", "fake"] = Field(
+        default="real", description="fake: the deterministic stand-in, for dry runs and tests"
+    )
 
 
 class RunTestsInput(_Input):
@@ -389,11 +398,24 @@ def _config_args(inp: RunKernelInput) -> list[str]:
     return out
 
 
-def _profile(ctx: ToolContext, inp: RunKernelInput) -> Any:
+def _profile(ctx: ToolContext, inp: ProfileKernelInput) -> Any:
     if not _kbopt_has_command("profile"):
         raise ToolError("profiling is not available: `kbopt profile` is not in this checkout yet")
-    argv = [ctx.executor.python, "-m", "kbopt", "profile", inp.kernel, inp.version]
-    argv += [*_config_args(inp), "--json"]
+    if inp.b or inp.s or inp.t:
+        config = f"{inp.b or 32},{inp.s or 1},{inp.t or 4096}"  # W2 defaults fill the gaps
+    elif inp.config == "all":
+        raise ToolError("profile one configuration per call: decode, speculative, or b/s/t")
+    else:
+        config = "spec" if inp.config == "speculative" else "decode"
+    # `--root .`: the command runs in the project root, local or remote (A6).
+    argv = [ctx.executor.python, "-m", "kbopt", "--root", ".", "profile", inp.kernel]
+    argv += [inp.version, "--config", config, "--json"]
+    if inp.language:
+        argv += ["--language", inp.language.value]
+    if inp.backend == "fake":
+        argv += ["--backend", "fake"]
+    if not inp.update_devlog:
+        argv.append("--no-devlog")
     return _command_result(ctx.executor.run(argv, timeout=ctx.timeout_s))
 
 
@@ -671,9 +693,9 @@ TOOLS: dict[str, ToolSpec] = {
             "profile_kernel",
             "Profile one kernel version at one trial configuration (runs in the remote "
             "allocation when there is one); returns the command's JSON output.",
-            RunKernelInput,
+            ProfileKernelInput,
             _profile,
-            "kbopt profile <kernel> <version> --b B --s S --t T --json",
+            "kbopt profile <kernel> <version> --config decode|spec|B,S,T --json",
         ),
         ToolSpec(
             "run_benchmark",

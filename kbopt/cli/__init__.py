@@ -20,6 +20,7 @@ from kbopt.errors import KbError, ProblemList
 COMMAND_MODULES = (
     "kbopt.cli.catalog_cmds",
     "kbopt.cli.search_cmds",
+    "kbopt.cli.agent_cmds",
     "kbopt.cli.site_cmds",
     "kbopt.cli.cycle_cmds",
 )

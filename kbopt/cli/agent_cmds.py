@@ -13,6 +13,9 @@ from kbopt.errors import KbError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from kbopt.agents.designer import register as register_agent_designer
+
+    register_agent_designer()  # `kbopt cycle ... --designer agent[:language]`
     group = sub.add_parser(
         "agent",
         help="Agents on the Anthropic API: run, autopilot, route, tools, Claude Code export.",

@@ -15,7 +15,13 @@ from tests.agents.scripted import ScriptedAPI
 
 # A toy kernel whose "benchmark" reads the tile size from the kernel file, so a change
 # of the file really changes the measured number (latency = 4096 / BLOCK).
-TOY_KERNEL = "BLOCK = 64\n\n\ndef launch(n):\n    return (n + BLOCK - 1) // BLOCK\n"
+TOY_KERNEL = (
+    "BLOCK = 64\n"
+    "# read by kbopt's fake measurement backend (`kbopt profile --backend fake`)\n"
+    'FAKE_DURATION_US = {"decode": 120.0, "spec": 950.0}\n'
+    'FAKE_FLOOR_US = {"decode": 55.0, "spec": 880.0}\n\n\n'
+    "def launch(n):\n    return (n + BLOCK - 1) // BLOCK\n"
+)
 TOY_BENCH = """\
 import argparse
 import json

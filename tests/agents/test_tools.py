@@ -118,7 +118,12 @@ def test_list_exports_reads_all_or_public_top_level(project: Path) -> None:
     assert out["names"][0]["signature"] == "(x, *, block=64)"
     # without __all__: public top-level definitions, imports left out
     out = ok(ctx, "list_exports", {"module": "kernels/toy/toy_v1.py"})
-    assert [n["name"] for n in out["names"]] == ["BLOCK", "launch"]
+    assert [n["name"] for n in out["names"]] == [
+        "BLOCK",
+        "FAKE_DURATION_US",
+        "FAKE_FLOOR_US",
+        "launch",
+    ]
     assert "not found" in err(ctx, "list_exports", {"module": "kernels.toy.nope"})
     assert "not a dotted module" in err(ctx, "list_exports", {"module": "a b"})
 
@@ -216,13 +221,28 @@ def test_run_tests_and_benchmark_run_real_commands(project: Path) -> None:
     )
 
 
-def test_profile_tool_names_the_gap_or_runs() -> None:
-    from kbopt.agents.tools import _kbopt_has_command
+def test_profile_runs_kbopt_profile_and_updates_the_devlog(project: Path) -> None:
+    ctx = ctx_for(project, roles.PROFILER)
+    out = ok(ctx, "profile_kernel", {"kernel": "toy", "version": "toy_v1", "backend": "fake"})
+    assert out["ok"], out["stderr"]
+    assert "--config decode" in out["command"] and "--backend fake" in out["command"]
+    assert "toy_v1" in out["stdout"]
+    devlog = ok(ctx, "read_devlog", {"kernel": "toy"})
+    assert "## Profile: toy toy_v1" in devlog["performance"].replace("### Profile", "## Profile")
+    assert "one configuration per call" in err(
+        ctx, "profile_kernel", {"kernel": "toy", "version": "toy_v1", "config": "all"}
+    )
 
-    ctx = ctx_for(Path.cwd(), roles.PROFILER)
-    if _kbopt_has_command("profile"):
-        pytest.skip("`kbopt profile` exists: covered by the profiling tests")
-    msg = err(ctx, "profile_kernel", {"kernel": "mla_decode", "version": "triton_v1"})
+
+def test_profile_names_the_gap_when_the_command_is_missing(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kbopt.agents import tools
+
+    monkeypatch.setattr(tools, "_kbopt_has_command", lambda name: False)
+    msg = err(
+        ctx_for(project, roles.PROFILER), "profile_kernel", {"kernel": "toy", "version": "v1"}
+    )
     assert msg.startswith("profiling is not available:")
 
 

@@ -1,0 +1,90 @@
+"""The kernel-designer agent as the cycle's DESIGN step: `kbopt cycle ... --designer agent`.
+
+`kbopt.workflow` drives the cycle (profile, select, strategize, verify, evaluate, learn)
+and hands one Optimization Task at a time to a `Designer`.  `AgentDesigner` sends that
+task to the kernel-designer agent - the A11 task contract followed by the A10 launch
+template - and parses the agent's answer as the New Version contract.  The cycle has
+backed up the kernel's files before DESIGN and restores them on failure.
+
+`register()` makes `--designer agent[:language]` known to `make_designer`; the agent CLI
+calls it when the command line is built (no import-time side effects).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from kbopt.agents import roles
+from kbopt.errors import KbError
+
+NAME = "agent"
+
+
+class AgentDesigner:
+    name = NAME
+
+    def __init__(
+        self,
+        root: Path,
+        language: str | None = None,
+        runner_factory: Callable[[Path], Any] | None = None,
+    ):
+        self.root = root
+        self.language = language
+        self._runner_factory = runner_factory or default_runner
+        self.last_report = ""
+
+    def propose(self, record: Any, ranked: Sequence[Mapping[str, Any]]) -> Any:
+        """The best-ranked opportunity not tried yet (the strategy's order, S2)."""
+        from kbopt.workflow.designers import Proposal
+
+        tried = {a.optimization for a in record.attempts}
+        for n, r in enumerate(ranked, 1):
+            if r["id"] in tried:
+                continue
+            return Proposal(
+                optimization=str(r["id"]),
+                new_version=f"{record.current_version}_a{len(record.attempts) + 1}",
+                language=self.language or record.selected_language,
+                title=str(r.get("title", r["id"])),
+                link=str(r["path"]) if r.get("path") else None,
+                rationale=f"ranked #{n} by the strategy; trigger {r.get('trigger') or 'text match'}",
+            )
+        return None
+
+    def design(self, task: Any, ctx: Any) -> Any:
+        """Run the kernel-designer agent on the task; its answer must be a New Version."""
+        from kbopt.contracts.new_version import NewVersion
+
+        runner = self._runner_factory(self.root)
+        prompt = f"{task.render()}\n{task.designer_prompt()}"
+        self.last_report = runner.run_agent(roles.KERNEL_DESIGNER, prompt)
+        start = self.last_report.find("## New Version:")
+        if start < 0:
+            raise KbError(
+                "the kernel-designer agent did not answer with the New Version contract "
+                "(`## New Version: <kernel> <version>`)"
+            )
+        return NewVersion.parse(self.last_report[start:], path="<kernel-designer answer>")
+
+
+def default_runner(root: Path) -> Any:
+    """A runner on the real API (key checked first), the environment's model and limits."""
+    from kbopt.agents.remote import RemoteContext, make_executor
+    from kbopt.agents.runner import AgentConfig, AgentRunner, make_client
+    from kbopt.agents.tools import ToolContext
+    from kbopt.store import Store
+
+    client = make_client()
+    remote = RemoteContext.from_env()
+    store = Store(root)
+    ctx = ToolContext(root=store.root, store=store, executor=make_executor(store.root, remote))
+    return AgentRunner(client, AgentConfig.from_env(), ctx, remote=remote)
+
+
+def register() -> None:
+    from kbopt.workflow.designers import register_designer
+
+    register_designer(NAME, lambda arg, root: AgentDesigner(root, arg or None))
