@@ -3,8 +3,8 @@
 - :func:`compile_ptx`: compile a CuTe DSL entry point for a target arch WITHOUT a GPU and return
   its PTX. CuTe DSL writes the PTX file (``--keep-ptx``) before it looks for the CUDA driver to
   load the module, so on a CPU-only machine the driver error that follows is expected and ignored.
-- :func:`combine_splits`: merge split-KV partial outputs (each normalised by its own softmax sum)
-  with their base-2 log-sum-exp, in torch.
+- :func:`run_split_kv`: the host side of every version (checks, KV split, launch, and the merge
+  of split-KV partials by the Triton ladder's combine kernel, base-2 log-sum-exp weights).
 - :func:`num_sms` and :func:`pick_splits`: how many KV splits fill the GPU.
 - :func:`mn_view` / :func:`quad_allreduce`: register-fragment helpers for the online softmax
   over ``mma.sync`` accumulators (thread layout of the m16n8 C fragment).
@@ -56,19 +56,6 @@ def pick_splits(ctas_without_split: int, n_tiles: int, sms: int) -> tuple[int, i
     want = max(1, min(n_tiles, sms // max(1, ctas_without_split)))
     per_split = math.ceil(n_tiles / want)
     return math.ceil(n_tiles / per_split), per_split
-
-
-def combine_splits(
-    o_part: torch.Tensor, lse2: torch.Tensor, out_dtype: torch.dtype
-) -> torch.Tensor:
-    """``o_part [b, S, R, d]`` fp32 (each split normalised), ``lse2 [b, S, R]`` base-2 LSE.
-
-    Empty splits carry ``lse2 = -inf`` and weigh zero.
-    """
-    m = lse2.amax(dim=1, keepdim=True)  # [b, 1, R]; finite: every row has >= 1 key
-    w = torch.exp2(lse2 - m)  # [b, S, R]
-    num = (o_part * w.unsqueeze(-1)).sum(dim=1)
-    return (num / w.sum(dim=1).unsqueeze(-1)).to(out_dtype)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -144,12 +131,12 @@ def run_split_kv(
     splits, per_split = pick_splits(b * rows // m_blk, n_tiles, num_sms(q.device))
     in_dt = getattr(cutlass, _TORCH_TO_CUTE[q.dtype])
     if splits == 1:  # the kernel writes the final output directly
-        o = torch.empty(b, 1, rows, ref.D_V, dtype=q.dtype, device=q.device)
+        o = torch.empty(b, rows, 1, ref.D_V, dtype=q.dtype, device=q.device)
         out_dt = in_dt
-    else:
-        o = torch.empty(b, splits, rows, ref.D_V, dtype=torch.float32, device=q.device)
+    else:  # fp32 partials, [b, rows, splits, 512]: one row's splits side by side
+        o = torch.empty(b, rows, splits, ref.D_V, dtype=torch.float32, device=q.device)
         out_dt = cutlass.Float32
-    lse = torch.empty(b, splits, rows, dtype=torch.float32, device=q.device)
+    lse = torch.empty(b, rows, splits, dtype=torch.float32, device=q.device)
 
     fn = compiled(in_dt, out_dt)
     stream = cuda.CUstream(torch.cuda.current_stream(q.device).cuda_stream)
@@ -169,7 +156,14 @@ def run_split_kv(
     )
     if splits == 1:
         return o.view(b, s, h, ref.D_V)
-    return combine_splits(o, lse, q.dtype).view(b, s, h, ref.D_V)
+    # one Triton program per query row merges its splits (the Triton ladder's combine kernel)
+    from kernels.mla_decode import triton_common
+
+    out = torch.empty(b, s, h, ref.D_V, dtype=q.dtype, device=q.device)
+    triton_common.combine(
+        o.view(b * rows, splits, ref.D_V), lse.view(b * rows, splits), out.view(b * rows, ref.D_V)
+    )
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

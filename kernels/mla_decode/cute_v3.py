@@ -68,8 +68,9 @@ class _MlaDecodeV3:
         dtype = p_q.dtype
         q_bstride = cute.assume(rows * ref.D_QK, divby=64)
         kv_bstride = cute.assume(t_max * ref.D_QK, divby=64)
-        o_rstride = cute.assume(rows * ref.D_V, divby=64)
-        o_bstride = cute.assume(splits * rows * ref.D_V, divby=64)
+        # partial O is [b, rows, splits, 512] in memory: the combine reads a row's splits together
+        o_rstride = cute.assume(splits * ref.D_V, divby=64)
+        o_bstride = cute.assume(rows * splits * ref.D_V, divby=64)
         m_q = cute.make_tensor(
             p_q, cute.make_layout((batch, rows, ref.D_QK), stride=(q_bstride, ref.D_QK, 1))
         )
@@ -80,11 +81,11 @@ class _MlaDecodeV3:
         m_o = cute.make_tensor(
             p_o,
             cute.make_layout(
-                (batch, splits, rows, ref.D_V), stride=(o_bstride, o_rstride, ref.D_V, 1)
+                (batch, splits, rows, ref.D_V), stride=(o_bstride, ref.D_V, o_rstride, 1)
             ),
         )
         m_lse = cute.make_tensor(
-            p_lse, cute.make_layout((batch, splits, rows), stride=(splits * rows, rows, 1))
+            p_lse, cute.make_layout((batch, splits, rows), stride=(rows * splits, 1, splits))
         )
 
         # wgmma canonical layouts: K-major atoms (8 rows x 64 elements) for Q and K; the

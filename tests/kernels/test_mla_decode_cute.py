@@ -59,7 +59,11 @@ def test_compiles_for_sm90a_with_expected_instructions(name: str) -> None:
     import cutlass
 
     mod = importlib.import_module(f"kernels.mla_decode.{name}")
-    for out_dtype in (cutlass.Float32, cutlass.BFloat16):  # split-KV partials / direct output
+    # fp32 split-KV partials for every version; the direct bf16 output for the newest only
+    # (compiles take seconds each on the 2-core CI machine)
+    newest = sorted(EXPECTED_PTX, key=lambda n: int(n.rpartition("v")[2]))[-1]
+    out_dtypes = (cutlass.Float32, cutlass.BFloat16) if name == newest else (cutlass.Float32,)
+    for out_dtype in out_dtypes:
         ptx = cute_common.compile_ptx(
             mod.entry(), *mod.example_args(cutlass.BFloat16, out_dtype), arch="sm_90a"
         )
@@ -80,23 +84,32 @@ def test_cpu_tensors_are_rejected_clearly() -> None:
         cute_v1.mla_decode(q.float(), kv.float(), lens, sc)
 
 
-def test_split_combine_matches_one_softmax() -> None:
-    """combine_splits on hand-made partials equals one softmax over all keys."""
+def test_split_partials_convention_matches_the_combine_kernel() -> None:
+    """The kernels' partials (each split normalised, base-2 LSE, -inf when empty, [rows, splits,
+    d]) merged by triton_common.combine equal one softmax over all keys (CPU: interpreter)."""
+    from kernels.mla_decode import triton_common
+
     torch.manual_seed(0)
-    scores = torch.randn(2, 3, 10)  # [b, R, keys]
-    v = torch.randn(2, 10, 4)
+    rows, keys, d = 3, 10, ref.D_V
+    scores = torch.randn(rows, keys)
+    v = torch.randn(keys, d)
     full = torch.softmax(scores, -1) @ v
     parts, lses = [], []
     for lo, hi in ((0, 4), (4, 4), (4, 10)):  # the middle split is empty
-        s = scores[..., lo:hi]
         if hi == lo:
-            parts.append(torch.zeros(2, 3, 4))
-            lses.append(torch.full((2, 3), float("-inf")))
+            parts.append(torch.zeros(rows, d))
+            lses.append(torch.full((rows,), float("-inf")))
             continue
-        parts.append(torch.softmax(s, -1) @ v[:, lo:hi])
+        s = scores[:, lo:hi]
+        parts.append(torch.softmax(s, -1) @ v[lo:hi])
         lses.append(torch.logsumexp(s, -1) * cute_common.LOG2_E)
-    out = cute_common.combine_splits(torch.stack(parts, 1), torch.stack(lses, 1), torch.float32)
-    assert torch.allclose(out, full, atol=1e-5)
+    out = torch.empty(rows, d)
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    out = out.to(dev)
+    triton_common.combine(
+        torch.stack(parts, 1).contiguous().to(dev), torch.stack(lses, 1).contiguous().to(dev), out
+    )
+    assert torch.allclose(out.cpu(), full, atol=1e-5)
 
 
 def test_pick_splits_fills_the_gpu_and_covers_every_tile() -> None:
