@@ -21,6 +21,10 @@ from kbopt.workflow import cycle
 from kbopt.workflow.designers import HumanDesigner, ScriptedDesigner
 from kbopt.workflow.record import AttemptStatus, State, load
 
+REPO_DRAFT = (
+    Path(__file__).resolve().parent.parent / "runs/plans/drafts/wider-kv-tiles-fewer-rescales.md"
+)
+
 
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
@@ -257,3 +261,34 @@ def test_cli_cycle_and_profile_on_the_fake(
     )
     assert code == 2
     assert "unbounded" in capsys.readouterr().err
+
+
+def test_learn_files_a_confirmed_draft_and_skips_an_unconfirmed_one(tmp_path: Path) -> None:
+    draft = REPO_DRAFT.read_text()
+    (tmp_path / "drafts").mkdir(parents=True)
+    (tmp_path / "drafts" / "good.md").write_text(draft)
+    (tmp_path / "drafts" / "bad.md").write_text(
+        draft.replace("name: wider-kv-tiles-fewer-rescales", "name: unconfirmed-idea")
+    )
+    slower = {**slower_copy_step("some-free-name"), "learn_draft": "drafts/bad.md"}
+    plan = make_project(tmp_path, [{**FASTER_STEP, "learn_draft": "drafts/good.md"}, slower])
+    before_lint = {str(p) for p in lint(Store(tmp_path))}
+    r = _run(tmp_path, plan).record
+    assert [(x.action, x.entry) for x in r.learned] == [
+        ("add_optimization", "wider-kv-tiles-fewer-rescales"),
+        ("skipped", "unconfirmed-idea"),
+    ]
+    store = Store(tmp_path)
+    entry = store.get("wider-kv-tiles-fewer-rescales")
+    assert (
+        store.find(entry.name)
+        == tmp_path / "docs/knowledge/optimizations/wider-kv-tiles-fewer-rescales.md"
+    )
+    (block,) = entry.evidence
+    assert block.source_type.value == "local experiment" and block.device == "fake-gpu"
+    assert [row.change for row in block.rows] == ["-50.0%", "-50.0%"]
+    assert (
+        "wider-kv-tiles-fewer-rescales"
+        in (tmp_path / "catalog" / "optimization-catalog.md").read_text()
+    )
+    assert {str(p) for p in lint(store)} == before_lint

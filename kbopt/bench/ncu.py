@@ -45,6 +45,7 @@ import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from kbopt.vocab import METRICS
 
@@ -361,6 +362,7 @@ def run_ncu(
     timeout_s: float = 300.0,
     env: Mapping[str, str] | None = None,
     retries: int = 3,
+    cwd: Path | None = None,
 ) -> NcuOutcome:
     """Profile `target` (a command line); never raises for a missing or locked profiler.
 
@@ -382,6 +384,7 @@ def run_ncu(
                 text=True,
                 timeout=timeout_s,
                 env={**os.environ, **(env or {})},
+                cwd=cwd,
                 check=False,
             )
         except subprocess.TimeoutExpired:

@@ -137,8 +137,9 @@ def plan_autotune(space: TuneSpace, budget: TuneBudget, seconds_per_config: floa
     if len(configs) > budget.max_configs:
         raise KbError(
             f"{len(configs)} configurations after pruning (of {space.raw_size}) exceed the cap of "
-            f"{budget.max_configs}: prune with domain knowledge first — the mla_var6_plus_v3 "
-            "anti-pattern ran 10,000 configurations for no significant gain"
+            f"{budget.max_configs}: prune with domain knowledge first (anti-pattern "
+            "`autotune-sweep-without-design-change`: mla_var6_plus_v3 ran 10,000 configurations "
+            "for no significant gain over mla_var6_plus_v2)"
         )
     estimate = len(configs) * seconds_per_config
     if estimate > budget.seconds:

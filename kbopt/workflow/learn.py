@@ -4,10 +4,10 @@ Rules, per finished attempt, first match wins:
 
 | # | the attempt                                              | what is written                                  |
 |---|----------------------------------------------------------|--------------------------------------------------|
-| 1 | carries a draft entry from the designer                  | the draft, with this run's evidence appended: a   |
-|   |                                                          | new optimization / anti-pattern (KB8 / KB9) at    |
-|   |                                                          | its shared or language path, or new evidence if   |
-|   |                                                          | the entry already exists                          |
+| 1 | carries a draft entry from the designer, and the         | the draft, with this run's evidence appended: a   |
+|   | measurements confirm it (an optimization kept and >= 5%  | new optimization / anti-pattern (KB8 / KB9) at    |
+|   | faster somewhere, an anti-pattern > 5% slower)           | its shared or language path, or new evidence if   |
+|   |                                                          | the entry already exists; unconfirmed: nothing    |
 | 2 | names a catalog entry and was kept, >= 5% faster         | evidence appended; a `proposed` entry becomes     |
 |   | somewhere                                                | `validated` (KB7: evidence refines the effect)    |
 | 3 | names a catalog entry and was rolled back for a          | evidence appended with the slowdown (KB7: the     |
@@ -105,12 +105,22 @@ def learn_attempt(store: Store, record: RunRecord, attempt: Attempt, root: Path)
     changes = attempt.changes_pct.values()
     faster = min(changes, default=0.0) <= -SIGNIFICANT_PCT
     slower = max(changes, default=0.0) > SIGNIFICANT_PCT
+    applied = attempt.status is AttemptStatus.APPLIED
     if attempt.learn_draft:
         path = root / attempt.learn_draft
         try:
             draft = parse_entry(path.read_text(encoding="utf-8"), name=None, path=str(path))
         except OSError as exc:
             raise KbError(f"cannot read the draft entry {path}: {exc.strerror}") from None
+        confirmed = (draft.kind is Kind.OPTIMIZATION and applied and faster) or (
+            draft.kind is Kind.ANTI_PATTERN and slower
+        )
+        if not confirmed:
+            return Learned(
+                action="skipped",
+                entry=draft.name,
+                detail=f"the draft {draft.kind.value} was not confirmed by the measurements ({_pcts(attempt)})",
+            )
         evidence = evidence_for(record, attempt)
         if store.find(draft.name) is not None:
             written = _append_once(store, draft.name, evidence)
