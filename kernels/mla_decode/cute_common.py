@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import tempfile
 from collections.abc import Callable
@@ -42,10 +43,15 @@ def compile_ptx(entry: Callable[..., Any], *args: Any, arch: str = "sm_90a") -> 
         return "\n".join(p.read_text() for p in ptx_files)
 
 
+@functools.cache
+def _num_sms(index: int) -> int:
+    return int(torch.cuda.get_device_properties(index).multi_processor_count)
+
+
 def num_sms(device: torch.device | None = None) -> int:
-    return int(
-        torch.cuda.get_device_properties(device or torch.device("cuda")).multi_processor_count
-    )
+    """Multiprocessors of the GPU (cached: the property query costs host time per call)."""
+    dev = device or torch.device("cuda")
+    return _num_sms(dev.index if dev.index is not None else torch.cuda.current_device())
 
 
 def pick_splits(ctas_without_split: int, n_tiles: int, sms: int) -> tuple[int, int]:
