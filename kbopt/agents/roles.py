@@ -122,6 +122,13 @@ SUMMARY_CONTRACT = """\
 - <reason for not applying>
 """
 
+CONTRACT_KINDS: dict[str, str] = {
+    PROFILE_CONTRACT: "profile",
+    NEW_VERSION_CONTRACT: "new_version",
+    APPLIED_CONTRACT: "applied",
+    SUMMARY_CONTRACT: "summary",
+}
+
 # --------------------------------------------------------------------------- launch templates (A10)
 
 
@@ -198,6 +205,9 @@ _ORCHESTRATOR_RULES = (
     "problem.",
     "Safety: always measure the baseline first; one optimization at a time; validate after "
     "each change; document every change so it can be reproduced.",
+    "Report with the output contract of your mode. In 'Optimization Applied', the Result "
+    "line reads `SUCCESS: <gain>`, `ROLLED BACK: <why>` or `FAILED: <why>`; every number in "
+    "the Validation table comes from a delegated measurement.",
     "Plan with: baseline, backup, prerequisites, implement (delegated), validate, verify "
     "numerical correctness, then keep or restore.",
     "Prioritize by expected impact (high > medium > low), then risk (reversible first), then "
@@ -315,6 +325,11 @@ class Role:
     contract_name: str
     skills: tuple[str, ...] = ()  # preloaded skills (names in SKILLS)
     extra_contracts: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+
+    @property
+    def contract_kind(self) -> str:
+        """Which typed contract (kbopt.contracts) the role's final answer must parse as."""
+        return CONTRACT_KINDS[self.output_contract]
 
     @property
     def edits_code(self) -> bool:

@@ -59,6 +59,12 @@ class AgentConfig:
     sm: int | None = None  # target GPU's SM version, for hardware routing (A3.4)
     existing_triton: bool = False
     command_timeout_s: float = 3600.0
+    # A final answer that does not parse as the role's contract is sent back this many
+    # times with the parser's problems (0: accept any answer as it is).
+    contract_retries: int = 2
+    # Mark the system prompt (and with it the tool definitions before it) as a prompt-cache
+    # prefix: every turn of an agent's conversation re-sends them unchanged.
+    cache_prompts: bool = True
     prices: dict[str, Price] = field(default_factory=lambda: dict(DEFAULT_PRICES))
 
     @classmethod
@@ -179,6 +185,7 @@ class RunResult:
     text: str
     usage: Usage
     stopped: str = "end_turn"  # or "max_turns"
+    contract_ok: bool = True  # the final report parsed as its contract
     transcript: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -201,6 +208,7 @@ class AgentRunner:
         self.usage = Usage()
         self.transcript: list[dict[str, Any]] = []
         self.stopped = "end_turn"
+        self.contract_failures: list[dict[str, str]] = []
         ctx.sm = config.sm
         ctx.timeout_s = config.command_timeout_s
         ctx.state.existing_triton = ctx.state.existing_triton or config.existing_triton
@@ -218,20 +226,28 @@ class AgentRunner:
         from kbopt.contracts.analysis import Analysis
 
         analysis = Analysis.parse(analysis_text, path=path)
-        return self._finish(self.run_agent(roles.ORCHESTRATOR, autopilot_prompt(analysis)))
+        prompt = autopilot_prompt(analysis)
+        return self._finish(self.run_agent(roles.ORCHESTRATOR, prompt, contract="summary"))
 
     def _finish(self, text: str) -> RunResult:
-        return RunResult(text, self.usage, self.stopped, self.transcript)
+        ok = not any(f["role"] == roles.ORCHESTRATOR for f in self.contract_failures)
+        return RunResult(text, self.usage, self.stopped, ok, self.transcript)
 
     # ------------------------------------------------------------------ one conversation
 
-    def run_agent(self, role_name: str, task: str) -> str:
+    def run_agent(self, role_name: str, task: str, contract: str | None = None) -> str:
+        """One conversation; returns the final text (checked against `contract`, by default
+        the role's own output contract)."""
         role = roles.get_role(role_name)
+        contract = contract or role.contract_kind
+        retries = self.config.contract_retries
         ctx = self.ctx.for_role(role_name)
         ctx.delegate_fn = self._delegate if role.delegates else None
         content = task if self.remote is None else f"{task}\n\n{self.remote.block()}"
         messages: list[dict[str, Any]] = [{"role": "user", "content": content}]
-        system = role.system_prompt()
+        system: Any = role.system_prompt()
+        if self.config.cache_prompts:
+            system = [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}]
         tools = tool_schemas(role.tools)
         self._event(role_name, "task", task)
         for _ in range(self.config.max_turns):
@@ -246,6 +262,17 @@ class AgentRunner:
                 )
                 if response.stop_reason == "max_tokens":
                     text += "\n[stopped: max_tokens reached for one reply]"
+                checking = self.config.contract_retries > 0
+                problems = contract_problems(contract, text) if checking else []
+                if problems and retries > 0:
+                    retries -= 1
+                    self._event(role_name, "contract_error", "\n".join(problems))
+                    messages.append(
+                        {"role": "user", "content": _contract_retry(contract, problems)}
+                    )
+                    continue
+                if problems:
+                    self.contract_failures.append({"role": role_name, "contract": contract})
                 self._event(role_name, "final", text)
                 return text
             results = []
@@ -298,6 +325,41 @@ class AgentRunner:
 
     def _event(self, role: str, kind: str, text: str) -> None:
         self.transcript.append({"role": role, "event": kind, "text": text})
+
+
+# contract kind -> (title that opens it, module, class with a `parse(text, path)`)
+CONTRACTS: dict[str, tuple[str, str, str]] = {
+    "profile": ("## Profile:", "kbopt.contracts.profile", "Profile"),
+    "new_version": ("## New Version:", "kbopt.contracts.new_version", "NewVersion"),
+    "applied": ("## Optimization Applied:", "kbopt.contracts.reports", "OptimizationApplied"),
+    "summary": ("## Optimization Summary", "kbopt.contracts.reports", "OptimizationSummary"),
+}
+
+
+def contract_problems(kind: str, text: str) -> list[str]:
+    """Why `text` is not a valid `kind` contract (empty when it is), via kbopt.contracts."""
+    import importlib
+
+    title, module, cls = CONTRACTS[kind]
+    start = text.find(title)
+    if start < 0:
+        return [f"the answer has no `{title}` section"]
+    parser = getattr(importlib.import_module(module), cls)
+    try:
+        parser.parse(text[start:], path="<answer>")
+    except KbError as exc:
+        return str(exc).splitlines()
+    return []
+
+
+def _contract_retry(kind: str, problems: list[str]) -> str:
+    title = CONTRACTS[kind][0]
+    listed = "\n".join(f"- {p}" for p in problems[:20])
+    return (
+        f"Your final answer does not follow the output contract `{title}`:\n{listed}\n"
+        "Answer again with the contract exactly as specified in your instructions, filled in "
+        "with what this conversation established."
+    )
 
 
 def _api_message(exc: Any) -> str:

@@ -144,6 +144,7 @@ def _report(args: argparse.Namespace, runner: Any, result: Any) -> int:
             {
                 "report": result.text,
                 "stopped": result.stopped,
+                "contract_ok": result.contract_ok,
                 "delegations": state.delegations,
                 "refusals": state.refusals,
                 "files_written": state.files_written,
@@ -154,6 +155,8 @@ def _report(args: argparse.Namespace, runner: Any, result: Any) -> int:
         print(result.text)
         print()
         print(result.usage.line(cfg.model, cfg.prices))
+        if not result.contract_ok:
+            print("warning: the report does not follow its output contract", file=sys.stderr)
     return 0 if result.stopped == "end_turn" else 1
 
 

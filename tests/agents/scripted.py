@@ -31,7 +31,10 @@ def tool_use(name: str, tool_input: dict[str, Any]) -> Block:
 
 
 def role_of(body: dict[str, Any]) -> str:
-    m = re.match(r"You are the (\S+) agent of kbopt\.", body["system"])
+    system = body["system"]
+    if isinstance(system, list):  # cached system prompt: one text block
+        system = system[0]["text"]
+    m = re.match(r"You are the (\S+) agent of kbopt\.", system)
     assert m, "every system prompt starts with the role line"
     return m.group(1)
 

@@ -21,7 +21,9 @@ pytestmark = pytest.mark.skipif(
 def test_live_orchestrator_routes_and_reports(kb_copy: Path) -> None:
     store = Store(kb_copy)
     ctx = ToolContext(root=kb_copy, store=store, executor=LocalExecutor(kb_copy))
-    config = AgentConfig.from_env(max_turns=4, max_tokens=1024, max_delegations=0)
+    config = AgentConfig.from_env(
+        max_turns=4, max_tokens=1024, max_delegations=1, contract_retries=0
+    )
     runner = AgentRunner(make_client(), config, ctx)
     task = (
         "Planning only, do not delegate: call route_request for 'Generate a CuTe DSL kernel "

@@ -395,6 +395,9 @@ def test_every_role_gets_its_own_prompt_and_only_its_tools(
     )
     make_runner(api).run_request("Profile toy")
     offered = {role: [t["name"] for t in body["tools"]] for role, body in api.requests}
+    system = api.requests[0][1]["system"]  # the prompt-cache breakpoint covers tools + system
+    assert system[0]["cache_control"] == {"type": "ephemeral"}
+    assert system[0]["text"] == roles.ROLES[roles.ORCHESTRATOR].system_prompt()
     assert offered[roles.ORCHESTRATOR] == list(roles.ROLES[roles.ORCHESTRATOR].tools)
     assert offered[roles.PROFILER] == list(roles.ROLES[roles.PROFILER].tools)
     assert "edit_file" not in offered[roles.ORCHESTRATOR]
