@@ -16,8 +16,9 @@ Everything outside the marked blocks is kept byte for byte: parsing then renderi
 untouched file gives the same text.  When a marked block is missing, it is added at the
 end of its section (the section itself is created if needed, before `## Devlog`).  Inside
 the performance block, each profile contract is stored one heading level down (`###
-Profile:`, `####` sections) so the page's outline stays valid; `performance_profiles()`
-gives them back as `Profile` objects, one per trial configuration.
+Profile:`, `####` sections) so the page's outline stays valid, with its links to knowledge
+files made relative to `docs/kernels/`; `performance_profiles()` gives them back as
+`Profile` objects (links as the contract writes them), one per trial configuration.
 """
 
 from __future__ import annotations
@@ -246,11 +247,19 @@ def _block_span(lines: list[str], name: str) -> tuple[int, int] | None:
 
 
 def _demote(text: str) -> str:
-    return re.sub(r"(?m)^(#{2,5}) ", lambda m: "#" + m.group(1) + " ", text)
+    """One heading level down, and repo-root links (`docs/...`) made relative to docs/kernels/."""
+    text = re.sub(r"(?m)^(#{2,5}) ", lambda m: "#" + m.group(1) + " ", text)
+    return text.replace("](docs/", "](../")
 
 
 def _promote(text: str) -> str:
-    return re.sub(r"(?m)^#(#{2,6}) ", lambda m: m.group(1) + " ", text)
+    text = re.sub(r"(?m)^#(#{2,6}) ", lambda m: m.group(1) + " ", text)
+    return text.replace("](../", "](docs/")
+
+
+def relative_link(path: str) -> str:
+    """A repo-root path (`docs/knowledge/x.md`) as a link from docs/kernels/<kernel>.md."""
+    return "../" + path.removeprefix("docs/") if path.startswith("docs/") else path
 
 
 def skeleton(kernel: str) -> str:

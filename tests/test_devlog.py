@@ -111,3 +111,20 @@ def test_skeleton_and_unclosed_marker() -> None:
     assert d.block(PERF) == ""
     with pytest.raises(KbError, match="no matching"):
         Devlog(f"# k\n## Performance\n{marker(PERF)}\n").block(PERF)
+
+
+def test_links_are_relative_in_the_page_and_repo_rooted_in_the_contract() -> None:
+    from kbopt.contracts.profile import Opportunity
+
+    p = _profile(1, 400.0).with_opportunities(
+        [
+            Opportunity(
+                name="Split-KV", link="docs/knowledge/optimizations/split-kv-decode.md", gain_pct=50
+            )
+        ]
+    )
+    d = Devlog(HUMAN)
+    d.set_performance_profile(p, "x")
+    assert "](../knowledge/optimizations/split-kv-decode.md)" in d.render()
+    (back,) = Devlog(d.render()).performance_profiles()
+    assert back.opportunities[0].link == "docs/knowledge/optimizations/split-kv-decode.md"

@@ -21,9 +21,7 @@ from kbopt.workflow import cycle
 from kbopt.workflow.designers import HumanDesigner, ScriptedDesigner
 from kbopt.workflow.record import AttemptStatus, State, load
 
-REPO_DRAFT = (
-    Path(__file__).resolve().parent.parent / "runs/plans/drafts/wider-kv-tiles-fewer-rescales.md"
-)
+REPO_DRAFT = Path(__file__).resolve().parent / "data" / "draft-wider-kv-tiles.md"
 
 
 def _digest(path: Path) -> str:

@@ -5,13 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kbopt.bench.backend import MeasurementBackend
 from kbopt.bench.trials import TrialConfig, parse_config, trial_matrix
 from kbopt.cli.common import command, print_json, store_from
 from kbopt.errors import KbError
 from kbopt.vocab import Language
+
+if TYPE_CHECKING:
+    from kbopt.workflow.record import RunRecord
 
 BACKENDS = ("real", "fake")
 
@@ -140,6 +145,19 @@ def _configs(args: argparse.Namespace) -> list[TrialConfig]:
     return configs
 
 
+def _progress() -> Callable[[RunRecord], None]:
+    """Print each state once, as the run enters it (on stderr: stdout is the summary)."""
+    last: list[str] = []
+
+    def show(record: RunRecord) -> None:
+        if not last or last[-1] != record.state.value:
+            last.append(record.state.value)
+            event = record.events[-1].message if record.events else ""
+            print(f"[cycle] {record.state.value:<10} {event}", file=sys.stderr)
+
+    return show
+
+
 def cmd_cycle(args: argparse.Namespace) -> int:
     from kbopt.workflow import cycle
     from kbopt.workflow.designers import make_designer
@@ -152,7 +170,14 @@ def cmd_cycle(args: argparse.Namespace) -> int:
         from kbopt.workflow.record import load, run_dir
 
         backend = make_backend(load(run_dir(root, args.resume)).backend, root)
-        run = cycle.resume(root, args.resume, backend=backend, designer=designer, store=store)
+        run = cycle.resume(
+            root,
+            args.resume,
+            backend=backend,
+            designer=designer,
+            store=store,
+            on_state=_progress(),
+        )
     else:
         if not args.target or not args.start:
             raise KbError("a new run needs --target and --from (or --resume RUN_ID)")
@@ -170,7 +195,7 @@ def cmd_cycle(args: argparse.Namespace) -> int:
             counters=args.counters,
             language=args.language,
             run_id=args.run_id,
-            on_state=lambda r: print(f"[cycle] {r.state.value}", file=sys.stderr),
+            on_state=_progress(),
         )
     record = run.run()
     folder = store.display(run.folder)

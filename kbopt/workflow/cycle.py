@@ -48,7 +48,7 @@ from kbopt.contracts.reports import (
     pct_change,
 )
 from kbopt.contracts.task import Constraints, OptimizationTask, TaskOptimization
-from kbopt.devlog import BEST, Devlog, devlog_path
+from kbopt.devlog import BEST, Devlog, devlog_path, relative_link
 from kbopt.errors import KbError
 from kbopt.markdown import render_table
 from kbopt.model import Trigger
@@ -461,7 +461,7 @@ class Cycle:
         body = [
             f"Optimization: {attempt.optimization_title or attempt.optimization}"
             + (
-                f" ([entry]({_site_link(attempt.optimization_link)}))"
+                f" ([entry]({relative_link(attempt.optimization_link)}))"
                 if attempt.optimization_link
                 else ""
             ),
@@ -530,13 +530,6 @@ def _is_entry_name(name: str) -> bool:
     from kbopt.model import NAME_RE
 
     return bool(NAME_RE.match(name))
-
-
-def _site_link(path: str | None) -> str:
-    """A link from docs/kernels/<k>.md to a knowledge file path given from the repo root."""
-    if not path:
-        return ""
-    return "../../" + path if not path.startswith(("http", "../")) else path
 
 
 def summary(r: RunRecord) -> OptimizationSummary:
