@@ -81,18 +81,26 @@ def _gmem_ptr(dtype: Any, address: int, align: int) -> Any:
     return make_ptr(dtype, address, cute.AddressSpace.gmem, assumed_align=align)
 
 
-def launch_args_template(in_dtype: Any, out_dtype: Any, m_blk: int, n_blk: int) -> tuple[Any, ...]:
-    """Arguments that fix a compiled signature: placeholder addresses, types, a fake stream."""
+def launch_args_template(
+    in_dtype: Any, out_dtype: Any, m_blk: int, n_blk: int, *, with_out: bool = False
+) -> tuple[Any, ...]:
+    """Arguments that fix a compiled signature: placeholder addresses, types, a fake stream.
+
+    ``with_out``: the entry also takes the final output pointer (versions that merge the
+    split-KV partials inside the compiled call), right after the LSE pointer.
+    """
     import cutlass
     import cutlass.cute as cute
 
     fake = 1 << 20  # any 16-byte aligned address: only the types are traced
+    out = (_gmem_ptr(in_dtype, fake, 16),) if with_out else ()
     return (
         _gmem_ptr(in_dtype, fake, 16),
         _gmem_ptr(in_dtype, fake, 16),
         _gmem_ptr(cutlass.Int32, fake, 4),
         _gmem_ptr(out_dtype, fake, 16),
         _gmem_ptr(cutlass.Float32, fake, 4),
+        *out,
         cutlass.Int32(1),
         cutlass.Int32(m_blk),
         cutlass.Int32(n_blk),
@@ -112,8 +120,13 @@ def run_split_kv(
     kv_cache: torch.Tensor,
     cache_seqlens: torch.Tensor,
     sm_scale: float,
+    *,
+    fused_merge: bool = False,
 ) -> torch.Tensor:
-    """Check inputs, pick the KV split, launch ``compiled(in_dtype, out_dtype)``, combine."""
+    """Check inputs, pick the KV split, launch ``compiled(in_dtype, out_dtype)``, merge splits.
+
+    ``fused_merge``: the compiled entry takes the output pointer and merges the splits itself.
+    """
     import cuda.bindings.driver as cuda
     import cutlass
 
@@ -143,6 +156,10 @@ def run_split_kv(
         o = torch.empty(b, rows, splits, ref.D_V, dtype=torch.float32, device=q.device)
         out_dt = cutlass.Float32
     lse = torch.empty(b, rows, splits, dtype=torch.float32, device=q.device)
+    out_args: tuple[Any, ...] = ()
+    if fused_merge:
+        out = o if splits == 1 else torch.empty(b, rows, ref.D_V, dtype=q.dtype, device=q.device)
+        out_args = (_gmem_ptr(in_dt, out.data_ptr(), 16),)
 
     fn = compiled(in_dt, out_dt)
     stream = cuda.CUstream(torch.cuda.current_stream(q.device).cuda_stream)
@@ -152,6 +169,7 @@ def run_split_kv(
         _gmem_ptr(cutlass.Int32, lens.data_ptr(), 4),
         _gmem_ptr(out_dt, o.data_ptr(), 16),
         _gmem_ptr(cutlass.Float32, lse.data_ptr(), 4),
+        *out_args,
         b,
         rows,
         t_max,
@@ -162,6 +180,8 @@ def run_split_kv(
     )
     if splits == 1:
         return o.view(b, s, h, ref.D_V)
+    if fused_merge:
+        return out.view(b, s, h, ref.D_V)
     # one Triton program per query row merges its splits (the Triton ladder's combine kernel)
     from kernels.mla_decode import triton_common
 
