@@ -60,6 +60,20 @@ TASK_CONTRACT = """\
 - register budget, target occupancy, required control level, and language-specific constraints
 """
 
+# The same, filled in the way kbopt.contracts.task parses it (links to the catalog files).
+TASK_EXAMPLE = """\
+## Optimization Task: mla_decode triton_v2 -> triton_v3
+### Current Bottleneck: Latency-bound -- one CTA per (batch, head group) leaves most SMs idle
+### Optimizations to Apply:
+1. [Split-KV decoding](docs/knowledge/optimizations/split-kv-decode.md) -- ctas_per_sm=0.25 fired its trigger
+
+### Constraints
+- Register budget: 168 registers/thread
+- Target occupancy: 25%
+- Control level: tile-level (Triton is enough)
+- Language: triton
+"""
+
 NEW_VERSION_CONTRACT = """\
 ## New Version: [kernel] [version]
 ### Changes Applied: [list]
@@ -412,6 +426,10 @@ ROLES: dict[str, Role] = {
             extra_contracts=(
                 ("several optimizations (autopilot mode)", SUMMARY_CONTRACT),
                 ("task for the kernel designer", TASK_CONTRACT),
+                (
+                    "task for the kernel designer, an illustration of the filled shape (then append the launch template)",
+                    TASK_EXAMPLE,
+                ),
             ),
         ),
         Role(

@@ -619,6 +619,8 @@ def _delegate(ctx: ToolContext, inp: DelegateInput) -> Any:
     except DelegationRefused as exc:
         ctx.state.refusals.append({"specialist": inp.specialist, "rule": exc.rule})
         raise ToolError(str(exc)) from None
+    if inp.specialist == roles.KERNEL_DESIGNER:
+        _check_task_contract(inp.task)
     before = len(ctx.state.files_written)
     ctx.state.delegations.append({"specialist": inp.specialist, "task": inp.task})
     report = ctx.delegate_fn(inp.specialist, inp.task)
@@ -626,6 +628,24 @@ def _delegate(ctx: ToolContext, inp: DelegateInput) -> Any:
     if inp.specialist == roles.TRITON and wrote_python:
         ctx.state.existing_triton = True  # stage one of the TileIR pipeline is done
     return {"specialist": inp.specialist, "report": report}
+
+
+def _check_task_contract(task: str) -> None:
+    """A11: the orchestrator instructs the designer with the Optimization Task contract."""
+    from kbopt.contracts.task import OptimizationTask
+
+    start = task.find("## Optimization Task:")
+    if start < 0:
+        raise ToolError(
+            "a task for kernel-designer carries the Optimization Task contract "
+            "(`## Optimization Task: <kernel> <current> -> <new_version>` ...) followed by "
+            "the launch template"
+        )
+    end = task.find("\nCreate ", start)  # the launch template may follow the contract
+    try:
+        OptimizationTask.parse(task[start : end if end > 0 else None], path="<task>")
+    except KbError as exc:
+        raise ToolError(f"the Optimization Task does not parse:\n{exc}") from None
 
 
 # --------------------------------------------------------------------------- registry

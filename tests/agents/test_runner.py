@@ -418,3 +418,40 @@ def test_config_from_env_and_price_parsing(monkeypatch: pytest.MonkeyPatch) -> N
     with pytest.raises(KbError, match="KBOPT_AGENT_MAX_TURNS"):
         AgentConfig.from_env()
     assert Usage().cost(None) is None
+
+
+def test_kernel_designer_tasks_must_carry_the_optimization_task_contract(
+    project: Path, make_runner: RunnerFactory
+) -> None:
+    from kbopt.contracts.task import OptimizationTask
+
+    good = roles.TASK_EXAMPLE + "\n" + OptimizationTask.parse(roles.TASK_EXAMPLE).designer_prompt()
+    api = ScriptedAPI(
+        {
+            roles.ORCHESTRATOR: [
+                [
+                    tool_use(
+                        "delegate", {"specialist": roles.KERNEL_DESIGNER, "task": "Make it faster"}
+                    )
+                ],
+                [
+                    tool_use(
+                        "delegate",
+                        {
+                            "specialist": roles.KERNEL_DESIGNER,
+                            "task": "## Optimization Task: k v1 -> v2\n### Optimizations to Apply:\n",
+                        },
+                    )
+                ],
+                [tool_use("delegate", {"specialist": roles.KERNEL_DESIGNER, "task": good})],
+                [text("done")],
+            ],
+            roles.KERNEL_DESIGNER: [[text("## New Version: mla_decode triton_v3")]],
+        }
+    )
+    make_runner(api).run_request("Speed up mla_decode")
+    free, malformed, accepted = api.tool_results(roles.ORCHESTRATOR)
+    assert free["is_error"] and "Optimization Task contract" in free["content"]
+    assert malformed["is_error"] and "does not parse" in malformed["content"]
+    assert not accepted["is_error"]
+    assert api.roles_called().count(roles.KERNEL_DESIGNER) == 1
