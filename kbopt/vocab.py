@@ -176,6 +176,12 @@ METRICS: dict[str, Metric] = {
             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
         ),
         _m(
+            "global_reduction_sectors",
+            "count",
+            "L2 sectors touched by global reductions (atomicAdd without return, tl.atomic_add)",
+            "lts__t_sectors_op_red.sum",
+        ),
+        _m(
             "stall_long_scoreboard_pct",
             "%",
             "share of warp stalls waiting on global/local memory",
