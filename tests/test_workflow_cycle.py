@@ -290,3 +290,20 @@ def test_learn_files_a_confirmed_draft_and_skips_an_unconfirmed_one(tmp_path: Pa
         in (tmp_path / "catalog" / "optimization-catalog.md").read_text()
     )
     assert {str(p) for p in lint(store)} == before_lint
+
+
+def test_the_cpu_demo_runs_every_outcome(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kbopt.workflow.demo import main as demo
+
+    assert demo([str(tmp_path / "demo")]) == 0
+    summary = OptimizationSummary.parse(capsys.readouterr().out)
+    assert [s.status for s in summary.steps] == [
+        StepStatus.APPLIED,
+        StepStatus.ROLLED_BACK,
+        StepStatus.ROLLED_BACK,
+        StepStatus.ROLLED_BACK,
+    ]
+    assert summary.steps[3].impact.startswith("Correctness failure")
+    assert demo([str(tmp_path / "demo")]) == 2  # refuses a non-empty folder

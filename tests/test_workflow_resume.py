@@ -10,7 +10,13 @@ import sys
 import time
 from pathlib import Path
 
-from workflow_fixtures import FASTER_STEP, make_project, slower_copy_step, version_source
+from workflow_fixtures import (
+    FASTER_STEP,
+    IN_PLACE_REGRESSION,
+    make_project,
+    slower_copy_step,
+    version_source,
+)
 
 from kbopt.bench.backend import FakeBackend
 from kbopt.store import Store
@@ -18,14 +24,6 @@ from kbopt.workflow import cycle
 from kbopt.workflow.designers import ScriptedDesigner
 from kbopt.workflow.record import AttemptStatus, State, load
 
-IN_PLACE_REGRESSION = {
-    "optimization": "split-kv-decode",
-    "new_version": "toy_v2",
-    "changes": ["splits 8 -> 64"],
-    "edits": [
-        {"path": "kernels/toy/toy_v2.py", "old": '"decode": 200.0', "new": '"decode": 260.0'}
-    ],
-}
 STEPS = [FASTER_STEP, IN_PLACE_REGRESSION, slower_copy_step()]
 
 

@@ -1,0 +1,156 @@
+"""The whole cycle on a CPU: a toy kernel, the fake backend and a scripted designer.
+
+    python -m kbopt.workflow.demo /tmp/kbopt-demo
+
+builds a throw-away project in the folder (a copy of this project's knowledge base, a
+`kernels/toy/` whose versions the fake backend measures, a devlog and a designer plan),
+then runs `kbopt cycle toy` on it and prints the Optimization Summary.  The plan makes
+one change that is kept, one in-place parameter change that regresses (restored byte
+for byte), one new file that regresses (removed) and one change that breaks correctness
+(restored).  The tests build the same project.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from kbopt.index import write_catalog
+from kbopt.store import KNOWLEDGE_DIR, Store, find_project_root
+
+DEVLOG = """\
+# toy
+
+## Overview
+
+A toy kernel measured by the fake backend.
+
+## Current Best Results
+
+Nothing yet.
+
+## Performance
+
+Notes a person wrote.
+
+## Devlog
+"""
+
+
+def version_source(name: str, decode: float, spec: float, correct: bool = True) -> str:
+    """A fake-measurable version file (see kbopt.bench.backend.FakeBackend)."""
+    return (
+        f'"""{name}: a fake-measurable toy version."""\n\n'
+        f'FAKE_DURATION_US = {{"decode": {decode}, "spec": {spec}}}\n'
+        'FAKE_FLOOR_US = {"decode": 50.0, "spec": 800.0}\n'
+        f"FAKE_CORRECT = {correct}\n"
+        "FAKE_MAX_BATCH = 16\n"
+        'FAKE_TIMING_METRICS = {"dram_throughput_pct": 12.0, "tensor_core_util_pct": 3.0, '
+        '"ctas_per_sm": 0.5}\n'
+    )
+
+
+FASTER_STEP: dict[str, Any] = {
+    "optimization": "mla-pack-query-heads-per-cta",
+    "new_version": "toy_v2",
+    "changes": ["64 query rows per program"],
+}
+IN_PLACE_REGRESSION: dict[str, Any] = {
+    "optimization": "split-kv-decode",
+    "new_version": "toy_v2",
+    "changes": ["splits 8 -> 64"],
+    "edits": [
+        {"path": "kernels/toy/toy_v2.py", "old": '"decode": 200.0', "new": '"decode": 260.0'}
+    ],
+}
+WRONG_RESULT: dict[str, Any] = {
+    "optimization": "split-kv-decode",
+    "new_version": "toy_v2",
+    "changes": ["drop the rescale of the partial outputs"],
+    "edits": [
+        {
+            "path": "kernels/toy/toy_v2.py",
+            "old": "FAKE_CORRECT = True",
+            "new": "FAKE_CORRECT = False",
+        },
+        {"path": "kernels/toy/toy_v2.py", "old": '"decode": 200.0', "new": '"decode": 20.0'},
+    ],
+}
+
+
+def slower_copy_step(name: str = "split-kv-decode") -> dict[str, Any]:
+    """A parameter change written as a new file that turns out 2x slower."""
+    return {
+        "optimization": name,
+        "new_version": "toy_v3",
+        "copy_from": "toy_v2",
+        "changes": ["BLOCK_N 32 -> 256"],
+        "edits": [
+            {
+                "path": "kernels/toy/toy_v3.py",
+                "old": '{"decode": 200.0, "spec": 1600.0}',
+                "new": '{"decode": 400.0, "spec": 3200.0}',
+            }
+        ],
+    }
+
+
+def default_steps() -> list[dict[str, Any]]:
+    return [FASTER_STEP, IN_PLACE_REGRESSION, slower_copy_step(), WRONG_RESULT]
+
+
+def make_project(root: Path, steps: list[dict[str, Any]], knowledge: Path | None = None) -> Path:
+    """Write the toy project under `root`; return the path of its designer plan."""
+    source = knowledge or (find_project_root() / KNOWLEDGE_DIR)
+    kdir = root / "kernels" / "toy"
+    kdir.mkdir(parents=True)
+    (kdir / "toy_v1.py").write_text(version_source("toy_v1", 400.0, 3200.0))
+    (kdir / "toy_v2.py").write_text(version_source("toy_v2", 200.0, 1600.0))
+    (kdir / "helper.py").write_text("# not a version: no FAKE_DURATION_US\n")
+    (root / "docs" / "kernels").mkdir(parents=True)
+    (root / "docs" / "kernels" / "toy.md").write_text(DEVLOG)
+    shutil.copytree(source, root / KNOWLEDGE_DIR)
+    write_catalog(Store(root))
+    plan = root / "plan.json"
+    plan.write_text(json.dumps({"language": "triton", "steps": steps}, indent=1))
+    return plan
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 1:
+        print("usage: python -m kbopt.workflow.demo EMPTY_OR_NEW_FOLDER", file=sys.stderr)
+        return 2
+    root = Path(args[0]).resolve()
+    if root.exists() and any(root.iterdir()):
+        print(f"{root} is not empty; give a new folder", file=sys.stderr)
+        return 2
+    root.mkdir(parents=True, exist_ok=True)
+    plan = make_project(root, default_steps())
+    from kbopt.cli import main as kbopt
+
+    return kbopt(
+        [
+            "--root",
+            str(root),
+            "cycle",
+            "toy",
+            "--target",
+            "pct_of_floor>=90",
+            "--from",
+            "toy_v1",
+            "--designer",
+            f"scripted:{plan}",
+            "--backend",
+            "fake",
+            "--run-id",
+            "demo",
+        ]
+    )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
