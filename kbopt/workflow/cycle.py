@@ -310,7 +310,7 @@ class Cycle:
                 control_level=CONTROL_LEVEL.get(lang, ""),
                 language=Language(lang),
                 language_constraints=[
-                    "keep the registry signature fn(q, kv_cache, cache_seqlens, sm_scale)"
+                    f"keep the common version signature of kernels/{self.record.kernel}/registry.py"
                 ],
             ),
         )
