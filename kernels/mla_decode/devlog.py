@@ -70,7 +70,7 @@ def _speedups(r: dict[str, Any]) -> str:
 
 
 def _ladder_key(version: str) -> tuple[int, int, str]:
-    order = {"torch": 0, "sglang": 1}
+    order = {"torch": 0, "torch_fp32_softmax": 1, "sglang": 2}
     if version in order:
         return (0, order[version], version)
     fam, _, num = version.partition("_v")

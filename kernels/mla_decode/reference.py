@@ -92,10 +92,31 @@ def reference(
 def torch_batched(
     q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
 ) -> torch.Tensor:
-    """Plain torch in q's dtype, batched over the padded cache with a length mask.
+    """Plain torch in q's dtype: the "plain torch" baseline of the benchmark.
 
-    This is the "plain torch" baseline of the benchmark (two batched matmuls + softmax).
+    One batched matmul writes the scores with the length mask folded in as an additive bias
+    (``baddbmm``), softmax runs in q's dtype (accumulating in fp32 internally), and a second
+    batched matmul applies the probabilities to the latent columns of the same cache.
     """
+    check_inputs(q, kv_cache, cache_seqlens)
+    b, s, h, _ = q.shape
+    t = kv_cache.shape[1]
+    pos = torch.arange(t, device=q.device)
+    valid = pos[None, :] < cache_seqlens[:, None].to(pos.dtype)  # [b, t]
+    bias = torch.zeros(b, 1, t, dtype=q.dtype, device=q.device)
+    bias.masked_fill_(~valid[:, None, :], float("-inf"))
+    qf = q.reshape(b, s * h, D_QK)
+    scores = torch.baddbmm(bias, qf, kv_cache.transpose(1, 2), alpha=sm_scale)  # [b, s*h, t]
+    p = torch.softmax(scores, dim=-1)
+    out = torch.bmm(p, kv_cache[:, :, :D_V])
+    return out.reshape(b, s, h, D_V)
+
+
+def torch_fp32_softmax(
+    q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
+) -> torch.Tensor:
+    """Plain torch with an fp32 score matrix (masked_fill + fp32 softmax): the baseline of the
+    first result files (20261202T0920Z..T0929Z), kept to reproduce them."""
     check_inputs(q, kv_cache, cache_seqlens)
     b, s, h, _ = q.shape
     t = kv_cache.shape[1]

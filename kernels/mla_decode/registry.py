@@ -39,7 +39,16 @@ _ERRORS: dict[str, str] = {}
 def _baselines() -> dict[str, Version]:
     return {
         "torch": Version(
-            "torch", "torch", "plain torch: bmm + masked softmax + bmm", reference.torch_batched
+            "torch",
+            "torch",
+            "plain torch: baddbmm with mask bias, softmax, bmm (all in q's dtype)",
+            reference.torch_batched,
+        ),
+        "torch_fp32_softmax": Version(
+            "torch_fp32_softmax",
+            "torch",
+            "plain torch with an fp32 masked score matrix (first results' baseline)",
+            reference.torch_fp32_softmax,
         ),
     }
 

@@ -47,8 +47,9 @@ def test_reference_matches_float64_loop() -> None:
 
 def test_torch_baseline_matches_reference_on_ragged() -> None:
     q, kv, lens, sc = ref.make_inputs(3, 2, 50, h=4, dtype=torch.float32, ragged=True)
-    err = ref.rel_error(ref.torch_batched(q, kv, lens, sc), ref.reference(q, kv, lens, sc))
-    assert err < 1e-5
+    expect = ref.reference(q, kv, lens, sc)
+    assert ref.rel_error(ref.torch_batched(q, kv, lens, sc), expect) < 1e-5
+    assert ref.rel_error(ref.torch_fp32_softmax(q, kv, lens, sc), expect) < 1e-5
 
 
 def test_bad_inputs_are_rejected_clearly() -> None:
@@ -102,7 +103,7 @@ GPU_CASES = [(4, 1, 1024), (2, 16, 777), (5, 2, 300)]
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("version", [*TRITON_VERSIONS, "torch", "sglang"])
+@pytest.mark.parametrize("version", [*TRITON_VERSIONS, "torch", "torch_fp32_softmax", "sglang"])
 @pytest.mark.parametrize("case", GPU_CASES, ids=lambda c: f"b{c[0]}s{c[1]}t{c[2]}")
 def test_bf16_on_gpu_against_reference(version: str, case: tuple) -> None:
     b, s, t = case
