@@ -214,8 +214,8 @@ _ORCHESTRATOR_RULES = (
     "perf-profiling-specialist profiles; (3) you analyse the profile and choose the next "
     "optimization; (4) repeat. You control the loop; the specialist owns the code.",
     "Safe modification: call backup_file on every file before delegating a change to it; "
-    "after the change, have it benchmarked and checked for accuracy; keep it on success, "
-    "call revert_file on failure. A regression is more than 5% slower or any correctness "
+    "after the change, have it benchmarked and checked for accuracy; on success keep it "
+    "(discard_backup), on failure call revert_file. A regression is more than 5% slower or any correctness "
     "problem.",
     "Safety: always measure the baseline first; one optimization at a time; validate after "
     "each change; document every change so it can be reproduced.",
@@ -379,6 +379,7 @@ _CODE_TOOLS = (
     "list_exports",
     "backup_file",
     "revert_file",
+    "discard_backup",
     "run_tests",
     "run_benchmark",
 )
@@ -417,6 +418,7 @@ ROLES: dict[str, Role] = {
                 "list_exports",
                 "backup_file",
                 "revert_file",
+                "discard_backup",
                 "route_request",
                 "delegate",
             ),

@@ -186,6 +186,7 @@ class RunResult:
     usage: Usage
     stopped: str = "end_turn"  # or "max_turns"
     contract_ok: bool = True  # the final report parsed as its contract
+    pending_backups: list[str] = field(default_factory=list)  # backed up, not reverted/kept
     transcript: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -230,8 +231,11 @@ class AgentRunner:
         return self._finish(self.run_agent(roles.ORCHESTRATOR, prompt, contract="summary"))
 
     def _finish(self, text: str) -> RunResult:
+        from kbopt.agents.tools import pending_backups
+
         ok = not any(f["role"] == roles.ORCHESTRATOR for f in self.contract_failures)
-        return RunResult(text, self.usage, self.stopped, ok, self.transcript)
+        pending = pending_backups(self.ctx.root)
+        return RunResult(text, self.usage, self.stopped, ok, pending, self.transcript)
 
     # ------------------------------------------------------------------ one conversation
 

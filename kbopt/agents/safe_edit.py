@@ -56,6 +56,14 @@ class Backups:
             return "unchanged (the file already matched its backup)"
         return "restored" if existed else "removed (it did not exist before)"
 
+    def pending(self) -> list[str]:
+        """Project paths that have a backup slot (backed up, not yet reverted or kept)."""
+        out: list[str] = []
+        if self.dir.is_dir():
+            for manifest in sorted(self.dir.glob("*/manifest.json")):
+                out += list(Snapshot.load(manifest.parent).files)
+        return sorted(out)
+
     def discard(self, path: Path) -> bool:
         """Success: keep the change and drop the backup."""
         slot = self._slot(path)

@@ -464,6 +464,20 @@ def _revert_file(ctx: ToolContext, inp: PathInput) -> Any:
     return {"reverted": _rel(ctx, full), "action": action}
 
 
+def _discard_backup(ctx: ToolContext, inp: PathInput) -> Any:
+    full = project_path(ctx, inp.path, for_write=True)
+    if not _backups(ctx).discard(full):
+        raise ToolError(f"no backup of {_rel(ctx, full)} to discard")
+    return {"kept": _rel(ctx, full), "backup": "discarded"}
+
+
+def pending_backups(root: Path) -> list[str]:
+    """Files backed up and neither reverted nor kept yet (reported at the end of a run)."""
+    from kbopt.agents import safe_edit
+
+    return safe_edit.Backups(root).pending()
+
+
 def _read_file(ctx: ToolContext, inp: PathInput) -> Any:
     full = project_path(ctx, inp.path)
     if not full.is_file():
@@ -744,6 +758,13 @@ TOOLS: dict[str, ToolSpec] = {
             PathInput,
             _revert_file,
             _generic_cli("revert_file"),
+        ),
+        ToolSpec(
+            "discard_backup",
+            "Keep a validated change and drop its backup (safe modification, success).",
+            PathInput,
+            _discard_backup,
+            _generic_cli("discard_backup"),
         ),
         ToolSpec(
             "read_file",

@@ -99,7 +99,11 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         type=Path,
         help="Remote Execution Context JSON (host, job_id, workdir...); default: KBOPT_REMOTE",
     )
-    p.add_argument("--transcript", type=Path, help="write the run's events as JSON lines here")
+    p.add_argument(
+        "--transcript",
+        type=Path,
+        help="where to write the run's events as JSON lines (default: .kbopt-cache/agent-runs/)",
+    )
 
 
 def _runner(args: argparse.Namespace) -> Any:
@@ -131,13 +135,21 @@ def _runner(args: argparse.Namespace) -> Any:
 
 
 def _report(args: argparse.Namespace, runner: Any, result: Any) -> int:
+    import datetime as dt
+
     cfg = runner.config
-    if args.transcript:
-        args.transcript.parent.mkdir(parents=True, exist_ok=True)
-        args.transcript.write_text(
-            "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in result.transcript),
-            encoding="utf-8",
-        )
+    # Every run leaves its transcript (tasks, tool calls, results, reports) for the record.
+    transcript = args.transcript or (
+        runner.ctx.root
+        / ".kbopt-cache"
+        / "agent-runs"
+        / f"{dt.datetime.now(dt.UTC).strftime('%Y%m%dT%H%M%SZ')}.jsonl"
+    )
+    transcript.parent.mkdir(parents=True, exist_ok=True)
+    transcript.write_text(
+        "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in result.transcript),
+        encoding="utf-8",
+    )
     state = runner.ctx.state
     if args.json:
         print_json(
@@ -148,6 +160,8 @@ def _report(args: argparse.Namespace, runner: Any, result: Any) -> int:
                 "delegations": state.delegations,
                 "refusals": state.refusals,
                 "files_written": state.files_written,
+                "pending_backups": result.pending_backups,
+                "transcript": str(transcript),
                 "usage": result.usage.as_dict(cfg.model, cfg.prices),
             }
         )
@@ -155,8 +169,15 @@ def _report(args: argparse.Namespace, runner: Any, result: Any) -> int:
         print(result.text)
         print()
         print(result.usage.line(cfg.model, cfg.prices))
+        print(f"transcript: {transcript}", file=sys.stderr)
         if not result.contract_ok:
             print("warning: the report does not follow its output contract", file=sys.stderr)
+        for path in result.pending_backups:
+            print(
+                f"warning: {path} is still backed up: keep it "
+                "(`kbopt agent tool discard_backup`) or revert it (`... revert_file`)",
+                file=sys.stderr,
+            )
     return 0 if result.stopped == "end_turn" else 1
 
 

@@ -225,6 +225,7 @@ def test_scripted_regression_is_reverted(project: Path, make_runner: RunnerFacto
     assert not revert["is_error"] and json.loads(revert["content"])["action"] == "restored"
     assert (project / kernel).read_text() == TOY_KERNEL
     assert "Rolled back" in result.text
+    assert result.pending_backups == []  # the revert consumed the backup
 
 
 def test_specialist_cannot_edit_without_backup(project: Path, make_runner: RunnerFactory) -> None:

@@ -264,3 +264,17 @@ def test_every_tool_has_a_clean_schema() -> None:
         assert schema["input_schema"]["type"] == "object"
         assert "$defs" not in json.dumps(schema) and "$ref" not in json.dumps(schema)
         assert spec.description and spec.cli
+
+
+def test_discard_backup_keeps_the_change_and_pending_lists_open_backups(project: Path) -> None:
+    from kbopt.agents.tools import pending_backups
+
+    ctx = ctx_for(project, roles.TRITON)
+    path = "kernels/toy/toy_v1.py"
+    ok(ctx, "backup_file", {"path": path})
+    ok(ctx, "edit_file", {"path": path, "old": "BLOCK = 64", "new": "BLOCK = 128"})
+    assert pending_backups(project) == [path]
+    assert ok(ctx, "discard_backup", {"path": path})["backup"] == "discarded"
+    assert pending_backups(project) == []
+    assert "BLOCK = 128" in (project / path).read_text()
+    assert "no backup" in err(ctx, "discard_backup", {"path": path})
