@@ -13,39 +13,47 @@ so under a Remote Execution Context they run in the shared SLURM allocation.
 
 from __future__ import annotations
 
-import ast
-import importlib
-import importlib.util
 import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from kbopt.agents import roles
+from kbopt.agents.errors import RunAborted, ToolError
+from kbopt.agents.exports import exported_names, module_file, resolve_inside
 from kbopt.agents.remote import CommandResult, Executor
 from kbopt.agents.routing import DelegationRefused, check_delegation, route
+from kbopt.agents.tool_inputs import (
+    DelegateInput,
+    EditInput,
+    KernelInput,
+    ListExportsInput,
+    NameInput,
+    PathInput,
+    ProfileKernelInput,
+    ProfileTextInput,
+    RecordEvidenceInput,
+    RouteInput,
+    RunKernelInput,
+    RunTestsInput,
+    SearchInput,
+    UpdateDevlogInput,
+    WriteEntryInput,
+    WriteFileInput,
+)
 from kbopt.errors import KbError, ProblemList
-from kbopt.model import EvidenceBlock, EvidenceRow
+from kbopt.model import EvidenceBlock
 from kbopt.store import Store
-from kbopt.vocab import Kind, Language, SourceType, Status
 
 KNOWLEDGE_PREFIX = Path("docs") / "knowledge"
 # Folders no tool may write into: version control, the generated catalog (written by the
 # store), the generated Claude Code definitions (written by `kbopt agent export-claude`).
 PROTECTED = (Path(".git"), Path("catalog"), Path(".claude"))
 MAX_READ_CHARS = 60_000
-
-
-class ToolError(Exception):
-    """A failure the model should see and can act on (returned with is_error=true)."""
-
-
-class RunAborted(KbError):
-    """A failure that ends the whole run (the API is unreachable): never fed to the model."""
 
 
 @dataclass
@@ -107,146 +115,7 @@ class ToolOutcome:
     is_error: bool = False
 
 
-class _Input(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-# --------------------------------------------------------------------------- inputs
-
-
-class SearchInput(_Input):
-    query: str = Field(min_length=1, description="words to search for")
-    kind: Kind | None = Field(default=None, description="optimization or anti-pattern")
-    language: str | None = Field(default=None, description="a language, or 'shared'")
-    limit: int = Field(default=10, ge=1, le=50)
-
-
-class ProfileTextInput(_Input):
-    profile: str = Field(
-        min_length=1, description="a profile in the profiler contract's Markdown shape"
-    )
-    language: str | None = Field(
-        default=None, description="add this language's entries to the shared ones, or 'all'"
-    )
-    limit: int = Field(default=5, ge=1, le=20)
-
-
-class NameInput(_Input):
-    name: str = Field(min_length=1, description="entry name (kebab-case)")
-
-
-class WriteEntryInput(_Input):
-    markdown: str = Field(
-        min_length=1, description="the whole entry file: YAML front matter (with name) + template"
-    )
-    update: bool = Field(default=False, description="replace an existing entry of that name")
-
-
-class RecordEvidenceInput(_Input):
-    name: str = Field(min_length=1, description="entry the evidence belongs to")
-    source_type: SourceType
-    source: str = Field(min_length=1, description="results file, paper, repository file...")
-    device: str | None = None
-    versions: str | None = None
-    date: str | None = None
-    command: str | None = Field(default=None, description="required for a local experiment")
-    rows: list[EvidenceRow] = Field(min_length=1)
-    status: Status | None = Field(default=None, description="new status of the entry, if any")
-
-
-class KernelInput(_Input):
-    kernel: str = Field(pattern=r"^[a-z0-9_]+$", description="kernel folder name, e.g. mla_decode")
-
-
-class UpdateDevlogInput(KernelInput):
-    section: Literal["performance", "best", "entry"] = Field(
-        description="performance: a profile contract; best: current best results; entry: a "
-        "new version's devlog entry"
-    )
-    text: str = Field(min_length=1)
-    heading: str | None = Field(
-        default=None,
-        description="entry: '<version> -- <date> -- <summary>'; performance: a header line",
-    )
-
-
-class RunKernelInput(KernelInput):
-    version: str = Field(pattern=r"^[A-Za-z0-9_.,-]+$", description="version(s), comma-separated")
-    config: Literal["decode", "speculative", "all"] | None = Field(
-        default=None, description="a default trial configuration (W2) instead of b, s, t"
-    )
-    b: int | None = Field(default=None, ge=1)
-    s: int | None = Field(default=None, ge=1)
-    t: int | None = Field(default=None, ge=1)
-
-
-class ProfileKernelInput(RunKernelInput):
-    version: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
-    language: Language | None = Field(default=None, description="language catalog to add")
-    update_devlog: bool = Field(default=True, description="write the devlog performance section")
-    backend: Literal["real", "fake"] = Field(
-        default="real", description="fake: the deterministic stand-in, for dry runs and tests"
-    )
-
-
-class RunTestsInput(_Input):
-    path: str = Field(default="tests", description="test file or folder inside the project")
-    keyword: str | None = Field(default=None, description="pytest -k expression")
-
-
-class PathInput(_Input):
-    path: str = Field(min_length=1, description="path relative to the project root")
-
-
-class EditInput(PathInput):
-    old: str = Field(min_length=1, description="exact text to replace (must occur once)")
-    new: str = Field(description="replacement text")
-
-
-class WriteFileInput(PathInput):
-    content: str
-
-
-class ListExportsInput(_Input):
-    module: str = Field(
-        min_length=1, description="dotted module name (kernels.mla_decode.triton_v1) or .py path"
-    )
-
-
-class RouteInput(_Input):
-    request: str = Field(min_length=1)
-    sm: int | None = Field(default=None, description="target GPU SM version, e.g. 90 or 100")
-    existing_triton: bool = False
-
-
-class DelegateInput(_Input):
-    specialist: Literal[
-        "profiler",
-        "kernel-designer",
-        "perf-torch-cuda-graph-specialist",
-        "perf-profiling-specialist",
-        "kernel-triton-specialist",
-        "kernel-tileir-specialist",
-        "kernel-cute-specialist",
-    ]
-    task: str = Field(min_length=1, description="the task prompt; include benchmarking in scope")
-
-
 # --------------------------------------------------------------------------- paths
-
-
-def resolve_inside(root: Path, path: str) -> tuple[Path, Path]:
-    """(absolute path, path relative to root); refuse anything that escapes the root.
-
-    Symbolic links are resolved first, so a link pointing outside is refused too.
-    """
-    base = root.resolve()
-    candidate = Path(path)
-    full = (candidate if candidate.is_absolute() else base / candidate).resolve()
-    try:
-        return full, full.relative_to(base)
-    except ValueError:
-        raise ToolError(f"path {path!r} is outside the project root; refused") from None
 
 
 def project_path(ctx: ToolContext, path: str, *, for_write: bool = False) -> Path:
@@ -534,84 +403,6 @@ def _list_exports(ctx: ToolContext, inp: ListExportsInput) -> Any:
     except ValueError:  # an installed package outside the project
         shown = str(path)
     return {"module": inp.module, "path": shown, **exported_names(path)}
-
-
-def module_file(root: Path, module: str) -> Path:
-    """The source file of a module: inside the project first, then the installed packages."""
-    if module.endswith(".py"):
-        full, _ = resolve_inside(root, module)
-        if not full.is_file():
-            raise ToolError(f"no such module file: {module}")
-        return full
-    if not re.fullmatch(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*", module):
-        raise ToolError(f"{module!r} is not a dotted module name or a .py path")
-    parts = module.split(".")
-    for candidate in (
-        root.joinpath(*parts).with_suffix(".py"),
-        root.joinpath(*parts, "__init__.py"),
-    ):
-        if candidate.is_file():
-            return candidate
-    try:
-        spec = importlib.util.find_spec(module)
-    except (ImportError, ValueError) as exc:
-        raise ToolError(f"module {module!r} not found: {exc}") from None
-    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-        raise ToolError(f"module {module!r} not found (no Python source for it)")
-    return Path(spec.origin)
-
-
-def exported_names(path: Path) -> dict[str, Any]:
-    """The names a module really exports, read from its source (it is not imported).
-
-    `__all__` when the module defines it literally; otherwise every public top-level
-    function, class, variable and re-exported import.
-    """
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    except SyntaxError as exc:
-        raise ToolError(f"{path}:{exc.lineno}: cannot parse: {exc.msg}") from None
-    defined: dict[str, dict[str, str]] = {}
-    declared: list[str] | None = None
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            defined[node.name] = {"kind": "function", "signature": f"({ast.unparse(node.args)})"}
-        elif isinstance(node, ast.ClassDef):
-            defined[node.name] = {"kind": "class"}
-        elif isinstance(node, ast.Assign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(target, ast.Name):
-                    if target.id == "__all__" and node.value is not None:
-                        declared = _literal_names(node.value)
-                    else:
-                        defined[target.id] = {"kind": "variable"}
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            if node.target.id == "__all__" and declared is not None:
-                declared += _literal_names(node.value) or []
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            for alias in node.names:
-                name = alias.asname or alias.name.split(".")[0]
-                if name != "*":
-                    defined.setdefault(name, {"kind": "imported"})
-    if declared is not None:
-        names = [{"name": n, **defined.get(n, {"kind": "unknown"})} for n in declared]
-        return {"source": "__all__", "names": names}
-    public = [
-        {"name": n, **info}
-        for n, info in defined.items()
-        if not n.startswith("_") and info["kind"] != "imported"
-    ]
-    return {"source": "top-level definitions (no __all__)", "names": public}
-
-
-def _literal_names(node: ast.expr) -> list[str] | None:
-    if isinstance(node, ast.List | ast.Tuple):
-        out = [
-            e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
-        ]
-        return out if len(out) == len(node.elts) else None
-    return None
 
 
 # --------------------------------------------------------------------------- routing / delegation

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from kbopt.agents import roles
+from kbopt.agents.exports import exported_names, module_file
 from kbopt.agents.remote import LocalExecutor
-from kbopt.agents.tools import TOOLS, ToolContext, call_tool, exported_names, module_file
+from kbopt.agents.tools import TOOLS, ToolContext, call_tool
 from kbopt.store import Store
 from tests.agents.conftest import TOY_KERNEL
 

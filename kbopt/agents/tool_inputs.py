@@ -1,0 +1,136 @@
+"""Input models of the agents' tools: pydantic, unknown fields refused (`extra="forbid"`).
+
+The JSON schema of each model is the tool's `input_schema` in the Messages API, and the
+same model validates what `kbopt agent tool NAME --input JSON` receives.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kbopt.model import EvidenceRow
+from kbopt.vocab import Kind, Language, SourceType, Status
+
+
+class _Input(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SearchInput(_Input):
+    query: str = Field(min_length=1, description="words to search for")
+    kind: Kind | None = Field(default=None, description="optimization or anti-pattern")
+    language: str | None = Field(default=None, description="a language, or 'shared'")
+    limit: int = Field(default=10, ge=1, le=50)
+
+
+class ProfileTextInput(_Input):
+    profile: str = Field(
+        min_length=1, description="a profile in the profiler contract's Markdown shape"
+    )
+    language: str | None = Field(
+        default=None, description="add this language's entries to the shared ones, or 'all'"
+    )
+    limit: int = Field(default=5, ge=1, le=20)
+
+
+class NameInput(_Input):
+    name: str = Field(min_length=1, description="entry name (kebab-case)")
+
+
+class WriteEntryInput(_Input):
+    markdown: str = Field(
+        min_length=1, description="the whole entry file: YAML front matter (with name) + template"
+    )
+    update: bool = Field(default=False, description="replace an existing entry of that name")
+
+
+class RecordEvidenceInput(_Input):
+    name: str = Field(min_length=1, description="entry the evidence belongs to")
+    source_type: SourceType
+    source: str = Field(min_length=1, description="results file, paper, repository file...")
+    device: str | None = None
+    versions: str | None = None
+    date: str | None = None
+    command: str | None = Field(default=None, description="required for a local experiment")
+    rows: list[EvidenceRow] = Field(min_length=1)
+    status: Status | None = Field(default=None, description="new status of the entry, if any")
+
+
+class KernelInput(_Input):
+    kernel: str = Field(pattern=r"^[a-z0-9_]+$", description="kernel folder name, e.g. mla_decode")
+
+
+class UpdateDevlogInput(KernelInput):
+    section: Literal["performance", "best", "entry"] = Field(
+        description="performance: a profile contract; best: current best results; entry: a "
+        "new version's devlog entry"
+    )
+    text: str = Field(min_length=1)
+    heading: str | None = Field(
+        default=None,
+        description="entry: '<version> -- <date> -- <summary>'; performance: a header line",
+    )
+
+
+class RunKernelInput(KernelInput):
+    version: str = Field(pattern=r"^[A-Za-z0-9_.,-]+$", description="version(s), comma-separated")
+    config: Literal["decode", "speculative", "all"] | None = Field(
+        default=None, description="a default trial configuration (W2) instead of b, s, t"
+    )
+    b: int | None = Field(default=None, ge=1)
+    s: int | None = Field(default=None, ge=1)
+    t: int | None = Field(default=None, ge=1)
+
+
+class ProfileKernelInput(RunKernelInput):
+    version: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    language: Language | None = Field(default=None, description="language catalog to add")
+    update_devlog: bool = Field(default=True, description="write the devlog performance section")
+    backend: Literal["real", "fake"] = Field(
+        default="real", description="fake: the deterministic stand-in, for dry runs and tests"
+    )
+
+
+class RunTestsInput(_Input):
+    path: str = Field(default="tests", description="test file or folder inside the project")
+    keyword: str | None = Field(default=None, description="pytest -k expression")
+
+
+class PathInput(_Input):
+    path: str = Field(min_length=1, description="path relative to the project root")
+
+
+class EditInput(PathInput):
+    old: str = Field(min_length=1, description="exact text to replace (must occur once)")
+    new: str = Field(description="replacement text")
+
+
+class WriteFileInput(PathInput):
+    content: str
+
+
+class ListExportsInput(_Input):
+    module: str = Field(
+        min_length=1, description="dotted module name (kernels.mla_decode.triton_v1) or .py path"
+    )
+
+
+class RouteInput(_Input):
+    request: str = Field(min_length=1)
+    sm: int | None = Field(default=None, description="target GPU SM version, e.g. 90 or 100")
+    existing_triton: bool = False
+
+
+class DelegateInput(_Input):
+    specialist: Literal[
+        "profiler",
+        "kernel-designer",
+        "perf-torch-cuda-graph-specialist",
+        "perf-profiling-specialist",
+        "kernel-triton-specialist",
+        "kernel-tileir-specialist",
+        "kernel-cute-specialist",
+    ]
+    task: str = Field(min_length=1, description="the task prompt; include benchmarking in scope")
