@@ -1,0 +1,66 @@
+"""PROFILE: counters per kernel when readable, timing estimates otherwise, the devlog block."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from workflow_fixtures import make_project
+
+from kbopt.bench.backend import FakeBackend
+from kbopt.bench.trials import DECODE
+from kbopt.contracts.profile import Profile
+from kbopt.devlog import Devlog
+from kbopt.errors import KbError
+from kbopt.store import Store
+from kbopt.vocab import Bottleneck
+from kbopt.workflow.profiler import profile_version, update_devlog
+
+COUNTERS = """
+FAKE_COUNTERS = [
+    {"name": "_tiled_kernel(float*, int)", "duration_us": 90.0, "dram_throughput_pct": 78.0,
+     "sm_throughput_pct": 30.0, "achieved_occupancy_pct": 12.0, "registers_per_thread": 222.0,
+     "grid_size": 264.0, "local_memory_bytes": 0.0},
+    {"name": "_combine_kernel", "duration_us": 10.0, "dram_throughput_pct": 40.0,
+     "sm_throughput_pct": 10.0, "achieved_occupancy_pct": 70.0, "registers_per_thread": 32.0,
+     "grid_size": 4096.0},
+]
+"""
+
+
+def test_counters_give_one_stage_per_kernel_and_a_total(tmp_path: Path) -> None:
+    make_project(tmp_path, [])
+    v2 = tmp_path / "kernels" / "toy" / "toy_v2.py"
+    v2.write_text(v2.read_text() + COUNTERS)
+    run = profile_version(FakeBackend(tmp_path), "toy", "toy_v2", DECODE, store=Store(tmp_path))
+    p = run.profile
+    assert run.from_counters and not run.counters_note.startswith("hardware counters unavailable")
+    assert [s.name for s in p.stages] == ["_tiled_kernel", "_combine_kernel", "total"]
+    assert p.stages[0].bottleneck == "Memory" and p.stages[1].bottleneck == "Latency"
+    assert p.bottleneck is Bottleneck.MEMORY  # duration-weighted DRAM% = 74.2
+    assert p.metrics["dram_throughput_pct"] == pytest.approx(74.2)
+    assert p.metrics["registers_per_thread"] == 222  # the max over the kernels
+    assert p.metrics["ctas_per_sm"] == pytest.approx(264 / 132)  # from the longest kernel
+    assert p.metrics["duration_us"] == 100.0  # the timed median, at b=16 after OOM backoff
+    assert len(p.opportunities) <= 3
+    assert Profile.parse(p.render()) == p  # the contract round-trips
+
+
+def test_without_counters_the_profile_says_so(tmp_path: Path) -> None:
+    make_project(tmp_path, [])
+    backend = FakeBackend(tmp_path)
+    run = profile_version(backend, "toy", "toy_v1", DECODE, store=Store(tmp_path))
+    assert not run.from_counters
+    assert "timing estimates" in run.profile.notes["Counters"]
+    assert "estimated from timing" in run.profile.root_cause
+    assert [s.name for s in run.profile.stages] == ["total"]
+    with pytest.raises(KbError, match="counters unavailable"):
+        profile_version(backend, "toy", "toy_v1", DECODE, counters="require", store=Store(tmp_path))
+    off = profile_version(
+        backend, "toy", "toy_v1", DECODE, counters="off", store=Store(tmp_path), recommend_top=False
+    )
+    assert "--counters off" in off.counters_note and not off.profile.opportunities
+    path = update_devlog(tmp_path, run)
+    devlog = Devlog.load(path)
+    assert "Notes a person wrote." in devlog.render()
+    assert [p.version for p in devlog.performance_profiles()] == ["toy_v1"]
