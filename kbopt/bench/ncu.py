@@ -326,7 +326,14 @@ _NO_COUNTERS = (
     "Profiling is not supported",
     "No kernels were profiled",
 )
-_MISSING_METRIC = re.compile(r"Failed to find metric[s]?\s+'?([A-Za-z0-9_.]+)", re.I)
+def _missing_metric(log: str, requested: Sequence[str]) -> str | None:
+    """A requested metric that an `==ERROR==` line names (this GPU or ncu lacks it)."""
+    for line in log.splitlines():
+        if "==ERROR==" in line:
+            for name in requested:
+                if name in line:
+                    return name
+    return None
 
 
 def build_command(
@@ -392,9 +399,9 @@ def run_ncu(
         except OSError as exc:
             return NcuOutcome([], command, unavailable=f"cannot run ncu: {exc}")
         log = proc.stdout + "\n" + proc.stderr
-        missing = _MISSING_METRIC.search(log)
-        if missing and missing.group(1) in metrics:
-            metrics = [m for m in metrics if m != missing.group(1)]
+        missing = _missing_metric(log, metrics)
+        if missing is not None:
+            metrics = [m for m in metrics if m != missing]
             continue
         for marker in _NO_COUNTERS:
             if marker.lower() in log.lower():
