@@ -35,6 +35,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from kbopt.contracts.profile import Opportunity, Profile, fmt_number
 from kbopt.errors import KbError
 from kbopt.store import KNOWLEDGE_DIR, Store
@@ -230,20 +232,18 @@ def _cards(ix: Any) -> list[Card]:
 
 def _relevance(ix: Any, profile: Profile) -> dict[str, float]:
     """Normalised full-text relevance of each entry to the profile's words."""
-    from kbopt.search.query import parse_query
+    from kbopt.search.fast import plan_for_text
 
-    words = _WORD_RE.findall(profile.text_for_search())
-    if not words:
-        return {}
     searcher = ix.searcher()
-    try:
-        q = parse_query(searcher.schema, " ".join(words), any_word=True)
-    except KbError:
+    plan = plan_for_text(searcher.schema, profile.text_for_search())
+    if plan is None:
         return {}  # only stop words: no text signal
-    results = searcher.search(q, limit=TEXT_CANDIDATES)
-    scores = {hit["id"]: float(hit.score or 0.0) for hit in results}
-    top = max(scores.values(), default=0.0)
-    return {k: v / top for k, v in scores.items()} if top > 0 else {}
+    fast = ix.gen.fast()
+    ranked = fast.run(plan, {}, TEXT_CANDIDATES)
+    top = max((score for _, score in ranked), default=0.0)
+    if top <= 0:
+        return {}
+    return {fast.entry_id(doc): score / top for doc, score in ranked}
 
 
 def trigger_metrics(profile: Profile) -> dict[str, float]:
@@ -331,6 +331,126 @@ def _evaluate(
     return score, coverage, tuple(fired), tuple(failed), first_value
 
 
+class _Table:
+    """Every card's triggers as flat numpy arrays, so one profile is scored in one pass.
+
+    The Python `_evaluate` stays the reference: the table finds the few cards worth
+    reporting (same rules, same formula), and `_evaluate` then explains each of them.
+    """
+
+    def __init__(self, cards: list[Card]):
+        self.cards = cards
+        self.index = {c.name: i for i, c in enumerate(cards)}
+        self.weights = metric_weights(cards)
+        names = sorted({t[0] for c in cards for t in c.triggers})
+        self.metric_names = names
+        slot = {m: i for i, m in enumerate(names)}
+        rows = [(ci, slot[m], op, v) for ci, c in enumerate(cards) for m, op, v, _ in c.triggers]
+        self.t_card = np.array([r[0] for r in rows], dtype=np.int64)
+        self.t_metric = np.array([r[1] for r in rows], dtype=np.int64)
+        self.t_value = np.array([r[3] for r in rows], dtype=np.float64)
+        self.t_ops = {op: np.array([r[2] == op for r in rows], dtype=bool) for op in _OPS}
+        self.t_shape = np.array([names[r[1]] in SHAPE_METRICS for r in rows], dtype=bool)
+        self.t_weight = np.array([self.weights.get(names[r[1]], 1.0) for r in rows])
+        n = len(cards)
+        self.n_triggers = np.bincount(self.t_card, minlength=n).astype(np.float64)
+        self.mass_all = np.bincount(self.t_card, weights=self.t_weight, minlength=n)
+        self.language = np.array([c.language or "" for c in cards], dtype=object)
+        self.refuted = np.array([c.status == "refuted" for c in cards], dtype=bool)
+        self.anti = np.array([c.kind == "anti-pattern" for c in cards], dtype=bool)
+        self.generic = np.array([bool(c.contexts & GENERIC_CONTEXTS) for c in cards], dtype=bool)
+        self.gain = np.array([min(c.gain, 100.0) / 100.0 for c in cards])
+        self.bottleneck = {
+            b: np.array([b in c.bottlenecks for c in cards], dtype=bool)
+            for b in {b for c in cards for b in c.bottlenecks}
+        }
+
+    def candidates(
+        self,
+        metrics: dict[str, float],
+        relevance: dict[str, float],
+        bottleneck: str | None,
+        language: str | None,
+        limit: int,
+    ) -> tuple[list[int], list[int]]:
+        """Indexes of the best `limit` optimizations and of the warned anti-patterns."""
+        n = len(self.cards)
+        vals = np.array([metrics.get(m, np.nan) for m in self.metric_names], dtype=np.float64)
+        v = vals[self.t_metric] if len(self.t_metric) else np.zeros(0)
+        known = ~np.isnan(v)
+        holds = np.zeros(len(v), dtype=bool)
+        for op, sel in self.t_ops.items():
+            holds[sel] = _OPS[op](v[sel], self.t_value[sel])
+        fired, failed = known & holds, known & ~holds
+
+        def per_card(x: np.ndarray) -> np.ndarray:
+            return np.bincount(self.t_card, weights=x.astype(np.float64), minlength=n)
+
+        n_fired, n_failed = per_card(fired), per_card(failed)
+        credit = np.where(self.t_shape, SHAPE_CREDIT, 1.0) * self.t_weight
+        mass_fired = per_card(fired * credit)
+        mass_failed = per_card(failed * self.t_weight)
+        symptom_fired = per_card(fired & ~self.t_shape) > 0
+        symptom_failed = per_card(failed & ~self.t_shape) > 0
+        rel = np.zeros(n)
+        for name, r in relevance.items():
+            if name in self.index:
+                rel[self.index[name]] = r
+        in_scope = self.language == ""
+        if language == ALL_LANGUAGES:
+            in_scope[:] = True
+        elif language is not None:
+            in_scope |= self.language == language
+        has_triggers = self.n_triggers > 0
+        eligible = (
+            in_scope
+            & ~self.refuted
+            & ((n_fired > 0) | (rel >= TEXT_ONLY_MIN))
+            & ~(has_triggers & (n_fired == 0) & (n_failed > 0))
+            & ~(symptom_failed & ~symptom_fired)
+        )
+        safe_all = np.where(self.mass_all > 0, self.mass_all, 1.0)
+        evidence = np.where(
+            self.mass_all > 0, (mass_fired / safe_all) * (1.0 - mass_failed / safe_all), 0.0
+        )
+        related = (rel > 0) | self.generic
+        cls = self.bottleneck.get(bottleneck or "", np.zeros(n, dtype=bool))
+        score = (
+            W_TRIGGER * evidence * np.where(related, 1.0, UNRELATED_FACTOR)
+            + W_TEXT * rel
+            + W_CLASS * cls
+            + W_GAIN * self.gain
+        )
+        known_n = n_fired + n_failed
+        coverage = np.where(known_n > 0, n_fired / np.maximum(known_n, 1), 0.0)
+        confidence = np.where(has_triggers, known_n / np.maximum(self.n_triggers, 1), 0.0)
+        measured = (coverage >= WARN_COVERAGE) & (confidence >= WARN_CONFIDENCE)
+        described = (rel >= WARN_TEXT) & ((coverage >= 0.5) | (known_n == 0))
+        warn = eligible & self.anti & (((n_fired > 0) & measured) | described)
+        opts = np.flatnonzero(eligible & ~self.anti)
+        # A margin over `limit`: the exact ranking below breaks ties on estimated gain.
+        keep = min(len(opts), limit + 10)
+        if len(opts) > keep:
+            opts = opts[np.argpartition(-score[opts], keep - 1)[:keep]]
+        warned = np.flatnonzero(warn)
+        if len(warned) > keep:
+            warned = warned[np.argpartition(-score[warned], keep - 1)[:keep]]
+        return [int(i) for i in opts], [int(i) for i in warned]
+
+
+_TABLE_CACHE: dict[int, tuple[int, _Table]] = {}
+
+
+def _table(ix: Any) -> _Table:
+    cards = _cards(ix)
+    cached = _TABLE_CACHE.get(id(ix))
+    if cached is not None and cached[0] == ix.version:
+        return cached[1]
+    table = _Table(cards)
+    _TABLE_CACHE[id(ix)] = (ix.version, table)
+    return table
+
+
 def recommend(
     profile: Profile | str,
     *,
@@ -354,27 +474,24 @@ def recommend(
     if limit < 1:
         raise KbError(f"limit must be at least 1 (got {limit})")
     ix = get_index(store)
-    cards = _cards(ix)
-    weights = metric_weights(cards)
+    table = _table(ix)
     relevance = _relevance(ix, profile)
     metrics = trigger_metrics(profile)
     bottleneck = profile.bottleneck.value if profile.bottleneck else None
     headroom = _headroom_pct(metrics)
+    opt_idx, warn_idx = table.candidates(metrics, relevance, bottleneck, language, limit)
 
-    proposals: list[RankedOpportunity] = []
-    warnings: list[RankedOpportunity] = []
-    for card in _in_scope(cards, language):
-        if card.status == "refuted":
-            continue
+    def explain(i: int) -> RankedOpportunity | None:
+        card = table.cards[i]
         rel = relevance.get(card.name, 0.0)
-        verdict = _evaluate(card, metrics, rel, bottleneck, weights)
-        if verdict is None:
-            continue
+        verdict = _evaluate(card, metrics, rel, bottleneck, table.weights)
+        if verdict is None:  # the table and _evaluate apply the same rules
+            return None
         score, coverage, fired, failed, trigger = verdict
         gain = card.gain * (coverage if card.triggers and fired else 0.5)
         if headroom is not None:
             gain = min(gain, headroom)
-        ranked = RankedOpportunity(
+        return RankedOpportunity(
             id=card.name,
             title=card.title,
             kind=card.kind,
@@ -390,29 +507,16 @@ def recommend(
             impact=card.impact,
             risk=card.risk,
         )
-        if card.kind == "anti-pattern":
-            confidence = (len(fired) + len(failed)) / len(card.triggers) if card.triggers else 0.0
-            measured = coverage >= WARN_COVERAGE and confidence >= WARN_CONFIDENCE
-            # The profiler's own words describe this failure and no measurement denies it.
-            described = rel >= WARN_TEXT and (coverage >= 0.5 or not (fired or failed))
-            if (fired and measured) or described:
-                warnings.append(ranked)
-        else:
-            proposals.append(ranked)
-    order = _rank_key
+
+    proposals = [r for r in map(explain, opt_idx) if r is not None]
+    warnings = [r for r in map(explain, warn_idx) if r is not None]
     return Strategy(
         profile=profile,
         language=language,
-        opportunities=sorted(proposals, key=order)[:limit],
-        warnings=sorted(warnings, key=order)[:limit],
+        opportunities=sorted(proposals, key=_rank_key)[:limit],
+        warnings=sorted(warnings, key=_rank_key)[:limit],
     )
 
 
 def _rank_key(o: RankedOpportunity) -> tuple[float, float, str]:
     return (-round(o.score, 6), -o.estimated_gain, o.id)
-
-
-def _in_scope(cards: Iterable[Card], language: str | None) -> Iterable[Card]:
-    for c in cards:
-        if c.language is None or language == ALL_LANGUAGES or c.language == language:
-            yield c

@@ -264,3 +264,34 @@ def test_cache_dir_override(kb: Store, tmp_path: Path, monkeypatch: pytest.Monke
     assert ids(search("swizzle", store=kb)) == ["swizzle-shared-tiles"]
     assert list((tmp_path / "elsewhere" / "search").iterdir())
     assert not (kb.root / ".kbopt-cache").exists()
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "split",
+        "split grid",
+        "swizzle OR register",
+        "title:split",
+        '"reduction axis"',
+        "kind:anti-pattern split",
+    ],
+)
+def test_fast_path_matches_the_same_entries_as_whoosh(kb: Store, query: str) -> None:
+    from kbopt.search.fast import compile_query
+    from kbopt.search.query import parse_query
+
+    ix = get_index(kb)
+    searcher = ix.searcher()
+    q = parse_query(searcher.schema, query)
+    assert compile_query(q) is not None  # these shapes take the numpy path
+    fast = {searcher.stored_fields(d)["id"] for d, _ in ix.gen.fast().run(compile_query(q), {}, 50)}
+    slow = {hit["id"] for hit in searcher.search(q, limit=50)}
+    assert fast == slow and fast
+
+
+def test_phrase_needs_adjacent_words(kb: Store) -> None:
+    assert ids(search('"reduction axis"', store=kb)) == ["split-the-grid"]
+    assert search('"axis reduction"', store=kb) == []
+    # NOT is not compiled to numpy: whoosh runs it.
+    assert ids(search("split NOT reduction", store=kb)) == ["over-splitting"]

@@ -131,3 +131,30 @@ def test_cli_recommend_json_fill_and_analysis(
     bad.write_text("## Profile: k v1\n### Bottleneck: Disk-bound\n")
     assert main([*root, "recommend", str(bad)]) == 2
     assert "bad.md:2:" in capsys.readouterr().err
+
+
+def test_vectorized_selection_agrees_with_evaluating_every_card(kb: Store) -> None:
+    from kbopt.search import get_index
+    from kbopt.strategy import _cards, _evaluate, _relevance, metric_weights, trigger_metrics
+
+    ix = get_index(kb)
+    for p in [
+        profile("Too many registers.", registers_per_thread=200),
+        profile(ctas_per_sm=0.25, achieved_occupancy_pct=50),
+        profile(shared_bank_conflicts=10**6, ctas_per_sm=2, num_splits=8),
+    ]:
+        got = recommend(p, language="triton", store=kb)
+        cards = _cards(ix)
+        weights = metric_weights(cards)
+        rel = _relevance(ix, p)
+        metrics = trigger_metrics(p)
+        expect = []
+        for c in cards:
+            if c.status == "refuted" or c.kind == "anti-pattern":
+                continue
+            if c.language not in (None, "triton"):
+                continue
+            v = _evaluate(c, metrics, rel.get(c.name, 0.0), "latency", weights)
+            if v is not None:
+                expect.append((-round(v[0], 6), c.name))
+        assert [o.id for o in got.opportunities] == [n for _, n in sorted(expect)][:10]

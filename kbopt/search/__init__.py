@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,38 +34,51 @@ _GUARD = threading.Lock()
 
 @dataclass(frozen=True)
 class Hit:
-    """One search result: the typed entry, its score and a highlighted snippet."""
+    """One search result: the entry, its score and a highlighted snippet.
 
-    entry: Entry
-    score: float
-    snippet: str  # matched terms in **bold**
+    `entry` (the typed `Entry`) is decoded from the index on first access, so a caller
+    that only reads ids, paths and scores pays for none of it.
+    """
+
+    id: str
+    kind: str
     path: str  # relative to the project root, e.g. docs/knowledge/optimizations/x.md
+    score: float
+    snippet: str  # matched words in **bold**
+    stored: dict[str, Any] = field(repr=False, compare=False)
 
-    @property
-    def id(self) -> str:
-        return self.entry.name
+    @cached_property
+    def entry(self) -> Entry:
+        return Entry.model_validate(self._entry_json)
 
-    @property
-    def kind(self) -> str:
-        return self.entry.kind.value
+    @cached_property
+    def _entry_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(self.stored["entry"])
+        return data
 
     def to_dict(self) -> dict[str, Any]:
-        e = self.entry
+        e = self._entry_json
         return {
-            "id": e.name,
-            "title": e.title,
-            "kind": e.kind.value,
-            "scope": e.scope.value,
-            "language": e.language.value if e.language else None,
+            "id": self.id,
+            "title": e["title"],
+            "kind": self.kind,
+            "scope": self.stored["scope"],
+            "language": e.get("language"),
             "path": self.path,
             "score": round(self.score, 4),
             "snippet": self.snippet,
-            "bottlenecks": [b.value for b in e.bottlenecks],
-            "applies_to": list(e.applies_to),
-            "impact": e.impact.value,
-            "expected_gain_pct": e.expected_gain_pct,
-            "triggers": [t.expression for t in e.triggers],
+            "bottlenecks": e["bottlenecks"],
+            "applies_to": e["applies_to"],
+            "impact": e["impact"],
+            "expected_gain_pct": e["expected_gain_pct"],
+            "triggers": [_expression(t) for t in e.get("triggers", [])],
         }
+
+
+def _expression(t: dict[str, Any]) -> str:
+    v = float(t["value"])
+    shown = str(int(v)) if v.is_integer() else repr(v)
+    return f"{t['metric']} {t['op']} {shown}"
 
 
 def get_index(store: Store | None = None) -> SearchIndex:
@@ -105,6 +119,7 @@ def search(
     `KbError` with a message that says what to change.
     """
     from kbopt.errors import KbError
+    from kbopt.search.fast import make_snippet, stems_of
     from kbopt.search.query import check_filters, parse_query, run
 
     if limit < 1:
@@ -121,13 +136,21 @@ def search(
     ix = get_index(store)
     searcher = ix.searcher()
     q = parse_query(searcher.schema, query)
+    assert ix.gen is not None
+    ranked = run(searcher, ix.gen.fast(), q, filters, limit)
+    stems = stems_of(q) if snippets else []
     prefix = KNOWLEDGE_DIR.as_posix() + "/"
-    return [
-        Hit(
-            entry=Entry.model_validate(json.loads(fields["entry"])),
-            score=score,
-            snippet=snippet,
-            path=prefix + fields["path"],
+    hits = []
+    for docnum, score in ranked:
+        stored = searcher.stored_fields(docnum)
+        hits.append(
+            Hit(
+                id=stored["id"],
+                kind=stored["kind"],
+                path=prefix + stored["path"],
+                score=score,
+                snippet=make_snippet(stored["content"], stems) if snippets else "",
+                stored=stored,
+            )
         )
-        for fields, score, snippet in run(searcher, q, filters, limit, snippets=snippets)
-    ]
+    return hits

@@ -39,7 +39,7 @@ from filelock import FileLock, Timeout
 
 from kbopt.errors import KbError, ProblemList
 from kbopt.search.schema import SCHEMA_VERSION, build_schema, entry_document
-from kbopt.store import Store, atomic_write
+from kbopt.store import NON_ENTRY_FILES, Store, atomic_write
 
 CACHE_ENV = "KBOPT_CACHE_DIR"
 DEFAULT_CACHE = ".kbopt-cache"
@@ -50,6 +50,7 @@ LOCK = "write.lock"
 # through a Store attached with `attach()` are indexed at once.
 RECHECK_S = 2.0
 REBUILD_WAIT_S = 300.0
+MERGE_AT_SEGMENTS = 8
 
 
 def index_dir(store: Store) -> Path:
@@ -172,6 +173,15 @@ class Generation:
         except Exception as exc:  # whoosh raises many kinds on a damaged folder
             raise IndexBroken(f"cannot be opened ({type(exc).__name__})") from None
         self.manifest_mtime = (path / MANIFEST).stat().st_mtime_ns
+        self._fast: Any = None
+
+    def fast(self) -> Any:
+        """The numpy scoring view of this generation (`kbopt.search.fast`), built once."""
+        if self._fast is None:
+            from kbopt.search.fast import FastIndex
+
+            self._fast = FastIndex(self.searcher)
+        return self._fast
 
     def close(self) -> None:
         try:
@@ -267,31 +277,49 @@ class SearchIndex:
 
     def scan(self, manifest: Manifest) -> Changes:
         """Entry files that differ from what the manifest says was indexed."""
-        out = Changes()
-        root = self.store.knowledge_dir
-        for p in self.store.entry_files():
-            st = p.stat()
-            rel = p.relative_to(root).as_posix()
-            out.stats[rel] = (st.st_mtime_ns, st.st_size)
-            old = manifest.entries.get(rel)
-            if old is None or (
-                (old[0], old[1]) != (st.st_mtime_ns, st.st_size)
-                and (old[1] != st.st_size or _sha1(p) != old[2])
-            ):
-                out.changed.append(rel)
-        out.removed = [rel for rel in manifest.entries if rel not in out.stats]
-        self._dir_mtimes = self._folder_mtimes()
+        return self.diff(self.stat_entries(), manifest)
+
+    def stat_entries(self) -> dict[str, tuple[int, int]]:
+        """(mtime_ns, size) of every entry file, by path under the knowledge root.
+
+        The same files as `Store.entry_files`, walked with `os.scandir` (no Path objects:
+        this runs on every freshness check over thousands of files).  The folders'
+        mtimes are recorded on the way for the cheap between-scans check.
+        """
+        out: dict[str, tuple[int, int]] = {}
+        folders: dict[str, int] = {}
+        root = str(self.store.knowledge_dir)
+
+        def walk(folder: str, prefix: str) -> None:
+            try:
+                folders[folder] = os.stat(folder).st_mtime_ns
+                entries = list(os.scandir(folder))
+            except OSError:
+                return
+            for e in entries:
+                if e.name.startswith("."):
+                    continue
+                if e.is_dir(follow_symlinks=False):
+                    walk(e.path, prefix + e.name + "/")
+                elif e.name.endswith(".md") and e.name not in NON_ENTRY_FILES:
+                    st = e.stat()
+                    out[prefix + e.name] = (st.st_mtime_ns, st.st_size)
+
+        walk(root, "")
+        self._dir_mtimes = folders
         return out
 
-    def _folder_mtimes(self) -> dict[str, int]:
-        """mtimes of the knowledge folders: an atomic write or a delete changes them."""
+    def diff(self, stats: dict[str, tuple[int, int]], manifest: Manifest) -> Changes:
+        out = Changes(stats=stats)
         root = self.store.knowledge_dir
-        if not root.is_dir():
-            return {}
-        out = {}
-        for dirpath, dirnames, _ in os.walk(root):
-            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-            out[dirpath] = os.stat(dirpath).st_mtime_ns
+        for rel, (mtime, size) in stats.items():
+            old = manifest.entries.get(rel)
+            if old is None or (
+                (old[0], old[1]) != (mtime, size)
+                and (old[1] != size or _sha1(root / rel) != old[2])
+            ):
+                out.changed.append(rel)
+        out.removed = [rel for rel in manifest.entries if rel not in stats]
         return out
 
     def _folders_changed(self) -> bool:
@@ -320,7 +348,7 @@ class SearchIndex:
         try:
             self._ensure_open()  # the writer we waited for may have committed already
             assert self.gen is not None
-            changes = self.scan(self.gen.manifest)
+            changes = self.diff(changes.stats, self.gen.manifest)
             if changes:
                 self._apply_locked(changes)
         finally:
@@ -375,7 +403,9 @@ class SearchIndex:
                     writer.add_document(**doc)
                 mtime, size = changes.stats[rel]
                 manifest.entries[rel] = [mtime, size, sha, doc is not None]
-            writer.commit()
+            # A one-entry commit writes one small segment; merging them only now and then
+            # keeps an update fast while the number of segments stays bounded.
+            writer.commit(merge=len(gen.ix._segments()) >= MERGE_AT_SEGMENTS)
         except BaseException:
             writer.cancel()
             raise

@@ -6,11 +6,17 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from whoosh import highlight, qparser
+from whoosh import qparser
 from whoosh import query as wq
 
 from kbopt.errors import KbError
-from kbopt.search.schema import DEFAULT_FIELDS, FIELD_BOOSTS, KEYWORD_FIELDS, TEXT_FIELDS
+from kbopt.search.schema import (
+    DEFAULT_FIELDS,
+    FIELD_BOOSTS,
+    KEYWORD_FIELDS,
+    SCHEMA_VERSION,
+    TEXT_FIELDS,
+)
 from kbopt.vocab import METRICS, Bottleneck, Kind, Language, Scope
 
 FILTER_VALUES: dict[str, list[str]] = {
@@ -23,19 +29,6 @@ FILTER_VALUES: dict[str, list[str]] = {
 QUERY_FIELDS = (*TEXT_FIELDS, *KEYWORD_FIELDS, "id", "path")
 # `word:` at a term start, outside quotes is close enough: a URL-like `http://` is skipped.
 _FIELD_PREFIX = re.compile(r"(?:(?<=\s)|(?<=^)|(?<=\())([A-Za-z_]+):(?!//)")
-
-
-class _MarkdownBold(highlight.Formatter):
-    """Matched terms as **bold** Markdown: readable in a terminal and in agent output."""
-
-    between = " … "
-
-    def format_token(self, text: str, token: Any, replace: bool = False) -> str:
-        return "**" + highlight.get_text(text, token, replace) + "**"
-
-
-_FORMATTER = _MarkdownBold()
-_FRAGMENTER = highlight.ContextFragmenter(maxchars=160, surround=50)
 
 
 def check_filters(filters: Mapping[str, str | None]) -> dict[str, str]:
@@ -59,7 +52,25 @@ def filter_query(filters: Mapping[str, str]) -> Any:
 
 
 def parse_query(schema: Any, text: str, *, any_word: bool = False) -> Any:
-    """A whoosh query over the default fields; every user mistake is a KbError."""
+    """A whoosh query over the default fields; every user mistake is a KbError.
+
+    Parsing costs about a millisecond, as much as running the query: parsed queries are
+    kept per schema version (the schema's analyzers decide the terms).
+    """
+    key = (SCHEMA_VERSION, text, any_word)  # every index of one version has one schema
+    q = _PARSED.get(key)
+    if q is None:
+        q = _parse(schema, text, any_word)
+        if len(_PARSED) >= 512:
+            _PARSED.clear()
+        _PARSED[key] = q
+    return q
+
+
+_PARSED: dict[tuple[int, str, bool], Any] = {}
+
+
+def _parse(schema: Any, text: str, any_word: bool) -> Any:
     if not text or not text.strip():
         raise KbError("empty query: give words to search for, e.g. `kbopt search 'register spill'`")
     for name in _FIELD_PREFIX.findall(text):
@@ -85,19 +96,17 @@ def parse_query(schema: Any, text: str, *, any_word: bool = False) -> Any:
 
 
 def run(
-    searcher: Any, q: Any, filters: Mapping[str, str], limit: int, *, snippets: bool = True
-) -> list[tuple[dict[str, Any], float, str]]:
-    """(stored fields, score, snippet) of the best `limit` documents."""
-    results = searcher.search(q, filter=filter_query(filters), limit=limit, terms=snippets)
-    out = []
-    if snippets:
-        results.fragmenter = _FRAGMENTER
-        results.formatter = _FORMATTER
-    for hit in results:
-        snippet = ""
-        if snippets:
-            snippet = hit.highlights("content", top=2) or ""
-            if not snippet:
-                snippet = hit["content"][:160].replace("\n", " ")
-        out.append((hit.fields(), float(hit.score or 0.0), " ".join(snippet.split())))
-    return out
+    searcher: Any, fast: Any, q: Any, filters: Mapping[str, str], limit: int
+) -> list[tuple[int, float]]:
+    """(docnum, score) of the best `limit` documents: numpy BM25 when the query is plain
+    words (see `kbopt.search.fast`), whoosh otherwise."""
+    from kbopt.search.fast import compile_query
+
+    plan = compile_query(q)
+    if plan is not None:
+        return fast.run(plan, dict(filters), limit)
+    try:
+        results = searcher.search(q, filter=filter_query(filters), limit=limit)
+    except Exception as exc:  # e.g. a phrase on a field indexed without positions
+        raise KbError(f"cannot run query {q}: {exc}") from None
+    return [(hit.docnum, float(hit.score or 0.0)) for hit in results]

@@ -15,7 +15,7 @@ from whoosh.lang.porter2 import stem as porter2_stem
 
 from kbopt.model import Entry
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 4
 
 # Fields a query may name (`title:split`, `metric:ctas_per_sm`) and the default ones.
 TEXT_FIELDS = (
@@ -43,14 +43,21 @@ KEYWORD_FIELDS = (
 )
 DEFAULT_FIELDS = ("title", "when", "content")
 FIELD_BOOSTS = {"title": 3.0, "when": 2.0, "content": 1.0}
+# Word count of `content`, kept as a column so BM25 length normalization reads it in bulk.
+LENGTH_FIELD = "length"
 
 
 def build_schema() -> Schema:
     stem = StemmingAnalyzer(stemfn=porter2_stem)  # porter2: "splitting" -> "split"
-    text = {name: TEXT(analyzer=stem) for name in TEXT_FIELDS if name not in ("title", "content")}
+    # Section fields keep no positions (no phrase queries on them): half the index size.
+    text = {
+        name: TEXT(analyzer=stem, phrase=False)
+        for name in TEXT_FIELDS
+        if name not in ("title", "when", "content")
+    }
     return Schema(
         path=ID(stored=True, unique=True),  # relative to the knowledge root: the update key
-        id=ID(stored=True),
+        id=ID(stored=True, sortable=True),  # sortable: a column read in bulk by fast.py
         kind=KEYWORD(stored=True),
         scope=KEYWORD(stored=True),
         language=KEYWORD(stored=True),  # "shared" for shared entries
@@ -62,8 +69,10 @@ def build_schema() -> Schema:
         status=KEYWORD(stored=True),
         gain=NUMERIC(float, stored=True),
         title=TEXT(analyzer=stem, stored=True),
+        when=TEXT(analyzer=stem),
         content=TEXT(analyzer=stem, stored=True),  # every section: snippets come from here
         entry=STORED,  # the Entry as JSON, so hits need no file parsing
+        length=NUMERIC(int, sortable=True),
         **text,
     )
 
@@ -106,6 +115,7 @@ def entry_document(entry: Entry, relpath: str) -> dict[str, Any]:
         "gain": float(entry.expected_gain_pct),
         "title": entry.title,
         "content": content,
+        "length": len(content.split()),
         "entry": json.dumps(entry.model_dump(mode="json"), separators=(",", ":")),
         **sections,
     }
