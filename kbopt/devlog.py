@@ -36,6 +36,18 @@ PERF = "performance"
 BEST = "best"
 SECTION_FOR = {PERF: "Performance", BEST: "Current Best Results"}
 _H2 = re.compile(r"^##\s+(?P<title>\S.*?)\s*$")
+# Opaque blocks: kbopt's own markers and other generators' `<!-- GEN:x -->` ... `<!-- /GEN:x -->`
+# (the kernel's results generator): headings inside them never start a section.
+_BLOCK_EDGE = re.compile(
+    r"^<!-- (?:kbopt:(?P<name>[a-z]+):(?:start|(?P<end>end))"
+    r"|(?P<gend>/)?GEN:(?P<gen>[\w:.-]+)) -->$"
+)
+# Sections are found by title, or by a title that starts with it ("Performance (generated
+# from Nsight Compute)"), or by one of these other names a person may have used.
+SECTION_ALIASES = {
+    "current best results": ("current results", "best results"),
+    "performance": ("profiles",),
+}
 _H3 = re.compile(r"^###\s+(?P<title>\S.*?)\s*$")
 
 
@@ -195,8 +207,14 @@ class Devlog:
     # ------------------------------------------------------------------ helpers
 
     def _find(self, title: str) -> _Section | None:
-        low = title.lower()
-        return next((s for s in self.sections if s.title.lower() == low), None)
+        names = (title.lower(), *SECTION_ALIASES.get(title.lower(), ()))
+        for exact in (True, False):
+            for name in names:
+                for s in self.sections:
+                    t = s.title.lower()
+                    if t == name or (not exact and t.startswith(name)):
+                        return s
+        return None
 
     def _add_section(self, title: str, at_end: bool = False) -> _Section:
         section = _Section(f"## {title}", [f"## {title}", ""])
@@ -221,9 +239,13 @@ def _split(text: str) -> list[_Section]:
     sections = [_Section(None, [])]
     inside: str | None = None  # the marked block being read: headings there are content
     for ln in lines:
-        m = re.match(r"^<!-- kbopt:(?P<name>[a-z]+):(?P<edge>start|end) -->$", ln.strip())
+        m = _BLOCK_EDGE.match(ln.strip())
         if m:
-            inside = m["name"] if m["edge"] == "start" else None
+            name, end = m["name"] or m["gen"], bool(m["end"] or m["gend"])
+            if inside is None and not end:
+                inside = name
+            elif inside == name and end:
+                inside = None
         if inside is None and _H2.match(ln) and not ln.startswith("###"):
             sections.append(_Section(ln, [ln]))
         else:

@@ -103,3 +103,31 @@ def test_runner_drops_a_missing_metric_and_retries(tmp_path: Path) -> None:
     assert len(out.kernels) == 2
     assert missing in requested_metric_names()
     assert os.path.basename(out.command[0]) == "ncu"
+
+
+def test_a_csv_captured_on_the_h200() -> None:
+    """Real output of `ncu --csv --page raw --print-units base` (kbopt's own command line),
+    captured on the H200 for the MLA decode ladder (kernels/mla_decode/results/ncu-*.csv):
+    12 launches, split versions giving a tiled kernel then a combine kernel."""
+    kernels = parse_csv((DATA / "ncu_h200_raw_captured.csv").read_text())
+    assert len(kernels) == 12
+    names = [k.short_name for k in kernels]
+    assert names[:3] == ["_tiled_kernel", "_tiled_kernel", "combine_kernel"]
+    first = kernels[0].metrics
+    for metric in (
+        "duration_us",
+        "dram_throughput_pct",
+        "tensor_core_util_pct",
+        "achieved_occupancy_pct",
+        "registers_per_thread",
+        "local_memory_bytes",
+        "l2_hit_rate_pct",
+    ):
+        assert metric in first, metric
+    assert first["registers_per_thread"] == 255
+    assert first["local_memory_bytes"] > 0  # v2 spills: 255 registers and 58 spilled
+    split = aggregate(kernels[1:3])  # one split version = tiled + combine
+    assert split["kernel_count"] == 2
+    assert split["duration_us"] == pytest.approx(
+        kernels[1].metrics["duration_us"] + kernels[2].metrics["duration_us"]
+    )

@@ -128,3 +128,53 @@ def test_links_are_relative_in_the_page_and_repo_rooted_in_the_contract() -> Non
     assert "](../knowledge/optimizations/split-kv-decode.md)" in d.render()
     (back,) = Devlog(d.render()).performance_profiles()
     assert back.opportunities[0].link == "docs/knowledge/optimizations/split-kv-decode.md"
+
+
+GENERATED = """\
+# MLA decode on the H200 — devlog
+
+## Current results (generated)
+
+<!-- GEN:results -->
+### decode: b=32, s=1, t=4096
+| version | time |
+<!-- /GEN:results -->
+
+## Performance (generated from Nsight Compute)
+
+<!-- GEN:profiles -->
+## Profile: mla_decode triton_v2 | b=32, s=1, t=4096
+### Stages
+<!-- /GEN:profiles -->
+
+## Devlog
+
+### triton_v1 — naive
+text
+
+## What limits the ladder
+prose
+"""
+
+
+def test_another_generators_blocks_are_opaque_and_sections_match_by_prefix() -> None:
+    d = Devlog(GENERATED)
+    assert d.render() == GENERATED
+    # the `## Profile:` inside GEN:profiles does not start a section
+    assert [s.title for s in d.sections][1:] == [
+        "Current results (generated)",
+        "Performance (generated from Nsight Compute)",
+        "Devlog",
+        "What limits the ladder",
+    ]
+    assert d.current_best.startswith("<!-- GEN:results -->")
+    d.set_performance_profile(_profile(1, 150.0), "_kbopt_")
+    d.set_block("best", "| best |")
+    d.add_entry("triton_v7 -- 2026-12-02 -- applied", "measured")
+    text = d.render()
+    gen_profiles = GENERATED.split("<!-- GEN:profiles -->")[1].split("<!-- /GEN:profiles -->")[0]
+    assert gen_profiles in text  # their block untouched
+    assert text.index("<!-- /GEN:profiles -->") < text.index(marker(PERF)) < text.index("## Devlog")
+    assert text.index("<!-- kbopt:best:start -->") < text.index("## Performance")
+    assert text.index("### triton_v7 -- 2026-12-02") < text.index("## What limits the ladder")
+    assert "## Performance\n" not in text  # no second Performance section was created
