@@ -9,6 +9,13 @@ working directory.  Commands are wrapped as
 so that every specialist runs its steps inside the same allocation (`--overlap` lets
 several job steps share it) and files written by one stay on the remote file system
 for the next.  Without a context, commands run locally in the project root.
+
+`files` says where the project files the agents read and edit live:
+- "shared": kbopt runs where it sees the same project directory as `workdir` (a login
+  node on the cluster's shared file system): file tools act on it directly;
+- "remote": the files exist only on the cluster: the file tools run there too, as
+  `ssh <host> 'cd <workdir> && <python> -m kbopt agent tool ...'` (login node, no job
+  step), so an edit by one specialist is on the remote file system for the next.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -38,7 +45,10 @@ class RemoteContext(BaseModel):
     host: str = Field(min_length=1, description="ssh destination, e.g. user@login.cluster")
     job_id: str = Field(pattern=r"^[0-9]+(?:_[0-9]+)?$", description="the shared SLURM allocation")
     workdir: str = Field(min_length=1, description="project root on the remote file system")
-    python: str = Field(default="python", description="python interpreter on the compute node")
+    python: str = Field(default="python", description="python interpreter on the cluster")
+    files: Literal["shared", "remote"] = Field(
+        default="shared", description="where the project files live (see the module docstring)"
+    )
     srun_args: tuple[str, ...] = ()
     ssh_args: tuple[str, ...] = ()
 
@@ -47,6 +57,15 @@ class RemoteContext(BaseModel):
         srun = ["srun", f"--jobid={self.job_id}", "--overlap", *self.srun_args, *argv]
         remote = f"cd {shlex.quote(self.workdir)} && {shlex.join(srun)}"
         return ["ssh", *self.ssh_args, self.host, remote]
+
+    def wrap_login(self, argv: list[str]) -> list[str]:
+        """`argv` on the login host in the remote project root (file operations, no job step)."""
+        return [
+            "ssh",
+            *self.ssh_args,
+            self.host,
+            f"cd {shlex.quote(self.workdir)} && {shlex.join(argv)}",
+        ]
 
     def wrapper_line(self) -> str:
         """The wrapper as a shell prefix a person (or Claude Code's Bash) can type."""
@@ -62,7 +81,7 @@ class RemoteContext(BaseModel):
                 f"- Host: {self.host}",
                 f"- Allocation: SLURM job {self.job_id} (shared by every specialist; "
                 "do not allocate another)",
-                f"- Remote project root: {self.workdir}",
+                f"- Remote project root: {self.workdir} (files: {self.files})",
                 f"- Wrapper: {self.wrapper_line()}",
                 "- Files written on the remote file system stay there for the next specialist.",
             ]
@@ -140,6 +159,9 @@ class RemoteExecutor:
 
     def run(self, argv: list[str], *, timeout: float) -> CommandResult:
         return _run(self.context.wrap(argv), cwd=self.local_root, timeout=timeout)
+
+    def run_login(self, argv: list[str], *, timeout: float) -> CommandResult:
+        return _run(self.context.wrap_login(argv), cwd=self.local_root, timeout=timeout)
 
 
 def _run(argv: list[str], *, cwd: Path, timeout: float) -> CommandResult:

@@ -234,7 +234,9 @@ class AgentRunner:
         from kbopt.agents.tools import pending_backups
 
         ok = not any(f["role"] == roles.ORCHESTRATOR for f in self.contract_failures)
-        pending = pending_backups(self.ctx.root)
+        # Backups live beside the files: on the cluster when its files are remote-only.
+        files_remote = self.remote is not None and self.remote.files == "remote"
+        pending = [] if files_remote else pending_backups(self.ctx.root)
         return RunResult(text, self.usage, self.stopped, ok, pending, self.transcript)
 
     # ------------------------------------------------------------------ one conversation

@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from kbopt.model import EvidenceRow
-from kbopt.vocab import Kind, Language, SourceType, Status
+from kbopt.vocab import Bottleneck, Kind, Language, SourceType, Status
 
 
 class _Input(BaseModel):
@@ -22,6 +22,8 @@ class SearchInput(_Input):
     query: str = Field(min_length=1, description="words to search for")
     kind: Kind | None = Field(default=None, description="optimization or anti-pattern")
     language: str | None = Field(default=None, description="a language, or 'shared'")
+    bottleneck: Bottleneck | None = None
+    metric: str | None = Field(default=None, description="a canonical metric name")
     limit: int = Field(default=10, ge=1, le=50)
 
 

@@ -147,6 +147,8 @@ def _search(ctx: ToolContext, inp: SearchInput) -> Any:
         inp.query,
         kind=inp.kind.value if inp.kind else None,
         language=inp.language,
+        bottleneck=inp.bottleneck.value if inp.bottleneck else None,
+        metric=inp.metric,
         limit=inp.limit,
         store=ctx.store,
     )
@@ -605,6 +607,49 @@ TOOLS: dict[str, ToolSpec] = {
 }
 
 
+# Tools that read or write project files: under a Remote Execution Context whose files
+# live on the cluster (`files: remote`) they run there, through `kbopt agent tool`.
+REMOTE_FILE_TOOLS = frozenset(
+    {
+        "read_file",
+        "write_file",
+        "edit_file",
+        "backup_file",
+        "revert_file",
+        "discard_backup",
+        "list_exports",
+        "read_devlog",
+        "update_devlog",
+    }
+)
+
+
+def _forward_remote(ctx: ToolContext, name: str, inp: BaseModel) -> ToolOutcome:
+    """Run one file tool on the cluster, in the remote project root, as the same role."""
+    remote = ctx.executor.remote
+    assert remote is not None
+    argv = [remote.python, "-m", "kbopt", "--root", ".", "agent", "tool", name]
+    argv += ["--role", ctx.role, "--input", inp.model_dump_json(exclude_none=True), "--json"]
+    run_login = getattr(ctx.executor, "run_login", ctx.executor.run)
+    result = run_login(argv, timeout=ctx.timeout_s)
+    try:
+        data = json.loads(result.stdout)
+    except json.JSONDecodeError:
+        return ToolOutcome(
+            f"{name} on {remote.host} failed (exit {result.returncode}): "
+            f"{(result.stderr or result.stdout).strip()[-2000:]}",
+            True,
+        )
+    if "error" in data:  # a KbError printed by the remote CLI
+        return ToolOutcome(f"{name} on {remote.host} failed: {'; '.join(data['error'])}", True)
+    payload = data.get("result")
+    text = payload if isinstance(payload, str) else json.dumps(payload, indent=1, default=str)
+    ok = bool(data.get("ok", False))
+    if ok and name in ("write_file", "edit_file"):
+        ctx.state.files_written.append(str(getattr(inp, "path", "")))
+    return ToolOutcome(text, not ok)
+
+
 def tool_schemas(names: tuple[str, ...] | list[str]) -> list[dict[str, Any]]:
     return [TOOLS[n].schema() for n in names]
 
@@ -622,6 +667,9 @@ def call_tool(ctx: ToolContext, name: str, raw_input: object) -> ToolOutcome:
         inp = spec.input_model.model_validate(raw_input)
     except ValidationError as exc:
         return ToolOutcome(f"invalid input for {name}: {_validation_text(exc)}", True)
+    remote = ctx.executor.remote
+    if remote is not None and remote.files == "remote" and name in REMOTE_FILE_TOOLS:
+        return _forward_remote(ctx, name, inp)
     try:
         result = spec.handler(ctx, inp)
     except ToolError as exc:

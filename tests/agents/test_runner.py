@@ -456,3 +456,57 @@ def test_kernel_designer_tasks_must_carry_the_optimization_task_contract(
     assert malformed["is_error"] and "does not parse" in malformed["content"]
     assert not accepted["is_error"]
     assert api.roles_called().count(roles.KERNEL_DESIGNER) == 1
+
+
+def test_remote_files_mode_edits_the_cluster_copy_not_the_local_one(
+    project: Path, make_runner: RunnerFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """files: remote -> file tools run on the cluster through `kbopt agent tool` over ssh."""
+    import shutil
+    import sys
+
+    bindir, log = _fake_cluster(tmp_path)
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    cluster = tmp_path / "cluster-copy"
+    shutil.copytree(project, cluster)
+    remote = RemoteContext(
+        host="me@login.cluster",
+        job_id="77",
+        workdir=str(cluster),
+        python=sys.executable,
+        files="remote",
+    )
+    kernel = "kernels/toy/toy_v1.py"
+    api = ScriptedAPI(
+        {
+            roles.ORCHESTRATOR: [
+                [tool_use("backup_file", {"path": kernel})],
+                [
+                    tool_use(
+                        "delegate",
+                        {"specialist": roles.TRITON, "task": f"Tune the Triton kernel {kernel}"},
+                    )
+                ],
+                [tool_use("revert_file", {"path": kernel})],
+                [text("done")],
+            ],
+            roles.TRITON: [
+                [tool_use("edit_file", {"path": kernel, "old": "BLOCK = 64", "new": "BLOCK = 32"})],
+                [tool_use("read_file", {"path": kernel})],
+                [tool_use("edit_file", {"path": "../escape.py", "old": "a", "new": "b"})],
+                [text("tuned")],
+            ],
+        }
+    )
+    make_runner(api, remote=remote).run_request("Tune toy")
+    edit, read, escape = api.tool_results(roles.TRITON)
+    assert not edit["is_error"], edit["content"]
+    assert "BLOCK = 32" in json.loads(read["content"])["text"]  # read back from the cluster
+    assert escape["is_error"] and "outside the project root" in escape["content"]
+    assert (project / kernel).read_text() == TOY_KERNEL  # the local copy never changed
+    revert = api.tool_results(roles.ORCHESTRATOR)[-1]
+    assert json.loads(revert["content"])["action"] == "restored"
+    assert (cluster / kernel).read_text() == TOY_KERNEL  # restored on the cluster
+    ssh_lines = [ln for ln in log.read_text().splitlines() if ln.startswith("ssh ")]
+    assert len(ssh_lines) == 5 and all("agent tool" in ln for ln in ssh_lines)
+    assert "srun" not in log.read_text()  # file operations take no job step

@@ -142,6 +142,11 @@ def test_catalog_tools_read_and_update_through_the_store(project: Path) -> None:
     ctx = ctx_for(project, roles.ORCHESTRATOR)
     hits = ok(ctx, "search_catalog", {"query": "split", "limit": 5})
     assert "split-kv-decode" in [h["id"] for h in hits]
+    hits = ok(
+        ctx, "search_catalog", {"query": "split", "metric": "ctas_per_sm", "bottleneck": "latency"}
+    )
+    assert all("latency" in h["bottlenecks"] for h in hits)
+    assert "metric" in err(ctx, "search_catalog", {"query": "split", "metric": "no_such_metric"})
     shown = ok(ctx, "show_entry", {"name": "split-kv-decode"})
     assert shown["path"] == "docs/knowledge/optimizations/split-kv-decode.md"
     before = len(shown["evidence"])
