@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import math
 import tempfile
@@ -122,10 +123,12 @@ def run_split_kv(
     sm_scale: float,
     *,
     fused_merge: bool = False,
+    packed: bool = False,
 ) -> torch.Tensor:
     """Check inputs, pick the KV split, launch ``compiled(in_dtype, out_dtype)``, merge splits.
 
     ``fused_merge``: the compiled entry takes the output pointer and merges the splits itself.
+    ``packed``: launch through :class:`PackedLaunch` (no per-call CuTe DSL argument conversion).
     """
     import cuda.bindings.driver as cuda
     import cutlass
@@ -163,21 +166,29 @@ def run_split_kv(
 
     fn = compiled(in_dt, out_dt)
     stream = cuda.CUstream(torch.cuda.current_stream(q.device).cuda_stream)
-    fn(
-        _gmem_ptr(in_dt, q.data_ptr(), 16),
-        _gmem_ptr(in_dt, kv_cache.data_ptr(), 16),
-        _gmem_ptr(cutlass.Int32, lens.data_ptr(), 4),
-        _gmem_ptr(out_dt, o.data_ptr(), 16),
-        _gmem_ptr(cutlass.Float32, lse.data_ptr(), 4),
-        *out_args,
-        b,
-        rows,
-        t_max,
-        splits,
-        per_split,
-        float(sm_scale) * LOG2_E,
-        stream,
-    )
+    ints = [b, rows, t_max, splits, per_split]
+    scale_log2 = float(sm_scale) * LOG2_E
+
+    def cute_args() -> tuple[Any, ...]:
+        return (
+            _gmem_ptr(in_dt, q.data_ptr(), 16),
+            _gmem_ptr(in_dt, kv_cache.data_ptr(), 16),
+            _gmem_ptr(cutlass.Int32, lens.data_ptr(), 4),
+            _gmem_ptr(out_dt, o.data_ptr(), 16),
+            _gmem_ptr(cutlass.Float32, lse.data_ptr(), 4),
+            *out_args,
+            *ints,
+            scale_log2,
+            stream,
+        )
+
+    if packed:
+        addrs = [q.data_ptr(), kv_cache.data_ptr(), lens.data_ptr(), o.data_ptr(), lse.data_ptr()]
+        if fused_merge:
+            addrs.append(out.data_ptr())
+        _packed_launch(fn)(addrs, ints, scale_log2, stream, cute_args)
+    else:
+        fn(*cute_args())
     if splits == 1:
         return o.view(b, s, h, ref.D_V)
     if fused_merge:
@@ -190,6 +201,80 @@ def run_split_kv(
         o.view(b * rows, splits, ref.D_V), lse.view(b * rows, splits), out.view(b * rows, ref.D_V)
     )
     return out
+
+
+class PackedLaunch:
+    """Call a compiled CuTe DSL entry with argument storage built once, not per call.
+
+    Per call, CuTe DSL 4.3 converts every argument in Python (Int32/Float32 objects, ctypes
+    pointers, pointer objects): tens of microseconds, as much as a whole decode kernel. Its
+    calling convention (``JitCompiledFunction.run_compiled_program``) takes a list with one
+    address per runtime argument, pointing at that argument's value. This class keeps ctypes
+    slots for the values (pointers, then int32s, then the fp32 scale, then the stream) and
+    passes their addresses. The first call checks the packed bytes against CuTe DSL's own
+    conversion (:func:`check_packing`) and raises if they differ (e.g. another cutlass-dsl
+    version with another convention).
+    """
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        self.ptrs: list[ctypes.c_void_p] = []
+        self.i32: list[ctypes.c_int32] = []
+        self.f32 = ctypes.c_float()
+        self.checked = False
+
+    def pack(self, addrs: list[int], ints: list[int], scale: float, stream: Any) -> list[int]:
+        while len(self.ptrs) < len(addrs):
+            self.ptrs.append(ctypes.c_void_p())
+        while len(self.i32) < len(ints):
+            self.i32.append(ctypes.c_int32())
+        out: list[int] = []
+        for slot, a in zip(self.ptrs, addrs, strict=False):
+            slot.value = a
+            out.append(ctypes.addressof(slot))
+        for islot, v in zip(self.i32, ints, strict=False):
+            islot.value = v
+            out.append(ctypes.addressof(islot))
+        self.f32.value = scale
+        out.append(ctypes.addressof(self.f32))
+        out.append(int(stream.getPtr()))  # the CUstream object owns this storage
+        return out
+
+    def __call__(
+        self,
+        addrs: list[int],
+        ints: list[int],
+        scale: float,
+        stream: Any,
+        cute_args: Callable[[], tuple[Any, ...]],
+    ) -> None:
+        exe = self.pack(addrs, ints, scale, stream)
+        if not self.checked:
+            ref_args = cute_args()
+            check_packing(self.fn, exe, ref_args, [8] * len(addrs) + [4] * len(ints) + [4, 8])
+            self.checked = True
+        self.fn.run_compiled_program(exe)  # takes (and extends) a fresh list each call
+
+
+def check_packing(fn: Any, packed: list[int], cute_args: tuple[Any, ...], sizes: list[int]) -> None:
+    """Raise unless ``packed`` points at the same argument bytes as CuTe DSL's own conversion."""
+    ref_exe, _adapted = fn.generate_execution_args(*cute_args)
+    if len(ref_exe) != len(packed):
+        raise RuntimeError(f"packed {len(packed)} arguments, CuTe DSL makes {len(ref_exe)}")
+    for i, (mine, theirs, size) in enumerate(zip(packed, ref_exe, sizes, strict=True)):
+        addr = theirs.value if isinstance(theirs, ctypes.c_void_p) else int(theirs)
+        if ctypes.string_at(mine, size) != ctypes.string_at(addr, size):
+            raise RuntimeError(f"packed argument {i} differs from CuTe DSL's conversion")
+
+
+_PACKED: dict[int, PackedLaunch] = {}
+
+
+def _packed_launch(fn: Any) -> PackedLaunch:
+    key = id(fn)  # compiled functions live for the process (functools.cache)
+    if key not in _PACKED:
+        _PACKED[key] = PackedLaunch(fn)
+    return _PACKED[key]
 
 
 # ---------------------------------------------------------------------------------------------

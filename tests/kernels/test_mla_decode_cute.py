@@ -83,6 +83,48 @@ def test_compiles_for_sm90a_with_expected_instructions(name: str) -> None:
         assert ".local" not in ptx, f"{name}: local memory (spills or indexed registers)"
 
 
+@pytest.mark.slow
+def test_packed_launch_arguments_match_cute_dsl_conversion(monkeypatch: pytest.MonkeyPatch) -> None:
+    """cute_v5's PackedLaunch points at the same argument bytes as CuTe DSL's own conversion,
+    and the check catches a difference."""
+    import cuda.bindings.driver as cuda
+    import cutlass
+    import cutlass.cute as cute
+    from cutlass.base_dsl import compiler
+
+    from kernels.mla_decode import cute_v4
+
+    if not torch.cuda.is_available():
+        # Without a driver CuTe DSL stops before building its host-side launcher; the argument
+        # conversion compared here needs that launcher object, not a GPU.
+        monkeypatch.setattr(
+            compiler.Compiler, "_check_cuda_dependencies_once", lambda self, libs: None
+        )
+    fn = cute.compile(
+        cute_v4.entry(),
+        *cute_v4.example_args(cutlass.BFloat16, cutlass.Float32),
+        options="--gpu-arch sm_90a",
+    )
+    addrs = [0x10000 * (i + 1) for i in range(6)]
+    ints = [32, 128, 4096, 2, 32]
+    scale = 0.0601
+    stream = cuda.CUstream(0x1230)
+    ptr_types = [cutlass.BFloat16] * 2 + [cutlass.Int32, cutlass.Float32, cutlass.Float32]
+    ptr_types.append(cutlass.BFloat16)
+    ptrs = [
+        cute_common._gmem_ptr(t, a, 4 if t in (cutlass.Int32,) else 16)
+        for t, a in zip(ptr_types, addrs, strict=True)
+    ]
+    ptrs[4] = cute_common._gmem_ptr(cutlass.Float32, addrs[4], 4)
+    cute_args = (*ptrs, *ints, scale, stream)
+    sizes = [8] * 6 + [4] * 5 + [4, 8]
+    pack = cute_common.PackedLaunch(fn)
+    cute_common.check_packing(fn, pack.pack(addrs, ints, scale, stream), cute_args, sizes)
+    wrong = pack.pack(addrs, [*ints[:2], 4097, *ints[3:]], scale, stream)
+    with pytest.raises(RuntimeError, match="argument 8 differs"):
+        cute_common.check_packing(fn, wrong, cute_args, sizes)
+
+
 def test_cpu_tensors_are_rejected_clearly() -> None:
     from kernels.mla_decode import cute_v1
 
