@@ -87,7 +87,7 @@ def results_block(rows: list[dict[str, Any]]) -> str:
         vrows = sorted(
             (r for (c, _), r in newest.items() if c == cfg), key=lambda r: _ladder_key(r["version"])
         )
-        any_r = vrows[-1]
+        any_r = max(vrows, key=lambda r: (str(r.get("date", "")), r["_file"]))  # newest run
         best = max(
             (r for r in vrows if r["family"] in ("triton", "cute")),
             key=lambda r: r["pct_of_floor"],
@@ -98,7 +98,8 @@ def results_block(rows: list[dict[str, Any]]) -> str:
             f"Floor {any_r['floor_us']:.1f} us ({any_r['floor_bound']}-bound: "
             f"{any_r['bytes'] / 1e6:.1f} MB over {any_r['copy_bw_gbps']:.0f} GB/s copy bandwidth, "
             f"{any_r['flops'] / 1e9:.1f} GFLOP over {any_r['matmul_tflops']:.0f} TFLOP/s bf16 "
-            f"matmul, both measured in the same run on {any_r['device']}).\n"
+            f"matmul, both measured in the same run on {any_r['device']}, {any_r['_file']}). "
+            "Every row's % of floor uses the ceilings measured in its own run.\n"
         )
         if best is not None:
             verdict = "meets" if best["pct_of_floor"] >= TARGET_PCT else "misses"
