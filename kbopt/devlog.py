@@ -131,7 +131,11 @@ class Devlog:
 
     @property
     def overview(self) -> str:
-        return self.section_text("Overview")
+        """The Overview section, or else the text between the title and the first section."""
+        text = self.section_text("Overview")
+        if text or not self.sections or self.sections[0].heading is not None:
+            return text
+        return "\n".join(ln for ln in self.sections[0].lines if not ln.startswith("# ")).strip()
 
     @property
     def current_best(self) -> str:

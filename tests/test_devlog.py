@@ -178,3 +178,10 @@ def test_another_generators_blocks_are_opaque_and_sections_match_by_prefix() -> 
     assert text.index("<!-- kbopt:best:start -->") < text.index("## Performance")
     assert text.index("### triton_v7 -- 2026-12-02") < text.index("## What limits the ladder")
     assert "## Performance\n" not in text  # no second Performance section was created
+
+
+def test_overview_falls_back_to_the_introduction() -> None:
+    assert Devlog(GENERATED).overview == ""  # no intro text, no Overview section
+    d = Devlog("# k\n\nWhat k computes.\n\n## Contract\n\nx\n")
+    assert d.overview == "What k computes."
+    assert Devlog(HUMAN).overview.startswith("DeepSeek MLA decode")
