@@ -14,7 +14,7 @@ heads, which all share the one latent KV head) and a contiguous range of 64-row 
 - Split-KV: when the batch has too few CTAs for the GPU, KV tiles are split over CTAs and the
   fp32 partial outputs are merged with their log-sum-exp in torch (:func:`combine_splits`).
 
-Limits: bf16/fp16; ``s*h`` must be a multiple of 64; no TMA or wgmma (see cute_v2 if present).
+Limits: bf16/fp16; ``s*h`` must be a multiple of 64. Hopper-specific paths (wgmma) start at cute_v2.
 """
 
 import functools
