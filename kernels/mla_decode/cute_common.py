@@ -4,10 +4,12 @@
   its PTX. CuTe DSL writes the PTX file (``--keep-ptx``) before it looks for the CUDA driver to
   load the module, so on a CPU-only machine the driver error that follows is expected and ignored.
 - :func:`run_split_kv`: the host side of every version (checks, KV split, launch, and the merge
-  of split-KV partials by the Triton ladder's combine kernel, base-2 log-sum-exp weights).
+  of split-KV partials: by the Triton ladder's combine kernel for v1-v3, inside the compiled
+  call for v4+; base-2 log-sum-exp weights).
+- :class:`PackedLaunch` / :func:`check_packing`: launch with pre-built ctypes arguments (v5).
 - :func:`num_sms` and :func:`pick_splits`: how many KV splits fill the GPU.
-- :func:`mn_view` / :func:`quad_allreduce`: register-fragment helpers for the online softmax
-  over ``mma.sync`` accumulators (thread layout of the m16n8 C fragment).
+- :func:`mn_view`, :func:`acc_as_wgmma_a`, :func:`quad_allreduce`: register-fragment helpers for
+  the online softmax over ``mma.sync`` / ``wgmma`` accumulators.
 """
 
 from __future__ import annotations
