@@ -64,3 +64,47 @@ def test_without_counters_the_profile_says_so(tmp_path: Path) -> None:
     devlog = Devlog.load(path)
     assert "Notes a person wrote." in devlog.render()
     assert [p.version for p in devlog.performance_profiles()] == ["toy_v1"]
+
+
+def test_cycle_counters_baseline_reads_them_once(tmp_path: Path) -> None:
+    from workflow_fixtures import FASTER_STEP
+
+    from kbopt.bench.trials import DEFAULT_MATRIX
+    from kbopt.workflow import cycle
+    from kbopt.workflow.designers import ScriptedDesigner
+
+    plan = make_project(tmp_path, [FASTER_STEP])
+    for name in ("toy_v1", "toy_v2"):
+        path = tmp_path / "kernels" / "toy" / f"{name}.py"
+        path.write_text(path.read_text() + COUNTERS)
+    r = cycle.start(
+        tmp_path,
+        kernel="toy",
+        target="pct_of_floor>=90",
+        start_version="toy_v1",
+        backend=FakeBackend(tmp_path),
+        designer=ScriptedDesigner.from_file(plan),
+        designer_spec="scripted",
+        configs=list(DEFAULT_MATRIX),
+        store=Store(tmp_path),
+        run_id="c1",
+        counters="baseline",
+    ).run()
+    devlog = Devlog.load(tmp_path / "docs" / "kernels" / "toy.md")
+    (kept,) = devlog.performance_profiles()
+    assert kept.version == "toy_v2" and "baseline profile only" in kept.notes["Counters"]
+    assert r.attempts[0].profile and "_tiled_kernel" not in r.attempts[0].profile
+    with pytest.raises(KbError, match="--counters"):
+        cycle.start(
+            tmp_path,
+            kernel="toy",
+            target="pct_of_floor>=90",
+            start_version="toy_v1",
+            backend=FakeBackend(tmp_path),
+            designer=ScriptedDesigner.from_file(plan),
+            designer_spec="scripted",
+            configs=list(DEFAULT_MATRIX),
+            store=Store(tmp_path),
+            run_id="c2",
+            counters="sometimes",
+        )

@@ -62,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-iterations", type=int, default=4)
     p.add_argument("--run-id", help="name of the run folder under runs/")
     p.add_argument("--resume", metavar="RUN_ID", help="continue a stopped or crashed run")
-    _common(p)
+    _common(p, cycle=True)
     p.set_defaults(func=cmd_cycle)
 
     p = command(
@@ -90,8 +90,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_tune)
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--counters", choices=("auto", "off", "require"), default="auto", help="ncu use")
+def _common(p: argparse.ArgumentParser, cycle: bool = False) -> None:
+    modes = ["auto", "off", "require", *(["baseline"] if cycle else [])]
+    p.add_argument(
+        "--counters",
+        choices=modes,
+        default="auto",
+        help="hardware counters through ncu: auto (when readable), off, require"
+        + (", baseline (the first profile only)" if cycle else ""),
+    )
     p.add_argument("--language", choices=[lang.value for lang in Language])
     p.add_argument("--backend", choices=BACKENDS, default="real", help="real GPU or the fake")
 

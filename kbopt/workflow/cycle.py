@@ -57,7 +57,7 @@ from kbopt.vocab import Language
 from kbopt.workflow import record as rec
 from kbopt.workflow.designers import DesignContext, Designer, Proposal
 from kbopt.workflow.learn import run_learn
-from kbopt.workflow.profiler import profile_version, update_devlog
+from kbopt.workflow.profiler import CYCLE_COUNTER_MODES, profile_version, update_devlog
 from kbopt.workflow.record import Attempt, AttemptStatus, RunRecord, State
 from kbopt.workflow.safe import Snapshot
 
@@ -154,7 +154,7 @@ class Cycle:
             r.kernel,
             r.current_version,
             primary,
-            counters=r.counters,
+            counters="auto" if r.counters == "baseline" else r.counters,
             language=r.language,
             store=self.store,
             measurement=Measurement.from_dict(r.baseline[primary.name]),
@@ -383,7 +383,7 @@ class Cycle:
             r.kernel,
             attempt.new_version,
             primary,
-            counters=r.counters,
+            counters="skip" if r.counters == "baseline" else r.counters,
             language=r.selected_language,
             previous=previous,
             store=self.store,
@@ -655,6 +655,8 @@ def start(
     on_state: Callable[[RunRecord], None] | None = None,
 ) -> Cycle:
     Trigger.parse(target)  # fail early on a malformed target
+    if counters not in CYCLE_COUNTER_MODES:
+        raise KbError(f"--counters must be one of {', '.join(CYCLE_COUNTER_MODES)}")
     if language is not None:
         Language(language)
     run_id = run_id or rec.new_run_id(kernel)

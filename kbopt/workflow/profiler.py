@@ -32,6 +32,9 @@ from kbopt.store import Store
 from kbopt.vocab import METRICS
 
 COUNTER_MODES = ("auto", "off", "require")
+# The cycle also accepts "baseline": counters for the baseline profile, timing for VERIFY
+# (each ncu run costs a process start and many kernel replays on a budgeted machine).
+CYCLE_COUNTER_MODES = (*COUNTER_MODES, "baseline")
 # Stage columns already carry these; the `### Metrics` table holds the rest.
 _STAGE_KEYS = {"tensor_core_util_pct", "dram_throughput_pct", "achieved_occupancy_pct"}
 
@@ -164,6 +167,11 @@ def baseline_rows(previous: Measurement, current: Measurement) -> list[BaselineR
 def read_counters(
     backend: MeasurementBackend, kernel: str, version: str, config: TrialConfig, mode: str
 ) -> tuple[NcuOutcome | None, str]:
+    if mode == "skip":
+        return None, (
+            "counters read for the baseline profile only (--counters baseline); DRAM% and TC% "
+            "are timing estimates (lower bounds), Occ% unknown"
+        )
     if mode not in COUNTER_MODES:
         raise KbError(f"--counters must be one of {', '.join(COUNTER_MODES)}")
     if mode == "off":

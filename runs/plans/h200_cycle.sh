@@ -14,8 +14,13 @@ sha256sum kernels/mla_decode/*.py > /tmp/kernels.before
 timeout "${CYCLE_TIMEOUT_S:-240}" python3 -m kbopt cycle mla_decode \
     --target 'pct_of_floor>=50' --from triton_v1 \
     --designer scripted:runs/plans/mla_decode_ladder.json --max-iterations 8 \
-    --run-id "$RUN_ID" --backend real --counters auto
+    --run-id "$RUN_ID" --backend real --counters baseline
 echo "cycle exit status $?"
+# Counters for the version the cycle ended on (the baseline's were read in PROFILE).
+FINAL=$(python3 -c "import json; print(json.load(open('runs/$RUN_ID/record.json'))['current_version'])")
+timeout 90 python3 -m kbopt profile mla_decode "$FINAL" --config decode --counters auto \
+    > "runs/$RUN_ID/profile-final-decode.md"
+echo "final profile exit status $?"
 sha256sum kernels/mla_decode/*.py > /tmp/kernels.after
 diff /tmp/kernels.before /tmp/kernels.after && echo "kernel files: identical to the ones sent"
 tar czf "$OUT/cycle.tgz" --exclude="runs/$RUN_ID/backups" "runs/$RUN_ID" docs/kernels \
