@@ -32,6 +32,7 @@ class Lesson:
     validate: bool = False  # set status validated (an optimization that helped)
     new_entry: str | None = None  # Markdown of a new entry, evidence appended after it
     sweep: tuple[str, ...] = field(default=())  # sweep specs the command must time
+    results_file: str | None = None  # pin the evidence to one run (None: newest with both)
 
 
 def _rows_for(rows: list[dict[str, Any]], version: str) -> dict[str, dict[str, Any]]:
@@ -54,6 +55,10 @@ def evidence_block(rows: list[dict[str, Any]], lesson: Lesson) -> Any:
         if _rows_for([r for r in rows if r["_file"] == f], lesson.before)
         and _rows_for([r for r in rows if r["_file"] == f], lesson.after)
     ]
+    if lesson.results_file is not None:
+        files = [f for f in files if f == lesson.results_file]
+        if not files:
+            raise SystemExit(f"{lesson.results_file} lacks {lesson.before} / {lesson.after}")
     pool = [r for r in rows if r["_file"] == files[-1]] if files else rows
     before, after = _rows_for(pool, lesson.before), _rows_for(pool, lesson.after)
     table, used, r0 = [], set(), None
@@ -201,6 +206,10 @@ Software pipelining that buys overlap with extra memory traffic only pays when t
 """
 
 
+RUN3 = "20261202T092954Z-NVIDIA-H200.json"  # the full ladder, timed twice
+RUN2 = "20261202T092534Z-NVIDIA-H200.json"  # the second sweep
+RUN1 = "20261202T092056Z-NVIDIA-H200.json"  # the first sweep
+
 LESSONS = [
     Lesson(
         "triton-grouped-heads-tl-dot-decode",
@@ -208,6 +217,7 @@ LESSONS = [
         "triton_v2",
         "one query row per program (tl.sum) -> 64 rows per program with tl.dot",
         True,
+        results_file=RUN3,
     ),
     Lesson(
         "split-kv-decode",
@@ -215,12 +225,14 @@ LESSONS = [
         "triton_v3",
         "no split -> 8 KV splits + combine kernel",
         True,
+        results_file=RUN3,
     ),
     Lesson(
         "too-many-kv-splits",
         "triton_v3",
         "triton_v4",
         "8 fixed splits -> split count sized from SM count and batch (2 / 1)",
+        results_file=RUN3,
     ),
     Lesson(
         "triton-num-stages-software-pipelining",
@@ -228,6 +240,7 @@ LESSONS = [
         "triton_v5",
         "num_stages 1 -> 3 (also removed the accumulator spills)",
         True,
+        results_file=RUN3,
     ),
     Lesson(
         "triton-tensor-descriptor-tma",
@@ -235,6 +248,7 @@ LESSONS = [
         "triton_v6",
         "pointer tiles -> tensor descriptors (TMA), 2x256-wide latent boxes",
         True,
+        results_file=RUN3,
     ),
     Lesson(
         "triton-wider-kv-tile-over-deeper-pipeline",
@@ -242,6 +256,7 @@ LESSONS = [
         "triton_v7",
         "BLOCK_N 32 x 3 stages -> BLOCK_N 64 x 2 stages",
         new_entry="opt",
+        results_file=RUN3,
     ),
     Lesson(
         "triton-manual-score-pipelining-reloads-kv",
@@ -249,6 +264,7 @@ LESSONS = [
         "triton_v8",
         "next-tile scores before P@V, V tile re-loaded through TMA",
         new_entry="anti",
+        results_file=RUN3,
     ),
     Lesson(
         "register-spills-from-oversized-per-thread-state",
@@ -256,6 +272,7 @@ LESSONS = [
         "sweep:bn32-st3-w4-spauto",
         "64x512 fp32 accumulator over 8 warps -> over 4 warps (256 acc regs/thread, spills)",
         sweep=("bm64-bn32-st3-w4-spauto",),
+        results_file=RUN1,
     ),
     Lesson(
         "triton-warp-specialize-loop",
@@ -263,6 +280,23 @@ LESSONS = [
         "sweep:bm64-bn64-st2-w8-spauto-tma-ws",
         "tl.range(..., warp_specialize=True) on the KV loop, Hopper (no effect measured)",
         sweep=("bm64-bn64-st2-w8-spauto-tma-ws",),
+        results_file=RUN2,
+    ),
+    Lesson(
+        "triton-register-budget-num-warps-maxnreg",
+        "triton_v7",
+        "sweep:bm128-bn32-st2-w16-spauto-tma",
+        "64 rows x 8 warps -> 128 rows x 16 warps (register cap 128/thread: accumulator spills)",
+        sweep=("bm128-bn32-st2-w16-spauto-tma",),
+        results_file=RUN2,
+    ),
+    Lesson(
+        "triton-wider-kv-tile-over-deeper-pipeline",
+        "triton_v7",
+        "sweep:bm64-bn128-st1-w8-spauto-tma",
+        "pitfall: BLOCK_N 64 x 2 stages -> BLOCK_N 128 x 1 stage (no overlap, spills)",
+        sweep=("bm64-bn128-st1-w8-spauto-tma",),
+        results_file=RUN2,
     ),
 ]
 
