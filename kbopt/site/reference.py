@@ -16,7 +16,7 @@ SKIP_MODULES = {"kbopt.__main__"}
 
 
 @contextmanager
-def _fixed_width(columns: int = 100) -> Iterator[None]:
+def _fixed_width(columns: int = 88) -> Iterator[None]:
     """argparse wraps help at the terminal width; pin it so the page is stable."""
     old = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = str(columns)
