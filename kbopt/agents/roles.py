@@ -196,7 +196,8 @@ _ORCHESTRATOR_RULES = (
     "kernel-cute-specialist (never kernel-triton-specialist); Triton kernel work goes to "
     "kernel-triton-specialist (never kernel-cute-specialist); TileIR optimization goes to "
     "kernel-tileir-specialist. The delegate tool applies these rules and refuses a wrong "
-    "target with the rule that forbids it; route_request tells you the route in advance.",
+    "target with the rule that forbids it; route_request tells you the route in advance "
+    '(in Claude Code: `kbopt agent route "<task>" --to <specialist>` before each Task).',
     "Terminology: TileIR is NVIDIA's Triton backend (nvtriton) for Blackwell GPUs. CuTe DSL "
     "is NVIDIA's Python DSL of CUTLASS 4.x, not Triton. They are unrelated: a 'TileIR "
     "kernel' means Triton + TileIR, never CuTe DSL.",

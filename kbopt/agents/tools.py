@@ -601,7 +601,7 @@ TOOLS: dict[str, ToolSpec] = {
             "delegation to the wrong specialist is refused with the rule that forbids it.",
             DelegateInput,
             _delegate,
-            "the Task tool, naming the subagent",
+            'the Task tool, once `kbopt agent route "<task>" --to <specialist>` accepts it',
         ),
     )
 }

@@ -54,6 +54,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("request")
     p.add_argument("--sm", type=int, help="target GPU SM version (80, 90, 100...)")
     p.add_argument("--existing-triton", action="store_true", help="a Triton kernel exists already")
+    p.add_argument(
+        "--to",
+        metavar="SPECIALIST",
+        help="check a delegation of this request to SPECIALIST: exit 1 with the rule if refused",
+    )
     p.set_defaults(func=cmd_route)
 
     p = command(
@@ -199,16 +204,30 @@ def cmd_autopilot(args: argparse.Namespace) -> int:
 
 
 def cmd_route(args: argparse.Namespace) -> int:
-    from kbopt.agents.routing import route
+    from kbopt.agents.routing import DelegationRefused, check_delegation, route
 
+    if args.to:
+        try:
+            r = check_delegation(
+                args.to, args.request, sm=args.sm, existing_triton=args.existing_triton
+            )
+        except DelegationRefused as exc:
+            if args.json:
+                print_json({"accepted": False, "rule": exc.rule, "message": str(exc)})
+            else:
+                print(str(exc), file=sys.stderr)
+            return 1
+        if args.json:
+            print_json({"accepted": True, "route": r.as_dict() if r else None})
+        else:
+            print(f"accepted: {args.to}" + (f" (rule {r.rule})" if r else ""))
+        return 0
     r = route(args.request, sm=args.sm, existing_triton=args.existing_triton)
     if args.json:
         print_json(r.as_dict())
     else:
-        print(
-            " -> ".join(r.stages)
-            + (f"  (or {', '.join(r.alternatives)})" if r.alternatives else "")
-        )
+        also = f"  (or {', '.join(r.alternatives)})" if r.alternatives else ""
+        print(" -> ".join(r.stages) + also)
         print(f"rule {r.rule}: {r.reason}")
     return 0
 

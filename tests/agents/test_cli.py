@@ -49,6 +49,23 @@ def test_route_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--sm" in capsys.readouterr().err
 
 
+def test_route_to_checks_a_delegation(capsys: pytest.CaptureFixture[str]) -> None:
+    task = "Générez un kernel CuTe DSL pour l'opération GEMM"
+    assert main(["agent", "route", task, "--to", "kernel-triton-specialist", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert (
+        out
+        == {
+            "accepted": False,
+            "rule": "A2-cute",
+            "message": out["message"],
+        }
+        and "kernel-cute-specialist" in out["message"]
+    )
+    assert main(["agent", "route", task, "--to", "kernel-cute-specialist"]) == 0
+    assert "accepted: kernel-cute-specialist (rule A3.2-cute)" in capsys.readouterr().out
+
+
 def test_tool_command_runs_a_tool_and_reports_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert (
         main(["agent", "tool", "list_exports", "--input", '{"module": "kbopt.errors"}', "--json"])
