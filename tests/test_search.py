@@ -273,7 +273,7 @@ def test_cache_dir_override(kb: Store, tmp_path: Path, monkeypatch: pytest.Monke
         "split grid",
         "swizzle OR register",
         "title:split",
-        '"reduction axis"',
+        "mechanism:sm",
         "kind:anti-pattern split",
     ],
 )

@@ -10,8 +10,8 @@ Only plain shapes are compiled: terms, ORs of one word across fields (what the
 multi-field parser produces), and ANDs / ORs of those, with keyword terms
 (`kind:optimization`, `metric:ctas_per_sm`) acting as filters.  Anything else —
 phrases, prefixes, wildcards, NOT, ranges — returns None and whoosh runs the query.
-Scoring is BM25 (k1=1.2, b=0.75 on the content field, no length normalization on the
-short fields) with the field boosts of the schema module.
+Scoring is BM25 (k1=1.2, b=0.75 against the entry's word count, no length
+normalization on the title and When to Apply) with the field boosts of the schema.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from kbopt.search.schema import FIELD_BOOSTS, KEYWORD_FIELDS, LENGTH_FIELD, TEXT
 K1 = 1.2
 B = 0.75
 MASK_FIELDS = frozenset({*KEYWORD_FIELDS, "id", "path"})
+SHORT_FIELDS = frozenset({"title", "when"})
 
 
 @dataclass
@@ -117,7 +118,7 @@ def plan_for_text(schema: Any, text: str) -> Plan | None:
     """
     from kbopt.search.schema import DEFAULT_FIELDS
 
-    analyzer = schema["content"].analyzer
+    analyzer = schema["mechanism"].analyzer  # every text field shares one analyzer
     stems = list(dict.fromkeys(t.text for t in analyzer(text)))
     if not stems:
         return None
@@ -195,7 +196,8 @@ class FastIndex:
                         continue
                     df = len(ids)
                     idf = math.log(1.0 + (self.live_count - df + 0.5) / (df + 0.5))
-                    norm = self.length_norm[ids] if fieldname == "content" else 1.0
+                    # Titles and When to Apply are short: no length normalization there.
+                    norm = 1.0 if fieldname in SHORT_FIELDS else self.length_norm[ids]
                     boost = FIELD_BOOSTS.get(fieldname, 1.0)
                     scores[ids] += boost * idf * tf * (K1 + 1.0) / (tf + K1 * norm)
                     hit[ids] = True

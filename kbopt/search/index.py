@@ -411,8 +411,9 @@ class SearchIndex:
             raise
         record_files(gen.path, manifest)
         manifest.save(gen.path / MANIFEST)
-        current = self._current_seen or gen.path.name
-        self._swap_generation(Generation(gen.path), current)
+        # A full reopen: whoosh's `refresh` would reuse segment readers whose deletions
+        # changed (a stale view of updated entries).
+        self._swap_generation(Generation(gen.path), self._current_seen or gen.path.name)
 
     def rebuild(self) -> int:
         """Rebuild from scratch under the lock; returns the number of indexed entries."""

@@ -15,7 +15,7 @@ from whoosh.lang.porter2 import stem as porter2_stem
 
 from kbopt.model import Entry
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 6
 
 # Fields a query may name (`title:split`, `metric:ctas_per_sm`) and the default ones.
 TEXT_FIELDS = (
@@ -28,7 +28,6 @@ TEXT_FIELDS = (
     "generalization",
     "pitfalls",
     "interactions",
-    "content",
 )
 KEYWORD_FIELDS = (
     "kind",
@@ -41,20 +40,22 @@ KEYWORD_FIELDS = (
     "risk",
     "status",
 )
-DEFAULT_FIELDS = ("title", "when", "content")
-FIELD_BOOSTS = {"title": 3.0, "when": 2.0, "content": 1.0}
-# Word count of `content`, kept as a column so BM25 length normalization reads it in bulk.
+# A query's plain words search every section; the title and When to Apply weigh more.
+DEFAULT_FIELDS = TEXT_FIELDS
+FIELD_BOOSTS = {"title": 3.0, "when": 2.0}
+# Word count of the whole entry, kept as a column so BM25 length normalization reads
+# it in bulk.
 LENGTH_FIELD = "length"
 
 
 def build_schema() -> Schema:
-    stem = StemmingAnalyzer(stemfn=porter2_stem)  # porter2: "splitting" -> "split"
-    # Section fields keep no positions (no phrase queries on them): half the index size.
-    text = {
-        name: TEXT(analyzer=stem, phrase=False)
-        for name in TEXT_FIELDS
-        if name not in ("title", "when", "content")
-    }
+    # porter2: "splitting" -> "split".  An unbounded stem cache: whoosh's bounded one
+    # evicts by scanning all its keys, which dominated one-entry updates.
+    stem = StemmingAnalyzer(stemfn=porter2_stem, cachesize=-1)
+    # Each section is indexed once, in its own field, without positions: phrases are
+    # checked against the stored text instead (kbopt.search.fast), which keeps a
+    # 10,000-entry cold build well under a minute.
+    text = {name: TEXT(analyzer=stem, phrase=False) for name in TEXT_FIELDS if name != "title"}
     return Schema(
         path=ID(stored=True, unique=True),  # relative to the knowledge root: the update key
         id=ID(stored=True, sortable=True),  # sortable: a column read in bulk by fast.py
@@ -69,8 +70,7 @@ def build_schema() -> Schema:
         status=KEYWORD(stored=True),
         gain=NUMERIC(float, stored=True),
         title=TEXT(analyzer=stem, stored=True),
-        when=TEXT(analyzer=stem),
-        content=TEXT(analyzer=stem, stored=True),  # every section: snippets come from here
+        content=STORED,  # every section as plain text: snippets and phrase checks
         entry=STORED,  # the Entry as JSON, so hits need no file parsing
         length=NUMERIC(int, sortable=True),
         **text,
@@ -79,7 +79,11 @@ def build_schema() -> Schema:
 
 def entry_document(entry: Entry, relpath: str) -> dict[str, Any]:
     """The whoosh document of one entry (keyword values are space-separated tokens)."""
-    when = [*entry.contexts, *(f"{t.expression} {t.note}" for t in entry.triggers)]
+    when = [
+        " ".join(entry.applies_to),
+        *entry.contexts,
+        *(f"{t.expression} {t.note}" for t in entry.triggers),
+    ]
     affected = [f"{m.metric} {m.note}" for m in entry.affected_metrics]
     evidence = [
         " ".join([b.source, *(f"{r.config} {r.before} {r.after} {r.change}" for r in b.rows)])
