@@ -108,3 +108,22 @@ def test_cycle_counters_baseline_reads_them_once(tmp_path: Path) -> None:
             run_id="c2",
             counters="sometimes",
         )
+
+
+def test_cli_profile_takes_several_configurations(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from kbopt.cli import main
+
+    make_project(tmp_path, [])
+    args = ["--root", str(tmp_path), "profile", "toy", "toy_v2", "--backend", "fake"]
+    assert main([*args, "--config", "decode", "--config", "b=8,s=16,t=1024", "--json"]) == 0
+    runs = json.loads(capsys.readouterr().out)
+    assert [r["measurement"]["config"]["s"] for r in runs] == [1, 16]
+    assert runs[1]["measurement"]["config"]["b"] == 8
+    devlog = Devlog.load(tmp_path / "docs" / "kernels" / "toy.md")
+    assert sorted(p.s or 0 for p in devlog.performance_profiles()) == [1, 16]
+    assert main([*args, "--config", "32x1"]) == 2  # a clean error, no traceback
+    assert "is not `decode`" in capsys.readouterr().err

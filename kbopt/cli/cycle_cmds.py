@@ -31,7 +31,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("kernel")
     p.add_argument("version")
-    p.add_argument("--config", default="decode", help="decode, spec, or b,s,t (default decode)")
+    p.add_argument(
+        "--config",
+        action="append",
+        help="decode, spec, or b,s,t; repeat for several (default: decode)",
+    )
     _common(p)
     p.add_argument("--no-devlog", action="store_true", help="do not update docs/kernels/<k>.md")
     p.set_defaults(func=cmd_profile)
@@ -118,26 +122,30 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
     store = store_from(args)
     backend = make_backend(args.backend, store.root)
-    run = profile_version(
-        backend,
-        args.kernel,
-        args.version,
-        parse_config(args.config),
-        counters=args.counters,
-        language=args.language,
-        store=store,
-    )
-    devlog = None if args.no_devlog else update_devlog(store.root, run)
-    if args.json:
+    configs = [parse_config(c) for c in (args.config or ["decode"])]
+    results = []
+    for config in configs:
+        run = profile_version(
+            backend,
+            args.kernel,
+            args.version,
+            config,
+            counters=args.counters,
+            language=args.language,
+            store=store,
+        )
+        devlog = None if args.no_devlog else update_devlog(store.root, run)
         data = run.as_dict()
         data["devlog"] = store.display(devlog) if devlog else None
-        print_json(data)
-    else:
-        sys.stdout.write(run.profile.render())
-        for w in run.warnings:
-            print(f"warning: matching anti-pattern {w}", file=sys.stderr)
-        if devlog:
-            print(f"updated {store.display(devlog)}", file=sys.stderr)
+        results.append(data)
+        if not args.json:
+            sys.stdout.write(run.profile.render())
+            for w in run.warnings:
+                print(f"warning: matching anti-pattern {w}", file=sys.stderr)
+            if devlog:
+                print(f"updated {store.display(devlog)}", file=sys.stderr)
+    if args.json:
+        print_json(results[0] if len(results) == 1 else results)
     return 0
 
 
