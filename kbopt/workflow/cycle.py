@@ -467,6 +467,12 @@ class Cycle:
             ),
             f"Outcome: {outcome} -- {detail}",
             f"Designer: {self.designer.name}; run `{r.run_id}` (backend {r.backend}); from {attempt.from_version}",
+            "Strategy rank: "
+            + (
+                f"#{attempt.strategy_rank} of {len(r.plan)} for this profile"
+                if attempt.strategy_rank
+                else f"not among the {len(r.plan)} ranked for this profile"
+            ),
             "",
         ]
         if rows:
