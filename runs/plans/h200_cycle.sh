@@ -21,6 +21,11 @@ FINAL=$(python3 -c "import json; print(json.load(open('runs/$RUN_ID/record.json'
 timeout 90 python3 -m kbopt profile mla_decode "$FINAL" --config decode --counters auto \
     > "runs/$RUN_ID/profile-final-decode.md"
 echo "final profile exit status $?"
+# W3 tuning helper, manual tiles only: how triton_v7 moves with the KV tile (its two neighbours).
+timeout 60 python3 -m kbopt tune mla_decode triton_v7 --config decode \
+    --manual block_n=32,num_stages=3 --manual block_n=64,num_stages=2 --budget-min 1 \
+    --out "runs/$RUN_ID/tune-triton_v7-decode.json"
+echo "tune exit status $?"
 sha256sum kernels/mla_decode/*.py > /tmp/kernels.after
 diff /tmp/kernels.before /tmp/kernels.after && echo "kernel files: identical to the ones sent"
 tar czf "$OUT/cycle.tgz" --exclude="runs/$RUN_ID/backups" "runs/$RUN_ID" docs/kernels \
