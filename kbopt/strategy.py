@@ -474,8 +474,7 @@ def recommend(
     if limit < 1:
         raise KbError(f"limit must be at least 1 (got {limit})")
     ix = get_index(store)
-    table = _table(ix)
-    relevance = _relevance(ix, profile)
+    table, relevance = ix.reading(lambda: (_table(ix), _relevance(ix, profile)))
     metrics = trigger_metrics(profile)
     bottleneck = profile.bottleneck.value if profile.bottleneck else None
     headroom = _headroom_pct(metrics)

@@ -149,7 +149,9 @@ def test_deleted_index_is_rebuilt_with_a_notice(
     assert err.count("\n") == 1 and "is missing; rebuilding it (5 entries)" in err
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncate", "delete", "schema", "manifest"])
+@pytest.mark.parametrize(
+    "damage", ["garbage", "truncate", "delete", "schema", "manifest", "zeros-same-mtime"]
+)
 def test_corrupt_index_is_rebuilt_in_a_new_process(kb: Store, damage: str) -> None:
     search("split", store=kb)
     ix = get_index(kb)
@@ -163,6 +165,10 @@ def test_corrupt_index_is_rebuilt_in_a_new_process(kb: Store, damage: str) -> No
         seg.write_bytes(seg.read_bytes()[:50])
     elif damage == "delete":
         seg.unlink()
+    elif damage == "zeros-same-mtime":  # invisible to the size/mtime fingerprint
+        st = seg.stat()
+        seg.write_bytes(bytes(st.st_size))
+        os.utime(seg, ns=(st.st_atime_ns, st.st_mtime_ns))
     elif damage == "schema":
         m = json.loads((gen / MANIFEST).read_text())
         m["schema_version"] = -1

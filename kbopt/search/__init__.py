@@ -134,23 +134,27 @@ def search(
         }
     )
     ix = get_index(store)
-    searcher = ix.searcher()
-    q = parse_query(searcher.schema, query)
-    assert ix.gen is not None
-    ranked = run(searcher, ix.gen.fast(), q, filters, limit)
-    stems = stems_of(q) if snippets else []
-    prefix = KNOWLEDGE_DIR.as_posix() + "/"
-    hits = []
-    for docnum, score in ranked:
-        stored = searcher.stored_fields(docnum)
-        hits.append(
-            Hit(
-                id=stored["id"],
-                kind=stored["kind"],
-                path=prefix + stored["path"],
-                score=score,
-                snippet=make_snippet(stored["content"], stems) if snippets else "",
-                stored=stored,
+
+    def run_query() -> list[Hit]:
+        searcher = ix.searcher()
+        q = parse_query(searcher.schema, query)
+        assert ix.gen is not None
+        ranked = run(searcher, ix.gen.fast(), q, filters, limit)
+        stems = stems_of(q) if snippets else []
+        prefix = KNOWLEDGE_DIR.as_posix() + "/"
+        hits = []
+        for docnum, score in ranked:
+            stored = searcher.stored_fields(docnum)
+            hits.append(
+                Hit(
+                    id=stored["id"],
+                    kind=stored["kind"],
+                    path=prefix + stored["path"],
+                    score=score,
+                    snippet=make_snippet(stored["content"], stems) if snippets else "",
+                    stored=stored,
+                )
             )
-        )
-    return hits
+        return hits
+
+    return ix.reading(run_query)

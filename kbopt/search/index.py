@@ -31,9 +31,10 @@ import shutil
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from filelock import FileLock, Timeout
 
@@ -41,6 +42,7 @@ from kbopt.errors import KbError, ProblemList
 from kbopt.search.schema import SCHEMA_VERSION, build_schema, entry_document
 from kbopt.store import NON_ENTRY_FILES, Store, atomic_write
 
+T = TypeVar("T")
 CACHE_ENV = "KBOPT_CACHE_DIR"
 DEFAULT_CACHE = ".kbopt-cache"
 MANIFEST = "manifest.json"
@@ -272,6 +274,26 @@ class SearchIndex:
             count = len(self.store.entry_files())
             notice(f"search index at {self.dir} {why}; rebuilding it ({count} entries)")
             self._rebuild_locked()
+
+    def reading(self, fn: Callable[[], T]) -> T:
+        """Run `fn` against the index; if reading fails (damage that the fingerprints did
+        not catch), rebuild once with a notice and run it again."""
+        try:
+            return fn()
+        except KbError:
+            raise
+        except Exception as exc:  # whoosh / zlib / struct errors from a damaged file
+            with self._lock().acquire(timeout=REBUILD_WAIT_S):
+                seen = self._current_seen
+                current = self._read_current()
+                if current is not None and current != seen:
+                    # Another process rebuilt it while we failed: use theirs.
+                    self._swap_generation(Generation(self.dir / current), current)
+                else:
+                    why = f"failed while being read ({type(exc).__name__})"
+                    notice(f"search index at {self.dir} {why}; rebuilding it")
+                    self._rebuild_locked()
+            return fn()
 
     # ------------------------------------------------------------ freshness
 
