@@ -245,6 +245,13 @@ _ORCHESTRATOR_RULES = (
     "the first two are not enough.",
 )
 
+_PROFILE_NOTE = (
+    "Besides the Stages table you may add kbopt's one extension, a `### Metrics` table "
+    "(`| Metric | Value |`) keyed by canonical metric names (`kbopt vocab`): recommend "
+    "evaluates the catalog's triggers against them. Opportunities link their catalog file: "
+    "`1. [Title](docs/knowledge/...md) -- est. X% gain -- trigger: metric=value`."
+)
+
 _PROFILER_RULES = (
     "You measure; you do not change kernels. Profile the version you are given at the "
     "configurations you are given (default matrix: decode b=32, s=1, t=4096 and speculative "
@@ -253,7 +260,9 @@ _PROFILER_RULES = (
     "two-sentence root cause, and rank the top three opportunities from recommend, each with "
     "its estimated gain and the trigger metric=value that fired it.",
     "Compare with the previous version when there is one (vs Baseline table).",
-    "Update the performance section of the kernel's devlog (update_devlog).",
+    "profile_kernel writes the devlog performance section itself; use update_devlog only "
+    "for a profile you obtained another way.",
+    _PROFILE_NOTE,
     "If the profile shows an entry of the catalog to be wrong or a new reusable pattern, say "
     "so in Root cause and let the orchestrator's LEARN step record it.",
 )
@@ -292,6 +301,7 @@ _SPECIALIST_RULES: dict[str, tuple[str, ...]] = {
         "you do not change kernels.",
         "Report before/after numbers with the configuration and the command that produced "
         "them; flag a regression (more than 5% slower or a correctness problem) clearly.",
+        _PROFILE_NOTE,
     ),
     TRITON: (
         "Your domain: new Triton kernels written from scratch (operator analysis, kernel "
