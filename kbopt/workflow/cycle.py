@@ -481,7 +481,9 @@ class Cycle:
             )
         if attempt.restored:
             body += ["", "Restored byte for byte: " + ", ".join(f"`{p}`" for p in attempt.restored)]
-        devlog.add_entry(f"{attempt.new_version} -- {date} -- {outcome}", "\n".join(body))
+        heading = f"{attempt.new_version} -- {date} -- {outcome} (run {r.run_id}, attempt {attempt.iteration})"
+        if heading not in {e.heading for e in devlog.entries()}:  # a resumed step writes once
+            devlog.add_entry(heading, "\n".join(body))
         devlog.set_block(BEST, self._best_block())
         devlog.save()
 
