@@ -522,7 +522,8 @@ class Cycle:
             r.stop_reason = f"iteration limit ({r.max_iterations}) reached"
             self.go(State.LEARN, r.stop_reason)
         else:
-            self.go(State.SELECT, f"target {r.target} not met: {verdicts}")
+            missed = ", ".join(name for name, ok in verdicts.items() if ok is not True)
+            self.go(State.SELECT, f"target {r.target} not met at {missed}")
         return True
 
     def learn(self) -> bool:
