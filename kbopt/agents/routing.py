@@ -96,8 +96,9 @@ class Route:
 
 # --------------------------------------------------------------------------- intent detection
 
-_TILEIR = re.compile(r"tile[\s_-]?ir|nvtriton|enable_tile", re.IGNORECASE)
-_CUTE = re.compile(r"cute[\s_-]?dsl|\bCuTe\b|cutlass[\s_-]?(?:4|dsl)")
+_TILEIR = re.compile(r"\btile[\s_-]?ir\b|nvtriton|enable_tile", re.IGNORECASE)
+# "CuTe" alone counts in its own spelling only ("cute" is also an English word).
+_CUTE = re.compile(r"(?i:\bcute[\s_-]?dsl\b)|\bCuTe\b|(?i:\bcutlass[\s_-]?(?:4|dsl)\b)")
 _CUDA_GRAPH = re.compile(r"cuda[\s_-]?graphs?|graphes?\s+cuda|cudagraph", re.IGNORECASE)
 _MEASURE = re.compile(
     r"\b(profile|profil\w*|measure\w*|mesur\w*|benchmark\w*|validate|valide\w*|time|timing)\b",
@@ -137,7 +138,8 @@ def mentions_tileir(text: str) -> bool:
 
 
 def mentions_cute(text: str) -> bool:
-    return bool(_CUTE.search(text)) or "cute_dsl" in text.lower()
+    # `cute_v2.py`, `cute_common`: kbopt's file names for CuTe DSL kernels.
+    return bool(_CUTE.search(text)) or bool(re.search(r"(?i)\bcute_\w", text))
 
 
 def mentions_triton(text: str) -> bool:

@@ -117,6 +117,10 @@ ROUTES = [
         (),
     ),
     ("A3.2-cute", "Générez un kernel CuTe DSL pour l'opération GEMM", 90, False, (CUTE,), ()),
+    ("A3.2-cute", "Write a CUTE DSL reduction kernel", None, False, (CUTE,), ()),
+    ("A3.2-cute", "Raise occupancy of kernels/mla_decode/cute_v2.py", 90, False, (CUTE,), ()),
+    ("A3.2-cute", "Port the attention kernel to CuTe", 90, False, (CUTE,), ()),
+    ("A3.2-cute", "Use the CUTLASS 4 Python DSL for the GEMM", None, False, (CUTE,), ()),
     # 3. Triton sans contexte TileIR -> kernel-triton-specialist (even on Blackwell)
     ("A3.3-triton", "Écrire un kernel Triton", None, False, (TRITON,), ()),
     ("A3.3-triton", "Fusion Triton", None, False, (TRITON,), ()),
@@ -137,6 +141,15 @@ ROUTES = [
     ("A3.4-ampere-hopper", "Write a fused softmax kernel", 80, False, (TRITON,), (CUTE,)),
     ("A3.4-ampere-hopper", "Write a fused softmax kernel", 90, False, (TRITON,), (CUTE,)),
     ("A3.4-ampere-hopper", "Write a fused softmax kernel", 89, True, (TRITON,), (CUTE,)),
+    # words that only look like a trigger do not route
+    (
+        "A3.4-ampere-hopper",
+        "Write a cute little tile iterator kernel",
+        90,
+        False,
+        (TRITON,),
+        (CUTE,),
+    ),
 ]
 
 
@@ -161,6 +174,8 @@ REFUSALS = [
     # « N'envoyez jamais une tâche CuTe DSL à kernel-triton-specialist ou vice versa »
     (TRITON, "Générez un kernel CuTe DSL pour l'opération GEMM", None, False, "A2-cute"),
     (CUTE, "Écrivez un kernel Triton pour GELU-dropout fusionné", None, False, "A2-triton"),
+    (TRITON, "Raise occupancy of kernels/mla_decode/cute_v2.py", 90, False, "A2-cute"),
+    (CUTE, "Tune BLOCK_N in kernels/mla_decode/triton_v5.py", 90, False, "A2-triton"),
     # Le spécialiste TileIR n'écrit PAS de kernels à partir de zéro
     (TILEIR, "Générer un kernel TileIR", None, False, "A3-tileir-no-scratch"),
     (TILEIR, "Write a fused softmax kernel", 100, False, "A3-tileir-no-scratch"),
