@@ -126,3 +126,34 @@ def test_agent_files_map_tools_to_claude_code() -> None:
         text = (REPO / AGENTS_DIR / f"{name}.md").read_text()
         assert _front_matter(text)["name"] == name
         assert roles.ROLES[name].system_prompt().rstrip() in text
+
+
+def _subcommands(parser: object) -> dict[str, object]:
+    import argparse
+
+    for action in getattr(parser, "_actions", []):
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def test_every_kbopt_command_the_generated_files_name_exists() -> None:
+    """Skills and agent files call kbopt: each command they name must be real."""
+    import re
+
+    from kbopt.agents.claude_export import expected_files
+    from kbopt.cli import build_parser
+
+    top = _subcommands(build_parser())
+    seen = 0
+    for rel, text in expected_files().items():
+        for m in re.finditer(r"`kbopt ([a-z-]+)(?: ([a-z_-]+))?(?: ([a-z_]+))?", text):
+            cmd, sub, name = m.groups()
+            assert cmd in top, f"{rel}: kbopt {cmd} does not exist"
+            subs = _subcommands(top[cmd])
+            if subs and sub:
+                assert sub in subs, f"{rel}: kbopt {cmd} {sub} does not exist"
+                if sub == "tool" and name and name != "name":
+                    assert name in TOOLS, f"{rel}: no tool {name}"
+            seen += 1
+    assert seen > 20
