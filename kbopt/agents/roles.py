@@ -239,7 +239,9 @@ _ORCHESTRATOR_RULES = (
     "refined condition or a wrong earlier assumption: write_entry for a new optimization "
     "(validated) or anti-pattern (a clear regression), record_evidence for new numbers on "
     "an existing entry. Decide shared vs language-specific, state the situation it applies "
-    "to in When to Apply, keep local evidence apart from the generalization.",
+    "to in When to Apply, keep local evidence apart from the generalization. An entry shown "
+    "wrong: narrow_conditions, or convert_kind when it hurts in the situation at hand; a "
+    "new interaction: add_interaction. Start a new entry from draft_entry.",
     "Default trial matrix: decode b=32, s=1, t=4096; speculative b=32, s=16, t=4096; reduce b "
     "on out-of-memory. Add a third stress point only when the strategy or the devlog shows "
     "the first two are not enough.",
@@ -423,8 +425,12 @@ ROLES: dict[str, Role] = {
             tools=(
                 *_KB_READ,
                 "recommend",
+                "draft_entry",
                 "write_entry",
                 "record_evidence",
+                "narrow_conditions",
+                "add_interaction",
+                "convert_kind",
                 "read_devlog",
                 "list_exports",
                 "backup_file",

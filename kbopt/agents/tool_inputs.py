@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from kbopt.model import EvidenceRow
-from kbopt.vocab import Bottleneck, Kind, Language, SourceType, Status
+from kbopt.vocab import Bottleneck, Kind, Language, Relation, SourceType, Status
 
 
 class _Input(BaseModel):
@@ -58,6 +58,38 @@ class RecordEvidenceInput(_Input):
     command: str | None = Field(default=None, description="required for a local experiment")
     rows: list[EvidenceRow] = Field(min_length=1)
     status: Status | None = Field(default=None, description="new status of the entry, if any")
+
+
+class DraftInput(_Input):
+    kind: Kind
+    name: str = Field(min_length=1, description="kebab-case entry name")
+    language: Language | None = Field(default=None, description="absent: a shared entry")
+
+
+class NarrowInput(_Input):
+    name: str = Field(min_length=1)
+    contexts: list[str] = Field(default_factory=list, description="When to Apply prose bullets")
+    triggers: list[str] = Field(default_factory=list, description="`metric op value` conditions")
+    pitfall: str | None = Field(default=None, description="the situation where it failed")
+
+
+class InteractionInput(_Input):
+    name: str = Field(min_length=1)
+    relation: Relation
+    target: str = Field(min_length=1, description="the other entry's name")
+    note: str = ""
+
+
+class ConvertKindInput(_Input):
+    name: str = Field(min_length=1)
+    context: str = Field(min_length=1, description="the situation in which the opposite holds")
+    source_type: SourceType
+    source: str = Field(min_length=1)
+    device: str | None = None
+    versions: str | None = None
+    date: str | None = None
+    command: str | None = None
+    rows: list[EvidenceRow] = Field(min_length=1, description="the measurement that showed it")
 
 
 class KernelInput(_Input):

@@ -28,11 +28,15 @@ from kbopt.agents.exports import exported_names, module_file, resolve_inside
 from kbopt.agents.remote import CommandResult, Executor
 from kbopt.agents.routing import DelegationRefused, check_delegation, route
 from kbopt.agents.tool_inputs import (
+    ConvertKindInput,
     DelegateInput,
+    DraftInput,
     EditInput,
+    InteractionInput,
     KernelInput,
     ListExportsInput,
     NameInput,
+    NarrowInput,
     PathInput,
     ProfileKernelInput,
     ProfileTextInput,
@@ -202,6 +206,48 @@ def _record_evidence(ctx: ToolContext, inp: RecordEvidenceInput) -> Any:
     )
     path = ctx.store.append_evidence(inp.name, block, status=inp.status)
     return {"updated": ctx.store.display(path), "rows_added": len(inp.rows)}
+
+
+def _draft_entry(ctx: ToolContext, inp: DraftInput) -> Any:
+    from kbopt.model import validate_name
+    from kbopt.template import scaffold
+
+    name = validate_name(inp.name)
+    if ctx.store.find(name) is not None:
+        raise ToolError(f"entry {name!r} already exists: show_entry it, then update it")
+    language = inp.language.value if inp.language else None
+    return {"markdown": scaffold(name, inp.kind.value, language)}
+
+
+def _narrow_conditions(ctx: ToolContext, inp: NarrowInput) -> Any:
+    from kbopt.model import Trigger
+
+    triggers = [Trigger.parse(t) for t in inp.triggers]
+    path = ctx.store.narrow_conditions(
+        inp.name, contexts=inp.contexts or None, triggers=triggers or None, pitfall=inp.pitfall
+    )
+    return {"updated": ctx.store.display(path)}
+
+
+def _add_interaction(ctx: ToolContext, inp: InteractionInput) -> Any:
+    from kbopt.model import Interaction
+
+    interaction = Interaction(relation=inp.relation, target=inp.target, note=inp.note)
+    return {"updated": ctx.store.display(ctx.store.add_interaction(inp.name, interaction))}
+
+
+def _convert_kind(ctx: ToolContext, inp: ConvertKindInput) -> Any:
+    block = EvidenceBlock(
+        source_type=inp.source_type,
+        source=inp.source,
+        device=inp.device,
+        versions=inp.versions,
+        date=inp.date,
+        command=inp.command,
+        rows=inp.rows,
+    )
+    path = ctx.store.convert_kind(inp.name, evidence=block, context=inp.context)
+    return {"moved_to": ctx.store.display(path)}
 
 
 # --------------------------------------------------------------------------- devlog
@@ -494,6 +540,37 @@ TOOLS: dict[str, ToolSpec] = {
             WriteEntryInput,
             _write_entry,
             "kbopt add <draft.md> [--update] --json",
+        ),
+        ToolSpec(
+            "draft_entry",
+            "The entry template for a new name, to fill in and pass to write_entry.",
+            DraftInput,
+            _draft_entry,
+            "kbopt new <kind> <name> [--language L]",
+        ),
+        ToolSpec(
+            "narrow_conditions",
+            "KB7: an entry shown wrong somewhere gets tighter When to Apply (contexts, "
+            "triggers) or a pitfall.",
+            NarrowInput,
+            _narrow_conditions,
+            _generic_cli("narrow_conditions"),
+        ),
+        ToolSpec(
+            "add_interaction",
+            "KB7: record a new interaction between two entries (requires, enables, "
+            "conflicts, composes, supersedes).",
+            InteractionInput,
+            _add_interaction,
+            _generic_cli("add_interaction"),
+        ),
+        ToolSpec(
+            "convert_kind",
+            "KB7/KB9: an optimization shown to hurt becomes an anti-pattern (or back), with "
+            "the situation and the measurement that showed it.",
+            ConvertKindInput,
+            _convert_kind,
+            _generic_cli("convert_kind"),
         ),
         ToolSpec(
             "record_evidence",

@@ -284,3 +284,52 @@ def test_discard_backup_keeps_the_change_and_pending_lists_open_backups(project:
     assert pending_backups(project) == []
     assert "BLOCK = 128" in (project / path).read_text()
     assert "no backup" in err(ctx, "discard_backup", {"path": path})
+
+
+def test_kb7_update_tools_go_through_the_store(project: Path) -> None:
+    from kbopt.lint import lint
+
+    ctx = ctx_for(project, roles.ORCHESTRATOR)
+    draft = ok(
+        ctx, "draft_entry", {"kind": "anti-pattern", "name": "my-new-idea", "language": "triton"}
+    )
+    assert draft["markdown"].startswith(
+        "---\nname: my-new-idea\nkind: anti-pattern\nlanguage: triton"
+    )
+    assert "already exists" in err(
+        ctx, "draft_entry", {"kind": "optimization", "name": "split-kv-decode"}
+    )
+    ok(
+        ctx,
+        "narrow_conditions",
+        {"name": "split-kv-decode", "triggers": ["kv_len >= 1024"], "pitfall": "short caches lose"},
+    )
+    entry = Store(project).get("split-kv-decode")
+    assert "kv_len >= 1024" in [t.expression for t in entry.triggers]
+    assert "short caches lose" in entry.pitfalls
+    assert "unknown metric" in err(
+        ctx, "narrow_conditions", {"name": "split-kv-decode", "triggers": ["speed > 1"]}
+    )
+    other = next(e.name for e in Store(project).entries() if e.name != "split-kv-decode")
+    ok(ctx, "add_interaction", {"name": "split-kv-decode", "relation": "composes", "target": other})
+    assert (other, "composes") in [
+        (i.target, i.relation.value) for i in Store(project).get("split-kv-decode").interactions
+    ]
+    assert "relation" in err(
+        ctx, "add_interaction", {"name": "split-kv-decode", "relation": "likes", "target": other}
+    )
+    row = {"config": "b=32, s=1, t=64", "before": "10 us", "after": "13 us", "change": "+30%"}
+    moved = ok(
+        ctx,
+        "convert_kind",
+        {
+            "name": "split-kv-decode",
+            "context": "Short KV caches (t=64): the combine pass costs more than the split gains.",
+            "source_type": "external report",
+            "source": "a named report, table 2",
+            "rows": [row],
+        },
+    )
+    assert moved["moved_to"] == "docs/knowledge/anti-patterns/split-kv-decode.md"
+    assert not (project / "docs/knowledge/optimizations/split-kv-decode.md").exists()
+    assert [str(p) for p in lint(Store(project)) if "split-kv-decode" in str(p)] == []
