@@ -697,8 +697,10 @@ def main(argv: list[str] | None = None) -> int:
     results = run(args)
     data = {
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "command": "python scripts/bench_search.py "
-        + shlex.join(argv if argv is not None else sys.argv[1:]),
+        "command": (
+            "python scripts/bench_search.py "
+            + shlex.join(argv if argv is not None else sys.argv[1:])
+        ).strip(),
         "machine": machine(),
         "versions": versions(),
         "args": {k: v for k, v in vars(args).items() if k in ("entries", "repeat", "updates")},

@@ -224,8 +224,9 @@ def main(argv: list[str] | None = None) -> int:
 
     data = {
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "command": "python scripts/hit_rate.py "
-        + shlex.join(argv if argv is not None else sys.argv[1:]),
+        "command": (
+            "python scripts/hit_rate.py " + shlex.join(argv if argv is not None else sys.argv[1:])
+        ).strip(),
         "machine": machine(),
         "versions": versions(),
         "catalog_entries": len(store.load_all().entries),

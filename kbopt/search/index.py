@@ -109,8 +109,12 @@ class Manifest:
         return m
 
     def save(self, path: Path) -> None:
+        """Atomic (temporary file + rename) but not fsynced: the manifest is derived data,
+        and a manifest lost in a crash only means the next open re-indexes or rebuilds."""
         data = {"schema_version": self.schema_version, "entries": self.entries, "files": self.files}
-        atomic_write(path, json.dumps(data, separators=(",", ":")))
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+        os.replace(tmp, path)
 
 
 def _index_files(gen: Path) -> list[Path]:
