@@ -552,6 +552,11 @@ Write (KB7-KB9), always through kbopt so every write is validated:
   template (When to Apply states the situation and the metric conditions), then
   `kbopt add <draft.md> --json` (or `--update`).
 - New numbers on an existing entry: `kbopt agent tool record_evidence --input '<json>'`.
+- An entry shown wrong: `kbopt agent tool narrow_conditions --input '<json>'` (contexts,
+  triggers, a pitfall), or `kbopt agent tool convert_kind --input '<json>'` when the
+  optimization hurts in that situation (it becomes an anti-pattern, with the evidence).
+- A new interaction: `kbopt agent tool add_interaction --input '<json>'`.
+- Input schemas: `kbopt agent tools --json`.
 - Keep local evidence (with device, versions, date, command) apart from the
   Generalization. Check with `kbopt lint`.
 """
