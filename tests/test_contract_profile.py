@@ -215,3 +215,22 @@ def test_analysis_errors_name_the_line() -> None:
         Analysis.parse("Primary bottleneck: memory-bound\nRecommendations:\n1. do it\n", "a.txt")
     with pytest.raises(ProblemList, match="missing `Primary bottleneck"):
         Analysis.parse("Evidence: x\n", "a.txt")
+
+
+def test_lenient_on_what_chatty_profilers_write() -> None:
+    text = (
+        "## Profile: [k] [v2] | b=1, s=1, t=128\n"
+        "### Bottleneck: **Memory**-bound\n"
+        "**Root cause:** Strided loads. Half the sectors are wasted.\n"
+        "### Top 3 Opportunities\n"
+        "1. Coalesce -- est. ~25% gain -- trigger: `sectors_per_request=16`\n"
+        "2. Vectorize -- estimated 10%-20% gain\n"
+    )
+    p = Profile.parse(text)
+    assert p.bottleneck is Bottleneck.MEMORY
+    assert p.root_cause == "Strided loads. Half the sectors are wasted."
+    assert (p.opportunities[0].gain_pct, p.opportunities[0].trigger) == (
+        25,
+        "sectors_per_request=16",
+    )
+    assert (p.opportunities[1].gain_pct, p.opportunities[1].gain_pct_max) == (10, 20)

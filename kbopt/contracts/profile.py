@@ -76,8 +76,9 @@ _TITLE_RE = re.compile(r"^##\s+Profile:\s*(?P<body>.*)$")
 _HEADING_RE = re.compile(r"^###\s+(?P<title>.+?)\s*$")
 _NUMBER_RE = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
 _OPP_RE = re.compile(
-    r"^\s*(?P<num>\d+)[.)]\s+(?P<name>.+?)\s+(?:--|—|–)\s+est\.?\s*"
-    r"(?P<lo>[-+]?\d+(?:\.\d+)?)\s*(?:(?:-|–|to)\s*(?P<hi>\d+(?:\.\d+)?))?\s*%\s*gain"
+    r"^\s*(?P<num>\d+)[.)]\s+(?P<name>.+?)\s+(?:--|—|–)\s+est(?:imated|\.)?\s*"
+    r"(?:~|≈|about\s+|up\s+to\s+)?"
+    r"(?P<lo>[-+]?\d+(?:\.\d+)?)\s*%?\s*(?:(?:-|–|to)\s*(?P<hi>\d+(?:\.\d+)?))?\s*%\s*gain"
     r"(?:\s+(?:--|—|–)\s+trigger:\s*(?P<trigger>.+?))?\s*$"
 )
 _LINK_RE = re.compile(r"^\[(?P<text>[^\]]+)\]\((?P<link>[^)\s]+)\)$")
@@ -333,7 +334,7 @@ def parse_pct(cell: str) -> float | None:
 
 def parse_bottleneck(text: str) -> Bottleneck | None:
     """`Memory-bound`, `memory bound`, `Latency (launch)-bound` -> the class; None if unknown."""
-    low = text.strip().lower()
+    low = text.strip().strip("*_` []").lower()
     for cls, words in _BOTTLENECK_WORDS.items():
         if any(low.startswith(w) for w in words):
             return cls
@@ -511,7 +512,9 @@ class _Parser:
         else:
             data["bottleneck"] = cls
         text = " ".join(t.strip() for _, t in body if t.strip())
-        data["root_cause"] = re.sub(r"^root cause:\s*", "", text, flags=re.IGNORECASE)
+        # "Root cause:", also as "**Root cause:**" or "Root cause -" from a chatty profiler.
+        text = re.sub(r"^\W*root cause\W*?[:\-–—]\W*", "", text, flags=re.IGNORECASE)
+        data["root_cause"] = text
 
     def _opportunities(self, body: list[tuple[int, str]]) -> list[Opportunity]:
         out = []
