@@ -301,3 +301,13 @@ def test_phrase_needs_adjacent_words(kb: Store) -> None:
     assert search('"axis reduction"', store=kb) == []
     # NOT is not compiled to numpy: whoosh runs it.
     assert ids(search("split NOT reduction", store=kb)) == ["over-splitting"]
+
+
+def test_unusable_cache_dir_is_a_clear_error(
+    kb: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("KBOPT_CACHE_DIR", str(blocker))
+    with pytest.raises(KbError, match=r"cannot create the search index folder .*KBOPT_CACHE_DIR"):
+        search("split", store=kb)

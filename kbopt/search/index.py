@@ -212,7 +212,13 @@ class SearchIndex:
     # ------------------------------------------------------------ locations
 
     def _lock(self) -> FileLock:
-        self.dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise KbError(
+                f"cannot create the search index folder {self.dir}: {exc.strerror}; "
+                f"set {CACHE_ENV} to a writable folder"
+            ) from None
         return FileLock(str(self.dir / LOCK))
 
     def _read_current(self) -> str | None:
