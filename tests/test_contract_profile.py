@@ -220,6 +220,8 @@ def test_analysis_errors_name_the_line() -> None:
 def test_lenient_on_what_chatty_profilers_write() -> None:
     text = (
         "## Profile: [k] [v2] | b=1, s=1, t=128\n"
+        "### Stages\n| Stage | Duration | TC % | DRAM % | Occ % | Bottleneck | **Key issue** |\n"
+        "|---|---|---|---|---|---|---|\n| main | 5 us | 0 | 20 | 50 | Memory | strided |\n"
         "### Bottleneck: **Memory**-bound\n"
         "**Root cause:** Strided loads. Half the sectors are wasted.\n"
         "### Top 3 Opportunities\n"
@@ -228,6 +230,7 @@ def test_lenient_on_what_chatty_profilers_write() -> None:
     )
     p = Profile.parse(text)
     assert p.bottleneck is Bottleneck.MEMORY
+    assert p.metrics["dram_throughput_pct"] == 20
     assert p.root_cause == "Strided loads. Half the sectors are wasted."
     assert (p.opportunities[0].gain_pct, p.opportunities[0].trigger) == (
         25,

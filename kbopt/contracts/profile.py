@@ -452,8 +452,11 @@ class _Parser:
             self.add(lineno, f"the {what} section has no table")
             return []
         header, _ = parse_table([rows[0][1]])
-        want = [c.lower() for c in columns]
-        if [h.lower() for h in header] != want:
+
+        def norm(cell: str) -> str:  # "TC %", "**Key issue**" match "TC%", "Key Issue"
+            return re.sub(r"[\s*_`]", "", cell).lower()
+
+        if [norm(h) for h in header] != [norm(c) for c in columns]:
             self.add(rows[0][0], f"{what} columns must be: {' | '.join(columns)}")
             return []
         out = []
