@@ -300,13 +300,15 @@ class AgentRunner:
                     }
                 )
             messages.append({"role": "user", "content": results})
-        self.stopped = "max_turns"
+        if role_name == roles.ORCHESTRATOR:
+            self.stopped = "max_turns"  # a specialist's limit is its report to the orchestrator
         note = f"[stopped: {role_name} reached max_turns={self.config.max_turns}]"
         self._event(role_name, "final", note)
         return note
 
     def _delegate(self, specialist: str, task: str) -> str:
         if len(self.ctx.state.delegations) > self.config.max_delegations:
+            self.ctx.state.delegations.pop()  # recorded by the tool; it did not happen
             raise ToolError(
                 f"delegation limit reached ({self.config.max_delegations} per run); report now"
             )

@@ -510,3 +510,27 @@ def test_remote_files_mode_edits_the_cluster_copy_not_the_local_one(
     ssh_lines = [ln for ln in log.read_text().splitlines() if ln.startswith("ssh ")]
     assert len(ssh_lines) == 5 and all("agent tool" in ln for ln in ssh_lines)
     assert "srun" not in log.read_text()  # file operations take no job step
+
+
+def test_limits_on_delegations_and_on_a_specialists_turns(
+    project: Path, make_runner: RunnerFactory
+) -> None:
+    loop = [[tool_use("run_tests", {"path": "tests/toy"})] for _ in range(3)]
+    measure = {"specialist": roles.PROFILING, "task": "Measure toy_v1"}
+    api = ScriptedAPI(
+        {
+            roles.ORCHESTRATOR: [
+                [tool_use("delegate", measure)],
+                [tool_use("delegate", measure)],
+                [text("done")],
+            ],
+            roles.PROFILING: loop,
+        }
+    )
+    runner = make_runner(api, max_turns=3, max_delegations=1)
+    result = runner.run_request("Measure toy")
+    first, second = api.tool_results(roles.ORCHESTRATOR)
+    assert "reached max_turns=3" in json.loads(first["content"])["report"]
+    assert second["is_error"] and "delegation limit reached" in second["content"]
+    assert result.stopped == "end_turn"  # the orchestrator itself finished
+    assert len(runner.ctx.state.delegations) == 1
