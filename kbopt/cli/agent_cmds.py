@@ -92,6 +92,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print what the orchestrator would receive (prompt, task, tools); no API call",
+    )
     p.add_argument("--sm", type=int, help="target GPU SM version, for hardware routing")
     p.add_argument("--existing-triton", action="store_true", help="a Triton kernel exists already")
     p.add_argument("--model", help="model id (default: KBOPT_AGENT_MODEL or the built-in)")
@@ -186,7 +191,37 @@ def _report(args: argparse.Namespace, runner: Any, result: Any) -> int:
     return 0 if result.stopped == "end_turn" else 1
 
 
+def _dry_run(args: argparse.Namespace, task: str) -> int:
+    from kbopt.agents.roles import ORCHESTRATOR, ROLES
+    from kbopt.agents.runner import AgentConfig
+
+    role = ROLES[ORCHESTRATOR]
+    cfg = AgentConfig.from_env(model=args.model)
+    data = {
+        "model": cfg.model,
+        "role": role.name,
+        "tools": list(role.tools),
+        "task": task,
+        "system": role.system_prompt(),
+    }
+    if args.json:
+        print_json(data)
+    else:
+        print(f"model: {cfg.model}\ntools: {', '.join(role.tools)}\n\n{task}")
+    return 0
+
+
+def _config_for_prompt(args: argparse.Namespace) -> Any:
+    from kbopt.agents.runner import AgentConfig
+
+    return AgentConfig.from_env(sm=args.sm, existing_triton=args.existing_triton or None)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    if args.dry_run:
+        from kbopt.agents.runner import user_mode_prompt
+
+        return _dry_run(args, user_mode_prompt(args.request, _config_for_prompt(args)))
     runner = _runner(args)
     return _report(args, runner, runner.run_request(args.request))
 
@@ -198,7 +233,11 @@ def cmd_autopilot(args: argparse.Namespace) -> int:
         raise KbError(f"cannot read {args.analysis}: {exc.strerror}") from None
     from kbopt.contracts.analysis import Analysis
 
-    Analysis.parse(text, path=str(args.analysis))  # a malformed file fails before any API call
+    analysis = Analysis.parse(text, path=str(args.analysis))  # fails before any API call
+    if args.dry_run:
+        from kbopt.agents.runner import autopilot_prompt
+
+        return _dry_run(args, autopilot_prompt(analysis))
     runner = _runner(args)
     return _report(args, runner, runner.run_autopilot(text, path=str(args.analysis)))
 

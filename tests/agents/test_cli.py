@@ -41,6 +41,26 @@ def test_autopilot_checks_the_analysis_before_the_key(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "cannot read" in proc.stderr
 
 
+def test_dry_run_shows_the_kickoff_without_a_key(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    assert (
+        main(["agent", "run", "Générer un kernel TileIR", "--sm", "100", "--dry-run", "--json"])
+        == 0
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert "kernel-triton-specialist -> kernel-tileir-specialist" in out["task"]
+    assert "edit_file" not in out["tools"] and out["system"].startswith("You are the orchestrator")
+    analysis = tmp_path / "ANALYSIS.md"
+    analysis.write_text(
+        "Primary bottleneck: memory-bound\nEvidence: x\nRecommendations:\n1. [Low] B\n2. [High] A\n"
+    )
+    assert main(["agent", "autopilot", str(analysis), "--dry-run"]) == 0
+    text = capsys.readouterr().out
+    assert text.index("1. [high] A") < text.index("2. [low] B")
+
+
 def test_route_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["agent", "route", "Optimiser pour TileIR", "--existing-triton", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
