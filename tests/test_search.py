@@ -311,3 +311,25 @@ def test_unusable_cache_dir_is_a_clear_error(
     monkeypatch.setenv("KBOPT_CACHE_DIR", str(blocker))
     with pytest.raises(KbError, match=r"cannot create the search index folder .*KBOPT_CACHE_DIR"):
         search("split", store=kb)
+
+
+def test_block_postings_equal_whoosh_postings_after_updates(kb: Store) -> None:
+    import numpy as np
+
+    from kbopt.search.fast import read_postings
+
+    ix = get_index(kb)
+    search("split", store=kb)
+    p = kb.knowledge_dir / "optimizations" / "split-the-grid.md"
+    for i in range(3):  # several segments, with deleted documents in the old ones
+        p.write_text(p.read_text().replace("every SM", f"every SM{i}"))
+        ix.ensure_fresh(force_scan=True)
+    reader = ix.searcher().reader()
+    assert len(list(reader.leaf_readers())) > 1
+    fast = ix.gen.fast()
+    for field, term in [("mechanism", "sm"), ("title", "split"), ("when", "condit")]:
+        ids, tf = read_postings(reader, field, term)
+        live = fast.live[ids]
+        pairs = list(reader.postings(field, term).items_as("weight"))
+        assert ids[live].tolist() == [d for d, _ in pairs]
+        assert np.allclose(tf[live], [w for _, w in pairs])

@@ -125,6 +125,71 @@ def plan_for_text(schema: Any, text: str) -> Plan | None:
     return Plan(words=[[(f, s) for f in DEFAULT_FIELDS] for s in stems], mode="or")
 
 
+def read_postings(reader: Any, fieldname: str, text: str) -> tuple[np.ndarray, np.ndarray]:
+    """A term's postings as arrays, segment by segment.
+
+    whoosh hands postings out one at a time (about a microsecond each); its on-disk
+    blocks already hold them as arrays.  For whoosh's W3 codec the blocks are decoded
+    with numpy; any other matcher, or any surprise, takes the public `items_as` path.
+    """
+    from whoosh.matching.wrappers import FilterMatcher
+
+    ids_parts: list[np.ndarray] = []
+    tf_parts: list[np.ndarray] = []
+    for segreader, offset in reader.leaf_readers():
+        if (fieldname, text) not in segreader:
+            continue
+        m = segreader.postings(fieldname, text)
+        leaf = m.child if isinstance(m, FilterMatcher) else m  # deleted docs: `live` mask
+        blocks = _w3_blocks(leaf)
+        if blocks is None:
+            pairs = list(segreader.postings(fieldname, text).items_as("weight"))
+            blocks = (
+                np.fromiter((p[0] for p in pairs), dtype=np.int64, count=len(pairs)),
+                np.fromiter((p[1] for p in pairs), dtype=np.float32, count=len(pairs)),
+            )
+        ids_parts.append(blocks[0] + offset)
+        tf_parts.append(blocks[1])
+    if not ids_parts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    return np.concatenate(ids_parts), np.concatenate(tf_parts)
+
+
+def _w3_blocks(m: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """Decode every block of a whoosh W3 leaf matcher at once; None if it is not one."""
+    if type(m).__name__ != "W3LeafMatcher":
+        return None
+    try:
+        ids_parts, tf_parts = [], []
+        while True:
+            if m._data is None:
+                m._read_data()
+            raw_ids, raw_w = m._data[0], m._data[1]
+            ids = np.asarray(raw_ids, dtype=np.int64)
+            if not m._byteids:
+                ids = np.cumsum(ids)  # blocks store deltas from 0
+            n = m._blocklength
+            if raw_w is None:
+                tf = np.ones(n, dtype=np.float32)
+            elif isinstance(raw_w, float):
+                tf = np.full(n, raw_w, dtype=np.float32)
+            else:
+                tf = np.asarray(raw_w, dtype=np.float32)
+            if len(ids) != n or len(tf) != n:
+                return None
+            ids_parts.append(ids)
+            tf_parts.append(tf)
+            if m._lastblock:
+                break
+            m._goto(m._nextoffset)
+        ids_all = np.concatenate(ids_parts)
+        if len(ids_all) > 1 and not bool(np.all(np.diff(ids_all) > 0)):
+            return None  # not what we expect the format to be: use the public path
+        return ids_all, np.concatenate(tf_parts)
+    except (AttributeError, TypeError, ValueError, IndexError):
+        return None
+
+
 class FastIndex:
     """Numpy views of one whoosh index generation, filled lazily and kept while it lives."""
 
@@ -155,17 +220,12 @@ class FastIndex:
         return self._ids[docnum]
 
     def postings(self, fieldname: str, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """(docnums, term frequencies) of one term, including deleted documents (the
+        `live` mask drops those), read once and kept."""
         key = (fieldname, text)
         got = self._postings.get(key)
         if got is None:
-            reader = self.searcher.reader()
-            if (fieldname, text) in reader:
-                pairs = list(reader.postings(fieldname, text).items_as("weight"))
-                ids = np.fromiter((p[0] for p in pairs), dtype=np.int64, count=len(pairs))
-                tf = np.fromiter((p[1] for p in pairs), dtype=np.float32, count=len(pairs))
-            else:
-                ids, tf = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-            got = self._postings[key] = (ids, tf)
+            got = self._postings[key] = read_postings(self.searcher.reader(), fieldname, text)
         return got
 
     def mask(self, fieldname: str, text: str) -> np.ndarray:
