@@ -211,13 +211,19 @@ def _cards(ix: Any) -> list[Card]:
             missing.append(rel)
     if missing:
         searcher = gen.searcher
-        if len(missing) > 64:  # cold: one pass over the stored fields beats per-path lookups
+        reader = searcher.reader()
+        if len(missing) > 64 and reader.has_column("card"):
+            # Cold: the `card` and `path` columns of every document in one pass.
             wanted = set(missing)
-            for stored in searcher.reader().all_stored_fields():
-                rel = stored["path"]
-                if rel in wanted:
-                    card = Card.from_entry_json(json.loads(stored["entry"]), rel)
-                    fresh[rel] = (want[rel], card)
+            live = set(reader.all_doc_ids())
+            paths = reader.column_reader("path")
+            for doc, raw in enumerate(reader.column_reader("card")):
+                if doc not in live:
+                    continue
+                rel = paths[doc]
+                rel = rel.decode() if isinstance(rel, bytes) else rel
+                if rel in wanted and raw:
+                    fresh[rel] = (want[rel], Card.from_entry_json(json.loads(raw), rel))
         else:
             for rel in missing:
                 stored = searcher.document(path=rel)

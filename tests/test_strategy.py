@@ -158,3 +158,27 @@ def test_vectorized_selection_agrees_with_evaluating_every_card(kb: Store) -> No
             if v is not None:
                 expect.append((-round(v[0], 6), c.name))
         assert [o.id for o in got.opportunities] == [n for _, n in sorted(expect)][:10]
+
+
+def test_many_entries_load_cards_from_the_column(tmp_path: Path) -> None:
+    from test_search_fixtures import entry_text, write_entry
+
+    from kbopt.search import get_index
+    from kbopt.strategy import _cards
+
+    root = tmp_path / "big"
+    for i in range(80):  # above the per-path lookup threshold: the column pass runs
+        write_entry(
+            root,
+            entry_text(
+                f"filler-{i:02d}", f"Filler entry number {i}", triggers=("batch > 1000000",)
+            ),
+        )
+    write_entry(
+        root,
+        entry_text("the-needle", "Needle for spills", triggers=("local_memory_bytes > 0",)),
+    )
+    store = Store(root)
+    assert len(_cards(get_index(store))) == 81
+    got = recommend(profile(local_memory_bytes=4096, achieved_occupancy_pct=50), store=store)
+    assert [o.id for o in got.opportunities][:1] == ["the-needle"]

@@ -10,12 +10,13 @@ import json
 from typing import Any
 
 from whoosh.analysis import StemmingAnalyzer
-from whoosh.fields import ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
+from whoosh.columns import VarBytesColumn
+from whoosh.fields import COLUMN, ID, KEYWORD, NUMERIC, STORED, TEXT, Schema
 from whoosh.lang.porter2 import stem as porter2_stem
 
 from kbopt.model import Entry
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 # Fields a query may name (`title:split`, `metric:ctas_per_sm`) and the default ones.
 TEXT_FIELDS = (
@@ -57,7 +58,7 @@ def build_schema() -> Schema:
     # 10,000-entry cold build well under a minute.
     text = {name: TEXT(analyzer=stem, phrase=False) for name in TEXT_FIELDS if name != "title"}
     return Schema(
-        path=ID(stored=True, unique=True),  # relative to the knowledge root: the update key
+        path=ID(stored=True, unique=True, sortable=True),  # the update key; a column too
         id=ID(stored=True, sortable=True),  # sortable: a column read in bulk by fast.py
         kind=KEYWORD(stored=True),
         scope=KEYWORD(stored=True),
@@ -73,6 +74,9 @@ def build_schema() -> Schema:
         content=STORED,  # every section as plain text: snippets and phrase checks
         entry=STORED,  # the Entry as JSON, so hits need no file parsing
         length=NUMERIC(int, sortable=True),
+        # What strategy selection needs of the entry, as compact JSON in a column: read
+        # for all entries at once without unpickling every document's stored fields.
+        card=COLUMN(VarBytesColumn()),
         **text,
     )
 
@@ -121,5 +125,23 @@ def entry_document(entry: Entry, relpath: str) -> dict[str, Any]:
         "content": content,
         "length": len(content.split()),
         "entry": json.dumps(entry.model_dump(mode="json"), separators=(",", ":")),
+        "card": json.dumps(card_data(entry), separators=(",", ":")).encode(),
         **sections,
+    }
+
+
+def card_data(entry: Entry) -> dict[str, Any]:
+    """The fields of an entry that ranking reads (same keys as the Entry's JSON)."""
+    return {
+        "name": entry.name,
+        "title": entry.title,
+        "kind": entry.kind.value,
+        "language": entry.language.value if entry.language else None,
+        "status": entry.status.value,
+        "bottlenecks": [b.value for b in entry.bottlenecks],
+        "applies_to": list(entry.applies_to),
+        "expected_gain_pct": entry.expected_gain_pct,
+        "impact": entry.impact.value,
+        "risk": entry.risk.value,
+        "triggers": [{"metric": t.metric, "op": t.op, "value": t.value} for t in entry.triggers],
     }
