@@ -111,6 +111,14 @@ def copy_site_sources(dest: Path, with_knowledge: bool) -> Path:
         ignore=lambda folder, names: list(skip) if Path(folder) == REPO / "docs" else [],
     )
     (dest / "docs" / "knowledge").mkdir(exist_ok=True)
+    # Pages may include files from outside docs/ (results tables, kernel results).
+    for folder in ("results", "kernels"):
+        if (REPO / folder).is_dir():
+            shutil.copytree(
+                REPO / folder,
+                dest / folder,
+                ignore=shutil.ignore_patterns("__pycache__", "third_party", "*.pyc"),
+            )
     return dest
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import io
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from html import escape
 from typing import Any
 
 from kbopt.model import Entry
-from kbopt.site.pages import md_inline
-from kbopt.vocab import Kind
+from kbopt.vocab import Kind, SourceType
 
 POSITIVE = "#2e7d32"
 NEGATIVE = "#c62828"
@@ -98,13 +98,21 @@ def overview_plot_svg(entries: Sequence[Entry]) -> str | None:
     return _svg(fig)
 
 
-def render_evidence_fragment(entries: Sequence[Entry], overview_path: str | None) -> str:
-    """MyST for the evidence page: the overview plot, then every evidence row."""
-    frames = [e.evidence_frame() for e in sorted(entries, key=lambda e: e.name)]
-    rows = sum(len(f) for f in frames)
-    local = sum(int((f["source_type"] == "local experiment").sum()) for f in frames)
+def render_evidence_fragment(
+    entries: Sequence[Entry], overview_path: str | None, href: Callable[[str], str]
+) -> str:
+    """MyST for the evidence page: the overview plot, then every evidence row.
+
+    The table is raw HTML: with thousands of rows, a docutils table of paragraphs and
+    cross-references is what made the incremental rebuild slow (the same rows are
+    searchable on the entry pages).
+    """
+    ordered = sorted(entries, key=lambda e: e.name)
+    blocks = [(e, b) for e in ordered for b in e.evidence]
+    rows = sum(len(b.rows) for _, b in blocks)
+    local = sum(len(b.rows) for _, b in blocks if b.source_type is SourceType.LOCAL_EXPERIMENT)
     lines = [
-        f"{rows} evidence rows from {sum(1 for f in frames if len(f))} entries "
+        f"{rows} evidence rows from {len({e.name for e, _ in blocks})} entries "
         f"({local} from local experiments, {rows - local} from external reports).",
         "",
     ]
@@ -116,24 +124,22 @@ def render_evidence_fragment(entries: Sequence[Entry], overview_path: str | None
             "```",
             "",
         ]
-    lines += [
-        "| Entry | Source | Config | Before → After | Change |",
-        "|---|---|---|---|---|",
+    html = [
+        '<table class="kbopt-evidence-table docutils" id="kbopt-evidence-table"><thead><tr>'
+        "<th>Entry</th><th>Source</th><th>Config</th><th>Before → After</th><th>Change</th>"
+        "</tr></thead><tbody>"
     ]
-    for frame in frames:
-        for rec in frame.to_dict("records"):
-            name = rec["entry"]
-            source = f"{rec['source_type']}: {_label(str(rec['source']), 90)}"
-            if rec["device"]:
-                source += f" ({rec['device']})"
-            cells = [
-                f"{{doc}}`{name} </generated/entries/{name}>`",
-                md_inline(source),
-                md_inline(str(rec["config"])),
-                md_inline(f"{rec['before']} → {rec['after']}"),
-                md_inline(str(rec["change"])),
-            ]
-            lines.append("| " + " | ".join(cells) + " |")
-    if not rows:
-        lines.append("| — | | | | |")
+    for entry, block in blocks:
+        source = f"{block.source_type.value}: {_label(block.source, 90)}"
+        if block.device:
+            source += f" ({block.device})"
+        for row in block.rows:
+            html.append(
+                f'<tr class="kbopt-evidence-row"><td><a href="{escape(href(entry.name))}">'
+                f"{escape(entry.name)}</a></td><td>{escape(source)}</td>"
+                f"<td>{escape(row.config)}</td><td>{escape(row.before)} → {escape(row.after)}</td>"
+                f"<td>{escape(row.change)}</td></tr>"
+            )
+    html.append("</tbody></table>")
+    lines += ["```{raw} html", "\n".join(html), "```"]
     return "\n".join(lines) + "\n"

@@ -170,7 +170,7 @@ def expected_sources(store: Store, gen: Path, report: GenerateReport) -> dict[st
         files[f"{PLOTS_DIR}/overview.svg"] = overview
         overview_path = f"/{GENERATED_DIR}/{PLOTS_DIR}/overview.svg"
     files[f"{PLOTS_DIR}/overview.key"] = overview_key[:16]
-    files["evidence.inc"] = render_evidence_fragment(entries, overview_path)
+    files["evidence.inc"] = render_evidence_fragment(entries, overview_path, entry_href)
 
     files["kernels.md"] = render_devlogs_page(gen.parent)
     files["cli.inc"] = render_cli_reference()

@@ -9,10 +9,13 @@ from pathlib import Path
 from kbopt.site.generate import GENERATED_DIR
 
 REPO = Path(__file__).resolve().parents[2]
+INCLUDED_FROM_PAGES = ("results", "kernels")
+_NOT_SOURCES = shutil.ignore_patterns("__pycache__", "third_party", "*.pyc")
 
 
 def copy_project(dest: Path) -> Path:
-    """conf.py + docs/ (with the knowledge base, without generated files) + catalog/."""
+    """conf.py, docs/ (knowledge base included, generated files not), catalog/, and the
+    folders whose files pages include (results/, kernels/)."""
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copy2(REPO / "conf.py", dest / "conf.py")
     shutil.copytree(
@@ -20,8 +23,10 @@ def copy_project(dest: Path) -> Path:
         dest / "docs",
         ignore=lambda folder, names: [GENERATED_DIR] if Path(folder) == REPO / "docs" else [],
     )
-    if (REPO / "catalog").is_dir():
-        shutil.copytree(REPO / "catalog", dest / "catalog")
+    # Pages may include files from outside docs/ (results tables, kernel results).
+    for folder in ("catalog", *INCLUDED_FROM_PAGES):
+        if (REPO / folder).is_dir():
+            shutil.copytree(REPO / folder, dest / folder, ignore=_NOT_SOURCES)
     return dest
 
 

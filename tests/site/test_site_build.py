@@ -102,7 +102,7 @@ def test_evidence_plots_and_table(built_site: BuiltSite) -> None:
     evidence = built_site.html("catalog-evidence.html")
     assert "overview.svg" in evidence
     n_rows = sum(len(b.rows) for e in entries for b in e.evidence)
-    assert evidence.count('<td><p><a class="reference internal"') == n_rows
+    assert evidence.count('<tr class="kbopt-evidence-row">') == n_rows
 
 
 def test_cli_reference_documents_every_command(built_site: BuiltSite) -> None:
