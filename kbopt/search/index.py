@@ -16,6 +16,10 @@ as indexed, and every index file's (mtime, size, sha1).  On open:
 * entry files whose (mtime, size) differ from the manifest are re-hashed, and only the
   ones whose content changed (plus added / removed ones) are re-indexed.
 
+Damage the fingerprints cannot see (a file rewritten with its old size and mtime) shows
+up as an exception while reading: `SearchIndex.reading` then rebuilds once, with the
+same notice, and answers.
+
 A rebuild writes a fresh generation folder and then switches CURRENT atomically, so
 readers keep answering from the old generation while it runs.  An incremental update
 commits into the current generation under the lock; a reader that finds the lock
