@@ -3,26 +3,31 @@
 For every entry of the allowed scope (shared entries plus the chosen language's, S3)
 `recommend` combines, in the spirit of Nsight Compute's guided-analysis rules:
 
-* **triggers** — each `metric op value` of When to Apply is evaluated against
-  `Profile.metrics`.  `coverage = fired / (fired + failed)` over the triggers whose
-  metric the profile has.  An entry needs at least one fired trigger (or strong text
-  relevance when none of its metrics was measured); it is dropped when every trigger
-  checked fails, or when only shape facts (`kv_len`, `batch`...) hold while a measured
-  symptom (`ctas_per_sm`...) fails;
-* **text relevance** — a whoosh OR-query of the profile's root cause, key issues,
-  stage names and kernel name against the entries, normalised to [0, 1];
+* **triggers** — each `metric op value` of When to Apply is evaluated against the
+  profile's metrics.  A trigger weighs by how specific its metric is in the catalog
+  (`metric_weights`: log(1 + entries / entries using it)); a shape fact that holds
+  (`kv_len >= 1024`) earns only `SHAPE_CREDIT` of its weight.  `evidence = share of the
+  weight that fired × (1 − share that failed)`: conditions are meant together, and a
+  missing metric weakens without firing.  An entry is dropped when every trigger
+  checked fails, or when only shape facts hold while a measured symptom fails;
+* **text relevance** — BM25 of the profile's root cause, key issues, stage names and
+  kernel name against the entries, normalised to the best match;
 * **bottleneck class** — the entry lists the profile's class (memory / compute /
   latency);
 * **expected gain** — the entry's `expected_gain_pct`.
 
-`score = W_TRIGGER*coverage²*confidence*related + W_TEXT*relevance + W_CLASS*class
-+ W_GAIN*gain` where `confidence = known / total` triggers (missing metrics weaken,
-never fire) and `related` is 1, or `UNRELATED_FACTOR` for an entry tied to specific
-kernel contexts that shares no word with the profile.  The
-estimated gain of an opportunity is the entry's expected gain scaled by its coverage and
-capped by the headroom left to the roofline floor when the profile has `pct_of_floor`
-(a kernel at 80% of speed of light cannot gain more than 25%).  Anti-patterns that match
-the same way come back as warnings.  Refuted entries are never proposed.
+`score = W_TRIGGER·evidence·related + W_TEXT·relevance + W_CLASS·class + W_GAIN·gain`,
+where `related` is 1, or `UNRELATED_FACTOR` for an entry tied to specific kernel
+contexts that shares no word with the profile.  An entry with no measured trigger is
+proposed on text alone above `TEXT_ONLY_MIN`.  The estimated gain is the entry's
+expected gain times the share of its measured triggers that hold, capped by the
+headroom to the roofline floor when the profile has `pct_of_floor` (a kernel at 80% of
+speed of light cannot gain more than 25%).  Anti-patterns warn when most of their
+triggers were measured and hold, or when they are the best text match and nothing
+measured contradicts them.  Refuted entries are never proposed.
+
+`_Table` evaluates all entries at once with numpy; `_evaluate` is the readable
+reference for one entry and explains each reported one (the tests check they agree).
 """
 
 from __future__ import annotations
