@@ -16,8 +16,9 @@ from typing import Any
 from kbopt.model import Entry
 from kbopt.vocab import Kind, SourceType
 
-POSITIVE = "#2e7d32"
-NEGATIVE = "#c62828"
+# One colour per kind, no good/bad colouring: a Change cell is a duration change
+# (negative = faster) in some rows and a speed-up ("2x" = +100%) in others.
+KIND_COLORS = {Kind.OPTIMIZATION: "#3b6ea5", Kind.ANTI_PATTERN: "#b03a2e"}
 OVERVIEW_LIMIT = 40  # entries shown in the overview plot (largest effects first)
 
 
@@ -54,7 +55,7 @@ def entry_plot_svg(entry: Entry) -> str | None:
     values = [float(v) for v in frame["change_pct"]]
     fig = _figure(6.4, 0.5 + 0.38 * len(values))
     ax = fig.subplots()
-    ax.barh(range(len(values)), values, color=[_color(entry, v) for v in values])
+    ax.barh(range(len(values)), values, color=KIND_COLORS[entry.kind])
     ax.set_yticks(range(len(values)), labels)
     ax.invert_yaxis()
     ax.axvline(0, color="#555", linewidth=0.8)
@@ -63,12 +64,6 @@ def entry_plot_svg(entry: Entry) -> str | None:
     ax.set_xlabel("Change column (%)")
     ax.set_title(f"{entry.name}: evidence rows", fontsize=10)
     return _svg(fig)
-
-
-def _color(entry: Entry, change: float) -> str:
-    # Change is a duration change for most rows (negative = faster), a speed-up when
-    # written as "2x"; colour by sign only, the axis label says what the number is.
-    return POSITIVE if (change < 0) != (entry.kind is Kind.ANTI_PATTERN) else NEGATIVE
 
 
 def overview_plot_svg(entries: Sequence[Entry]) -> str | None:
@@ -85,7 +80,7 @@ def overview_plot_svg(entries: Sequence[Entry]) -> str | None:
     points = points[:OVERVIEW_LIMIT]
     fig = _figure(7.2, 0.6 + 0.3 * len(points))
     ax = fig.subplots()
-    colors = ["#3b6ea5" if e.kind is Kind.OPTIMIZATION else "#b03a2e" for e, _, _ in points]
+    colors = [KIND_COLORS[e.kind] for e, _, _ in points]
     ax.barh(range(len(points)), [v for _, v, _ in points], color=colors)
     ax.set_yticks(range(len(points)), [f"{e.name} (n={n})" for e, _, n in points])
     ax.invert_yaxis()

@@ -102,6 +102,7 @@ def test_catalog_filter_narrows_the_table(
     assert {r.get_attribute("data-kind") for r in rows} == {kind}
     count = browser.find_element(By.ID, "kbopt-count").text
     assert count == f"{kinds[kind]} of {len(entries)} entries shown"
+    assert browser.save_screenshot(str(ARTIFACTS / "catalog-filtered.png"))
 
     # A second facet narrows further: kind AND bottleneck.
     bottlenecks = Counter(b.value for e in entries if e.kind.value == kind for b in e.bottlenecks)
