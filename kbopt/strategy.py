@@ -436,7 +436,7 @@ class _Table:
         coverage = np.where(known_n > 0, n_fired / np.maximum(known_n, 1), 0.0)
         confidence = np.where(has_triggers, known_n / np.maximum(self.n_triggers, 1), 0.0)
         measured = (coverage >= WARN_COVERAGE) & (confidence >= WARN_CONFIDENCE)
-        described = (rel >= WARN_TEXT) & ((coverage >= 0.5) | (known_n == 0))
+        described = (rel >= WARN_TEXT) & (n_failed == 0)
         warn = eligible & self.anti & (((n_fired > 0) & measured) | described)
         opts = np.flatnonzero(eligible & ~self.anti)
         # A margin over `limit`: the exact ranking below breaks ties on estimated gain.
