@@ -38,14 +38,15 @@ import operator
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from kbopt.contracts.profile import Opportunity, Profile, fmt_number
 from kbopt.errors import KbError
 from kbopt.store import KNOWLEDGE_DIR, Store
 from kbopt.vocab import Language
+
+if TYPE_CHECKING:  # numpy is imported where ranking runs, not at `import kbopt`
+    import numpy as np
 
 W_TRIGGER = 0.45
 W_TEXT = 0.35
@@ -350,6 +351,8 @@ class _Table:
     """
 
     def __init__(self, cards: list[Card]):
+        import numpy as np
+
         self.cards = cards
         self.index = {c.name: i for i, c in enumerate(cards)}
         self.weights = metric_weights(cards)
@@ -385,6 +388,8 @@ class _Table:
         limit: int,
     ) -> tuple[list[int], list[int]]:
         """Indexes of the best `limit` optimizations and of the warned anti-patterns."""
+        import numpy as np
+
         n = len(self.cards)
         vals = np.array([metrics.get(m, np.nan) for m in self.metric_names], dtype=np.float64)
         v = vals[self.t_metric] if len(self.t_metric) else np.zeros(0)
