@@ -333,3 +333,12 @@ def test_block_postings_equal_whoosh_postings_after_updates(kb: Store) -> None:
         pairs = list(reader.postings(field, term).items_as("weight"))
         assert ids[live].tolist() == [d for d, _ in pairs]
         assert np.allclose(tf[live], [w for _, w in pairs])
+
+
+def test_import_kbopt_stays_light() -> None:
+    code = (
+        "import sys, kbopt; assert callable(kbopt.search) and callable(kbopt.recommend); "
+        "print(sorted(m for m in ('whoosh', 'numpy', 'pandas') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
