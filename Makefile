@@ -18,11 +18,15 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-# The main job on the bundled catalog: validate it, regenerate and check catalog/.
+# The main job on the bundled catalog: validate it, check catalog/ is current, build the
+# search index, rank the catalog against a bundled profile, and measure strategy
+# selection's hit rate on the labelled profiles (printed; committed results untouched).
 run: setup
 	$(BIN)/kbopt lint
 	$(BIN)/kbopt catalog --check
-	$(BIN)/kbopt list
+	$(BIN)/kbopt index rebuild
+	$(BIN)/kbopt recommend benchmarks/profiles/mla-decode-triton-16-heads.md --language triton
+	$(BIN)/python scripts/hit_rate.py --no-write --min-top3 0.9
 
 lint: setup
 	$(BIN)/ruff check kbopt tests kernels
@@ -30,6 +34,7 @@ lint: setup
 	$(BIN)/mypy
 	$(BIN)/kbopt lint
 	$(BIN)/kbopt catalog --check
+	$(BIN)/python -m kernels.mla_decode.devlog --check
 
 format: setup
 	$(BIN)/ruff format kbopt
@@ -48,6 +53,13 @@ docs: setup
 
 .PHONY: site
 site: docs
+
+# Speed of search/recommend on 10,000 synthetic entries, and site build times: these write
+# results/ files (with machine, versions, date and command). The GPU benchmark of the
+# kernels runs on a CUDA machine: python -m kernels.mla_decode.bench
+bench: setup
+	$(BIN)/python scripts/bench_search.py
+	$(BIN)/python scripts/bench_site.py
 
 clean:
 	rm -rf $(VENV) .kbopt-cache _build .pytest_cache .mypy_cache .ruff_cache
