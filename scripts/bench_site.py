@@ -340,7 +340,8 @@ def render_markdown(doc: dict) -> str:  # type: ignore[type-arg]
         "added through `Store.add_optimization` between builds (the write is not timed).  "
         f"Load average (1, 5, 15 min) at start {doc['load_average_1_5_15_at_start']}, at end "
         f"{doc['load_average_1_5_15_at_end']} on {doc['machine']['cores']} cores: wall times "
-        "above the CPU times mean the machine was shared.",
+        "above the CPU times mean the machine was shared.  Builds are not strict here; the "
+        f"most warning lines any build printed: {doc['max_warning_lines_per_build']}.",
     ]
     return "\n".join(lines) + "\n"
 
