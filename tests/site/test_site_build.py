@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from html import unescape
 from html.parser import HTMLParser
@@ -165,7 +166,9 @@ def _new_entry(target: str) -> Entry:
     )
 
 
-def test_adding_an_entry_shows_it_everywhere_incrementally(tmp_path: Path) -> None:
+def test_adding_an_entry_shows_it_everywhere_incrementally(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = copy_project(tmp_path / "project")
     out = tmp_path / "html"
     store = Store(root)
@@ -200,11 +203,15 @@ def test_adding_an_entry_shows_it_everywhere_incrementally(tmp_path: Path) -> No
     back = (out / entry_page(target)).read_text().split('id="interactions"', 1)[1]
     assert f"{new.name}.html" in links(back)
 
+    # Removing it again, rebuilt through the CLI an agent would call.
     store.delete(new.name)
-    gone = build_site(root, out, incremental=True, warnings_as_errors=True)
+    argv = ["--root", str(root), "site", "build", "--out", str(out), "--incremental", "-W"]
+    assert main([*argv, "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["incremental"] is True and summary["warnings"] == []
+    assert summary["entries"] == len(entries)
     assert f'id="row-{new.name}"' not in (out / "catalog.html").read_text()
     assert not (root / "docs" / "generated" / "entries" / f"{new.name}.md").exists()
-    assert gone.entries == len(entries)
 
 
 def test_broken_entry_is_reported_by_generation(tmp_path: Path) -> None:
