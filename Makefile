@@ -62,4 +62,4 @@ bench: setup
 	$(BIN)/python scripts/bench_site.py
 
 clean:
-	rm -rf $(VENV) .kbopt-cache _build .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .kbopt-cache _build docs/generated .pytest_cache .mypy_cache .ruff_cache
