@@ -326,6 +326,8 @@ _NO_COUNTERS = (
     "Profiling is not supported",
     "No kernels were profiled",
 )
+
+
 def _missing_metric(log: str, requested: Sequence[str]) -> str | None:
     """A requested metric that an `==ERROR==` line names (this GPU or ncu lacks it)."""
     for line in log.splitlines():
