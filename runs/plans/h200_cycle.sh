@@ -18,11 +18,11 @@ timeout "${CYCLE_TIMEOUT_S:-240}" python3 -m kbopt cycle mla_decode \
 echo "cycle exit status $?"
 # Counters for the version the cycle ended on (the baseline's were read in PROFILE).
 FINAL=$(python3 -c "import json; print(json.load(open('runs/$RUN_ID/record.json'))['current_version'])")
-timeout 90 python3 -m kbopt profile mla_decode "$FINAL" --config decode --counters auto \
+timeout 60 python3 -m kbopt profile mla_decode "$FINAL" --config decode --counters auto \
     > "runs/$RUN_ID/profile-final-decode.md"
 echo "final profile exit status $?"
 # W3 tuning helper, manual tiles only: how triton_v7 moves with the KV tile (its two neighbours).
-timeout 60 python3 -m kbopt tune mla_decode triton_v7 --config decode \
+timeout 45 python3 -m kbopt tune mla_decode triton_v7 --config decode \
     --manual block_n=32,num_stages=3 --manual block_n=64,num_stages=2 --budget-min 1 \
     --out "runs/$RUN_ID/tune-triton_v7-decode.json"
 echo "tune exit status $?"
