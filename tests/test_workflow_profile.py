@@ -93,6 +93,7 @@ def test_cycle_counters_baseline_reads_them_once(tmp_path: Path) -> None:
     devlog = Devlog.load(tmp_path / "docs" / "kernels" / "toy.md")
     (kept,) = devlog.performance_profiles()
     assert kept.version == "toy_v2" and "baseline profile only" in kept.notes["Counters"]
+    assert "_tiled_kernel" in r.baseline_profile  # the baseline was profiled with counters
     assert r.attempts[0].profile and "_tiled_kernel" not in r.attempts[0].profile
     with pytest.raises(KbError, match="--counters"):
         cycle.start(

@@ -159,7 +159,7 @@ class Cycle:
             store=self.store,
             measurement=Measurement.from_dict(r.baseline[primary.name]),
         )
-        r.profile = run.profile.render()
+        r.profile = r.baseline_profile = run.profile.render()
         r.profile_from_counters = run.from_counters
         r.warnings = run.warnings
         update_devlog(self.root, run)

@@ -107,6 +107,7 @@ class RunRecord(_Model):
     devlog_best: str = ""
     baseline: dict[str, dict[str, Any]] = Field(default_factory=dict)
     current: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    baseline_profile: str = ""  # the Profile contract of the starting version (PROFILE)
     profile: str = ""  # latest Profile contract of the current version (primary config)
     profile_from_counters: bool = False
     selected_language: str | None = None
