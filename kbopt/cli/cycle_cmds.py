@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -250,8 +251,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
     space = TuneSpace(dict(parse_param(p) for p in args.param)) if args.param else None
     budget = TuneBudget(seconds=args.budget_min * 60.0, promising=args.promising)
 
+    provenance: dict[str, object] = {}
+
     def measure(params: dict[str, int | float | str]) -> float:
         m = measure_with_backoff(backend, args.kernel, args.version, config, params)
+        if not provenance:  # results files carry device, versions, date and command
+            provenance.update(device=m.device, versions=m.versions, date=m.date)
         if not m.correct:
             raise RuntimeError(f"wrong result (error {m.error})")
         return m.duration_us
@@ -263,7 +268,13 @@ def cmd_tune(args: argparse.Namespace) -> int:
         budget=budget,
         seconds_per_config=args.seconds_per_config,
     )
-    data = {"kernel": args.kernel, "version": args.version, "config": config.as_dict()}
+    data: dict[str, object] = {
+        "kernel": args.kernel,
+        "version": args.version,
+        "config": config.as_dict(),
+        "command": "kbopt " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+        **provenance,
+    }
     data.update(report.as_dict())
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
