@@ -17,8 +17,9 @@ untouched file gives the same text.  When a marked block is missing, it is added
 end of its section (the section itself is created if needed, before `## Devlog`).  Inside
 the performance block, each profile contract is stored one heading level down (`###
 Profile:`, `####` sections) so the page's outline stays valid, with its links to knowledge
-files made relative to `docs/kernels/`; `performance_profiles()` gives them back as
-`Profile` objects (links as the contract writes them), one per trial configuration.
+files pointing at the site's generated entry pages (`../generated/entries/<name>.md`);
+`performance_profiles()` gives them back as `Profile` objects (links to the knowledge files
+again when the devlog sits in a project), one per trial configuration.
 """
 
 from __future__ import annotations
@@ -155,7 +156,8 @@ class Devlog:
         out = []
         for chunk in chunks:
             if chunk.startswith("### Profile:"):
-                out.append(Profile.parse(_promote(chunk), path=str(self.path or "<devlog>")))
+                text = _promote(chunk, self._knowledge_dir())
+                out.append(Profile.parse(text, path=str(self.path or "<devlog>")))
         return out
 
     def entries(self) -> list[DevlogEntry]:
@@ -209,6 +211,13 @@ class Devlog:
         section.lines += ["", f"### {heading}", *body.strip("\n").splitlines(), ""]
 
     # ------------------------------------------------------------------ helpers
+
+    def _knowledge_dir(self) -> Path | None:
+        """docs/knowledge of the project this devlog belongs to (docs/kernels/<k>.md)."""
+        if self.path is None:
+            return None
+        candidate = self.path.resolve().parent.parent / "knowledge"
+        return candidate if candidate.is_dir() else None
 
     def _find(self, title: str) -> _Section | None:
         names = (title.lower(), *SECTION_ALIASES.get(title.lower(), ()))
@@ -272,20 +281,36 @@ def _block_span(lines: list[str], name: str) -> tuple[int, int] | None:
     return start, end
 
 
+# Entries are published as generated site pages (kbopt.site), not as their source files, so
+# a devlog links `../generated/entries/<name>.md`; the contract itself keeps repo paths.
+_KNOWLEDGE_LINK = re.compile(r"\]\(docs/knowledge/(?:[\w.-]+/)*(?P<name>[\w.-]+)\.md\)")
+_ENTRY_PAGE_LINK = re.compile(r"\]\(\.\./generated/entries/(?P<name>[\w.-]+)\.md\)")
+
+
 def _demote(text: str) -> str:
-    """One heading level down, and repo-root links (`docs/...`) made relative to docs/kernels/."""
+    """One heading level down, and repo-root links made to work from docs/kernels/."""
     text = re.sub(r"(?m)^(#{2,5}) ", lambda m: "#" + m.group(1) + " ", text)
+    text = _KNOWLEDGE_LINK.sub(lambda m: f"](../generated/entries/{m['name']}.md)", text)
     return text.replace("](docs/", "](../")
 
 
-def _promote(text: str) -> str:
+def _promote(text: str, knowledge: Path | None = None) -> str:
     text = re.sub(r"(?m)^#(#{2,6}) ", lambda m: m.group(1) + " ", text)
+
+    def source(m: re.Match[str]) -> str:
+        found = sorted(knowledge.rglob(f"{m['name']}.md")) if knowledge else []
+        if found and knowledge is not None:
+            rel = found[0].relative_to(knowledge.parent.parent).as_posix()
+            return f"]({rel})"
+        return f"](docs/generated/entries/{m['name']}.md)"
+
+    text = _ENTRY_PAGE_LINK.sub(source, text)
     return text.replace("](../", "](docs/")
 
 
 def relative_link(path: str) -> str:
-    """A repo-root path (`docs/knowledge/x.md`) as a link from docs/kernels/<kernel>.md."""
-    return "../" + path.removeprefix("docs/") if path.startswith("docs/") else path
+    """A repo-root path (`docs/knowledge/.../x.md`) as a link from docs/kernels/<kernel>.md."""
+    return _demote(f"]({path})")[2:-1] if path.startswith("docs/") else path
 
 
 def skeleton(kernel: str) -> str:

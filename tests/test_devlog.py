@@ -125,9 +125,26 @@ def test_links_are_relative_in_the_page_and_repo_rooted_in_the_contract() -> Non
     )
     d = Devlog(HUMAN)
     d.set_performance_profile(p, "x")
-    assert "](../knowledge/optimizations/split-kv-decode.md)" in d.render()
-    (back,) = Devlog(d.render()).performance_profiles()
-    assert back.opportunities[0].link == "docs/knowledge/optimizations/split-kv-decode.md"
+    # the site publishes entries as generated pages, not as their source files
+    assert "](../generated/entries/split-kv-decode.md)" in d.render()
+    (loose,) = Devlog(d.render()).performance_profiles()
+    assert loose.opportunities[0].link == "docs/generated/entries/split-kv-decode.md"
+
+
+def test_links_go_back_to_knowledge_files_inside_a_project(kb_copy: Path) -> None:
+    from kbopt.contracts.profile import Opportunity
+
+    link = "docs/knowledge/optimizations/split-kv-decode.md"
+    p = _profile(1, 400.0).with_opportunities(
+        [Opportunity(name="Split-KV", link=link, gain_pct=50)]
+    )
+    path = kb_copy / "docs" / "kernels" / "k.md"
+    path.parent.mkdir(parents=True)
+    d = Devlog(HUMAN, path)
+    d.set_performance_profile(p, "x")
+    d.save()
+    (back,) = Devlog.load(path).performance_profiles()
+    assert back.opportunities[0].link == link
 
 
 GENERATED = """\
