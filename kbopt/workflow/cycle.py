@@ -401,24 +401,7 @@ class Cycle:
         rows = []
         for name, after_d in attempt.measurements.items():
             before = Measurement.from_dict(self._before(attempt, name))
-            after = Measurement.from_dict(after_d)
-            rows.append(
-                MetricRow(
-                    metric=f"Latency ({name})",
-                    before=f"{before.duration_us:.1f} us",
-                    after=f"{after.duration_us:.1f} us",
-                    change=pct_change(before.duration_us, after.duration_us),
-                )
-            )
-            if before.pct_of_floor is not None and after.pct_of_floor is not None:
-                rows.append(
-                    MetricRow(
-                        metric=f"SOL% ({name})",
-                        before=f"{before.pct_of_floor:.1f}%",
-                        after=f"{after.pct_of_floor:.1f}%",
-                        change=f"{after.pct_of_floor - before.pct_of_floor:+.1f} points",
-                    )
-                )
+            rows += comparison_rows(name, before, Measurement.from_dict(after_d))
         if outcome is Outcome.SUCCESS and attempt.changes_pct:
             best = -min(attempt.changes_pct.values())
             detail = f"Achieved {best:.1f}% improvement ({detail})"
@@ -600,24 +583,9 @@ def summary(r: RunRecord) -> OptimizationSummary:
     for n in names:
         if n not in r.baseline or n not in r.current:
             continue
-        b, f = Measurement.from_dict(r.baseline[n]), Measurement.from_dict(r.current[n])
-        cumulative.append(
-            MetricRow(
-                metric=f"Latency ({n})",
-                before=f"{b.duration_us:.1f} us",
-                after=f"{f.duration_us:.1f} us",
-                change=pct_change(b.duration_us, f.duration_us),
-            )
+        cumulative += comparison_rows(
+            n, Measurement.from_dict(r.baseline[n]), Measurement.from_dict(r.current[n])
         )
-        if b.pct_of_floor is not None and f.pct_of_floor is not None:
-            cumulative.append(
-                MetricRow(
-                    metric=f"SOL% ({n})",
-                    before=f"{b.pct_of_floor:.1f}%",
-                    after=f"{f.pct_of_floor:.1f}%",
-                    change=f"{f.pct_of_floor - b.pct_of_floor:+.1f} points",
-                )
-            )
     tried = {a.optimization for a in r.attempts}
     remaining = [
         f"{o['title']} ({o['id']}, est. {o['estimated_gain']}% gain): not tried -- {r.stop_reason or 'run ended'}"
@@ -706,3 +674,25 @@ def resume(
     record = rec.load(folder)
     record.log(f"resumed by pid {os.getpid()} in state {record.state.value}")
     return Cycle(root, folder, record, backend, designer, store, on_state)
+
+
+def comparison_rows(config: str, before: Measurement, after: Measurement) -> list[MetricRow]:
+    """Latency and SOL% rows of one configuration, for both report formats (A12)."""
+    rows = [
+        MetricRow(
+            metric=f"Latency ({config})",
+            before=f"{before.duration_us:.1f} us",
+            after=f"{after.duration_us:.1f} us",
+            change=pct_change(before.duration_us, after.duration_us),
+        )
+    ]
+    if before.pct_of_floor is not None and after.pct_of_floor is not None:
+        rows.append(
+            MetricRow(
+                metric=f"SOL% ({config})",
+                before=f"{before.pct_of_floor:.1f}%",
+                after=f"{after.pct_of_floor:.1f}%",
+                change=f"{after.pct_of_floor - before.pct_of_floor:+.1f} points",
+            )
+        )
+    return rows
