@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kbopt.cli.common import command, print_json, store_from
+from kbopt.cli.common import check_or_regenerate, command, print_json, store_from
 from kbopt.errors import KbError
 
 
@@ -328,16 +328,11 @@ def cmd_export_claude(args: argparse.Namespace) -> int:
     from kbopt.agents.claude_export import export, stale
 
     root = store_from(args).root
-    if args.check:
-        out = stale(root)
-        if args.json:
-            print_json({"ok": not out, "stale": out})
-        for rel in out:
-            print(f"{rel} is stale: run `kbopt agent export-claude`", file=sys.stderr)
-        return 1 if out else 0
-    changed = export(root)
-    if args.json:
-        print_json({"changed": changed})
-    else:
-        print(".claude/ " + (f"updated: {', '.join(changed)}" if changed else "already current"))
-    return 0
+    return check_or_regenerate(
+        args,
+        label=".claude/",
+        stale_prefix="",
+        command_hint="kbopt agent export-claude",
+        stale=lambda: stale(root),
+        regenerate=lambda: export(root),
+    )

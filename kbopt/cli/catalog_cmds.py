@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from kbopt.cli.common import command, print_json, store_from
+from kbopt.cli.common import check_or_regenerate, command, print_json, store_from
 from kbopt.errors import KbError
 from kbopt.index import stale_files, write_catalog
 from kbopt.lint import lint
@@ -171,19 +171,14 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 def cmd_catalog(args: argparse.Namespace) -> int:
     store = store_from(args)
-    if args.check:
-        stale = stale_files(store)
-        if args.json:
-            print_json({"ok": not stale, "stale": stale})
-        for name in stale:
-            print(f"catalog/{name} is stale: run `kbopt catalog`", file=sys.stderr)
-        return 1 if stale else 0
-    changed = write_catalog(store)
-    if args.json:
-        print_json({"changed": changed})
-    else:
-        print("catalog/ " + (f"updated: {', '.join(changed)}" if changed else "already current"))
-    return 0
+    return check_or_regenerate(
+        args,
+        label="catalog/",
+        stale_prefix="catalog/",
+        command_hint="kbopt catalog",
+        stale=lambda: stale_files(store),
+        regenerate=lambda: write_catalog(store),
+    )
 
 
 def cmd_vocab(args: argparse.Namespace) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from kbopt.store import Store
@@ -37,3 +38,31 @@ def command(
     if json_flag:
         add_json_flag(parser)
     return parser
+
+
+def check_or_regenerate(
+    args: Any,
+    *,
+    label: str,
+    stale_prefix: str,
+    command_hint: str,
+    stale: Callable[[], list[str]],
+    regenerate: Callable[[], list[str]],
+) -> int:
+    """The shared shape of commands over generated files (`catalog`, `agent export-claude`).
+
+    With `--check`, exit 1 and name each stale file; otherwise regenerate and say what changed.
+    """
+    if args.check:
+        out = stale()
+        if args.json:
+            print_json({"ok": not out, "stale": out})
+        for name in out:
+            print(f"{stale_prefix}{name} is stale: run `{command_hint}`", file=sys.stderr)
+        return 1 if out else 0
+    changed = regenerate()
+    if args.json:
+        print_json({"changed": changed})
+    else:
+        print(f"{label} " + (f"updated: {', '.join(changed)}" if changed else "already current"))
+    return 0
