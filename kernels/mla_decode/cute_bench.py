@@ -116,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
             for _ in range(n_sets)
         ]
         for r in cfg_rows:
+            if r["version"] not in versions or r.get("time_us") is None:
+                continue  # side-by-side baselines outside the registry (sglang) or skipped rows
             fn = versions[r["version"]].fn
             r["host_us_per_call"] = round(_host_us(fn, sets[0]), 1)
             us = _graph_us(fn, sets, args.rep_ms)
