@@ -45,14 +45,15 @@ class Collector:
 
 def split_document(
     text: str, title_re: re.Pattern[str], shape: str, errors: Collector
-) -> tuple[re.Match[str], int, list[Section]] | None:
-    """The title match, its line, and the `###` sections; None (and a problem) if no title."""
+) -> tuple[re.Match[str], int, list[Section]]:
+    """The title match, its line, and the `###` sections; raises the collected problems if
+    the document does not start with its title."""
     lines = text.splitlines()
     start = next((i for i, ln in enumerate(lines) if ln.strip()), None)
     m = title_re.match(lines[start].strip()) if start is not None else None
     if start is None or m is None:
         errors.add((start or 0) + 1, f"the document must start with `{shape}`")
-        return None
+        raise ProblemList(errors.problems)
     sections: list[Section] = []
     preamble: list[tuple[int, str]] = []
     for i in range(start + 1, len(lines)):

@@ -92,11 +92,7 @@ class NewVersion(_Strict):
     @classmethod
     def parse(cls, text: str, path: str = "<new-version>") -> NewVersion:
         errors = Collector(path)
-        split = split_document(text, TITLE_RE, SHAPE, errors)
-        if split is None:
-            errors.raise_if_any()
-            raise AssertionError("unreachable")
-        m, line, sections = split
+        m, line, sections = split_document(text, TITLE_RE, SHAPE, errors)
         data: dict[str, object] = {"kernel": m["kernel"], "version": m["version"]}
         for s in sections:
             if s.title.lower() not in KNOWN | {"devlog entry written"}:

@@ -148,13 +148,9 @@ class OptimizationApplied(_Strict):
     @classmethod
     def parse(cls, text: str, path: str = "<optimization-applied>") -> OptimizationApplied:
         errors = Collector(path)
-        split = split_document(
+        m, line, sections = split_document(
             text, APPLIED_TITLE_RE, "## Optimization Applied: <optimization_name>", errors
         )
-        if split is None:
-            errors.raise_if_any()
-            raise AssertionError("unreachable")
-        m, line, sections = split
         data: dict[str, object] = {"name": m["name"]}
         _no_unknown(
             sections,
@@ -252,11 +248,9 @@ class OptimizationSummary(_Strict):
     @classmethod
     def parse(cls, text: str, path: str = "<optimization-summary>") -> OptimizationSummary:
         errors = Collector(path)
-        split = split_document(text, SUMMARY_TITLE_RE, "## Optimization Summary", errors)
-        if split is None:
-            errors.raise_if_any()
-            raise AssertionError("unreachable")
-        _, line, sections = split
+        _, line, sections = split_document(
+            text, SUMMARY_TITLE_RE, "## Optimization Summary", errors
+        )
         data: dict[str, object] = {}
         _no_unknown(
             sections,

@@ -115,11 +115,7 @@ class OptimizationTask(_Strict):
     @classmethod
     def parse(cls, text: str, path: str = "<task>") -> OptimizationTask:
         errors = Collector(path)
-        split = split_document(text, TITLE_RE, SHAPE, errors)
-        if split is None:
-            errors.raise_if_any()
-            raise AssertionError("unreachable")
-        m, line, sections = split
+        m, line, sections = split_document(text, TITLE_RE, SHAPE, errors)
         data: dict[str, object] = {
             "kernel": m["kernel"],
             "current_version": m["current"],
