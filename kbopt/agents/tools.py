@@ -194,8 +194,9 @@ def _write_entry(ctx: ToolContext, inp: WriteEntryInput) -> Any:
     }
 
 
-def _record_evidence(ctx: ToolContext, inp: RecordEvidenceInput) -> Any:
-    block = EvidenceBlock(
+def _evidence_block(inp: RecordEvidenceInput | ConvertKindInput) -> EvidenceBlock:
+    """The evidence fields both tools share, as the store's typed block."""
+    return EvidenceBlock(
         source_type=inp.source_type,
         source=inp.source,
         device=inp.device,
@@ -204,6 +205,10 @@ def _record_evidence(ctx: ToolContext, inp: RecordEvidenceInput) -> Any:
         command=inp.command,
         rows=inp.rows,
     )
+
+
+def _record_evidence(ctx: ToolContext, inp: RecordEvidenceInput) -> Any:
+    block = _evidence_block(inp)
     path = ctx.store.append_evidence(inp.name, block, status=inp.status)
     return {"updated": ctx.store.display(path), "rows_added": len(inp.rows)}
 
@@ -237,15 +242,7 @@ def _add_interaction(ctx: ToolContext, inp: InteractionInput) -> Any:
 
 
 def _convert_kind(ctx: ToolContext, inp: ConvertKindInput) -> Any:
-    block = EvidenceBlock(
-        source_type=inp.source_type,
-        source=inp.source,
-        device=inp.device,
-        versions=inp.versions,
-        date=inp.date,
-        command=inp.command,
-        rows=inp.rows,
-    )
+    block = _evidence_block(inp)
     path = ctx.store.convert_kind(inp.name, evidence=block, context=inp.context)
     return {"moved_to": ctx.store.display(path)}
 
