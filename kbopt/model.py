@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -34,7 +34,8 @@ from kbopt.vocab import (
 
 NAME_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?$")
 
-_OPS = {
+# The comparison behind each trigger operator; strategy selection evaluates with these too.
+COMPARATORS: dict[str, Callable[[Any, Any], Any]] = {
     "<": operator.lt,
     "<=": operator.le,
     ">": operator.gt,
@@ -102,7 +103,7 @@ class Trigger(Strict):
         """True / False when the metric is known, None when the profile lacks it."""
         if self.metric not in metrics:
             return None
-        return bool(_OPS[self.op](float(metrics[self.metric]), self.value))
+        return bool(COMPARATORS[self.op](float(metrics[self.metric]), self.value))
 
 
 class MetricEffect(Strict):

@@ -34,14 +34,14 @@ from __future__ import annotations
 
 import json
 import math
-import operator
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kbopt.contracts.profile import Opportunity, Profile, fmt_number
 from kbopt.errors import KbError
+from kbopt.model import COMPARATORS
 from kbopt.store import KNOWLEDGE_DIR, Store
 from kbopt.vocab import Language
 
@@ -72,14 +72,6 @@ SHAPE_METRICS = frozenset({"batch", "query_len", "kv_len", "num_heads", "head_di
 SHAPE_CREDIT = 0.3
 ALL_LANGUAGES = "all"
 
-_OPS: dict[str, Callable[[float, float], bool]] = {
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-    "==": operator.eq,
-    "!=": operator.ne,
-}
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]{1,}")
 
 
@@ -310,7 +302,7 @@ def _evaluate(
         mass_all += w
         if metric not in metrics:
             continue
-        if _OPS[op](metrics[metric], value):
+        if COMPARATORS[op](metrics[metric], value):
             fired.append(expr)
             mass_fired += w * (SHAPE_CREDIT if metric in SHAPE_METRICS else 1.0)
             shown.append((metric in SHAPE_METRICS, -w, f"{metric}={fmt_number(metrics[metric])}"))
@@ -363,7 +355,7 @@ class _Table:
         self.t_card = np.array([r[0] for r in rows], dtype=np.int64)
         self.t_metric = np.array([r[1] for r in rows], dtype=np.int64)
         self.t_value = np.array([r[3] for r in rows], dtype=np.float64)
-        self.t_ops = {op: np.array([r[2] == op for r in rows], dtype=bool) for op in _OPS}
+        self.t_ops = {op: np.array([r[2] == op for r in rows], dtype=bool) for op in COMPARATORS}
         self.t_shape = np.array([names[r[1]] in SHAPE_METRICS for r in rows], dtype=bool)
         self.t_weight = np.array([self.weights.get(names[r[1]], 1.0) for r in rows])
         n = len(cards)
@@ -396,7 +388,7 @@ class _Table:
         known = ~np.isnan(v)
         holds = np.zeros(len(v), dtype=bool)
         for op, sel in self.t_ops.items():
-            holds[sel] = _OPS[op](v[sel], self.t_value[sel])
+            holds[sel] = COMPARATORS[op](v[sel], self.t_value[sel])
         fired, failed = known & holds, known & ~holds
 
         def per_card(x: np.ndarray) -> np.ndarray:
