@@ -254,7 +254,11 @@ class FastIndex:
                     ids, tf = self.postings(fieldname, text)
                     if not len(ids):
                         continue
-                    df = len(ids)
+                    # Deleted documents keep their postings until a merge: count live ones
+                    # only, so an updated index ranks exactly like a rebuilt one.
+                    df = int(self.live[ids].sum())
+                    if not df:
+                        continue
                     idf = math.log(1.0 + (self.live_count - df + 0.5) / (df + 0.5))
                     # Titles and When to Apply are short: no length normalization there.
                     norm = 1.0 if fieldname in SHORT_FIELDS else self.length_norm[ids]
