@@ -26,6 +26,11 @@ import torch
 
 LOG2_E = 1.4426950408889634
 
+# The last call's launch shape (read by profile_target to label the kernels ncu sees: with
+# splits > 1 a call launches the attention kernel and then a merge kernel, unless the
+# attention kernel merges in place).
+LAST_INFO: dict[str, int] = {}
+
 
 def compile_ptx(entry: Callable[..., Any], *args: Any, arch: str = "sm_90a") -> str:
     """Compile ``entry(*args)`` (a ``@cute.jit`` callable) for ``arch`` and return the PTX text.
@@ -85,18 +90,26 @@ def _gmem_ptr(dtype: Any, address: int, align: int) -> Any:
 
 
 def launch_args_template(
-    in_dtype: Any, out_dtype: Any, m_blk: int, n_blk: int, *, with_out: bool = False
+    in_dtype: Any,
+    out_dtype: Any,
+    m_blk: int,
+    n_blk: int,
+    *,
+    with_out: bool = False,
+    with_sem: bool = False,
 ) -> tuple[Any, ...]:
     """Arguments that fix a compiled signature: placeholder addresses, types, a fake stream.
 
     ``with_out``: the entry also takes the final output pointer (versions that merge the
     split-KV partials inside the compiled call), right after the LSE pointer.
+    ``with_sem``: then one more pointer, int32 arrival counters (see :func:`merge_counters`).
     """
     import cutlass
     import cutlass.cute as cute
 
     fake = 1 << 20  # any 16-byte aligned address: only the types are traced
     out = (_gmem_ptr(in_dtype, fake, 16),) if with_out else ()
+    sem = (_gmem_ptr(cutlass.Int32, fake, 4),) if with_sem else ()
     return (
         _gmem_ptr(in_dtype, fake, 16),
         _gmem_ptr(in_dtype, fake, 16),
@@ -104,6 +117,7 @@ def launch_args_template(
         _gmem_ptr(out_dtype, fake, 16),
         _gmem_ptr(cutlass.Float32, fake, 4),
         *out,
+        *sem,
         cutlass.Int32(1),
         cutlass.Int32(m_blk),
         cutlass.Int32(n_blk),
@@ -125,11 +139,14 @@ def run_split_kv(
     sm_scale: float,
     *,
     fused_merge: bool = False,
+    merge_in_kernel: bool = False,
     packed: bool = False,
 ) -> torch.Tensor:
     """Check inputs, pick the KV split, launch ``compiled(in_dtype, out_dtype)``, merge splits.
 
     ``fused_merge``: the compiled entry takes the output pointer and merges the splits itself.
+    ``merge_in_kernel``: it also takes arrival counters (the last split CTA of a row block
+    merges; implies ``fused_merge``).
     ``packed``: launch through :class:`PackedLaunch` (no per-call CuTe DSL argument conversion).
     """
     import cuda.bindings.driver as cuda
@@ -153,6 +170,14 @@ def run_split_kv(
 
     n_tiles = math.ceil(t_max / n_blk)
     splits, per_split = pick_splits(b * rows // m_blk, n_tiles, num_sms(q.device))
+    LAST_INFO.clear()
+    # kernels per call: the attention kernel, plus a merge kernel when partials are merged
+    # outside it (the Triton combine, or the second kernel of a fused-merge entry)
+    LAST_INFO.update(
+        splits=splits,
+        tiles_per_split=per_split,
+        kernels=1 if splits == 1 or merge_in_kernel else 2,
+    )
     in_dt = getattr(cutlass, _TORCH_TO_CUTE[q.dtype])
     if splits == 1:  # the kernel writes the final output directly
         o = torch.empty(b, rows, 1, ref.D_V, dtype=q.dtype, device=q.device)
@@ -162,9 +187,13 @@ def run_split_kv(
         out_dt = cutlass.Float32
     lse = torch.empty(b, rows, splits, dtype=torch.float32, device=q.device)
     out_args: tuple[Any, ...] = ()
+    fused_merge = fused_merge or merge_in_kernel
     if fused_merge:
         out = o if splits == 1 else torch.empty(b, rows, ref.D_V, dtype=q.dtype, device=q.device)
         out_args = (_gmem_ptr(in_dt, out.data_ptr(), 16),)
+    if merge_in_kernel:
+        sem = merge_counters(q.device, b * rows // m_blk)
+        out_args += (_gmem_ptr(cutlass.Int32, sem.data_ptr(), 4),)
 
     fn = compiled(in_dt, out_dt)
     stream = cuda.CUstream(torch.cuda.current_stream(q.device).cuda_stream)
@@ -188,6 +217,8 @@ def run_split_kv(
         addrs = [q.data_ptr(), kv_cache.data_ptr(), lens.data_ptr(), o.data_ptr(), lse.data_ptr()]
         if fused_merge:
             addrs.append(out.data_ptr())
+        if merge_in_kernel:
+            addrs.append(sem.data_ptr())
         _packed_launch(fn)(addrs, ints, scale_log2, stream, cute_args)
     else:
         fn(*cute_args())
@@ -203,6 +234,23 @@ def run_split_kv(
         o.view(b * rows, splits, ref.D_V), lse.view(b * rows, splits), out.view(b * rows, ref.D_V)
     )
     return out
+
+
+_COUNTERS: dict[tuple[str, int | None], torch.Tensor] = {}
+
+
+def merge_counters(device: torch.device, n: int) -> torch.Tensor:
+    """``n`` zeroed int32 arrival counters on ``device``, allocated once and reused.
+
+    The kernel that uses them resets each counter to 0 when its row block is merged, so the
+    buffer is all zeros again between calls (calls on one stream run one after another).
+    """
+    key = (device.type, device.index)
+    buf = _COUNTERS.get(key)
+    if buf is None or buf.numel() < n:
+        buf = torch.zeros(max(n, 1024), dtype=torch.int32, device=device)
+        _COUNTERS[key] = buf
+    return buf
 
 
 class PackedLaunch:

@@ -23,6 +23,15 @@ from kernels.mla_decode import reference as ref
 from kernels.mla_decode import registry, triton_tiled
 
 
+def _launch_info(family: str) -> dict[str, int]:
+    """Where a version family records its last launch shape (split count)."""
+    if family == "cute":
+        from kernels.mla_decode import cute_common
+
+        return cute_common.LAST_INFO
+    return triton_tiled.LAST_INFO
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m kernels.mla_decode.profile_target")
     p.add_argument("--run", action="append", required=True, help="CONFIG:v1,v2,...")
@@ -42,13 +51,15 @@ def main(argv: list[str] | None = None) -> int:
         q, kv, lens, sc = ref.make_inputs(cfg.b, cfg.s, cfg.t, cfg.h, device="cuda")
         fn(q, kv, lens, sc)  # compile + warm up, outside the profiled range
         torch.cuda.synchronize()
-        triton_tiled.LAST_INFO.clear()
+        info = _launch_info(versions[name].family)
+        info.clear()
         torch.cuda.profiler.start()
         fn(q, kv, lens, sc)
         torch.cuda.synchronize()
         torch.cuda.profiler.stop()
-        splits = triton_tiled.LAST_INFO.get("splits", 1)
-        kernels = ["main"] + (["combine"] if splits > 1 else [])
+        splits = info.get("splits", 1)
+        n_kernels = info.get("kernels", 2 if splits > 1 else 1)
+        kernels = ["main", "combine"][:n_kernels]
         for k in kernels:
             launches.append(
                 {

@@ -44,6 +44,23 @@ EXPECTED_PTX = {
         r"\.entry \S*merge_kernel",  # the split merge compiled into the same module
         r"ld\.global\.v4\.f32",  # 16-byte loads of the fp32 partials
     ],
+    "cute_v6": [
+        r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16",  # whole S tile, one WG
+        r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16",
+        r"bar\.sync\s+1,\s*256",  # the named P-ready barrier between the warpgroups
+        r"\.entry \S*merge_kernel",
+    ],
+    "cute_v7": [
+        r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16",
+        r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16",
+        r"atom\.\S*add\.u32|atom\.\S*add\.s32",  # the split CTAs' arrival counter
+        r"fence\.acq_rel\.gpu",
+    ],
+    "cute_v8": [
+        r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16",
+        r"cp\.async\.bulk\.prefetch\.L2\.global",  # the KV tile two steps ahead
+        r"atom\.\S*add\.u32|atom\.\S*add\.s32",
+    ],
 }
 
 
@@ -200,3 +217,26 @@ def test_bf16_matches_fp32_reference_on_gpu(name: str, case: tuple[int, int, int
     assert torch.isfinite(out.float()).all(), "unwritten or NaN output elements"
     err = ref.rel_error(out, expect)
     assert err < REL_TOL, f"{name} {case}: relative error {err:.3g}"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["cute_v7", "cute_v9"])
+def test_in_kernel_merge_leaves_its_counters_at_zero_and_repeats_correctly(name: str) -> None:
+    """The last-arriving split CTA merges and resets its arrival counter (cute_v7+): calls
+    after the first must find zeroed counters, else no CTA merges and the output stays unset.
+    cute_v7 uses the per-device counters of run_split_kv, cute_v9 its launch plan's."""
+    import importlib
+
+    from kernels.mla_decode import cute_plan
+
+    fn = importlib.import_module(f"kernels.mla_decode.{name}").mla_decode
+    q, kv, lens, sc = ref.make_inputs(3, 1, 2000, dtype=torch.bfloat16, device="cuda", ragged=True)
+    expect = ref.reference(q, kv, lens, sc)
+    for _ in range(3):
+        out = fn(q, kv, lens, sc)
+        torch.cuda.synchronize()
+        assert cute_common.LAST_INFO["splits"] > 1  # the merge path ran
+        assert ref.rel_error(out, expect) < REL_TOL
+    counters = [cute_common.merge_counters(q.device, 1)]
+    counters += [p.counters for p in cute_plan._PLANS.values()]
+    assert all(int(c.abs().sum()) == 0 for c in counters)

@@ -1,0 +1,424 @@
+"""CuTe DSL MLA decode, version 6: warpgroup roles -- one warpgroup owns the scores.
+
+In v3-v5 both warpgroups compute half of every 64x64 score tile (wgmma m64n32k16). Each of them
+reads the whole Q tile (A operand) from shared memory for its half, so the score product moves
+1.5x the shared-memory bytes of one m64n64k16 product, and the two halves of a row's maximum and
+sum have to be exchanged through shared memory behind an extra CTA barrier every tile.
+
+Here warpgroup 0 computes the full score tile (m64n64k16, Q read once per tile), runs the whole
+online softmax in registers (row max and sum over a quad of lanes, no exchange), and publishes P
+(bf16) and the per-row correction factor in shared memory. Warpgroup 1 waits on a named barrier
+for them, rescales its half of O, and both warpgroups run their P@V halves (m64n256k16) together.
+The same layout FlashMLA uses on Hopper (one warpgroup for the scores, the two warpgroups split
+the 512 output columns). The KV pipeline (two cp.async stages), the zero-filled tail rows and the
+split merge (second kernel of the same compiled call) are v4's.
+"""
+
+import functools
+from typing import Any
+
+import cuda.bindings.driver as cuda
+import cutlass
+import cutlass.cute as cute
+import cutlass.utils
+import torch
+from cutlass.cute.nvgpu import cpasync, warpgroup
+
+from kernels.mla_decode import reference as ref
+from kernels.mla_decode.cute_common import (
+    launch_args_template,
+    mn_view,
+    quad_allreduce,
+    run_split_kv,
+)
+from kernels.mla_decode.cute_v4 import MERGE_THREADS, _MlaDecodeV4
+
+VERSION = "cute_v6"
+DESCRIPTION = (
+    "CuTe DSL: warpgroup 0 computes each full score tile and the softmax, warpgroup 1 "
+    "only joins for P@V (named barrier), FlashMLA's split of roles"
+)
+
+M_BLK = 64  # query rows per CTA = the wgmma M of one warpgroup
+N_BLK = 64  # KV rows per pipeline step
+STAGES = 2
+THREADS = 256  # 2 warpgroups; warpgroup g owns O columns [256 g, 256 g + 256)
+WG_THREADS = 128
+D_LAT = ref.D_LATENT  # 512
+D_ROPE = ref.D_ROPE  # 64
+P_READY_BARRIER = 1  # named barrier id (0 is __syncthreads): P and the corrections are in smem
+
+
+class _MlaDecodeV6(_MlaDecodeV4):
+    """v4's merge kernel and KV loader; a new attention kernel and its layouts."""
+
+    @cute.jit
+    def __call__(
+        self,
+        p_q: cute.Pointer,
+        p_kv: cute.Pointer,
+        p_lens: cute.Pointer,
+        p_o: cute.Pointer,
+        p_lse: cute.Pointer,
+        p_out: cute.Pointer,
+        batch: cutlass.Int32,
+        rows: cutlass.Int32,
+        t_max: cutlass.Int32,
+        splits: cutlass.Int32,
+        tiles_per_split: cutlass.Int32,
+        scale_log2: cutlass.Float32,
+        stream: cuda.CUstream,
+    ):
+        dtype = p_q.dtype
+        q_bstride = cute.assume(rows * ref.D_QK, divby=64)
+        kv_bstride = cute.assume(t_max * ref.D_QK, divby=64)
+        o_rstride = cute.assume(splits * ref.D_V, divby=64)
+        o_bstride = cute.assume(rows * splits * ref.D_V, divby=64)
+        m_q = cute.make_tensor(
+            p_q, cute.make_layout((batch, rows, ref.D_QK), stride=(q_bstride, ref.D_QK, 1))
+        )
+        m_kv = cute.make_tensor(
+            p_kv, cute.make_layout((batch, t_max, ref.D_QK), stride=(kv_bstride, ref.D_QK, 1))
+        )
+        m_lens = cute.make_tensor(p_lens, cute.make_layout((batch,)))
+        m_o = cute.make_tensor(
+            p_o,
+            cute.make_layout(
+                (batch, splits, rows, ref.D_V), stride=(o_bstride, ref.D_V, o_rstride, 1)
+            ),
+        )
+        m_lse = cute.make_tensor(
+            p_lse, cute.make_layout((batch, splits, rows), stride=(rows * splits, 1, splits))
+        )
+
+        k_atom = warpgroup.make_smem_layout_atom(warpgroup.SmemLayoutAtomKind.K_SW128, dtype)
+        mn_atom = warpgroup.make_smem_layout_atom(warpgroup.SmemLayoutAtomKind.MN_SW128, dtype)
+        s_ql_layout = cute.tile_to_shape(k_atom, (M_BLK, D_LAT), (0, 1))
+        s_qr_layout = cute.tile_to_shape(k_atom, (M_BLK, D_ROPE), (0, 1))
+        s_kl_layout = cute.tile_to_shape(k_atom, (N_BLK, D_LAT, STAGES), (0, 1, 2))
+        s_kr_layout = cute.tile_to_shape(k_atom, (N_BLK, D_ROPE, STAGES), (0, 1, 2))
+        s_vt_layout = cute.tile_to_shape(mn_atom, (D_LAT, N_BLK, STAGES), (1, 0, 2))
+        s_p_layout = cute.tile_to_shape(k_atom, (M_BLK, N_BLK), (0, 1))
+
+        @cute.struct
+        class SharedStorage:
+            s_ql: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_ql_layout)], 1024]
+            s_qr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_qr_layout)], 1024]
+            s_kl: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kl_layout)], 1024]
+            s_kr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kr_layout)], 1024]
+            s_p: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_p_layout)], 1024]
+            # per row: this tile's O correction factor, then (after the loop) the row sum
+            s_corr: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, M_BLK], 16]
+            s_sum: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, M_BLK], 16]
+
+        g2s = cute.make_tiled_copy_tv(
+            cute.make_copy_atom(
+                cpasync.CopyG2SOp(cache_mode=cpasync.LoadCacheMode.GLOBAL),
+                dtype,
+                num_bits_per_copy=128,
+            ),
+            cute.make_layout((THREADS // 8, 8), stride=(8, 1)),
+            cute.make_layout((1, 8)),
+        )
+        k_major = warpgroup.OperandMajorMode.K
+        mn_major = warpgroup.OperandMajorMode.MN
+        # the whole 64x64 score tile in one warpgroup: Q (A) is read once per K step
+        mma_qk = cute.make_tiled_mma(
+            cute.make_mma_atom(
+                warpgroup.MmaF16BF16Op(
+                    dtype,
+                    cutlass.Float32,
+                    (M_BLK, N_BLK, 16),
+                    warpgroup.OperandSource.SMEM,
+                    k_major,
+                    k_major,
+                )
+            ),
+            (1, 1, 1),
+        )
+        mma_pv = cute.make_tiled_mma(
+            cute.make_mma_atom(
+                warpgroup.MmaF16BF16Op(
+                    dtype,
+                    cutlass.Float32,
+                    (M_BLK, D_LAT // 2, 16),
+                    warpgroup.OperandSource.SMEM,
+                    k_major,
+                    mn_major,
+                )
+            ),
+            (1, 2, 1),
+        )
+
+        self.kernel(
+            m_q,
+            m_kv,
+            m_lens,
+            m_o,
+            m_lse,
+            tiles_per_split,
+            scale_log2,
+            s_ql_layout,
+            s_qr_layout,
+            s_kl_layout,
+            s_kr_layout,
+            s_vt_layout,
+            s_p_layout,
+            g2s,
+            mma_qk,
+            mma_pv,
+            SharedStorage,
+        ).launch(
+            grid=(rows // M_BLK, splits, batch),
+            block=[THREADS, 1, 1],
+            smem=SharedStorage.size_in_bytes(),
+            stream=stream,
+        )
+        if cutlass.const_expr(p_o.dtype == cutlass.Float32):  # split partials: merge them
+            m_out = cute.make_tensor(
+                p_out,
+                cute.make_layout(
+                    (batch, rows, ref.D_V),
+                    stride=(cute.assume(rows * ref.D_V, divby=64), ref.D_V, 1),
+                ),
+            )
+            self.merge_kernel(m_o, m_lse, m_out).launch(
+                grid=(rows, batch, 1), block=[MERGE_THREADS, 1, 1], stream=stream
+            )
+
+    @cute.kernel
+    def kernel(
+        self,
+        m_q: cute.Tensor,
+        m_kv: cute.Tensor,
+        m_lens: cute.Tensor,
+        m_o: cute.Tensor,
+        m_lse: cute.Tensor,
+        tiles_per_split: cutlass.Int32,
+        scale_log2: cutlass.Float32,
+        s_ql_layout: cute.ComposedLayout,
+        s_qr_layout: cute.ComposedLayout,
+        s_kl_layout: cute.ComposedLayout,
+        s_kr_layout: cute.ComposedLayout,
+        s_vt_layout: cute.ComposedLayout,
+        s_p_layout: cute.ComposedLayout,
+        g2s: cute.TiledCopy,
+        mma_qk: cute.TiledMma,
+        mma_pv: cute.TiledMma,
+        SharedStorage: cutlass.Constexpr,
+    ):
+        tidx, _, _ = cute.arch.thread_idx()
+        m_block, split, bi = cute.arch.block_idx()
+        dtype = m_q.element_type
+        wg = tidx // WG_THREADS
+        # the score MMA spans warpgroup 0 only; warpgroup 1 uses the same slice for row indices
+        # (a wgmma accumulator's rows depend on the thread's place in its warpgroup, not on N)
+        wg_tidx = tidx % WG_THREADS
+
+        seqlen = m_lens[bi]
+        n_tiles = (seqlen + (N_BLK - 1)) // N_BLK
+        tile_begin = split * tiles_per_split
+        tile_end = cutlass.min(tile_begin + tiles_per_split, n_tiles)
+        n_steps = tile_end - tile_begin
+
+        q_b = m_q[bi, None, None]
+        kv_b = m_kv[bi, None, None]
+        g_ql = cute.local_tile(q_b, (M_BLK, D_LAT), (m_block, 0))
+        g_qr = cute.local_tile(q_b, (M_BLK, D_ROPE), (m_block, D_LAT // D_ROPE))
+        g_kl = cute.local_tile(kv_b, (N_BLK, D_LAT), (None, 0))
+        g_kr = cute.local_tile(kv_b, (N_BLK, D_ROPE), (None, D_LAT // D_ROPE))
+
+        smem = cutlass.utils.SmemAllocator()
+        storage = smem.allocate(SharedStorage)
+        s_ql = storage.s_ql.get_tensor(s_ql_layout.outer, swizzle=s_ql_layout.inner)
+        s_qr = storage.s_qr.get_tensor(s_qr_layout.outer, swizzle=s_qr_layout.inner)
+        s_kl = storage.s_kl.get_tensor(s_kl_layout.outer, swizzle=s_kl_layout.inner)
+        s_kr = storage.s_kr.get_tensor(s_kr_layout.outer, swizzle=s_kr_layout.inner)
+        s_vt = storage.s_kl.get_tensor(s_vt_layout.outer, swizzle=s_vt_layout.inner)
+        s_p = storage.s_p.get_tensor(s_p_layout.outer, swizzle=s_p_layout.inner)
+        s_corr = storage.s_corr.get_tensor(cute.make_layout((M_BLK,)))
+        s_sum = storage.s_sum.get_tensor(cute.make_layout((M_BLK,)))
+
+        thr_g2s = g2s.get_slice(tidx)
+        t_gql = thr_g2s.partition_S(g_ql)
+        t_sql = thr_g2s.partition_D(s_ql)
+        t_gqr = thr_g2s.partition_S(g_qr)
+        t_sqr = thr_g2s.partition_D(s_qr)
+        t_gkl = thr_g2s.partition_S(g_kl)
+        t_skl = thr_g2s.partition_D(s_kl)
+        t_gkr = thr_g2s.partition_S(g_kr)
+        t_skr = thr_g2s.partition_D(s_kr)
+        t_ckv = thr_g2s.partition_S(cute.make_identity_tensor((N_BLK, D_LAT)))
+
+        thr_qk = mma_qk.get_slice(wg_tidx)
+        thr_pv = mma_pv.get_slice(tidx)
+        t_aql = mma_qk.make_fragment_A(thr_qk.partition_A(s_ql))  # (MMA, M, K)
+        t_aqr = mma_qk.make_fragment_A(thr_qk.partition_A(s_qr))
+        t_bkl = mma_qk.make_fragment_B(thr_qk.partition_B(s_kl))  # (MMA, N, K, STAGES)
+        t_bkr = mma_qk.make_fragment_B(thr_qk.partition_B(s_kr))
+        t_bv = mma_pv.make_fragment_B(thr_pv.partition_B(s_vt))  # (MMA, N, K, STAGES)
+        t_ap = mma_pv.make_fragment_A(thr_pv.partition_A(s_p))  # (MMA, M, K)
+        t_sp = thr_qk.partition_C(s_p)
+        p_store = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), dtype, num_bits_per_copy=32)
+        acc_o = cute.make_rmem_tensor(thr_pv.partition_shape_C((M_BLK, D_LAT)), cutlass.Float32)
+        acc_o.fill(0.0)
+        acc_o_mn = mn_view(acc_o)
+        t_cs = mn_view(thr_qk.partition_C(cute.make_identity_tensor((M_BLK, N_BLK))))
+        lane = cute.arch.lane_idx()
+
+        cute.copy(g2s, t_gql, t_sql)
+        cute.copy(g2s, t_gqr, t_sqr)
+        if n_steps > 0:
+            self.load_kv(g2s, t_gkl, t_skl, t_gkr, t_skr, t_ckv, tile_begin, 0, seqlen)
+        cute.arch.cp_async_commit_group()
+
+        n_rows = cute.size(acc_o_mn, mode=[0])
+        # running max and sum: kept by warpgroup 0 only (it sees whole score rows)
+        row_max = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
+        row_sum = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
+        row_max.fill(-cutlass.Float32.inf)
+        row_sum.fill(0.0)
+
+        for step in range(n_steps):
+            tile = tile_begin + step
+            stage = step % STAGES
+            cute.arch.cp_async_wait_group(0)
+            cute.arch.fence_view_async_shared()
+            # tile `step` is in shared memory for everyone, and both warpgroups are done with
+            # step - 1 (its P and the stage the next load overwrites)
+            cute.arch.sync_threads()
+            if step + 1 < n_steps:
+                self.load_kv(
+                    g2s, t_gkl, t_skl, t_gkr, t_skr, t_ckv, tile + 1, (step + 1) % STAGES, seqlen
+                )
+            cute.arch.cp_async_commit_group()
+
+            if wg == 0:
+                # S = Q K^T: 32 latent + 4 rope k16 steps, m64n64k16 from shared memory
+                acc_s = cute.make_rmem_tensor(
+                    thr_qk.partition_shape_C((M_BLK, N_BLK)), cutlass.Float32
+                )
+                warpgroup.fence()
+                qk = cute.make_mma_atom(mma_qk.op)
+                qk.set(warpgroup.Field.ACCUMULATE, False)
+                for k in cutlass.range_constexpr(cute.size(t_aql, mode=[2])):
+                    cute.gemm(qk, acc_s, t_aql[None, None, k], t_bkl[None, None, k, stage], acc_s)
+                    qk.set(warpgroup.Field.ACCUMULATE, True)
+                for k in cutlass.range_constexpr(cute.size(t_aqr, mode=[2])):
+                    cute.gemm(qk, acc_s, t_aqr[None, None, k], t_bkr[None, None, k, stage], acc_s)
+                warpgroup.commit_group()
+                warpgroup.wait_group(0)
+
+                valid = seqlen - tile * N_BLK
+                acc_s_mn = mn_view(acc_s)
+                for r in cutlass.range_constexpr(n_rows):
+                    for c in cutlass.range_constexpr(cute.size(t_cs, mode=[1])):
+                        if t_cs[0, c][1] >= valid:
+                            acc_s_mn[r, c] = -cutlass.Float32.inf
+                    cur = (
+                        acc_s_mn[r, None]
+                        .load()
+                        .reduce(cute.ReductionOp.MAX, -cutlass.Float32.inf, 0)
+                    )
+                    new_max = cute.arch.fmax(row_max[r], quad_allreduce(cur, cute.arch.fmax))
+                    p_row = cute.math.exp2(
+                        acc_s_mn[r, None].load() * scale_log2 - new_max * scale_log2,
+                        fastmath=True,
+                    )
+                    corr = cute.math.exp2(
+                        row_max[r] * scale_log2 - new_max * scale_log2, fastmath=True
+                    )
+                    # per-lane partial sums; the quad reduction happens once, after the loop
+                    row_sum[r] = row_sum[r] * corr + p_row.reduce(
+                        cute.ReductionOp.ADD, cutlass.Float32.zero, 0
+                    )
+                    acc_o_mn[r, None] = acc_o_mn[r, None].load() * corr
+                    row_max[r] = new_max
+                    acc_s_mn[r, None] = p_row
+                    if lane % 4 == 0:
+                        s_corr[t_cs[r, 0][0]] = corr
+
+                r_p = cute.make_rmem_tensor_like(acc_s, dtype)
+                r_p.store(acc_s.load().to(dtype))
+                cute.copy(p_store, r_p, t_sp)
+                cute.arch.fence_view_async_shared()
+            # warpgroup 1 arrives here at once and waits for P and the corrections
+            cute.arch.barrier(barrier_id=P_READY_BARRIER, number_of_threads=THREADS)
+            if wg == 1:
+                for r in cutlass.range_constexpr(n_rows):
+                    corr = s_corr[t_cs[r, 0][0]]
+                    acc_o_mn[r, None] = acc_o_mn[r, None].load() * corr
+
+            # O += P V, each warpgroup over its half of D_V
+            warpgroup.fence()
+            pv = cute.make_mma_atom(mma_pv.op)
+            pv.set(warpgroup.Field.ACCUMULATE, True)
+            for k in cutlass.range_constexpr(cute.size(t_ap, mode=[2])):
+                cute.gemm(pv, acc_o, t_ap[None, None, k], t_bv[None, None, k, stage], acc_o)
+            warpgroup.commit_group()
+            warpgroup.wait_group(0)
+
+        # warpgroup 0 finishes the row sums and posts them; both normalise their halves of O
+        if wg == 0:
+            for r in cutlass.range_constexpr(n_rows):
+                total = quad_allreduce(row_sum[r], lambda a, b: a + b)
+                row_sum[r] = total
+                if lane % 4 == 0:
+                    s_sum[t_cs[r, 0][0]] = total
+        cute.arch.sync_threads()
+        lse = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
+        for r in cutlass.range_constexpr(n_rows):
+            total = s_sum[t_cs[r, 0][0]]
+            empty = total == 0.0
+            inv = 1.0 if empty else cute.arch.rcp_approx(total)
+            acc_o_mn[r, None] = acc_o_mn[r, None].load() * inv
+            lse[r] = (
+                -cutlass.Float32.inf
+                if empty
+                else row_max[r] * scale_log2 + cute.math.log2(total, fastmath=True)
+            )
+
+        g_o = cute.local_tile(m_o[bi, split, None, None], (M_BLK, ref.D_V), (m_block, 0))
+        r_o = cute.make_rmem_tensor_like(acc_o, m_o.element_type)
+        r_o.store(acc_o.load().to(m_o.element_type))
+        cute.autovec_copy(r_o, thr_pv.partition_C(g_o))
+
+        if tidx < WG_THREADS and lane % 4 == 0:
+            for r in cutlass.range_constexpr(n_rows):
+                m_lse[bi, split, m_block * M_BLK + t_cs[r, 0][0]] = lse[r]
+
+
+_KERNEL = _MlaDecodeV6()
+
+
+@functools.cache
+def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
+    return cute.compile(_KERNEL, *example_args(in_dtype, out_dtype))
+
+
+def example_args(
+    in_dtype: type[cutlass.Numeric] = cutlass.BFloat16,
+    out_dtype: type[cutlass.Numeric] = cutlass.Float32,
+) -> tuple[Any, ...]:
+    return launch_args_template(in_dtype, out_dtype, M_BLK, N_BLK, with_out=True)
+
+
+def entry() -> Any:
+    return _KERNEL
+
+
+def mla_decode(
+    q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
+) -> torch.Tensor:
+    return run_split_kv(
+        VERSION,
+        _compiled,
+        M_BLK,
+        N_BLK,
+        q,
+        kv_cache,
+        cache_seqlens,
+        sm_scale,
+        fused_merge=True,
+        packed=True,
+    )

@@ -1,0 +1,55 @@
+"""CuTe DSL MLA decode, version 8: cute_v7 plus an L2 prefetch two KV tiles ahead.
+
+With two shared-memory stages (Q takes 72 KB of the 227 KB), the cp.async copy of tile n+1 is
+issued while tile n is computed, so a copy has one step (~2 us) to arrive. At decode size each
+KV tile is read from DRAM by the first of the two row-block CTAs that need it, and v7 spends
+more cycles per tile at decode than in the speculative case, where 32 row blocks share every
+tile through L2 (ncu, ``cute_20261202T140714Z``: ~4,700 vs ~3,700 cycles per tile). Here one
+thread of warpgroup 1 also issues ``cp.async.bulk.prefetch.L2`` for tile n+2 (one instruction
+for the tile's contiguous 72 KB), so the later cp.async finds the rows in L2. Kernels otherwise
+v7's (same class, prefetch distance 2).
+"""
+
+import functools
+from typing import Any
+
+import cutlass
+import cutlass.cute as cute
+import torch
+
+from kernels.mla_decode.cute_common import run_split_kv
+from kernels.mla_decode.cute_v7 import M_BLK, N_BLK, _MlaDecodeV7, example_args
+
+VERSION = "cute_v8"
+DESCRIPTION = "CuTe DSL: cute_v7 with a bulk L2 prefetch of the KV tile two steps ahead"
+L2_PREFETCH_DISTANCE = 2
+
+_KERNEL = _MlaDecodeV7(l2_prefetch_distance=L2_PREFETCH_DISTANCE)
+
+__all__ = ["DESCRIPTION", "VERSION", "entry", "example_args", "mla_decode"]
+
+
+@functools.cache
+def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
+    return cute.compile(_KERNEL, *example_args(in_dtype, out_dtype))
+
+
+def entry() -> Any:
+    return _KERNEL
+
+
+def mla_decode(
+    q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
+) -> torch.Tensor:
+    return run_split_kv(
+        VERSION,
+        _compiled,
+        M_BLK,
+        N_BLK,
+        q,
+        kv_cache,
+        cache_seqlens,
+        sm_scale,
+        merge_in_kernel=True,
+        packed=True,
+    )

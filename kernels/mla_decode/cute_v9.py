@@ -1,0 +1,23 @@
+"""CuTe DSL MLA decode, version 9: cute_v8's kernel behind a per-shape launch plan.
+
+Host-side only (see :mod:`kernels.mla_decode.cute_plan`): the split, the scratch buffers, the
+arrival counters, the stream object and the packed arguments are built once per (shapes, dtype,
+device, stream); a call checks its inputs, allocates its output and launches one kernel. Aimed
+at the un-graphed decode call, whose Python time exceeded its GPU time in v7.
+"""
+
+import torch
+
+from kernels.mla_decode.cute_plan import run_planned
+from kernels.mla_decode.cute_v8 import M_BLK, N_BLK, _compiled, entry, example_args
+
+VERSION = "cute_v9"
+DESCRIPTION = "CuTe DSL: cute_v8's kernel launched through a cached per-shape plan (host time)"
+
+__all__ = ["DESCRIPTION", "VERSION", "entry", "example_args", "mla_decode"]
+
+
+def mla_decode(
+    q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
+) -> torch.Tensor:
+    return run_planned(VERSION, _compiled, M_BLK, N_BLK, q, kv_cache, cache_seqlens, sm_scale)
