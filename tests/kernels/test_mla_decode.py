@@ -177,9 +177,31 @@ def test_devlog_blocks_come_from_the_newest_results(tmp_path) -> None:
     out = devlog.render(doc, tmp_path)
     assert "stale" not in out
     assert "| triton_v1 | 200.0 |" in out and "| triton_v1 | 400.0 |" not in out
-    assert "Best kernel version: **triton_v2**, 80.0 us = 62.5% of the floor (meets" in out
+    assert "per-call time: **triton_v2**, 80.0 us = 62.5% of the floor (meets" in out
     assert "80.0 us, 62.5% of floor, +150% speed vs triton_v1" in out
+    assert "Best GPU time" not in out  # no CUDA-graph rows in these results
     assert devlog.render(out, tmp_path) == out  # a fixed point
+
+
+def test_devlog_reports_graph_times_apart_from_per_call_times(tmp_path) -> None:
+    """cute_bench rows carry CUDA-graph replay times: the devlog names the best of each kind
+    and says when the per-call time is host-bound."""
+    import json
+
+    from kernels.mla_decode import devlog
+
+    rows = [
+        _row("cute_v1", "decode", 120.0, "2026-12-02T00:00:00Z"),
+        _row("cute_v2", "decode", 110.0, "2026-12-02T00:00:00Z"),
+    ]
+    rows[0].update(time_us_graph=100.0, pct_of_floor_graph=50.0, host_us_per_call=60.0)
+    rows[1].update(time_us_graph=75.0, pct_of_floor_graph=66.7, host_us_per_call=100.0)
+    (tmp_path / "cute_x.json").write_text(json.dumps(rows))
+    doc = "<!-- GEN:results -->\n<!-- /GEN:results -->\n"
+    out = devlog.render(doc, tmp_path)
+    assert "per-call time: **cute_v2**, 110.0 us" in out
+    assert "Best GPU time" in out and "**cute_v2**, 75.0 us = 66.7% of the floor (meets" in out
+    assert "| cute_v2 | 110.0 | - | 75.0 | 45.5 | 66.7 | 100.0 |" in out
 
 
 def test_learning_evidence_is_computed_from_rows(tmp_path, monkeypatch) -> None:
