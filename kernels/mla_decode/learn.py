@@ -33,6 +33,14 @@ class Lesson:
     new_entry: str | None = None  # Markdown of a new entry, evidence appended after it
     sweep: tuple[str, ...] = field(default=())  # sweep specs the command must time
     results_file: str | None = None  # pin the evidence to one run (None: newest with both)
+    command: str | None = None  # reproducing command (default: bench.py on the two versions)
+    configs: tuple[str, ...] | None = None  # only these configurations (None: all measured)
+    # before == after: compare the version's per-call time with its CUDA-graph replay time
+    call_vs_graph: bool = False
+    # lead with the CUDA-graph change: the per-call time of one side is host-bound
+    graph_first: bool = False
+    host_time: bool = False  # compare Python time per call (host_us_per_call), not GPU time
+    template: Any = None  # callable returning a new entry's Markdown ({today}, {evidence})
 
 
 def _rows_for(rows: list[dict[str, Any]], version: str) -> dict[str, dict[str, Any]]:
@@ -62,17 +70,21 @@ def evidence_block(rows: list[dict[str, Any]], lesson: Lesson) -> Any:
     pool = [r for r in rows if r["_file"] == files[-1]] if files else rows
     before, after = _rows_for(pool, lesson.before), _rows_for(pool, lesson.after)
     table, used, r0 = [], set(), None
-    for cfg in sorted(set(before) & set(after), key=lambda c: c != "decode"):
+    configs = set(before) & set(after)
+    if lesson.configs is not None:
+        configs &= set(lesson.configs)
+    for cfg in sorted(configs, key=lambda c: c != "decode"):
         b, a = before[cfg], after[cfg]
         r0 = a
         used |= {b["_file"], a["_file"]}
-        change = 100.0 * (a["time_us"] / b["time_us"] - 1.0)
         table.append(
             EvidenceRow(
                 config=f"MLA {cfg} b={a['b']} s={a['s']} t={a['t']} h={a['h']} bf16: {lesson.what}",
-                before=f"{b['time_us']:.1f} us ({b['pct_of_floor']:.1f}% of floor)",
-                after=f"{a['time_us']:.1f} us ({a['pct_of_floor']:.1f}% of floor)",
-                change=f"{change:+.1f}% time",
+                **(
+                    _compare_host(b, a)
+                    if lesson.host_time
+                    else _compare(b, a, lesson.call_vs_graph, lesson.graph_first)
+                ),
             )
         )
     if not table or r0 is None:
@@ -80,19 +92,61 @@ def evidence_block(rows: list[dict[str, Any]], lesson: Lesson) -> Any:
     versions = [v for v in (lesson.before, lesson.after) if not v.startswith("sweep:")]
     cmd = BENCH
     if versions:
-        cmd += " --versions " + ",".join(versions)
+        cmd += " --versions " + ",".join(dict.fromkeys(versions))
     if lesson.sweep:
         cmd += " --sweep " + ",".join(lesson.sweep)
+    if lesson.command is not None:
+        cmd = lesson.command
     return EvidenceBlock(
         source_type=SourceType.LOCAL_EXPERIMENT,
         source=", ".join(f"kernels/mla_decode/results/{f}" for f in sorted(used))
         + f" (rows {lesson.before}, {lesson.after}); devlog docs/kernels/mla_decode.md",
         device=r0["device"],
-        versions=f"torch {r0['torch']}, triton {r0['triton']}, CUDA {r0['cuda']}",
+        versions=f"torch {r0['torch']}, triton {r0['triton']}, CUDA {r0['cuda']}"
+        + (f", nvidia-cutlass-dsl {r0['cutlass_dsl']}" if r0.get("cutlass_dsl") else ""),
         date=str(r0["date"])[:10],
         command=cmd,
         rows=table,
     )
+
+
+def _timing(r: dict[str, Any], key: str = "time_us", pct: str = "pct_of_floor") -> str:
+    return f"{r[key]:.1f} us ({r[pct]:.1f}% of floor)"
+
+
+def _compare(
+    b: dict[str, Any], a: dict[str, Any], call_vs_graph: bool, graph_first: bool = False
+) -> dict[str, str]:
+    """Before / After / Change cells: per-call times, plus CUDA-graph replay times when the
+    rows have them (cute_bench), or one version's per-call time against its graph time."""
+    if call_vs_graph:
+        change = 100.0 * (a["time_us_graph"] / b["time_us"] - 1.0)
+        return {
+            "before": "per call " + _timing(b),
+            "after": "graph replay " + _timing(a, "time_us_graph", "pct_of_floor_graph"),
+            "change": f"{change:+.1f}% time",
+        }
+    change = 100.0 * (a["time_us"] / b["time_us"] - 1.0)
+    cells = {"before": _timing(b), "after": _timing(a), "change": f"{change:+.1f}% time"}
+    if b.get("time_us_graph") is not None and a.get("time_us_graph") is not None:
+        g = 100.0 * (a["time_us_graph"] / b["time_us_graph"] - 1.0)
+        cells["before"] += f"; graph {_timing(b, 'time_us_graph', 'pct_of_floor_graph')}"
+        cells["after"] += f"; graph {_timing(a, 'time_us_graph', 'pct_of_floor_graph')}"
+        if graph_first:
+            cells["change"] = f"{g:+.1f}% graph (GPU time), {change:+.1f}% per call (host-bound)"
+        else:
+            cells["change"] += f" per call, {g:+.1f}% graph"
+    return cells
+
+
+def _compare_host(b: dict[str, Any], a: dict[str, Any]) -> dict[str, str]:
+    """Host time per call (cute_bench), with the per-call time it left."""
+    change = 100.0 * (a["host_us_per_call"] / b["host_us_per_call"] - 1.0)
+    return {
+        "before": f"host {b['host_us_per_call']:.1f} us/call, per call {b['time_us']:.1f} us",
+        "after": f"host {a['host_us_per_call']:.1f} us/call, per call {a['time_us']:.1f} us",
+        "change": f"{change:+.1f}% host time",
+    }
 
 
 def _new_wider_tile() -> str:
@@ -310,7 +364,9 @@ def apply(dry_run: bool = False) -> list[str]:
     store = Store(_repo())
     done = []
     today = dt.date.today().isoformat()
-    for lesson in LESSONS:
+    from kernels.mla_decode.learn_cute import CUTE_LESSONS
+
+    for lesson in LESSONS + CUTE_LESSONS:
         block = evidence_block(rows, lesson)
         if dry_run:
             print(f"## {lesson.entry}\nSource: {block.source}\nCommand: {block.command}")
@@ -320,7 +376,12 @@ def apply(dry_run: bool = False) -> list[str]:
         if store.find(lesson.entry) is None:
             if lesson.new_entry is None:
                 raise SystemExit(f"catalog has no entry {lesson.entry!r}")
-            template = _new_wider_tile() if lesson.new_entry == "opt" else _new_reload_pipelining()
+            if lesson.template is not None:
+                template = lesson.template()
+            elif lesson.new_entry == "opt":
+                template = _new_wider_tile()
+            else:
+                template = _new_reload_pipelining()
             # Parse the entry with a placeholder evidence block, then put the measured one in
             # (the store re-renders and re-parses before writing).
             text = template.replace("{today}", today).replace("{evidence}", _placeholder())
