@@ -22,13 +22,13 @@ from kernels.mla_decode import reference
 
 Fn = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, float], torch.Tensor]
 
-_PREFIXES = ("triton_v", "cute_v")
+_PREFIXES = ("triton_v", "cute_v", "cutile_v")
 
 
 @dataclass(frozen=True)
 class Version:
     name: str
-    family: str  # "torch", "triton", "cute"
+    family: str  # "torch", "triton", "cute", "cutile": the module name's prefix before "_v"
     description: str
     fn: Fn
 
@@ -76,7 +76,7 @@ def versions(include_baselines: bool = True) -> dict[str, Version]:
             _ERRORS[mod_name] = f"{type(exc).__name__}: {exc}"
             continue
         name = getattr(mod, "VERSION", mod_name)
-        fam = "cute" if mod_name.startswith("cute") else "triton"
+        fam = mod_name.partition("_v")[0]  # triton_v3 -> triton, cutile_v1 -> cutile
         out[name] = Version(name, fam, getattr(mod, "DESCRIPTION", ""), mod.mla_decode)
     return out
 
