@@ -128,6 +128,18 @@ def launch_args_template(
     )
 
 
+def check_query(version: str, q: torch.Tensor, m_blk: int) -> int:
+    """Raise ValueError unless the CuTe versions can take ``q``; return its rows (s * h)."""
+    if q.dtype not in _TORCH_TO_CUTE:
+        raise ValueError(f"{version} supports bf16/fp16, got {q.dtype}")
+    if not q.is_cuda:
+        raise ValueError(f"{version} needs CUDA tensors")
+    rows = q.shape[1] * q.shape[2]
+    if rows % m_blk:
+        raise ValueError(f"{version} needs s*h to be a multiple of {m_blk}, got {rows}")
+    return int(rows)
+
+
 def run_split_kv(
     version: str,
     compiled: Callable[[Any, Any], Any],
@@ -155,14 +167,8 @@ def run_split_kv(
     from kernels.mla_decode import reference as ref
 
     ref.check_inputs(q, kv_cache, cache_seqlens)
-    if q.dtype not in _TORCH_TO_CUTE:
-        raise ValueError(f"{version} supports bf16/fp16, got {q.dtype}")
-    if not q.is_cuda:
-        raise ValueError(f"{version} needs CUDA tensors")
+    rows = check_query(version, q, m_blk)
     b, s, h, _ = q.shape
-    rows = s * h
-    if rows % m_blk:
-        raise ValueError(f"{version} needs s*h to be a multiple of {m_blk}, got {rows}")
     t_max = kv_cache.shape[1]
     q = q.contiguous()
     kv_cache = kv_cache.contiguous()
@@ -325,6 +331,73 @@ def _packed_launch(fn: Any) -> PackedLaunch:
     if key not in _PACKED:
         _PACKED[key] = PackedLaunch(fn)
     return _PACKED[key]
+
+
+# ---------------------------------------------------------------------------------------------
+# Trace-time helpers for the @cute.jit entries (v6+): the global views of the arguments and the
+# shared-memory layouts, the same for every version since v2 (which spell them out inline).
+# ---------------------------------------------------------------------------------------------
+
+
+def mla_global_tensors(
+    p_q: Any,
+    p_kv: Any,
+    p_lens: Any,
+    p_o: Any,
+    p_lse: Any,
+    batch: Any,
+    rows: Any,
+    t_max: Any,
+    splits: Any,
+) -> tuple[Any, Any, Any, Any, Any]:
+    """``(m_q, m_kv, m_lens, m_o, m_lse)``: q [b, rows, 576], kv [b, t, 576], lens [b], the
+    partial O as [b, splits, rows, 512] over memory laid out [b, rows, splits, 512] (a row's
+    splits side by side for the merge), and the base-2 LSE [b, splits, rows]."""
+    import cutlass.cute as cute
+
+    from kernels.mla_decode import reference as ref
+
+    q_bstride = cute.assume(rows * ref.D_QK, divby=64)
+    kv_bstride = cute.assume(t_max * ref.D_QK, divby=64)
+    o_rstride = cute.assume(splits * ref.D_V, divby=64)
+    o_bstride = cute.assume(rows * splits * ref.D_V, divby=64)
+    m_q = cute.make_tensor(
+        p_q, cute.make_layout((batch, rows, ref.D_QK), stride=(q_bstride, ref.D_QK, 1))
+    )
+    m_kv = cute.make_tensor(
+        p_kv, cute.make_layout((batch, t_max, ref.D_QK), stride=(kv_bstride, ref.D_QK, 1))
+    )
+    m_lens = cute.make_tensor(p_lens, cute.make_layout((batch,)))
+    m_o = cute.make_tensor(
+        p_o,
+        cute.make_layout((batch, splits, rows, ref.D_V), stride=(o_bstride, ref.D_V, o_rstride, 1)),
+    )
+    m_lse = cute.make_tensor(
+        p_lse, cute.make_layout((batch, splits, rows), stride=(rows * splits, 1, splits))
+    )
+    return m_q, m_kv, m_lens, m_o, m_lse
+
+
+def mla_smem_layouts(dtype: Any, m_blk: int, n_blk: int, stages: int) -> tuple[Any, ...]:
+    """``(s_ql, s_qr, s_kl, s_kr, s_vt, s_p)`` wgmma layouts (128B swizzle): K-major atoms for
+    Q (latent, rope), the KV stages and P; the MN-major V^T view of the KV stages addresses the
+    same bytes as the K-major K view, so V costs no copy."""
+    import cutlass.cute as cute
+    from cutlass.cute.nvgpu import warpgroup
+
+    from kernels.mla_decode import reference as ref
+
+    k_atom = warpgroup.make_smem_layout_atom(warpgroup.SmemLayoutAtomKind.K_SW128, dtype)
+    mn_atom = warpgroup.make_smem_layout_atom(warpgroup.SmemLayoutAtomKind.MN_SW128, dtype)
+    lat, rope = ref.D_LATENT, ref.D_ROPE
+    return (
+        cute.tile_to_shape(k_atom, (m_blk, lat), (0, 1)),
+        cute.tile_to_shape(k_atom, (m_blk, rope), (0, 1)),
+        cute.tile_to_shape(k_atom, (n_blk, lat, stages), (0, 1, 2)),
+        cute.tile_to_shape(k_atom, (n_blk, rope, stages), (0, 1, 2)),
+        cute.tile_to_shape(mn_atom, (lat, n_blk, stages), (1, 0, 2)),
+        cute.tile_to_shape(k_atom, (m_blk, n_blk), (0, 1)),
+    )
 
 
 # ---------------------------------------------------------------------------------------------

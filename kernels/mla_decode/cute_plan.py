@@ -54,14 +54,8 @@ def _make_plan(
     import cuda.bindings.driver as cuda
     import cutlass
 
-    if q.dtype not in cute_common._TORCH_TO_CUTE:
-        raise ValueError(f"{version} supports bf16/fp16, got {q.dtype}")
-    if not q.is_cuda:
-        raise ValueError(f"{version} needs CUDA tensors")
-    b, s, h, _ = q.shape
-    rows = s * h
-    if rows % m_blk:
-        raise ValueError(f"{version} needs s*h to be a multiple of {m_blk}, got {rows}")
+    rows = cute_common.check_query(version, q, m_blk)
+    b = q.shape[0]
     n_tiles = math.ceil(t_max / n_blk)
     splits, per_split = cute_common.pick_splits(
         b * rows // m_blk, n_tiles, cute_common.num_sms(q.device)

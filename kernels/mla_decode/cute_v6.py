@@ -27,6 +27,8 @@ from cutlass.cute.nvgpu import cpasync, warpgroup
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
     launch_args_template,
+    mla_global_tensors,
+    mla_smem_layouts,
     mn_view,
     quad_allreduce,
     run_split_kv,
@@ -70,35 +72,17 @@ class _MlaDecodeV6(_MlaDecodeV4):
         stream: cuda.CUstream,
     ):
         dtype = p_q.dtype
-        q_bstride = cute.assume(rows * ref.D_QK, divby=64)
-        kv_bstride = cute.assume(t_max * ref.D_QK, divby=64)
-        o_rstride = cute.assume(splits * ref.D_V, divby=64)
-        o_bstride = cute.assume(rows * splits * ref.D_V, divby=64)
-        m_q = cute.make_tensor(
-            p_q, cute.make_layout((batch, rows, ref.D_QK), stride=(q_bstride, ref.D_QK, 1))
+        m_q, m_kv, m_lens, m_o, m_lse = mla_global_tensors(
+            p_q, p_kv, p_lens, p_o, p_lse, batch, rows, t_max, splits
         )
-        m_kv = cute.make_tensor(
-            p_kv, cute.make_layout((batch, t_max, ref.D_QK), stride=(kv_bstride, ref.D_QK, 1))
-        )
-        m_lens = cute.make_tensor(p_lens, cute.make_layout((batch,)))
-        m_o = cute.make_tensor(
-            p_o,
-            cute.make_layout(
-                (batch, splits, rows, ref.D_V), stride=(o_bstride, ref.D_V, o_rstride, 1)
-            ),
-        )
-        m_lse = cute.make_tensor(
-            p_lse, cute.make_layout((batch, splits, rows), stride=(rows * splits, 1, splits))
-        )
-
-        k_atom = warpgroup.make_smem_layout_atom(warpgroup.SmemLayoutAtomKind.K_SW128, dtype)
-        mn_atom = warpgroup.make_smem_layout_atom(warpgroup.SmemLayoutAtomKind.MN_SW128, dtype)
-        s_ql_layout = cute.tile_to_shape(k_atom, (M_BLK, D_LAT), (0, 1))
-        s_qr_layout = cute.tile_to_shape(k_atom, (M_BLK, D_ROPE), (0, 1))
-        s_kl_layout = cute.tile_to_shape(k_atom, (N_BLK, D_LAT, STAGES), (0, 1, 2))
-        s_kr_layout = cute.tile_to_shape(k_atom, (N_BLK, D_ROPE, STAGES), (0, 1, 2))
-        s_vt_layout = cute.tile_to_shape(mn_atom, (D_LAT, N_BLK, STAGES), (1, 0, 2))
-        s_p_layout = cute.tile_to_shape(k_atom, (M_BLK, N_BLK), (0, 1))
+        (
+            s_ql_layout,
+            s_qr_layout,
+            s_kl_layout,
+            s_kr_layout,
+            s_vt_layout,
+            s_p_layout,
+        ) = mla_smem_layouts(dtype, M_BLK, N_BLK, STAGES)
 
         @cute.struct
         class SharedStorage:
