@@ -74,7 +74,8 @@ def _ladder_key(version: str) -> tuple[int, int, str]:
     if version in order:
         return (0, order[version], version)
     fam, _, num = version.partition("_v")
-    return (1 if fam == "triton" else 2, int(num) if num.isdigit() else 0, version)
+    rank = {"triton": 1, "cute": 2, "cutile": 3}.get(fam, 4)
+    return (rank, int(num) if num.isdigit() else 0, version)
 
 
 def results_block(rows: list[dict[str, Any]]) -> str:
@@ -89,7 +90,7 @@ def results_block(rows: list[dict[str, Any]]) -> str:
         )
         any_r = max(vrows, key=lambda r: (str(r.get("date", "")), r["_file"]))  # newest run
         best = max(
-            (r for r in vrows if r["family"] in ("triton", "cute")),
+            (r for r in vrows if r["family"] in ("triton", "cute", "cutile")),
             key=lambda r: r["pct_of_floor"],
             default=None,
         )
