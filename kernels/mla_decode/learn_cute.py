@@ -15,6 +15,10 @@ CUTE_BENCH = "python -m kernels.mla_decode.cute_bench --versions {versions}"
 RUN_V7 = "cute_20261202T140714Z.json"
 # v5 to v9 side by side (v7 timed a second time)
 RUN_V9 = "cute_20261202T142653Z.json"
+# v1, v2, v3 side by side (per-call times only: no CUDA-graph replay in that run)
+RUN_V3 = "cute_20261202T093523Z.json"
+# v3, v4, v5 side by side with host time per call
+RUN_V5 = "cute_20261202T111618Z.json"
 
 
 def _cmd(*versions: str) -> str:
@@ -248,7 +252,84 @@ Separate what a call computes from what its shape implies; cache the latter. It 
 """
 
 
+def _duplicate_scores() -> str:
+    return """---
+name: cute-duplicate-score-tile-per-warpgroup
+kind: anti-pattern
+language: cute-dsl
+applies_to: [attention-decode, mla, attention, online-softmax]
+bottlenecks: [compute]
+impact: high
+expected_gain_pct: 20
+risk: low
+status: validated
+created: {today}
+updated: {today}
+---
+
+# Each warpgroup computing the same score tile for its half of the output
+
+## When to Apply
+- Hopper attention kernels whose output accumulator is split across two warpgroups by columns (MLA: 64 x 512 fp32 does not fit one warpgroup), where each warpgroup then computes the full score tile Q K^T itself so that it has P in its own registers.
+- The score product is large compared with P@V (MLA: K = 576 for the scores against 64 for each P@V half), so the duplicate is a large share of all tensor-core work.
+- `tensor_core_util_pct > 40` while time per tile stays high: the tensor pipe is busy, but with repeated work.
+
+## Mechanism
+Splitting O by columns halves each warpgroup's P@V, but not the scores: if both warpgroups compute S = Q K^T for the same rows, the score FLOPs are paid twice. For MLA the scores are 53% of a tile's FLOPs, so the duplicate adds about half a tile of tensor-core time. Computing S once (split between the warpgroups, or by one of them) and sharing P through shared memory costs a P store, a fence and a barrier per tile, which is far cheaper.
+
+## Affected Metrics
+- `duration_us`: falls by about the duplicated share once S is computed once.
+- `tensor_core_util_pct`: the useful share rises; the raw share can even fall.
+
+## Implementation
+```python
+# what NOT to do (kernels/mla_decode/cute_v2.py): both warpgroups run the whole score product
+acc_s = gemm(q_smem, k_smem)            # in warpgroup 0 AND warpgroup 1, same rows, same keys
+p = softmax(acc_s); acc_o_half += p @ v_smem[:, my_half]
+# instead (cute_v3.py, then cute_v6.py): compute S once, publish P (bf16) in shared memory,
+# both warpgroups read it for their P@V halves after a barrier
+```
+
+## Performance Evidence
+{evidence}
+
+## Generalization
+When work is split across warpgroups by the output dimension, check which inputs to that work each warpgroup recomputes; a shared intermediate (here P) exchanged through shared memory is usually cheaper than recomputing it.
+
+## Pitfalls
+- Splitting the score tile between the warpgroups (v3) fixes the duplicate but has its own costs; see `cute-split-score-tile-across-warpgroups`.
+
+## Interactions
+- composes `split-accumulator-across-warpgroups`: the accumulator split that makes the duplicate tempting.
+- conflicts `cute-split-score-tile-across-warpgroups`: the next step after removing the duplicate.
+"""
+
+
 CUTE_LESSONS = [
+    Lesson(
+        "fill-tensor-core-tile-m",
+        "cute_v1",
+        "cute_v2",
+        "warp mma.sync m16n8k16 with ldmatrix -> warpgroup wgmma (M = 64 rows) reading Q/K/V "
+        "from swizzled shared memory, in a first layout where both warpgroups compute the score "
+        "tile (see cute-duplicate-score-tile-per-warpgroup); per-call times, this run has no "
+        "CUDA-graph replay and at decode size Python launch time is part of them",
+        True,
+        results_file=RUN_V3,
+        command=_cmd("cute_v1", "cute_v2"),
+    ),
+    Lesson(
+        "cute-duplicate-score-tile-per-warpgroup",
+        "cute_v2",
+        "cute_v3",
+        "both warpgroups compute the whole score tile (P in registers) -> the score tile "
+        "computed once, split between them, P shared through shared memory",
+        True,
+        new_entry="anti",
+        results_file=RUN_V3,
+        command=_cmd("cute_v2", "cute_v3"),
+        template=_duplicate_scores,
+    ),
     Lesson(
         "cute-split-score-tile-across-warpgroups",
         "cute_v5",
@@ -308,6 +389,17 @@ CUTE_LESSONS = [
         results_file=RUN_V9,
         command=_cmd("cute_v7", "cute_v8"),
         template=_l2_prefetch,
+    ),
+    Lesson(
+        "cache-per-shape-launch-state",
+        "cute_v4",
+        "cute_v5",
+        "CuTe DSL converts every Python argument per call -> ctypes argument slots packed once "
+        "and passed by address (checked against CuTe DSL's own conversion); same kernels",
+        True,
+        results_file=RUN_V5,
+        command=_cmd("cute_v4", "cute_v5"),
+        host_time=True,
     ),
     Lesson(
         "cache-per-shape-launch-state",
