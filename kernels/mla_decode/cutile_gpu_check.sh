@@ -5,6 +5,7 @@
 #   cutile-images.log  which of the three images loads and launches (one process each)
 #   pytest-cutile.log  the gpu tests (bf16 vs the fp32 reference, ragged, s=16, NaN-poisoned)
 #   cute_<stamp>.json  cute_bench rows for torch and cutile_v1 (decode + speculative)
+# IMAGES (default "tileiras sm_90a ptx") and REP_MS (default 200) shorten the run.
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -16,7 +17,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 ls -l kernels/mla_decode/build/cutile/ || { echo "no kernels/mla_decode/build/cutile/"; exit 1; }
 
 step "images: load + one launch each (separate processes: a failed launch can poison a context)"
-for img in tileiras sm_90a ptx; do
+for img in ${IMAGES:-tileiras sm_90a ptx}; do
     KBOPT_CUTILE_IMAGE=$img timeout 60 python3 - "$img" <<'PY' 2>&1 | tail -3
 import sys, time, torch
 from kernels.mla_decode import cutile_v1, reference as ref
@@ -39,5 +40,5 @@ timeout 240 python3 -m pytest -v -s -m gpu -p no:cacheprovider \
 
 step "timing: torch vs cutile_v1"
 timeout 300 python3 -m kernels.mla_decode.cute_bench --versions torch,cutile_v1 --config all \
-    --out "$OUT" 2>&1 | tail -12
+    --rep-ms "${REP_MS:-200}" --out "$OUT" 2>&1 | tail -12
 step done
