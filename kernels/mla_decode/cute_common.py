@@ -249,7 +249,9 @@ def merge_counters(device: torch.device, n: int) -> torch.Tensor:
     """``n`` zeroed int32 arrival counters on ``device``, allocated once and reused.
 
     The kernel that uses them resets each counter to 0 when its row block is merged, so the
-    buffer is all zeros again between calls (calls on one stream run one after another).
+    buffer is all zeros again between calls (calls on one stream run one after another). One
+    buffer serves every stream of the device: calls of cute_v7/v8 on different streams must not
+    overlap in time (cute_v9's launch plans keep their counters per stream).
     """
     key = (device.type, device.index)
     buf = _COUNTERS.get(key)
