@@ -37,8 +37,6 @@ class Lesson:
     configs: tuple[str, ...] | None = None  # only these configurations (None: all measured)
     # before == after: compare the version's per-call time with its CUDA-graph replay time
     call_vs_graph: bool = False
-    # lead with the CUDA-graph change: the per-call time of one side is host-bound
-    graph_first: bool = False
     host_time: bool = False  # compare Python time per call (host_us_per_call), not GPU time
     template: Any = None  # callable returning a new entry's Markdown ({today}, {evidence})
 
@@ -83,7 +81,7 @@ def evidence_block(rows: list[dict[str, Any]], lesson: Lesson) -> Any:
                 **(
                     _compare_host(b, a)
                     if lesson.host_time
-                    else _compare(b, a, lesson.call_vs_graph, lesson.graph_first)
+                    else _compare(b, a, lesson.call_vs_graph)
                 ),
             )
         )
@@ -114,9 +112,7 @@ def _timing(r: dict[str, Any], key: str = "time_us", pct: str = "pct_of_floor") 
     return f"{r[key]:.1f} us ({r[pct]:.1f}% of floor)"
 
 
-def _compare(
-    b: dict[str, Any], a: dict[str, Any], call_vs_graph: bool, graph_first: bool = False
-) -> dict[str, str]:
+def _compare(b: dict[str, Any], a: dict[str, Any], call_vs_graph: bool) -> dict[str, str]:
     """Before / After / Change cells: per-call times, plus CUDA-graph replay times when the
     rows have them (cute_bench), or one version's per-call time against its graph time."""
     if call_vs_graph:
@@ -132,10 +128,7 @@ def _compare(
         g = 100.0 * (a["time_us_graph"] / b["time_us_graph"] - 1.0)
         cells["before"] += f"; graph {_timing(b, 'time_us_graph', 'pct_of_floor_graph')}"
         cells["after"] += f"; graph {_timing(a, 'time_us_graph', 'pct_of_floor_graph')}"
-        if graph_first:
-            cells["change"] = f"{g:+.1f}% graph (GPU time), {change:+.1f}% per call (host-bound)"
-        else:
-            cells["change"] += f" per call, {g:+.1f}% graph"
+        cells["change"] += f" per call, {g:+.1f}% graph"
     return cells
 
 

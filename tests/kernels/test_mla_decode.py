@@ -219,3 +219,28 @@ def test_learning_evidence_is_computed_from_rows(tmp_path, monkeypatch) -> None:
     )
     assert block.rows[0].before.startswith("278.4 us") and block.rows[0].change == "-36.7% time"
     assert "kernels/mla_decode/results/r.json" in block.source
+
+
+def test_learning_evidence_from_cute_bench_rows_carries_graph_and_host_times() -> None:
+    """cute_bench rows: the table shows CUDA-graph times beside per-call times, a lesson can
+    compare one version's per-call and graph times, or the host time per call."""
+    from kernels.mla_decode import learn
+
+    b = dict(_row("cute_v6", "decode", 100.0, "d"), _file="c.json", cutlass_dsl="4.3.5")
+    a = dict(_row("cute_v7", "decode", 110.0, "d"), _file="c.json", cutlass_dsl="4.3.5")
+    b.update(time_us_graph=98.0, pct_of_floor_graph=51.0, host_us_per_call=90.0)
+    a.update(time_us_graph=85.0, pct_of_floor_graph=58.8, host_us_per_call=30.0)
+    rows = [b, a]
+    both = learn.evidence_block(rows, learn.Lesson("x", "cute_v6", "cute_v7", "w", command="c"))
+    assert both.command == "c" and "nvidia-cutlass-dsl 4.3.5" in both.versions
+    assert both.rows[0].change == "+10.0% time per call, -13.3% graph"
+    same = learn.evidence_block(
+        rows, learn.Lesson("x", "cute_v7", "cute_v7", "w", call_vs_graph=True)
+    )
+    assert same.rows[0].before.startswith("per call 110.0 us")
+    assert same.rows[0].after.startswith("graph replay 85.0 us")
+    host = learn.evidence_block(rows, learn.Lesson("x", "cute_v6", "cute_v7", "w", host_time=True))
+    assert host.rows[0].change == "-66.7% host time"
+    only = learn.Lesson("x", "cute_v6", "cute_v7", "w", configs=("speculative",))
+    with pytest.raises(SystemExit):  # no measured pair left once filtered
+        learn.evidence_block(rows, only)
