@@ -1,14 +1,20 @@
 """The knowledge base on disk.
 
-Paths follow KB2 and are enforced both ways: a file's folder must agree with its
-front matter (kind, language), and every entry is written to the folder its fields
-prescribe.  Loading reports every problem as `path:line: message` and never skips a
-file silently.  Every write is validated, atomic (temporary file + rename) and
-serialized by an inter-process lock, and it refreshes the generated `catalog/`.
+Paths are enforced both ways: a file's folder must agree with its front matter (kind,
+language), and every entry is written to the folder its fields prescribe.  Loading
+reports every problem as `path:line: message` and never skips a file silently.  Every
+write is validated, atomic (temporary file + rename) and serialized by an inter-process
+lock; then the `on_write` listeners refresh what is derived from the entries (the
+`catalog/` index, the search index).
 
-The update protocol of the Japanese source (KB7-KB9) is the public API here:
-`add_optimization`, `add_anti_pattern`, `append_evidence`, `narrow_conditions`,
-`add_interaction`, `convert_kind` and `update`.
+A store reads two layers (`kbopt.layers`): the project's `docs/knowledge/` over the
+catalog bundled with kbopt.  A project entry replaces the bundled entry of the same
+name, and every write goes to the project: changing a bundled entry writes the changed
+copy into the project, where it replaces the bundled one; the bundled files are never
+modified.
+
+The update protocol is the public API here: `add_optimization`, `add_anti_pattern`,
+`append_evidence`, `narrow_conditions`, `add_interaction`, `convert_kind` and `update`.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from pathlib import Path
 from filelock import FileLock
 
 from kbopt.errors import KbError, Problem, ProblemList
+from kbopt.layers import BUNDLED, PACKAGED_RELPATH, PROJECT, BundledChoice, Layer, layers_for
 from kbopt.model import (
     Entry,
     EvidenceBlock,
@@ -32,7 +39,7 @@ from kbopt.model import (
     entry_relpath,
     validate_name,
 )
-from kbopt.template import parse_entry, render_entry
+from kbopt.template import parse_entry, render_entry, scaffold
 from kbopt.vocab import Kind, Language, Status
 
 KNOWLEDGE_DIR = Path("docs") / "knowledge"
@@ -40,6 +47,20 @@ CATALOG_DIR = Path("catalog")
 LOCK_NAME = ".kbopt.lock"
 # Files a Sphinx tree may keep beside entries; everything else must be an entry.
 NON_ENTRY_FILES = {"index.md", "README.md"}
+# How generated files (catalog/, the site) name a bundled entry's file: its place inside
+# the installed package, the same on every machine.
+BUNDLED_PUBLIC_DIR = Path("kbopt") / PACKAGED_RELPATH
+
+Listener = Callable[[list[Path]], None]
+# Run on every new Store to attach what is derived from its entries: kbopt/__init__.py
+# registers the catalog/ index here, so the store itself imports none of them.
+_ATTACH_TO_EVERY_STORE: list[Callable[[Store], None]] = []
+
+
+def attach_to_every_store(attach: Callable[[Store], None]) -> None:
+    """Call `attach(store)` for every Store created from now on (once per function)."""
+    if attach not in _ATTACH_TO_EVERY_STORE:
+        _ATTACH_TO_EVERY_STORE.append(attach)
 
 
 def find_project_root(start: Path | None = None) -> Path:
@@ -55,13 +76,13 @@ def find_project_root(start: Path | None = None) -> Path:
     if (package_parent / KNOWLEDGE_DIR).is_dir():
         return package_parent
     raise KbError(
-        "no knowledge base found: run inside a kbopt project (a folder with docs/knowledge/) "
-        "or set KBOPT_ROOT"
+        "no knowledge base found: run inside a kbopt project (a folder with docs/knowledge/; "
+        "`kbopt init` sets one up) or set KBOPT_ROOT"
     )
 
 
 def classify_path(relpath: Path) -> tuple[Kind, Language | None] | str:
-    """(kind, language) that KB2 assigns to a path under the knowledge root, or why not."""
+    """(kind, language) that the folder layout assigns to a path under a knowledge root, or why not."""
     parts = relpath.parts
     folders = {k.folder: k for k in Kind}
     if len(parts) == 2 and parts[0] in folders:
@@ -83,19 +104,62 @@ class LoadResult:
     entries: list[Entry] = field(default_factory=list)
     paths: dict[str, Path] = field(default_factory=dict)
     problems: list[KbError] = field(default_factory=list)
+    layers: dict[str, str] = field(default_factory=dict)  # entry name -> PROJECT or BUNDLED
+    # Project entries that replace a bundled entry of the same name.
+    overrides: set[str] = field(default_factory=set)
 
     def by_name(self) -> dict[str, Entry]:
         return {e.name: e for e in self.entries}
 
 
 class Store:
-    """One project's knowledge base: `<root>/docs/knowledge` and `<root>/catalog`."""
+    """One project's knowledge base: `<root>/docs/knowledge` over the bundled entries,
+    and `<root>/catalog`.
 
-    def __init__(self, root: Path | str | None = None):
+    `bundled`: None follows `KBOPT_BUNDLED` (default: the catalog shipped with kbopt),
+    False leaves the bundled entries out, a path uses that folder instead.
+    `knowledge_dir` is the project layer, where every write goes.
+    """
+
+    def __init__(self, root: Path | str | None = None, *, bundled: BundledChoice = None):
         self.root = Path(root).resolve() if root is not None else find_project_root()
         self.knowledge_dir = self.root / KNOWLEDGE_DIR
         self.catalog_dir = self.root / CATALOG_DIR
-        self._listeners: list[Callable[[list[Path]], None]] = []
+        self.layers: tuple[Layer, ...] = layers_for(self.knowledge_dir, bundled)
+        self._listeners: list[Listener] = []
+        for attach in _ATTACH_TO_EVERY_STORE:
+            attach(self)
+
+    # ------------------------------------------------------------------ layers
+
+    @property
+    def bundled_dir(self) -> Path | None:
+        """The bundled layer's folder, or None when this store has the project layer only."""
+        return next((la.knowledge_dir for la in self.layers if la.name == BUNDLED), None)
+
+    def layer_of(self, path: Path) -> Layer:
+        """The layer a file belongs to (the project's when the folders nest)."""
+        resolved = path.resolve()
+        for layer in self.layers:
+            if resolved.is_relative_to(layer.resolved):
+                return layer
+        raise KbError(f"{path} is not inside the knowledge base ({self.knowledge_dir})")
+
+    def locate(self, relpath: str) -> Path | None:
+        """The file at `relpath` under a knowledge root, from the first layer that has it."""
+        for layer in self.layers:
+            path = layer.knowledge_dir / relpath
+            if path.is_file():
+                return path
+        return None
+
+    def public_path(self, path: Path) -> str:
+        """A file's path as generated files (catalog/, the site) show it: the same on
+        every machine, `docs/knowledge/...` for the project, the package path for bundled."""
+        layer = self.layer_of(path)
+        rel = path.resolve().relative_to(layer.resolved).as_posix()
+        base = KNOWLEDGE_DIR if layer.name == PROJECT else BUNDLED_PUBLIC_DIR
+        return f"{base.as_posix()}/{rel}"
 
     # ------------------------------------------------------------------ reading
 
@@ -105,20 +169,47 @@ class Store:
         except ValueError:
             return str(path)
 
-    def entry_files(self) -> list[Path]:
-        if not self.knowledge_dir.is_dir():
+    def _layer_files(self, layer: Layer) -> list[Path]:
+        if not layer.knowledge_dir.is_dir():
             return []
         return sorted(
             p
-            for p in self.knowledge_dir.rglob("*.md")
+            for p in layer.knowledge_dir.rglob("*.md")
             if p.name not in NON_ENTRY_FILES and not p.name.startswith(".")
         )
 
+    def _visible_files(self) -> tuple[list[tuple[Layer, Path]], set[str]]:
+        """Every file a reader sees, with its layer, and the names the project overrides.
+
+        A layer's file is hidden when an upper layer has a file of the same name; two
+        files of one name in the same layer both stay (loading reports the duplicate).
+        """
+        visible: list[tuple[Layer, Path]] = []
+        above: set[str] = set()
+        overridden: set[str] = set()
+        for layer in self.layers:
+            files = self._layer_files(layer)
+            for path in files:
+                if path.stem in above:
+                    overridden.add(path.stem)
+                else:
+                    visible.append((layer, path))
+            above |= {p.stem for p in files}
+        return visible, overridden
+
+    def entry_files(self) -> list[Path]:
+        """The entry files a reader sees: the project's, then the bundled ones not overridden."""
+        return [path for _, path in self._visible_files()[0]]
+
     def path_for(self, entry: Entry) -> Path:
+        """Where `entry` is written: its path in the project layer."""
         return self.knowledge_dir / entry.relpath()
 
     def read_file(self, path: Path) -> Entry:
-        """Parse one file in the knowledge base, checking its location (KB2) too."""
+        """Parse one file of the knowledge base (either layer), checking its location too."""
+        return self._read(path, self.layer_of(path))
+
+    def _read(self, path: Path, layer: Layer) -> Entry:
         shown = self.display(path)
         try:
             text = path.read_text(encoding="utf-8")
@@ -126,7 +217,7 @@ class Store:
             raise ProblemList([Problem(f"not UTF-8 text: {exc}", shown, 1)]) from None
         except OSError as exc:
             raise ProblemList([Problem(f"cannot read: {exc.strerror}", shown, 1)]) from None
-        rel = path.resolve().relative_to(self.knowledge_dir.resolve())
+        rel = path.resolve().relative_to(layer.resolved)
         placed = classify_path(rel)
         if isinstance(placed, str):
             raise ProblemList([Problem(placed, shown, 1)])
@@ -161,11 +252,12 @@ class Store:
         return entry
 
     def load_all(self) -> LoadResult:
-        """Every entry file, parsed; every problem kept with its path and line."""
+        """Every entry file a reader sees, parsed; every problem kept with its path and line."""
         result = LoadResult()
-        for path in self.entry_files():
+        visible, result.overrides = self._visible_files()
+        for layer, path in visible:
             try:
-                entry = self.read_file(path)
+                entry = self._read(path, layer)
             except ProblemList as exc:
                 result.problems.extend(exc.problems)
                 continue
@@ -181,6 +273,7 @@ class Store:
                 continue
             result.entries.append(entry)
             result.paths[entry.name] = path
+            result.layers[entry.name] = layer.name
         return result
 
     def entries(self) -> list[Entry]:
@@ -191,6 +284,7 @@ class Store:
         return result.entries
 
     def find(self, name: str) -> Path | None:
+        """The file of entry `name` that a reader sees (the project's before a bundled one)."""
         validate_name(name)
         for path in self.entry_files():
             if path.stem == name:
@@ -203,10 +297,13 @@ class Store:
             raise KbError(f"no entry named {name!r} (try `kbopt list` or `kbopt search`)")
         return self.read_file(path)
 
+    def is_bundled(self, path: Path) -> bool:
+        return self.layer_of(path).name == BUNDLED
+
     # ------------------------------------------------------------------ writing
 
-    def on_write(self, listener: Callable[[list[Path]], None]) -> None:
-        """Call `listener(changed_paths)` after every successful write (search index...)."""
+    def on_write(self, listener: Listener) -> None:
+        """Call `listener(changed_paths)` after every successful write (catalog/, search index...)."""
         self._listeners.append(listener)
 
     @contextmanager
@@ -226,11 +323,18 @@ class Store:
         target = self.path_for(entry)
         existing = self.find(entry.name)
         if existing is not None and not overwrite:
+            if self.is_bundled(existing):
+                raise KbError(
+                    f"entry {entry.name!r} is bundled with kbopt ({self.display(existing)}); "
+                    "to change it for this project, update it (kbopt add --update, or "
+                    "Store.update): the changed copy is written to docs/knowledge/ and "
+                    "replaces the bundled one"
+                )
             raise KbError(
                 f"entry {entry.name!r} already exists at {self.display(existing)}; "
                 "update it explicitly (kbopt add --update, or Store.update)"
             )
-        if existing is not None and existing.resolve() != target.resolve():
+        if existing is not None and self._relpath(existing) != entry.relpath():
             raise KbError(
                 f"entry {entry.name!r} lives at {self.display(existing)} but its fields say "
                 f"{self.display(target)}; use convert_kind to move it between kinds"
@@ -244,6 +348,9 @@ class Store:
         self._after_write([target])
         return target
 
+    def _relpath(self, path: Path) -> str:
+        return path.resolve().relative_to(self.layer_of(path).resolved).as_posix()
+
     def _check_targets(self, entry: Entry) -> None:
         names = {p.stem for p in self.entry_files()} | {entry.name}
         unknown = [i.target for i in entry.interactions if i.target not in names]
@@ -253,14 +360,11 @@ class Store:
             )
 
     def _after_write(self, changed: list[Path]) -> None:
-        from kbopt.index import write_catalog
-
-        write_catalog(self)
         for listener in self._listeners:
             listener(changed)
 
     def add_file(self, source: Path, *, overwrite: bool = False) -> Path:
-        """`kbopt add FILE`: parse a draft anywhere on disk and file it at its KB2 path."""
+        """`kbopt add FILE`: parse a draft anywhere on disk and file it at its path."""
         try:
             text = source.read_text(encoding="utf-8")
         except OSError as exc:
@@ -268,11 +372,31 @@ class Store:
         entry = parse_entry(text, name=None, path=str(source))
         return self.write(entry, overwrite=overwrite)
 
+    def add_scaffold(self, kind: Kind, name: str, language: Language | None = None) -> Path:
+        """`kbopt new`: the template, placeholders and all, at the new entry's project path."""
+        validate_name(name)
+        with self.locked():
+            existing = self.find(name)
+            if existing is not None:
+                where = "is bundled with kbopt at" if self.is_bundled(existing) else "exists at"
+                raise KbError(f"entry {name!r} already {where} {self.display(existing)}")
+            path = entry_path(self.root, kind, language, name)
+            if path.exists():
+                raise KbError(f"{self.display(path)} already exists")
+            atomic_write(path, scaffold(name, kind.value, language.value if language else None))
+            self._after_write([path])
+            return path
+
     def delete(self, name: str) -> Path:
         with self.locked():
             path = self.find(name)
             if path is None:
                 raise KbError(f"no entry named {name!r}")
+            if self.is_bundled(path):
+                raise KbError(
+                    f"entry {name!r} is bundled with kbopt and cannot be deleted from a "
+                    "project; a project entry of the same name replaces it"
+                )
             path.unlink()
             self._after_write([path])
             return path
@@ -280,13 +404,13 @@ class Store:
     # ------------------------------------------------------- update protocol
 
     def add_optimization(self, entry: Entry) -> Path:
-        """KB8: a validated new optimization, at the shared or language path."""
+        """A validated new optimization, at the shared or language path."""
         if entry.kind is not Kind.OPTIMIZATION:
             raise KbError(f"{entry.name!r} is an {entry.kind.value}, not an optimization")
         return self.write(entry)
 
     def add_anti_pattern(self, entry: Entry) -> Path:
-        """KB9: a clear regression, recorded as a reusable failure pattern."""
+        """A clear regression, recorded as a reusable failure pattern."""
         if entry.kind is not Kind.ANTI_PATTERN:
             raise KbError(f"{entry.name!r} is an {entry.kind.value}, not an anti-pattern")
         if not entry.affected_metrics:
@@ -302,6 +426,8 @@ class Store:
         return self.write(entry, overwrite=True)
 
     def _modify(self, name: str, change: Callable[[Entry], Entry], today: dt.date | None) -> Path:
+        # A bundled entry is read from the bundled layer and written, changed, to the
+        # project layer: the project copy then replaces it.
         with self.locked():
             path = self.find(name)
             if path is None:
@@ -319,7 +445,7 @@ class Store:
         status: Status | None = None,
         today: dt.date | None = None,
     ) -> Path:
-        """KB7: new evidence refines an estimated effect or a failure mode."""
+        """New evidence refines an estimated effect or a failure mode."""
 
         def change(e: Entry) -> Entry:
             e.evidence = [*e.evidence, block]
@@ -338,7 +464,7 @@ class Store:
         pitfall: str | None = None,
         today: dt.date | None = None,
     ) -> Path:
-        """KB7: an entry shown wrong in some situations gets tighter When to Apply."""
+        """An entry shown wrong in some situations gets a tighter When to Apply."""
         if not (contexts or triggers or pitfall):
             raise KbError("narrow_conditions needs at least one context, trigger or pitfall")
 
@@ -355,7 +481,7 @@ class Store:
     def add_interaction(
         self, name: str, interaction: Interaction, *, today: dt.date | None = None
     ) -> Path:
-        """KB7: a new interaction between optimizations."""
+        """A new interaction between optimizations."""
 
         def change(e: Entry) -> Entry:
             e.interactions = [
@@ -378,11 +504,12 @@ class Store:
         context: str,
         today: dt.date | None = None,
     ) -> Path:
-        """KB7/KB9: an optimization shown to hurt becomes an anti-pattern (or back).
+        """An optimization shown to hurt becomes an anti-pattern (or back).
 
         The old file is removed and the new one written at the other kind's path in
         one locked step; `context` says in which situation the opposite holds and
-        `evidence` is the measurement that showed it.
+        `evidence` is the measurement that showed it.  A bundled entry stays where it
+        is: the converted project entry of the same name replaces it.
         """
         with self.locked():
             path = self.find(name)
@@ -399,8 +526,11 @@ class Store:
             text = render_entry(new)
             parse_entry(text, name=new.name, path=self.display(target))
             atomic_write(target, text)
-            path.unlink()
-            self._after_write([path, target])
+            changed = [target]
+            if not self.is_bundled(path):
+                path.unlink()
+                changed.insert(0, path)
+            self._after_write(changed)
             return target
 
 

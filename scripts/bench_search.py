@@ -493,6 +493,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if root.exists():
         shutil.rmtree(root)
     os.environ.pop("KBOPT_CACHE_DIR", None)
+    # The synthetic catalog alone (here and in the CLI processes it starts): without this,
+    # the entries bundled with kbopt would join it, and the update timing below rewrites
+    # randomly chosen entry files.
+    os.environ["KBOPT_BUNDLED"] = "0"
     results: dict[str, Any] = {"entries": args.entries}
 
     t0 = time.perf_counter()

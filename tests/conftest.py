@@ -27,6 +27,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True)
+def _no_bundled_layer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests see only the knowledge base they set up: the entries bundled with kbopt
+    are left out unless a test asks for them (tests/core/test_layers.py)."""
+    monkeypatch.setenv("KBOPT_BUNDLED", "0")
+
+
 @pytest.fixture
 def repo_root() -> Path:
     return REPO

@@ -5,14 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
+from kbopt.catalog_index import stale_files, write_catalog
 from kbopt.cli.common import check_or_regenerate, command, print_json, store_from
-from kbopt.errors import KbError
-from kbopt.index import stale_files, write_catalog
+from kbopt.layers import BUNDLED, PROJECT
 from kbopt.lint import lint
-from kbopt.model import validate_name
-from kbopt.store import entry_path
-from kbopt.template import render_entry, scaffold
+from kbopt.model import Entry
+from kbopt.store import LoadResult, Store
+from kbopt.template import render_entry
 from kbopt.vocab import Kind, Language, closed_vocabularies
 
 
@@ -20,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = command(
         sub,
         "new",
-        "Scaffold a new entry from the template at its KB2 path.",
+        "Scaffold a new entry from the template at its path in docs/knowledge/.",
         "kbopt new optimization split-kv-combine --language triton",
     )
     p.add_argument("kind", choices=[k.value for k in Kind])
@@ -31,12 +32,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = command(
         sub,
         "add",
-        "Validate an entry file written anywhere and file it at its KB2 path.",
+        "Validate an entry file written anywhere and file it at its path in docs/knowledge/.",
         "kbopt add /tmp/my-entry.md",
     )
     p.add_argument("file", type=Path)
     p.add_argument(
-        "--update", action="store_true", help="replace an existing entry of the same name"
+        "--update",
+        action="store_true",
+        help="replace an existing entry of the same name (a bundled one: override it here)",
     )
     p.set_defaults(func=cmd_add)
 
@@ -52,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = command(
         sub,
         "list",
-        "List the entries, optionally filtered.",
+        "List the entries (the project's and the bundled ones), optionally filtered.",
         "kbopt list --kind anti-pattern --json",
     )
     p.add_argument("--kind", choices=[k.value for k in Kind])
@@ -60,7 +63,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_list)
 
     p = command(
-        sub, "lint", "Check every entry; exit 1 and name file:line for each problem.", "kbopt lint"
+        sub,
+        "lint",
+        "Check every entry; exit 1 and name file:line for each problem.",
+        "kbopt lint --json",
     )
     p.set_defaults(func=cmd_lint)
 
@@ -84,22 +90,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_new(args: argparse.Namespace) -> int:
     store = store_from(args)
-    name = validate_name(args.name)
-    kind = Kind(args.kind)
     language = Language(args.language) if args.language else None
-    path = entry_path(store.root, kind, language, name)
-    if store.find(name) is not None:
-        raise KbError(f"entry {name!r} already exists at {store.display(store.find(name))}")  # type: ignore[arg-type]
-    with store.locked():
-        from kbopt.store import atomic_write
-
-        if path.exists():
-            raise KbError(f"{store.display(path)} already exists")
-        atomic_write(path, scaffold(name, kind.value, args.language))
-        write_catalog(store)
+    path = store.add_scaffold(Kind(args.kind), args.name, language)
     shown = store.display(path)
     if args.json:
-        print_json({"id": name, "path": shown})
+        print_json({"id": args.name, "path": shown, "layer": PROJECT})
     else:
         print(f"created {shown}: fill in the TODOs, then `kbopt lint`")
     return 0
@@ -110,7 +105,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     path = store.add_file(args.file, overwrite=args.update)
     entry = store.read_file(path)
     if args.json:
-        print_json(entry.summary())
+        print_json(_row(store, entry, path))
     else:
         print(f"{'updated' if args.update else 'added'} {store.display(path)}")
     return 0
@@ -118,12 +113,14 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     store = store_from(args)
+    path = store.find(args.name)
     entry = store.get(args.name)
     if args.json:
+        assert path is not None  # get() raised otherwise
         data = entry.model_dump(mode="json")
         data["id"] = entry.name
         data["scope"] = entry.scope.value
-        data["path"] = entry.summary()["path"]
+        data.update(_where(store, path))
         print_json(data)
     else:
         sys.stdout.write(render_entry(entry))
@@ -133,7 +130,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     store = store_from(args)
     result = store.load_all()
-    rows = [e.summary() for e in result.entries]
+    rows = [_row(store, e, result.paths[e.name]) for e in result.entries]
     if args.kind:
         rows = [r for r in rows if r["kind"] == args.kind]
     if args.language:
@@ -143,9 +140,12 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.json:
         print_json(rows)
     else:
+        layered = len(store.layers) > 1  # one layer: nothing to tell apart
         for r in rows:
+            layer = f"{r['layer']:<8} " if layered else ""
             print(
-                f"{r['id']:<44} {r['kind']:<13} {r['language'] or 'shared':<10} {r['impact']:<6} {r['title']}"
+                f"{r['id']:<44} {r['kind']:<13} {r['language'] or 'shared':<10} {r['impact']:<6} "
+                f"{layer}{r['title']}"
             )
     for problem in result.problems:
         print(f"kbopt: warning: {problem} (run `kbopt lint`)", file=sys.stderr)
@@ -160,13 +160,57 @@ def cmd_lint(args: argparse.Namespace) -> int:
         f"catalog/{name}: stale; run `kbopt catalog`" for name in stale
     ]
     count = len(store.entry_files())
+    layers = _layers(store, store.load_all())
     if args.json:
-        print_json({"ok": not messages, "entries": count, "problems": messages})
+        print_json({"ok": not messages, "entries": count, "problems": messages, "layers": layers})
     else:
         for m in messages:
             print(m)
-        print(f"{count} entries, {len(messages)} problem(s)", file=sys.stderr)
+        print(
+            f"{count} entries{_layer_counts(layers)}, {len(messages)} problem(s)", file=sys.stderr
+        )
     return 1 if messages else 0
+
+
+def _where(store: Store, path: Path) -> dict[str, str]:
+    """Where an entry comes from: its layer and its file as a user opens it."""
+    layer = store.layer_of(path).name
+    return {"path": store.display(path), "layer": layer}
+
+
+def _row(store: Store, entry: Entry, path: Path) -> dict[str, Any]:
+    row = entry.summary()
+    row.update(_where(store, path))
+    return row
+
+
+def _layers(store: Store, result: LoadResult) -> list[dict[str, Any]]:
+    """Each layer with its folder and entries, for `lint --json`."""
+    out = []
+    for layer in store.layers:
+        names = sorted(n for n, la in result.layers.items() if la == layer.name)
+        item: dict[str, Any] = {
+            "layer": layer.name,
+            "path": store.display(layer.knowledge_dir),
+            "entries": names,
+        }
+        if layer.name == PROJECT and len(store.layers) > 1:
+            item["overrides"] = sorted(result.overrides)  # replace bundled entries
+        out.append(item)
+    return out
+
+
+def _layer_counts(layers: list[dict[str, Any]]) -> str:
+    if len(layers) < 2:
+        return ""
+    project = next(la for la in layers if la["layer"] == PROJECT)
+    bundled = next(la for la in layers if la["layer"] == BUNDLED)
+    replaced = len(project.get("overrides", []))
+    extra = f", {replaced} replacing bundled ones" if replaced else ""
+    return (
+        f" ({len(project['entries'])} in the project{extra}; "
+        f"{len(bundled['entries'])} bundled with kbopt, from {bundled['path']})"
+    )
 
 
 def cmd_catalog(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ from pathlib import Path
 from kbopt.cli.common import command, print_json, store_from
 from kbopt.contracts.profile import Profile
 from kbopt.errors import KbError
+from kbopt.layers import BUNDLED
 from kbopt.vocab import Bottleneck, Kind, Scope
 
 
@@ -78,8 +79,10 @@ def cmd_search(args: argparse.Namespace) -> int:
         print("no match")
         return 0
     for h in hits:
+        where = ", bundled" if h.layer == BUNDLED else ""
         print(
-            f"{h.score:7.2f}  {h.id}  [{h.kind}, {h.entry.language or 'shared'}]  {h.entry.title}"
+            f"{h.score:7.2f}  {h.id}  [{h.kind}, {h.entry.language or 'shared'}{where}]  "
+            f"{h.entry.title}"
         )
         print(f"         {h.path}")
         if h.snippet:

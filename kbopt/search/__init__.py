@@ -20,6 +20,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kbopt.layers import PROJECT
 from kbopt.model import Entry
 from kbopt.store import KNOWLEDGE_DIR, Store
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Hit", "attach", "get_index", "search"]
 
-_INDEXES: dict[tuple[Path, Path], SearchIndex] = {}
+_INDEXES: dict[tuple[Path, tuple[Path, ...], Path], SearchIndex] = {}
 _GUARD = threading.Lock()
 
 
@@ -42,10 +43,13 @@ class Hit:
 
     id: str
     kind: str
-    path: str  # relative to the project root, e.g. docs/knowledge/optimizations/x.md
+    # Relative to the project root (docs/knowledge/optimizations/x.md) for a project
+    # entry; the file inside the installed kbopt for a bundled one.
+    path: str
     score: float
     snippet: str  # matched words in **bold**
     stored: dict[str, Any] = field(repr=False, compare=False)
+    layer: str = PROJECT  # or BUNDLED (kbopt.layers)
 
     @cached_property
     def entry(self) -> Entry:
@@ -65,6 +69,7 @@ class Hit:
             "scope": self.stored["scope"],
             "language": e.get("language"),
             "path": self.path,
+            "layer": self.layer,
             "score": round(self.score, 4),
             "snippet": self.snippet,
             "bottlenecks": e["bottlenecks"],
@@ -73,6 +78,17 @@ class Hit:
             "expected_gain_pct": e["expected_gain_pct"],
             "triggers": [_expression(t) for t in e.get("triggers", [])],
         }
+
+
+def _where(store: Store, rel: str) -> tuple[str, str]:
+    """(layer, path as a user opens it) of the document keyed `rel`."""
+    project = f"{KNOWLEDGE_DIR.as_posix()}/{rel}"
+    if len(store.layers) == 1:
+        return PROJECT, project
+    found = store.locate(rel)
+    if found is None:  # removed since it was indexed; the next freshness check drops it
+        return PROJECT, project
+    return store.layer_of(found).name, store.display(found)
 
 
 def _expression(t: dict[str, Any]) -> str:
@@ -86,11 +102,12 @@ def get_index(store: Store | None = None) -> SearchIndex:
     from kbopt.search.index import SearchIndex, index_dir
 
     store = store or Store()
-    key = (store.root, index_dir(store))
+    # Two stores of one project with other layers see other entries: one object each.
+    key = (store.root, tuple(la.knowledge_dir for la in store.layers), index_dir(store))
     with _GUARD:
         ix = _INDEXES.get(key)
         if ix is None:
-            ix = _INDEXES[key] = SearchIndex(store, key[1])
+            ix = _INDEXES[key] = SearchIndex(store, key[2])
         return ix
 
 
@@ -141,18 +158,19 @@ def search(
         assert ix.gen is not None
         ranked = run(searcher, ix.gen.fast(), q, filters, limit)
         stems = stems_of(q) if snippets else []
-        prefix = KNOWLEDGE_DIR.as_posix() + "/"
         hits = []
         for docnum, score in ranked:
             stored = searcher.stored_fields(docnum)
+            layer, path = _where(ix.store, stored["path"])
             hits.append(
                 Hit(
                     id=stored["id"],
                     kind=stored["kind"],
-                    path=prefix + stored["path"],
+                    path=path,
                     score=score,
                     snippet=make_snippet(stored["content"], stems) if snippets else "",
                     stored=stored,
+                    layer=layer,
                 )
             )
         return hits

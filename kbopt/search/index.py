@@ -16,6 +16,11 @@ as indexed, and every index file's (mtime, size, sha1).  On open:
 * entry files whose (mtime, size) differ from the manifest are re-hashed, and only the
   ones whose content changed (plus added / removed ones) are re-indexed.
 
+The index holds what a reader of the store sees: the project's entries and the bundled
+ones it does not override (`kbopt.layers`).  Documents are keyed by their path under a
+knowledge root (`optimizations/x.md`), so a project entry that overrides a bundled one
+at the same path simply replaces it.
+
 Damage the fingerprints cannot see (a file rewritten with its old size and mtime) shows
 up as an exception while reading: `SearchIndex.reading` then rebuilds once, with the
 same notice, and answers.
@@ -77,6 +82,11 @@ def _sha1(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+def _stem(rel: str) -> str:
+    """The entry name of a document key (`languages/triton/optimizations/x.md` -> x)."""
+    return rel.rsplit("/", 1)[-1][:-3]
 
 
 class IndexBroken(Exception):
@@ -233,7 +243,12 @@ class SearchIndex:
         return name or None
 
     def relpath(self, path: Path) -> str:
-        return path.resolve().relative_to(self.store.knowledge_dir.resolve()).as_posix()
+        """`path` under its layer's knowledge root (the index's document key)."""
+        return path.resolve().relative_to(self.store.layer_of(path).resolved).as_posix()
+
+    def _file(self, rel: str) -> Path:
+        """The file a document key stands for: the upper layer's when both have it."""
+        return self.store.locate(rel) or self.store.knowledge_dir / rel
 
     # ------------------------------------------------------------ opening
 
@@ -316,15 +331,27 @@ class SearchIndex:
         return self.diff(self.stat_entries(), manifest)
 
     def stat_entries(self) -> dict[str, tuple[int, int]]:
-        """(mtime_ns, size) of every entry file, by path under the knowledge root.
+        """(mtime_ns, size) of every entry file, by path under its knowledge root.
 
-        The same files as `Store.entry_files`, walked with `os.scandir` (no Path objects:
-        this runs on every freshness check over thousands of files).  The folders'
-        mtimes are recorded on the way for the cheap between-scans check.
+        The same files as `Store.entry_files` (a lower layer's file is left out when an
+        upper layer has one of the same name), walked with `os.scandir` (no Path
+        objects: this runs on every freshness check over thousands of files).  The
+        folders' mtimes are recorded on the way for the cheap between-scans check.
         """
         out: dict[str, tuple[int, int]] = {}
         folders: dict[str, int] = {}
-        root = str(self.store.knowledge_dir)
+        above: set[str] = set()  # entry names of the layers walked so far
+        for layer in self.store.layers:
+            found = self._walk(str(layer.knowledge_dir), folders)
+            names = {_stem(rel) for rel in found}
+            out.update((rel, st) for rel, st in found.items() if _stem(rel) not in above)
+            above |= names
+        self._dir_mtimes = folders
+        return out
+
+    @staticmethod
+    def _walk(root: str, folders: dict[str, int]) -> dict[str, tuple[int, int]]:
+        out: dict[str, tuple[int, int]] = {}
 
         def walk(folder: str, prefix: str) -> None:
             try:
@@ -342,17 +369,15 @@ class SearchIndex:
                     out[prefix + e.name] = (st.st_mtime_ns, st.st_size)
 
         walk(root, "")
-        self._dir_mtimes = folders
         return out
 
     def diff(self, stats: dict[str, tuple[int, int]], manifest: Manifest) -> Changes:
         out = Changes(stats=stats)
-        root = self.store.knowledge_dir
         for rel, (mtime, size) in stats.items():
             old = manifest.entries.get(rel)
             if old is None or (
                 (old[0], old[1]) != (mtime, size)
-                and (old[1] != size or _sha1(root / rel) != old[2])
+                and (old[1] != size or _sha1(self._file(rel)) != old[2])
             ):
                 out.changed.append(rel)
         out.removed = [rel for rel in manifest.entries if rel not in stats]
@@ -402,20 +427,39 @@ class SearchIndex:
                 self._rebuild_locked()
                 return
             assert self.gen is not None
-            changes = Changes()
-            for p in paths:
-                rel = self.relpath(p)
-                if p.exists():
-                    st = p.stat()
-                    changes.stats[rel] = (st.st_mtime_ns, st.st_size)
-                    changes.changed.append(rel)
-                elif rel in self.gen.manifest.entries:
-                    changes.removed.append(rel)
+            if len(self.store.layers) > 1:
+                changes = self._layered_changes(paths, self.gen.manifest)
+            else:
+                changes = Changes()
+                for p in paths:
+                    rel = self.relpath(p)
+                    if p.exists():
+                        st = p.stat()
+                        changes.stats[rel] = (st.st_mtime_ns, st.st_size)
+                        changes.changed.append(rel)
+                    elif rel in self.gen.manifest.entries:
+                        changes.removed.append(rel)
             if changes:
                 self._apply_locked(changes)
 
+    def _layered_changes(self, paths: list[Path], manifest: Manifest) -> Changes:
+        """The changes behind writes to a layered store, for the written names only.
+
+        A write to one layer can show or hide a file of the same name in another (a
+        project entry converted to the other kind hides the bundled one at its old
+        path; deleting an override shows the bundled entry again), so the entries of
+        those names are compared on every layer.
+        """
+        names = {p.stem for p in paths}
+        stats = {rel: st for rel, st in self.stat_entries().items() if _stem(rel) in names}
+        changes = Changes(stats=stats, changed=sorted(stats))
+        changes.removed = [
+            rel for rel in manifest.entries if _stem(rel) in names and rel not in stats
+        ]
+        return changes
+
     def _document(self, rel: str) -> tuple[dict[str, Any] | None, str]:
-        path = self.store.knowledge_dir / rel
+        path = self._file(rel)
         sha = _sha1(path)
         try:
             entry = self.store.read_file(path)

@@ -26,7 +26,7 @@ from kbopt.site.facets import render_facet_table
 from kbopt.site.graph import render_graph_svg
 from kbopt.site.pages import ENTRIES_DIR, code, md_inline, render_entry_page
 from kbopt.site.reference import api_modules, render_api_page, render_cli_reference
-from kbopt.store import KNOWLEDGE_DIR, Store
+from kbopt.store import Store
 
 GENERATED_DIR = "generated"
 PLOTS_DIR = "plots"
@@ -151,7 +151,7 @@ def expected_sources(store: Store, gen: Path, report: GenerateReport) -> dict[st
             plot_path = f"/{GENERATED_DIR}/{PLOTS_DIR}/{e.name}.svg"
         elif e.evidence:
             files[f"{PLOTS_DIR}/{e.name}.key"] = key  # remember "nothing to draw"
-        source = (KNOWLEDGE_DIR / e.relpath()).as_posix()
+        source = store.public_path(result.paths[e.name])
         files[f"{ENTRIES_DIR}/{e.name}.md"] = render_entry_page(
             e,
             source_path=source,

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kbopt.index import write_catalog
+from kbopt.catalog_index import write_catalog
 from kbopt.store import KNOWLEDGE_DIR, Store, find_project_root
 
 DEVLOG = """\

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kbopt import KbError, ProblemList, Store, parse_entry
-from kbopt.index import stale_files
+from kbopt.catalog_index import stale_files
 from kbopt.lint import lint
 from kbopt.model import EvidenceBlock, EvidenceRow, Interaction, Trigger
 from kbopt.vocab import Kind, Language, Relation, SourceType, Status
