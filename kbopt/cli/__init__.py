@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "kbopt.cli.agent_cmds",
     "kbopt.cli.site_cmds",
     "kbopt.cli.cycle_cmds",
+    "kbopt.cli.init_cmds",
 )
 
 
