@@ -3,8 +3,10 @@
 On the CPU (CI) the Triton versions run under TRITON_INTERPRET=1 (set by conftest.py) in
 float32 and float16 at small odd shapes (hidden not a power of two, rows not a multiple of
 rows_per_program, persistent loops that stride); one test compiles the versions for sm_90
-in a subprocess (no GPU needed).  Tests marked ``gpu`` check bf16 on the GPU at the trial
-points and odd shapes, with a NaN-poisoned allocator pool (every output element written).
+in a subprocess (no GPU needed).  bf16 is not checked in the interpreter: it converts
+fp32 to bf16 by truncation, not round-to-nearest as the GPU does.  Tests marked ``gpu``
+check bf16 on the GPU at the trial points and odd shapes, with a NaN-poisoned allocator
+pool (every output element written), and that the inputs are left untouched.
 """
 
 from __future__ import annotations
@@ -354,6 +356,7 @@ def _poison(nbytes: int) -> None:
 
 GPU_SHAPES = [(8192, 4096), (32768, 8192), (32, 4096), (5, 96), (3, 1000), (129, 4100), (1, 8192)]
 GPU_BASELINES = ["torch", "torch_compile", "liger"]
+BASELINE_SHAPES = [(32, 4096), (3, 1000), (129, 4100)]  # torch.compile compiles per shape
 
 
 def _gpu_fn(name: str):
@@ -377,8 +380,8 @@ def _gpu_fn(name: str):
 @pytest.mark.parametrize("shape", GPU_SHAPES, ids=lambda s: f"r{s[0]}h{s[1]}")
 def test_bf16_on_gpu_against_reference(version: str, shape: tuple) -> None:
     rows, hidden = shape
-    if version in GPU_BASELINES and rows * hidden > 1 << 26:
-        pytest.skip("baselines are checked at the smaller shapes (compile time)")
+    if version in GPU_BASELINES and shape not in BASELINE_SHAPES:
+        pytest.skip("baselines are checked at three shapes (torch.compile compiles per shape)")
     fn = _gpu_fn(version)
     inputs = ref.make_inputs(rows, hidden, dtype=torch.bfloat16, device="cuda")
     before = [t.clone() for t in inputs[:3]]
