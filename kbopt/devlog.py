@@ -194,12 +194,9 @@ class Devlog:
 
     def set_performance_profile(self, profile: Profile, header: str) -> None:
         """Store `profile` in the performance block, replacing the one of the same config."""
-        kept = [
-            p
-            for p in self.performance_profiles()
-            if (p.b, p.s, p.t) != (profile.b, profile.s, profile.t)
-        ]
-        profiles = sorted([*kept, profile], key=lambda p: (p.s or 0, p.b or 0, p.t or 0))
+        kept = [p for p in self.performance_profiles() if p.config != profile.config]
+        # One profile per configuration, in the order of their dims' values.
+        profiles = sorted([*kept, profile], key=lambda p: tuple(p.config.values()))
         parts = [header.strip(), *(_demote(p.render()).strip() for p in profiles)]
         self.set_block(PERF, "\n\n".join(parts))
 
@@ -314,7 +311,7 @@ def relative_link(path: str) -> str:
 
 
 def skeleton(kernel: str) -> str:
-    """A new devlog with the four W4 parts and empty tool blocks."""
+    """A new devlog: overview, current best results, performance, devlog entries."""
     return (
         f"# {kernel}\n\n"
         "## Overview\n\n"

@@ -9,19 +9,21 @@ import pytest
 from kbopt.bench.real import RealBackend
 from kbopt.bench.trials import TrialConfig
 from kbopt.errors import KbError
+from kbopt.kernel import load_spec
 
 REPO = Path(__file__).resolve().parent.parent
-SMALL = TrialConfig("small", 2, 1, 256, "a few KV tiles")
+MLA = load_spec("mla_decode", REPO)
+SMALL = TrialConfig.of("small", {"b": 2, "s": 1, "t": 256}, "a few KV tiles")
 
 
-def test_versions_come_from_the_kernel_registry() -> None:
-    names = RealBackend(REPO).versions("mla_decode")
+def test_versions_come_from_the_kernel_spec() -> None:
+    names = RealBackend(REPO).versions(MLA)
     assert "torch" in names and "triton_v1" in names
 
 
 def test_unknown_kernel_is_a_clean_error() -> None:
-    with pytest.raises(KbError, match="no importable registry"):
-        RealBackend(REPO).versions("no_such_kernel")
+    with pytest.raises(KbError, match="no kernel 'no_such_kernel'"):
+        load_spec("no_such_kernel", REPO)
 
 
 def test_without_cuda_the_error_says_what_to_do() -> None:
@@ -29,21 +31,24 @@ def test_without_cuda_the_error_says_what_to_do() -> None:
     if torch.cuda.is_available():
         pytest.skip("this machine has a GPU")
     with pytest.raises(KbError, match="--backend fake"):
-        RealBackend(REPO).measure("mla_decode", "torch", SMALL)
+        RealBackend(REPO).measure(MLA, "torch", SMALL)
 
 
 @pytest.mark.gpu
 def test_measure_and_counters_on_the_gpu() -> None:
     backend = RealBackend(REPO, rep_ms=20)
-    m = backend.measure("mla_decode", "triton_v2", SMALL)
+    m = backend.measure(MLA, "triton_v2", SMALL)
     assert m.correct and m.duration_us > 0
     assert m.floor_us is not None and 0 < (m.pct_of_floor or 0) <= 100
     assert m.sm_count and m.device
-    tuned = backend.measure("mla_decode", "triton_v2", SMALL, {"block_n": 64})
+    assert m.shape_metrics["kv_len"] == 256 and m.all_metrics()["batch"] == 2
+    tuned = backend.measure(MLA, "triton_v2", SMALL, {"block_n": 64})
     assert tuned.correct and "block_n=64" in tuned.command
-    with pytest.raises(KbError, match="unknown parameter"):
-        backend.measure("mla_decode", "triton_v2", SMALL, {"no_such": 1})
-    outcome = backend.counters("mla_decode", "triton_v2", SMALL)
+    with pytest.raises(KbError, match="unknown knob"):
+        backend.measure(MLA, "triton_v2", SMALL, {"no_such": 1})
+    with pytest.raises(KbError, match="not allowed"):
+        backend.measure(MLA, "triton_v2", SMALL, {"block_n": 48})
+    outcome = backend.counters(MLA, "triton_v2", SMALL)
     assert outcome.available or outcome.unavailable  # either counters or the reason why not
     if outcome.available:
         assert outcome.kernels[0].metrics["duration_us"] > 0

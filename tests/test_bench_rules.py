@@ -8,8 +8,8 @@ import pytest
 
 from kbopt.bench.classify import BUSY_PCT, classify
 from kbopt.bench.trials import (
-    DEFAULT_MATRIX,
     TrialConfig,
+    default_matrix,
     parse_config,
     run_with_backoff,
     stress_from_devlog,
@@ -25,7 +25,12 @@ from kbopt.bench.tuning import (
     tune,
 )
 from kbopt.errors import KbError
+from kbopt.kernel import load_spec
 from kbopt.vocab import Bottleneck
+
+REPO = __import__("pathlib").Path(__file__).resolve().parent.parent
+MLA = load_spec("mla_decode", REPO)
+DEFAULT_MATRIX = default_matrix(MLA)
 
 
 @pytest.mark.parametrize(
@@ -59,17 +64,35 @@ def test_secondary_signals_and_timing_wording() -> None:
 
 def test_configs_and_stress_evidence() -> None:
     assert [c.shape for c in DEFAULT_MATRIX] == ["b=32, s=1, t=4096", "b=32, s=16, t=4096"]
-    assert parse_config("spec").s == 16
-    assert parse_config("b=8, s=2, t=1024").shape == "b=8, s=2, t=1024"
-    with pytest.raises(KbError):
-        parse_config("32x1x4096")
+    assert parse_config("spec", MLA).dim("s") == 16  # an alias of the speculative trial
+    assert parse_config("speculative", MLA).name == "speculative"
+    assert parse_config("b=8, s=2, t=1024", MLA).shape == "b=8, s=2, t=1024"
+    assert parse_config("8,2,1024", MLA).shape == "b=8, s=2, t=1024"
+    assert parse_config("t=1024", MLA).shape == "b=32, s=1, t=1024"  # others from the first trial
+    for bad, why in (
+        ("32x1x4096", "gives 1 value"),
+        ("b=8, s=2, t=x", "positive integer"),
+        ("8,2", "3 dims"),
+        ("b=8, q=2", "not a dimension"),
+        ("b=0, s=1, t=1", "at least 1"),
+        ("prefill", "not a trial"),
+    ):
+        with pytest.raises(KbError, match=why):
+            parse_config(bad, MLA)
     with pytest.raises(KbError, match="reason"):
-        trial_matrix(TrialConfig("stress", 64, 1, 32768))
+        trial_matrix(MLA, TrialConfig.of("stress", {"b": 64, "s": 1, "t": 32768}))
     devlog = "## Performance\n- Stress configuration: b=64, s=1, t=32768 -- ragged long contexts regress\n"
-    stress = stress_from_devlog(devlog)
-    assert stress is not None and stress.t == 32768
-    assert len(trial_matrix(stress)) == 3
-    assert stress_from_devlog("no request here") is None
+    stress = stress_from_devlog(devlog, MLA)
+    assert stress is not None and stress.dim("t") == 32768
+    assert len(trial_matrix(MLA, stress)) == 3
+    assert stress_from_devlog("no request here", MLA) is None
+
+
+def test_trial_config_round_trips_and_reads_old_records() -> None:
+    cfg = DEFAULT_MATRIX[1]
+    assert TrialConfig.from_dict(cfg.as_dict()) == cfg
+    old = {"name": "spec", "b": 32, "s": 16, "t": 4096, "why": "speculative"}
+    assert TrialConfig.from_dict(old).shape == "b=32, s=16, t=4096"
 
 
 class FakeOom(RuntimeError):
@@ -80,26 +103,30 @@ def test_oom_backoff_halves_b_until_it_fits() -> None:
     seen: list[int] = []
 
     def run(cfg: TrialConfig) -> int:
-        seen.append(cfg.b)
-        if cfg.b > 8:
+        seen.append(cfg.dim("b"))
+        if cfg.dim("b") > 8:
             raise FakeOom("CUDA out of memory. Tried to allocate 2.00 GiB")
-        return cfg.b * 10
+        return cfg.dim("b") * 10
 
-    result = run_with_backoff(run, DEFAULT_MATRIX[0])
+    result = run_with_backoff(run, DEFAULT_MATRIX[0], "b")
     assert seen == [32, 16, 8]
-    assert result.value == 80 and result.config.b == 8 and result.reduced
-    assert "b=32, b=16" in result.note
+    assert result.value == 80 and result.config.dim("b") == 8 and result.reduced
+    assert "b=32, b=16" in result.note and "ran at b=8" in result.note
+    with pytest.raises(KbError, match="cannot back off"):
+        run_with_backoff(run, DEFAULT_MATRIX[0], "rows")
 
 
 def test_backoff_passes_other_errors_and_gives_up_at_one() -> None:
     with pytest.raises(ValueError):
-        run_with_backoff(lambda cfg: (_ for _ in ()).throw(ValueError("bad")), DEFAULT_MATRIX[0])
+        run_with_backoff(
+            lambda cfg: (_ for _ in ()).throw(ValueError("bad")), DEFAULT_MATRIX[0], "b"
+        )
 
     def always(cfg: TrialConfig) -> None:
         raise FakeOom("out of memory")
 
     with pytest.raises(KbError, match="even at b=1"):
-        run_with_backoff(always, DEFAULT_MATRIX[0])
+        run_with_backoff(always, DEFAULT_MATRIX[0], "b")
 
 
 def test_unbounded_sweeps_are_refused() -> None:

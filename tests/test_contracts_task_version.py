@@ -93,9 +93,24 @@ def test_new_version_round_trip() -> None:
     assert nv.correct and nv.correctness_detail.startswith("rel. error")
     assert nv.created == ["kernels/mla_decode/triton_v3.py"]
     assert nv.modified == ["kernels/mla_decode/registry.py", "docs/kernels/mla_decode.md"]
-    assert nv.trials[1] == TrialCheck(b=32, s=16, t=4096, why=nv.trials[1].why)
+    assert nv.trials[1] == TrialCheck(dims={"b": 32, "s": 16, "t": 4096}, why=nv.trials[1].why)
     assert nv.render() == NEW_VERSION
     assert NewVersion.parse(nv.render()) == nv
+
+
+def test_new_version_trials_take_any_kernels_dims() -> None:
+    text = NEW_VERSION.replace(
+        "1. b=32, s=1, t=4096 -- plain decode: the default point\n"
+        "2. b=32, s=16, t=4096 -- speculative: 16 query rows share each KV row\n",
+        "1. rows=8192, hidden=4096 -- a prefill chunk\n",
+    )
+    nv = NewVersion.parse(text)
+    assert nv.trials == [TrialCheck(dims={"rows": 8192, "hidden": 4096}, why="a prefill chunk")]
+    assert NewVersion.parse(nv.render()) == nv
+    with pytest.raises(ProblemList, match="at least 1"):
+        NewVersion.parse(text.replace("rows=8192", "rows=0"))
+    with pytest.raises(ProblemList, match="a trial reads"):
+        NewVersion.parse(text.replace("rows=8192, hidden=4096", "8192x4096"))
 
 
 def test_new_version_inline_changes_and_fail() -> None:

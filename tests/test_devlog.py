@@ -81,7 +81,10 @@ def test_performance_block_added_without_destroying_text(tmp_path: Path) -> None
     again.set_performance_profile(_profile(16, 3000.0), "_second run_")
     again.set_performance_profile(_profile(1, 350.0), "_third run_")
     profiles = again.performance_profiles()
-    assert [(p.s, p.metrics["duration_us"]) for p in profiles] == [(1, 350.0), (16, 3000.0)]
+    assert [(p.config["s"], p.metrics["duration_us"]) for p in profiles] == [
+        (1, 350.0),
+        (16, 3000.0),
+    ]
     assert "_third run_" in (again.block(PERF) or "")
     # everything outside the block is unchanged
     outside = again.render().split(marker(PERF))[0]

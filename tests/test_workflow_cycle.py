@@ -6,10 +6,15 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from workflow_fixtures import FASTER_STEP, make_project, slower_copy_step, version_source
+from workflow_fixtures import (
+    FASTER_STEP,
+    make_project,
+    slower_copy_step,
+    toy_configs,
+    version_source,
+)
 
 from kbopt.bench.backend import FakeBackend
-from kbopt.bench.trials import DEFAULT_MATRIX
 from kbopt.cli import main
 from kbopt.contracts.new_version import NewVersion
 from kbopt.contracts.reports import OptimizationApplied, OptimizationSummary, Outcome, StepStatus
@@ -37,7 +42,7 @@ def _run(root: Path, plan: Path, **kw: object) -> cycle.Cycle:
         backend=FakeBackend(root),
         designer=ScriptedDesigner.from_file(plan),
         designer_spec=f"scripted:{plan}",
-        configs=list(DEFAULT_MATRIX),
+        configs=toy_configs(root),
         store=Store(root),
         run_id="t1",
         **kw,  # type: ignore[arg-type]
@@ -56,8 +61,8 @@ def test_success_is_kept_and_oom_reduces_b(tmp_path: Path) -> None:
     (a,) = r.attempts
     assert a.status is AttemptStatus.APPLIED
     assert a.changes_pct == {"decode": -50.0, "spec": -50.0}
-    # W2: b=32 is out of memory for the toy (FAKE_MAX_BATCH = 16): measured at b=16
-    assert r.baseline["decode"]["config"]["b"] == 16
+    # b=32 is out of memory for the toy (FAKE_MAX_BACKOFF = 16): measured at b=16
+    assert r.baseline["decode"]["config"]["dims"]["b"] == 16
     assert "out of memory at b=32" in r.baseline["decode"]["note"]
     # contracts written along the way parse back
     assert (
@@ -176,7 +181,7 @@ def test_human_designer_pauses_and_resumes(tmp_path: Path) -> None:
         backend=FakeBackend(tmp_path),
         designer=HumanDesigner("triton"),
         designer_spec="human:triton",
-        configs=list(DEFAULT_MATRIX),
+        configs=toy_configs(tmp_path),
         store=store,
         run_id="h1",
         max_iterations=1,

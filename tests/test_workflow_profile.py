@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from workflow_fixtures import make_project
+from workflow_fixtures import make_project, toy, toy_configs
 
 from kbopt.bench.backend import FakeBackend
-from kbopt.bench.trials import DECODE
 from kbopt.contracts.profile import Profile
 from kbopt.devlog import Devlog
 from kbopt.errors import KbError
@@ -32,7 +31,13 @@ def test_counters_give_one_stage_per_kernel_and_a_total(tmp_path: Path) -> None:
     make_project(tmp_path, [])
     v2 = tmp_path / "kernels" / "toy" / "toy_v2.py"
     v2.write_text(v2.read_text() + COUNTERS)
-    run = profile_version(FakeBackend(tmp_path), "toy", "toy_v2", DECODE, store=Store(tmp_path))
+    run = profile_version(
+        FakeBackend(tmp_path),
+        toy(tmp_path),
+        "toy_v2",
+        toy_configs(tmp_path)[0],
+        store=Store(tmp_path),
+    )
     p = run.profile
     assert run.from_counters and not run.counters_note.startswith("hardware counters unavailable")
     assert [s.name for s in p.stages] == ["_tiled_kernel", "_combine_kernel", "total"]
@@ -49,15 +54,30 @@ def test_counters_give_one_stage_per_kernel_and_a_total(tmp_path: Path) -> None:
 def test_without_counters_the_profile_says_so(tmp_path: Path) -> None:
     make_project(tmp_path, [])
     backend = FakeBackend(tmp_path)
-    run = profile_version(backend, "toy", "toy_v1", DECODE, store=Store(tmp_path))
+    run = profile_version(
+        backend, toy(tmp_path), "toy_v1", toy_configs(tmp_path)[0], store=Store(tmp_path)
+    )
     assert not run.from_counters
     assert "timing estimates" in run.profile.notes["Counters"]
     assert "estimated from timing" in run.profile.root_cause
     assert [s.name for s in run.profile.stages] == ["total"]
     with pytest.raises(KbError, match="counters unavailable"):
-        profile_version(backend, "toy", "toy_v1", DECODE, counters="require", store=Store(tmp_path))
+        profile_version(
+            backend,
+            toy(tmp_path),
+            "toy_v1",
+            toy_configs(tmp_path)[0],
+            counters="require",
+            store=Store(tmp_path),
+        )
     off = profile_version(
-        backend, "toy", "toy_v1", DECODE, counters="off", store=Store(tmp_path), recommend_top=False
+        backend,
+        toy(tmp_path),
+        "toy_v1",
+        toy_configs(tmp_path)[0],
+        counters="off",
+        store=Store(tmp_path),
+        recommend_top=False,
     )
     assert "--counters off" in off.counters_note and not off.profile.opportunities
     path = update_devlog(tmp_path, run)
@@ -69,7 +89,6 @@ def test_without_counters_the_profile_says_so(tmp_path: Path) -> None:
 def test_cycle_counters_baseline_reads_them_once(tmp_path: Path) -> None:
     from workflow_fixtures import FASTER_STEP
 
-    from kbopt.bench.trials import DEFAULT_MATRIX
     from kbopt.workflow import cycle
     from kbopt.workflow.designers import ScriptedDesigner
 
@@ -85,7 +104,7 @@ def test_cycle_counters_baseline_reads_them_once(tmp_path: Path) -> None:
         backend=FakeBackend(tmp_path),
         designer=ScriptedDesigner.from_file(plan),
         designer_spec="scripted",
-        configs=list(DEFAULT_MATRIX),
+        configs=toy_configs(tmp_path),
         store=Store(tmp_path),
         run_id="c1",
         counters="baseline",
@@ -104,7 +123,7 @@ def test_cycle_counters_baseline_reads_them_once(tmp_path: Path) -> None:
             backend=FakeBackend(tmp_path),
             designer=ScriptedDesigner.from_file(plan),
             designer_spec="scripted",
-            configs=list(DEFAULT_MATRIX),
+            configs=toy_configs(tmp_path),
             store=Store(tmp_path),
             run_id="c2",
             counters="sometimes",
@@ -122,9 +141,14 @@ def test_cli_profile_takes_several_configurations(
     args = ["--root", str(tmp_path), "profile", "toy", "toy_v2", "--backend", "fake"]
     assert main([*args, "--config", "decode", "--config", "b=8,s=16,t=1024", "--json"]) == 0
     runs = json.loads(capsys.readouterr().out)
-    assert [r["measurement"]["config"]["s"] for r in runs] == [1, 16]
-    assert runs[1]["measurement"]["config"]["b"] == 8
+    assert [r["measurement"]["config"]["dims"]["s"] for r in runs] == [1, 16]
+    assert runs[1]["measurement"]["config"]["dims"]["b"] == 8
+    # the dims' catalog metrics are written into the profile, so triggers read them
+    assert "| kv_len | 1024 |" in runs[1]["profile"]
+    assert runs[1]["profile"].startswith("## Profile: toy toy_v2 | b=8, s=16, t=1024")
     devlog = Devlog.load(tmp_path / "docs" / "kernels" / "toy.md")
-    assert sorted(p.s or 0 for p in devlog.performance_profiles()) == [1, 16]
+    assert sorted(p.config["s"] for p in devlog.performance_profiles()) == [1, 16]
     assert main([*args, "--config", "32x1"]) == 2  # a clean error, no traceback
-    assert "is not `decode`" in capsys.readouterr().err
+    assert "gives 1 value(s); toy has 3 dims (b, s, t)" in capsys.readouterr().err
+    assert main(["--root", str(tmp_path), "profile", "nope", "v1", "--backend", "fake"]) == 2
+    assert "no kernel 'nope'" in capsys.readouterr().err

@@ -15,6 +15,7 @@ from workflow_fixtures import (
     IN_PLACE_REGRESSION,
     make_project,
     slower_copy_step,
+    toy_configs,
     version_source,
 )
 
@@ -48,7 +49,7 @@ def test_sigkill_mid_change_then_resume(tmp_path: Path) -> None:
     ref = cycle.start(
         ref_root, kernel="toy", target="pct_of_floor>=90", start_version="toy_v1",
         backend=FakeBackend(ref_root), designer=ScriptedDesigner.from_file(ref_plan),
-        designer_spec="scripted", configs=_configs(), store=Store(ref_root), run_id="k1",
+        designer_spec="scripted", configs=toy_configs(ref_root), store=Store(ref_root), run_id="k1",
     ).run()  # fmt: skip
 
     root = tmp_path / "crash"
@@ -109,9 +110,3 @@ def test_sigkill_mid_change_then_resume(tmp_path: Path) -> None:
     # one evidence block per attempt even though the run was interrupted
     entry = Store(root).get("split-kv-decode")
     assert sum("kbopt cycle run k1, attempt 2" in b.source for b in entry.evidence) == 1
-
-
-def _configs() -> list:  # type: ignore[type-arg]
-    from kbopt.bench.trials import DEFAULT_MATRIX
-
-    return list(DEFAULT_MATRIX)

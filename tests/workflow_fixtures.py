@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from kbopt.bench.trials import TrialConfig, default_matrix
+from kbopt.kernel import KernelSpec, load_spec
 from kbopt.workflow.demo import (
     FASTER_STEP,
     IN_PLACE_REGRESSION,
@@ -22,6 +24,8 @@ __all__ = [
     "WRONG_RESULT",
     "make_project",
     "slower_copy_step",
+    "toy",
+    "toy_configs",
     "version_source",
 ]
 
@@ -29,3 +33,13 @@ __all__ = [
 def make_project(root: Path, steps: list[dict[str, Any]]) -> Path:
     """The toy project with a copy of this repository's knowledge base."""
     return _make_project(root, steps, knowledge=REPO / "docs" / "knowledge")
+
+
+def toy(root: Path) -> KernelSpec:
+    """The toy kernel's spec in the project built by `make_project(root, ...)`."""
+    return load_spec("toy", root)
+
+
+def toy_configs(root: Path) -> list[TrialConfig]:
+    """The toy kernel's default trial matrix (decode, spec)."""
+    return default_matrix(toy(root))

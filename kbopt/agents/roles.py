@@ -14,6 +14,7 @@ Role names are exactly the sources' names.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from kbopt.vocab import Language
@@ -36,7 +37,7 @@ DELEGATES: tuple[str, ...] = (PROFILER, KERNEL_DESIGNER, *SPECIALISTS)
 # Exact shapes from the sources (A11 Japanese, A12 French); placeholders in brackets.
 
 PROFILE_CONTRACT = """\
-## Profile: [kernel] [version] | b=X, s=X, t=X
+## Profile: [kernel] [version] | [dim=X, dim=X, ...]
 ### Stages
 | Stage | Duration | TC% | DRAM% | Occ% | Bottleneck | Key Issue |
 |-------|----------|-----|-------|------|------------|-----------|
@@ -81,7 +82,7 @@ NEW_VERSION_CONTRACT = """\
 ### Correctness: [PASS/FAIL]
 
 ### Trial Configurations Checked
-1. [b=X, s=X, t=X] -- [why this point matters]
+1. [dim=X, dim=X, ...] -- [why this point matters]
 
 ### Devlog Entry Written: [path]
 """
@@ -146,10 +147,11 @@ CONTRACT_KINDS: dict[str, str] = {
 # --------------------------------------------------------------------------- launch templates (A10)
 
 
-def profiler_launch(kernel: str, version: str, b: int, s: int, t: int) -> str:
-    """The Japanese source's profiler launch prompt, filled in."""
+def profiler_launch(kernel: str, version: str, dims: Mapping[str, int]) -> str:
+    """The profiler's launch prompt, filled in (dims in the kernel spec's order)."""
+    shape = ", ".join(f"{k}={v}" for k, v in dims.items())
     return (
-        f"Profile {kernel} {version} at b={b}, s={s}, t={t}.\n"
+        f"Profile {kernel} {version} at {shape}.\n"
         "Return compact summary per the output contract.\n"
         f"Update the devlog performance section in docs/kernels/{kernel}.md."
     )
@@ -242,9 +244,10 @@ _ORCHESTRATOR_RULES = (
     "to in When to Apply, keep local evidence apart from the generalization. An entry shown "
     "wrong: narrow_conditions, or convert_kind when it hurts in the situation at hand; a "
     "new interaction: add_interaction. Start a new entry from draft_entry.",
-    "Default trial matrix: decode b=32, s=1, t=4096; speculative b=32, s=16, t=4096; reduce b "
-    "on out-of-memory. Add a third stress point only when the strategy or the devlog shows "
-    "the first two are not enough.",
+    "The trial matrix is the kernel spec's (`kbopt kernel check <kernel>` lists its points "
+    "and why each is there; MLA decode: decode b=32, s=1, t=4096 and speculative b=32, s=16, "
+    "t=4096); on out-of-memory halve the spec's backoff dimension. Add a stress point only "
+    "when the strategy or the devlog shows the default points are not enough.",
 )
 
 _PROFILE_NOTE = (
@@ -256,8 +259,8 @@ _PROFILE_NOTE = (
 
 _PROFILER_RULES = (
     "You measure; you do not change kernels. Profile the version you are given at the "
-    "configurations you are given (default matrix: decode b=32, s=1, t=4096 and speculative "
-    "b=32, s=16, t=4096; reduce b on out-of-memory).",
+    "configurations you are given (default: every trial point of the kernel's spec, "
+    "`kbopt kernel check <kernel>`; halve the spec's backoff dimension on out-of-memory).",
     "Classify the bottleneck as Memory-, Compute- or Latency-bound from the metrics, give a "
     "two-sentence root cause, and rank the top three opportunities from recommend, each with "
     "its estimated gain and the trigger metric=value that fired it.",
@@ -566,10 +569,10 @@ _PROFILE_SKILL = (
 Profile one kernel version and answer with the profile contract.
 
 1. Read the devlog: `kbopt agent tool read_devlog --input '{"kernel": "<kernel>"}'`.
-2. Profile at each trial configuration (default: decode b=32, s=1, t=4096; speculative
-   b=32, s=16, t=4096; reduce b on out-of-memory):
-   `kbopt profile <kernel> <version> --config decode --json` (then `--config spec`; a custom
-   point is `--config 16,1,4096`); it also writes the devlog performance section.
+2. Profile at each trial point of the kernel's spec (`kbopt kernel check <kernel>` lists
+   them and why each is there; out-of-memory halves the spec's backoff dimension):
+   `kbopt profile <kernel> <version> --config <trial> --json` (a custom point is
+   `--config dim=value,...`); it also writes the devlog performance section.
 3. Rank opportunities from the catalog: `kbopt recommend <profile.md> --json`.
 4. If you profiled another way, store the contract in the devlog performance section:
    `kbopt agent tool update_devlog --input '{"kernel": "<kernel>", "section": "performance", "text": "<profile contract>"}'`

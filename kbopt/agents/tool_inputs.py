@@ -93,7 +93,7 @@ class ConvertKindInput(_Input):
 
 
 class KernelInput(_Input):
-    kernel: str = Field(pattern=r"^[a-z0-9_]+$", description="kernel folder name, e.g. mla_decode")
+    kernel: str = Field(pattern=r"^[a-z0-9_]+$", description="kernel folder name under kernels/")
 
 
 class UpdateDevlogInput(KernelInput):
@@ -110,12 +110,18 @@ class UpdateDevlogInput(KernelInput):
 
 class RunKernelInput(KernelInput):
     version: str = Field(pattern=r"^[A-Za-z0-9_.,-]+$", description="version(s), comma-separated")
-    config: Literal["decode", "speculative", "all"] | None = Field(
-        default=None, description="a default trial configuration (W2) instead of b, s, t"
+    config: str | None = Field(
+        default=None,
+        pattern=r"^[a-z][a-z0-9_]*$",
+        description="a trial point of the kernel's spec (`kbopt kernel check KERNEL` lists "
+        "them), or 'all'; default: the spec's whole trial matrix (benchmark) or its first "
+        "point (profile)",
     )
-    b: int | None = Field(default=None, ge=1)
-    s: int | None = Field(default=None, ge=1)
-    t: int | None = Field(default=None, ge=1)
+    dims: dict[str, int] | None = Field(
+        default=None,
+        description="the kernel's dimensions instead of a trial point, e.g. "
+        '{"rows": 8192, "hidden": 4096}; dimensions left out take the first trial\'s values',
+    )
 
 
 class ProfileKernelInput(RunKernelInput):
@@ -124,6 +130,14 @@ class ProfileKernelInput(RunKernelInput):
     update_devlog: bool = Field(default=True, description="write the devlog performance section")
     backend: Literal["real", "fake"] = Field(
         default="real", description="fake: the deterministic stand-in, for dry runs and tests"
+    )
+
+
+class BenchmarkInput(RunKernelInput):
+    backend: Literal["real", "fake"] = Field(
+        default="real",
+        description="fake: stand-in figures from the fake backend (one profile per version "
+        "and configuration), for dry runs and tests; never evidence",
     )
 
 

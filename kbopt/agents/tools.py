@@ -28,6 +28,7 @@ from kbopt.agents.exports import exported_names, module_file, resolve_inside
 from kbopt.agents.remote import CommandResult, Executor
 from kbopt.agents.routing import DelegationRefused, check_delegation, route
 from kbopt.agents.tool_inputs import (
+    BenchmarkInput,
     ConvertKindInput,
     DelegateInput,
     DraftInput,
@@ -303,27 +304,27 @@ def _kbopt_has_command(name: str) -> bool:
     return False
 
 
-def _config_args(inp: RunKernelInput) -> list[str]:
-    out: list[str] = ["--config", inp.config] if inp.config else []
-    for key in ("b", "s", "t"):
-        value = getattr(inp, key)
-        if value is not None:
-            out += [f"--{key}", str(value)]
-    return out
+def _config_value(inp: RunKernelInput) -> str | None:
+    """The `--config` value: a trial name, or the dims as name=value pairs."""
+    if inp.dims:
+        bad = [f"{k}={v}" for k, v in inp.dims.items() if v < 1 or not k.isidentifier()]
+        if bad:
+            raise ToolError(f"dims must be name: positive integer, got {', '.join(bad)}")
+        return ",".join(f"{k}={v}" for k, v in inp.dims.items())
+    return inp.config
 
 
 def _profile(ctx: ToolContext, inp: ProfileKernelInput) -> Any:
     if not _kbopt_has_command("profile"):
         raise ToolError("profiling is not available: `kbopt profile` is not in this checkout yet")
-    if inp.b or inp.s or inp.t:
-        config = f"{inp.b or 32},{inp.s or 1},{inp.t or 4096}"  # W2 defaults fill the gaps
-    elif inp.config == "all":
-        raise ToolError("profile one configuration per call: decode, speculative, or b/s/t")
-    else:
-        config = "spec" if inp.config == "speculative" else "decode"
-    # `--root .`: the command runs in the project root, local or remote (A6).
-    argv = [ctx.executor.python, "-m", "kbopt", "--root", ".", "profile", inp.kernel]
-    argv += [inp.version, "--config", config, "--json"]
+    if inp.config == "all" and not inp.dims:
+        raise ToolError("profile one configuration per call: a trial name of the spec, or dims")
+    # `--root .`: the command runs in the project root, local or remote.
+    argv = [ctx.executor.python, "-m", "kbopt", "--root", ".", "profile", inp.kernel, inp.version]
+    config = _config_value(inp)
+    if config:
+        argv += ["--config", config]
+    argv.append("--json")
     if inp.language:
         argv += ["--language", inp.language.value]
     if inp.backend == "fake":
@@ -333,17 +334,22 @@ def _profile(ctx: ToolContext, inp: ProfileKernelInput) -> Any:
     return _command_result(ctx.executor.run(argv, timeout=ctx.timeout_s))
 
 
-def _benchmark(ctx: ToolContext, inp: RunKernelInput) -> Any:
-    bench = ctx.root / "kernels" / inp.kernel / "bench.py"
-    if not bench.is_file():
+def _benchmark(ctx: ToolContext, inp: BenchmarkInput) -> Any:
+    spec = ctx.root / "kernels" / inp.kernel / "spec.py"
+    if not spec.is_file():
         raise ToolError(
-            f"benchmarking is not available: {_rel(ctx, bench)} does not exist for kernel "
-            f"{inp.kernel!r}"
+            f"benchmarking is not available: {_rel(ctx, spec)} does not exist for kernel "
+            f"{inp.kernel!r} (`kbopt kernel new` scaffolds a kernel with its spec)"
         )
-    # The kernels/<kernel>/bench.py convention: --versions, --config or --b/--s/--t; it
-    # writes its JSON rows (device, versions, date, command) under results/ itself.
-    argv = [ctx.executor.python, "-m", f"kernels.{inp.kernel}.bench", "--versions", inp.version]
-    argv += _config_args(inp)
+    # `kbopt bench` checks every version against the reference, then times it with the
+    # ceilings of the same run, and writes its rows (device, versions, date, command).
+    argv = [ctx.executor.python, "-m", "kbopt", "--root", ".", "bench", inp.kernel, "--json"]
+    argv += ["--versions", inp.version]
+    config = _config_value(inp)
+    if config and config != "all":
+        argv += ["--config", config]
+    if inp.backend == "fake":
+        argv += ["--backend", "fake"]
     return _command_result(ctx.executor.run(argv, timeout=ctx.timeout_s))
 
 
@@ -596,14 +602,15 @@ TOOLS: dict[str, ToolSpec] = {
             "allocation when there is one); returns the command's JSON output.",
             ProfileKernelInput,
             _profile,
-            "kbopt profile <kernel> <version> --config decode|spec|B,S,T --json",
+            "kbopt profile <kernel> <version> [--config TRIAL|dim=value,...] --json",
         ),
         ToolSpec(
             "run_benchmark",
-            "Benchmark one kernel version (kernels/<kernel>/bench.py) at a configuration.",
-            RunKernelInput,
+            "Check and time kernel versions (comma-separated) side by side at the spec's trial "
+            "points or given dims, with the device's ceilings measured in the same run.",
+            BenchmarkInput,
             _benchmark,
-            "python -m kernels.<kernel>.bench --versions <v> [--config decode] [--b B --s S --t T]",
+            "kbopt bench <kernel> --versions <v1,v2> [--config TRIAL|dim=value,...] --json",
         ),
         ToolSpec(
             "run_tests",

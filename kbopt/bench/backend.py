@@ -1,19 +1,32 @@
 """The measurement backend: what the profiler and the cycle ask of a GPU (or of a fake).
 
 A backend times one kernel version at one trial configuration, checks its output against
-the reference, and (when it can) reads hardware counters.  Two implementations:
+the kernel's reference, and (when it can) reads hardware counters.  The kernel is given
+by its spec (`kbopt.kernel.KernelSpec`).  Two implementations:
 
-- `kbopt.bench.real.RealBackend`: imports `kernels/<kernel>/` and torch on a CUDA device,
-  times with the kernel's own bench helpers, and runs `ncu` for counters;
-- `FakeBackend` (here): deterministic, no torch.  It reads constants from the version's
-  source file, `kernels/<kernel>/<version>.py`, so that an edit to that file (a designer's
-  parameter change, a restore from backup) changes what is measured, exactly as on a GPU:
+- `kbopt.bench.real.RealBackend`: imports the kernel's versions and torch on a CUDA device
+  and measures with the shared harness (`kbopt.bench.harness`); `ncu` for counters;
+- `FakeBackend` (here): deterministic, no torch, no GPU: it never runs a version.  Every
+  figure it produces is labelled fake (device `fake-gpu`, the command says `--backend
+  fake`) and must never be used as evidence.  Its times come from a documented stand-in
+  cost model over the spec's roofline and the version's source text:
 
-      FAKE_DURATION_US = {"decode": 120.0, "spec": 950.0}   # at b=32; scales with b
+      floor      = max(bytes_moved / 3000 GB/s, flops / 600 TFLOP/s)     (FAKE_DEVICE)
+      efficiency = 0.30 + 0.65 * u,  u in [0, 1) from SHA-256(version source, knob values)
+      time       = 4 us launch + floor / efficiency
+
+  so that any edit of a version file (a designer's change, a restore from backup) changes
+  what is measured, as on a GPU, but with no claim about which way.  A version file may
+  instead script its figures with module constants (the tests do):
+
+      FAKE_DURATION_US = {"decode": 120.0, "spec": 950.0}   # per trial name, or one number;
+                                                            # scales with the backoff dim
       FAKE_FLOOR_US = {"decode": 55.0, "spec": 880.0}       # optional roofline floor
       FAKE_CORRECT = True                                   # optional
-      FAKE_MAX_BATCH = 16                                   # optional: b above it is OOM
+      FAKE_MAX_BACKOFF = 16                                 # optional: above it, OOM
       FAKE_COUNTERS = {"dram_throughput_pct": 40.0, ...}    # optional hardware counters
+      FAKE_TIMING_METRICS = {...}                           # optional extra metrics
+      FAKE_PARAM_FACTORS = {"block_n": {"64": 0.8}}         # optional knob effects
 
   `KBOPT_FAKE_DELAY_S` slows every measurement (the kill-and-resume test uses it).
 """
@@ -22,6 +35,8 @@ from __future__ import annotations
 
 import ast
 import datetime as dt
+import hashlib
+import json
 import os
 import time
 from collections.abc import Mapping
@@ -32,9 +47,11 @@ from typing import Any, Protocol
 from kbopt.bench.ncu import KernelCounters, NcuOutcome
 from kbopt.bench.trials import TrialConfig, run_with_backoff
 from kbopt.errors import KbError
+from kbopt.kernel import KernelSpec
 
-# Canonical metrics every measurement carries, from timing alone.
-TIMING_METRICS = ("duration_us", "pct_of_floor", "batch", "query_len", "kv_len")
+# Metrics every measurement carries from timing alone (plus the spec's dimension metrics).
+TIMING_METRICS = ("duration_us", "pct_of_floor")
+FAKE_DEVICE = {"copy_bw_gbps": 3000.0, "matmul_tflops": 600.0, "sm_count": 132, "launch_us": 4.0}
 
 
 @dataclass
@@ -43,7 +60,7 @@ class Measurement:
 
     kernel: str
     version: str
-    config: TrialConfig  # as run: b may be below the request after OOM backoff
+    config: TrialConfig  # as run: the backoff dim may be below the request after OOM
     duration_us: float
     correct: bool
     floor_us: float | None = None
@@ -51,6 +68,7 @@ class Measurement:
     tolerance: float | None = None
     quantiles_us: tuple[float, float, float] | None = None  # p20, p50, p80
     metrics: dict[str, float] = field(default_factory=dict)  # canonical names
+    shape_metrics: dict[str, float] = field(default_factory=dict)  # dims the catalog reads
     device: str = ""
     versions: dict[str, str] = field(default_factory=dict)
     date: str = ""
@@ -69,7 +87,7 @@ class Measurement:
         out["duration_us"] = self.duration_us
         if self.pct_of_floor is not None:
             out["pct_of_floor"] = self.pct_of_floor
-        out.update(batch=self.config.b, query_len=self.config.s, kv_len=self.config.t)
+        out.update(self.shape_metrics)
         return out
 
     def as_dict(self) -> dict[str, Any]:
@@ -85,6 +103,7 @@ class Measurement:
             "tolerance": self.tolerance,
             "quantiles_us": list(self.quantiles_us) if self.quantiles_us else None,
             "metrics": self.all_metrics(),
+            "shape_metrics": self.shape_metrics,
             "device": self.device,
             "versions": self.versions,
             "date": self.date,
@@ -95,23 +114,21 @@ class Measurement:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Measurement:
-        c = d["config"]
         q = d.get("quantiles_us")
+        shape = {k: float(v) for k, v in d.get("shape_metrics", {}).items()}
+        derived = {"duration_us", "pct_of_floor", *shape}
         return cls(
             kernel=d["kernel"],
             version=d["version"],
-            config=TrialConfig(c["name"], c["b"], c["s"], c["t"], c.get("why", "")),
+            config=TrialConfig.from_dict(d["config"]),
             duration_us=float(d["duration_us"]),
             correct=bool(d["correct"]),
             floor_us=d.get("floor_us"),
             error=d.get("error"),
             tolerance=d.get("tolerance"),
             quantiles_us=(q[0], q[1], q[2]) if q else None,
-            metrics={
-                k: float(v)
-                for k, v in d.get("metrics", {}).items()
-                if k not in {"duration_us", "pct_of_floor"}
-            },
+            metrics={k: float(v) for k, v in d.get("metrics", {}).items() if k not in derived},
+            shape_metrics=shape,
             device=d.get("device", ""),
             versions=dict(d.get("versions", {})),
             date=d.get("date", ""),
@@ -125,32 +142,33 @@ class MeasurementBackend(Protocol):
     name: str
     root: Path
 
-    def versions(self, kernel: str) -> list[str]: ...
+    def versions(self, spec: KernelSpec) -> list[str]: ...
 
-    def version_files(self, kernel: str, version: str) -> list[Path]: ...
+    def version_files(self, spec: KernelSpec, version: str) -> list[Path]: ...
 
     def measure(
         self,
-        kernel: str,
+        spec: KernelSpec,
         version: str,
         config: TrialConfig,
         params: Mapping[str, Any] | None = None,
     ) -> Measurement: ...
 
-    def counters(self, kernel: str, version: str, config: TrialConfig) -> NcuOutcome: ...
+    def counters(self, spec: KernelSpec, version: str, config: TrialConfig) -> NcuOutcome: ...
 
 
 def measure_with_backoff(
     backend: MeasurementBackend,
-    kernel: str,
+    spec: KernelSpec,
     version: str,
     config: TrialConfig,
     params: Mapping[str, Any] | None = None,
 ) -> Measurement:
-    """`backend.measure`, halving b on out-of-memory (W2); the note says what happened."""
+    """`backend.measure`, halving the spec's backoff dim on out-of-memory (noted)."""
     result = run_with_backoff(
-        lambda cfg: backend.measure(kernel, version, cfg, params),
+        lambda cfg: backend.measure(spec, version, cfg, params),
         config,
+        spec.backoff_dim,
         on_oom=getattr(backend, "release_memory", None),
     )
     m = result.value
@@ -161,17 +179,19 @@ def measure_with_backoff(
 
 
 class FakeOutOfMemoryError(RuntimeError):
-    """What the fake raises for a batch above FAKE_MAX_BATCH (named like torch's)."""
+    """What the fake raises above FAKE_MAX_BACKOFF (named like torch's error)."""
 
-    def __init__(self, b: int, limit: int):
-        super().__init__(f"CUDA out of memory (fake): b={b} > {limit}")
+    def __init__(self, dim: str, value: int, limit: int):
+        super().__init__(f"CUDA out of memory (fake): {dim}={value} > {limit}")
 
 
 def read_constants(path: Path) -> dict[str, Any]:
-    """Module-level `NAME = <literal>` assignments of a Python file, without importing it."""
+    """Module-level constants of a Python file, without importing it: literals, and plain
+    arithmetic over numbers and constants defined above (`FAKE_DURATION_US = 4096 / BLOCK`),
+    so that a scripted figure can follow a knob the designer edits."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    except (OSError, SyntaxError) as exc:
+    except (OSError, SyntaxError, UnicodeDecodeError) as exc:
         raise KbError(f"{path}: cannot read the version's constants: {exc}") from None
     out: dict[str, Any] = {}
     for node in tree.body:
@@ -181,47 +201,64 @@ def read_constants(path: Path) -> dict[str, Any]:
                 try:
                     out[target.id] = ast.literal_eval(node.value)
                 except ValueError:
-                    continue
+                    value = _arithmetic(node.value, out)
+                    if value is not None:
+                        out[target.id] = value
     return out
 
 
+_ARITH = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b,
+    ast.FloorDiv: lambda a, b: a // b,
+}
+
+
+def _arithmetic(node: ast.expr, names: Mapping[str, Any]) -> float | None:
+    """A number from `+ - * / //` over numbers and numeric constants; None otherwise."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        return float(node.value)
+    if isinstance(node, ast.Name) and isinstance(names.get(node.id), int | float):
+        return float(names[node.id])
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITH:
+        left, right = _arithmetic(node.left, names), _arithmetic(node.right, names)
+        if (
+            left is None
+            or right is None
+            or (right == 0 and isinstance(node.op, ast.Div | ast.FloorDiv))
+        ):
+            return None
+        return float(_ARITH[type(node.op)](left, right))
+    return None
+
+
 class FakeBackend:
-    """Deterministic measurements read from the version files (see the module docstring)."""
+    """Deterministic stand-in figures, never a measurement (see the module docstring)."""
 
     name = "fake"
 
     def __init__(self, root: Path | str):
         self.root = Path(root).resolve()
-        self.calls: list[tuple[str, str, str, int]] = []
+        self.calls: list[tuple[str, str, str, tuple[tuple[str, int], ...]]] = []
 
-    def kernel_dir(self, kernel: str) -> Path:
-        path = self.root / "kernels" / kernel
-        if not path.is_dir():
-            raise KbError(f"no kernel folder kernels/{kernel}/ under {self.root}")
+    def versions(self, spec: KernelSpec) -> list[str]:
+        return list(spec.version_files())
+
+    def version_files(self, spec: KernelSpec, version: str) -> list[Path]:
+        return [spec.version_path(version)]
+
+    def _source(self, spec: KernelSpec, version: str) -> Path:
+        path = spec.version_path(version)
+        if spec.version_family(version) is None or not path.is_file():
+            known = ", ".join(spec.version_files()) or "none"
+            raise KbError(f"{spec.name} has no version {version!r} ({path.name}); known: {known}")
         return path
-
-    def versions(self, kernel: str) -> list[str]:
-        return sorted(
-            p.stem
-            for p in self.kernel_dir(kernel).glob("*.py")
-            if "FAKE_DURATION_US" in read_constants(p)
-        )
-
-    def version_files(self, kernel: str, version: str) -> list[Path]:
-        return [self.kernel_dir(kernel) / f"{version}.py"]
-
-    def _constants(self, kernel: str, version: str) -> dict[str, Any]:
-        path = self.kernel_dir(kernel) / f"{version}.py"
-        if not path.is_file():
-            raise KbError(f"unknown version {version!r} of {kernel} (no {path.name})")
-        consts = read_constants(path)
-        if "FAKE_DURATION_US" not in consts:
-            raise KbError(f"{path.name} has no FAKE_DURATION_US: not a fake-measurable version")
-        return consts
 
     def measure(
         self,
-        kernel: str,
+        spec: KernelSpec,
         version: str,
         config: TrialConfig,
         params: Mapping[str, Any] | None = None,
@@ -229,39 +266,53 @@ class FakeBackend:
         delay = float(os.environ.get("KBOPT_FAKE_DELAY_S", "0") or 0)
         if delay:
             time.sleep(delay)
-        consts = self._constants(kernel, version)
-        self.calls.append((kernel, version, config.name, config.b))
-        limit = consts.get("FAKE_MAX_BATCH")
-        if limit is not None and config.b > int(limit):
-            raise FakeOutOfMemoryError(config.b, int(limit))
-        base = _per_config(consts["FAKE_DURATION_US"], config)
-        # Larger batches take proportionally longer; a tuning parameter may scale the time.
-        duration = base * config.b / 32.0
-        for key, value in (params or {}).items():
+        path = self._source(spec, version)
+        consts = read_constants(path)
+        dims = config.dims_dict
+        self.calls.append((spec.name, version, config.name, config.dims))
+        limit = consts.get("FAKE_MAX_BACKOFF")
+        value = dims.get(spec.backoff_dim, 0)
+        if limit is not None and value > int(limit):
+            raise FakeOutOfMemoryError(spec.backoff_dim, value, int(limit))
+        scale = value / _trial_value(spec, config) if value else 1.0
+        if "FAKE_DURATION_US" in consts:
+            duration = _per_config(consts["FAKE_DURATION_US"], config) * scale
+            floor = consts.get("FAKE_FLOOR_US")
+            floor_us = _per_config(floor, config) * scale if floor is not None else None
+        else:
+            floor_us = spec.floor_us(
+                dims, FAKE_DEVICE["copy_bw_gbps"], FAKE_DEVICE["matmul_tflops"]
+            )
+            duration = FAKE_DEVICE["launch_us"] + floor_us / _efficiency(path, params)
+        for key, val in (params or {}).items():
             factors = consts.get("FAKE_PARAM_FACTORS", {}).get(key, {})
-            duration *= float(factors.get(str(value), 1.0))
-        floor = consts.get("FAKE_FLOOR_US")
-        floor_us = _per_config(floor, config) * config.b / 32.0 if floor is not None else None
+            duration *= float(factors.get(str(val), 1.0))
+        correct = bool(consts.get("FAKE_CORRECT", True))
+        metrics = {k: float(v) for k, v in dict(consts.get("FAKE_TIMING_METRICS", {})).items()}
+        if "FAKE_DURATION_US" not in consts:
+            metrics.update(_timing_estimates(spec, dims, duration))
         return Measurement(
-            kernel=kernel,
+            kernel=spec.name,
             version=version,
             config=config,
             duration_us=duration,
-            correct=bool(consts.get("FAKE_CORRECT", True)),
+            correct=correct,
             floor_us=floor_us,
-            error=0.0 if consts.get("FAKE_CORRECT", True) else 1.0,
-            tolerance=1e-2,
+            error=0.0 if correct else 1.0,
+            tolerance=spec.tolerances.get(spec.dtype),
             quantiles_us=(duration * 0.99, duration, duration * 1.01),
-            metrics={k: float(v) for k, v in dict(consts.get("FAKE_TIMING_METRICS", {})).items()},
+            metrics=metrics,
+            shape_metrics=spec.dim_metrics(dims),
             device="fake-gpu",
-            sm_count=int(consts.get("FAKE_SM_COUNT", 132)),
+            sm_count=int(consts.get("FAKE_SM_COUNT", FAKE_DEVICE["sm_count"])),
             versions={"kbopt-fake": "1"},
             date=dt.date.today().isoformat(),
-            command=f"kbopt profile {kernel} {version} --config {config.b},{config.s},{config.t} --backend fake",
+            command=f"kbopt profile {spec.name} {version} --config {config.compact} --backend fake",
+            note="fake backend: stand-in figures, not a measurement",
         )
 
-    def counters(self, kernel: str, version: str, config: TrialConfig) -> NcuOutcome:
-        consts = self._constants(kernel, version)
+    def counters(self, spec: KernelSpec, version: str, config: TrialConfig) -> NcuOutcome:
+        consts = read_constants(self._source(spec, version))
         counters = consts.get("FAKE_COUNTERS")
         if not counters:
             return NcuOutcome(
@@ -271,12 +322,42 @@ class FakeBackend:
         kernels = [
             KernelCounters(
                 launch_id=i,
-                name=str(spec.get("name", f"{version}_kernel_{i}")),
-                metrics={k: float(v) for k, v in spec.items() if k != "name"},
+                name=str(item.get("name", f"{version}_kernel_{i}")),
+                metrics={k: float(v) for k, v in item.items() if k != "name"},
             )
-            for i, spec in enumerate(kernels_spec)
+            for i, item in enumerate(kernels_spec)
         ]
         return NcuOutcome(kernels, ["fake-ncu"])
+
+
+def _trial_value(spec: KernelSpec, config: TrialConfig) -> float:
+    """The backoff dim's value at the trial point this configuration is named after."""
+    trial = spec.trial(config.name)
+    dims = trial.dims if trial is not None else config.dims_dict
+    return float(dims.get(spec.backoff_dim) or 1)
+
+
+def _efficiency(path: Path, params: Mapping[str, Any] | None) -> float:
+    """0.30 .. 0.95, a fixed function of the version's source and knob values."""
+    digest = hashlib.sha256(path.read_bytes())
+    digest.update(json.dumps(dict(params or {}), sort_keys=True, default=str).encode())
+    u = int.from_bytes(digest.digest()[:8], "big") / 2**64
+    return 0.30 + 0.65 * u
+
+
+def _timing_estimates(
+    spec: KernelSpec, dims: Mapping[str, int], duration_us: float
+) -> dict[str, float]:
+    """DRAM% and TC% of the fake device from the spec's bytes and FLOPs over the time."""
+    seconds = duration_us * 1e-6
+    nbytes, nflops = spec.bytes_moved(dims), spec.flops(dims)
+    out = {
+        "dram_throughput_pct": 100.0 * nbytes / seconds / (FAKE_DEVICE["copy_bw_gbps"] * 1e9),
+        "tensor_core_util_pct": 100.0 * nflops / seconds / (FAKE_DEVICE["matmul_tflops"] * 1e12),
+    }
+    if nbytes:
+        out["arithmetic_intensity"] = nflops / nbytes
+    return out
 
 
 def _per_config(spec: Any, config: TrialConfig) -> float:
@@ -284,7 +365,4 @@ def _per_config(spec: Any, config: TrialConfig) -> float:
         return float(spec)
     if config.name in spec:
         return float(spec[config.name])
-    key = "decode" if config.s == 1 else "spec"
-    if key in spec:
-        return float(spec[key])
     return float(spec.get("*", next(iter(spec.values()))))

@@ -1,38 +1,44 @@
 """The program ncu profiles: one call of one kernel version, inside cudaProfilerStart/Stop.
 
-    python -m kbopt.bench.ncu_target KERNEL VERSION B S T
+    python -m kbopt.bench.ncu_target SPEC VERSION DIMS_JSON
 
-Warm-up calls (JIT compilation, allocator growth) run before the profiled range, so
-`ncu --profile-from-start off` reports exactly the kernels of one call: two for a split
-version (the split kernel and the combine), one otherwise.
+SPEC is how `kbopt.kernel.load_spec` finds the kernel (a spec file, or module:attr);
+DIMS_JSON the configuration, e.g. '{"rows": 8192, "hidden": 4096}'.  Inputs are made,
+and a version's once-per-input set-up (`prepare`) runs, before the profiled range; so do
+two warm-up calls (JIT compilation, allocator growth).  `ncu --profile-from-start off`
+then reports exactly the kernels of one call.
 """
 
 from __future__ import annotations
 
-import importlib
+import json
 import os
 import sys
 
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 5:
-        print("usage: python -m kbopt.bench.ncu_target KERNEL VERSION B S T", file=sys.stderr)
+    if len(args) != 3:
+        print("usage: python -m kbopt.bench.ncu_target SPEC VERSION DIMS_JSON", file=sys.stderr)
         return 2
-    kernel, version = args[0], args[1]
-    b, s, t = (int(x) for x in args[2:])
+    locator, version, dims_text = args
     sys.path.insert(0, os.getcwd())
     import torch
 
-    registry = importlib.import_module(f"kernels.{kernel}.registry")
-    ref = importlib.import_module(f"kernels.{kernel}.reference")
-    fn = registry.get(version).fn
-    inputs = ref.make_inputs(b, s, t, dtype=torch.bfloat16, device="cuda")
+    from kbopt.bench.harness import torch_dtype
+    from kbopt.bench.real import RealBackend
+    from kbopt.kernel import load_spec
+
+    spec = load_spec(locator, os.getcwd())
+    dims = {k: int(v) for k, v in json.loads(dims_text).items()}
+    entry = RealBackend(os.getcwd())._version(spec, version)
+    inputs = spec.make_inputs(dims, dtype=torch_dtype(spec.dtype), device="cuda")
+    launch = entry.prepare(*inputs) if entry.prepare is not None else (lambda: entry.fn(*inputs))
     for _ in range(2):
-        fn(*inputs)
+        launch()
     torch.cuda.synchronize()
     torch.cuda.profiler.start()
-    fn(*inputs)
+    launch()
     torch.cuda.synchronize()
     torch.cuda.profiler.stop()
     return 0

@@ -1,24 +1,19 @@
-"""The real measurement backend: `kernels/<kernel>/` on a CUDA GPU, ncu for counters.
+"""The real measurement backend: a kernel's versions on a CUDA GPU, ncu for counters.
 
-It relies on the layout every kernel folder follows (see `kernels/mla_decode/`):
+Everything it knows about the kernel comes from the kernel's spec
+(`kbopt.kernel.KernelSpec`): inputs, reference, tolerance, FLOPs and bytes, versions and
+their knobs.  Correctness and timing are the shared harness (`kbopt.bench.harness`): the
+output is checked against the reference with a NaN-poisoned pool before anything is
+timed, and timing is the median of `do_bench` (L2 flushed) over rotated input sets.  The
+roofline floor is `max(bytes / copy bandwidth, FLOPs / matmul rate)` with both ceilings
+measured by this backend on this device, once per process.  Without counters the DRAM%
+and TC% of a profile are the achieved fractions of those two ceilings (lower bounds: the
+real traffic is at least the minimal bytes).
 
-- `registry.py`: `versions()` / `get(name)` -> objects with `.family` and `.fn`, all with the
-  reference's signature;
-- `reference.py`: `Config`, `make_inputs(b, s, t, ..., dtype=, device=)`, `flops(b, s, t)`,
-  `bytes_moved(b, s, t)`;
-- `bench.py`: `measure_ceilings(rep_ms)` (copy bandwidth, matmul rate), `_check(family, fn,
-  cfg, b)` (fresh ragged inputs, poisoned pool, fp32 reference), `_bench_ms(fn, rep_ms)`
-  (`triton.testing.do_bench` median with L2 flush), `_rotating(fn, sets)`, `software()`.
-
-Timing, ceilings and correctness are the kernel's own bench code, not a copy of it.  The
-roofline floor is `max(bytes / copy bandwidth, FLOPs / matmul rate)`.  Without counters
-the DRAM% and TC% of a profile are the achieved fractions of those two ceilings (lower
-bounds: the real traffic is at least the minimal bytes).
-
-Edited kernel files are re-imported before each measurement (the cycle's designer may
-change a version's source between two measurements in one process).  Tuning parameters
-are applied by replacing the version module's `CONFIG` dataclass for the duration of the
-measurement.
+Edited version files are re-imported before each measurement (the cycle's designer may
+change a version's source between two measurements in one process).  Knob values given
+as `params` are applied for the duration of one measurement: on the version's `CONFIG`
+dataclass (`dataclasses.replace`) or on its upper-case module constant.
 """
 
 from __future__ import annotations
@@ -27,6 +22,7 @@ import dataclasses
 import datetime as dt
 import hashlib
 import importlib
+import json
 import os
 import sys
 from collections.abc import Mapping
@@ -38,9 +34,9 @@ from kbopt.bench.backend import Measurement
 from kbopt.bench.ncu import NcuOutcome, run_ncu
 from kbopt.bench.trials import TrialConfig
 from kbopt.errors import KbError
+from kbopt.kernel import KernelSpec
 
-L2_BYTES = 60_000_000  # rotate input sets whose KV caches together exceed the L2 several times
-CONFIG_ATTR = "CONFIG"  # the tunable dataclass a version module exposes
+CONFIG_ATTR = "CONFIG"  # the tunable dataclass a version module may expose
 
 
 class RealBackend:
@@ -51,22 +47,16 @@ class RealBackend:
         # do_bench repetition time per measurement; KBOPT_BENCH_REP_MS shortens a budgeted run.
         self.rep_ms = rep_ms or int(os.environ.get("KBOPT_BENCH_REP_MS", "100"))
         self.ncu_timeout_s = float(os.environ.get("KBOPT_NCU_TIMEOUT_S", "300"))
-        self._ceilings: dict[str, float] | None = None
+        self._ceilings: dict[str, dict[str, float]] = {}
         self._hashes: dict[str, str] = {}
         if str(self.root) not in sys.path:
             sys.path.insert(0, str(self.root))
 
     # ------------------------------------------------------------------ modules
 
-    def _module(self, kernel: str, name: str) -> ModuleType:
-        try:
-            return importlib.import_module(f"kernels.{kernel}.{name}")
-        except ModuleNotFoundError as exc:
-            raise KbError(f"kernels/{kernel}/ has no importable {name}.py: {exc}") from None
-
-    def _refresh(self, kernel: str) -> None:
-        """Re-import kernel modules whose source changed since they were loaded."""
-        prefix = f"kernels.{kernel}."
+    def _refresh(self, spec: KernelSpec) -> None:
+        """Re-import the kernel's modules whose source changed since they were loaded."""
+        prefix = f"{spec.package}."
         for mod_name, mod in sorted(sys.modules.items()):
             path = getattr(mod, "__file__", None)
             if not mod_name.startswith(prefix) or not path or not os.path.isfile(path):
@@ -88,11 +78,11 @@ class RealBackend:
 
     # ------------------------------------------------------------------ interface
 
-    def versions(self, kernel: str) -> list[str]:
-        return list(self._module(kernel, "registry").versions())
+    def versions(self, spec: KernelSpec) -> list[str]:
+        return list(spec.load_versions()[0])
 
-    def version_files(self, kernel: str, version: str) -> list[Path]:
-        path = self.root / "kernels" / kernel / f"{version}.py"
+    def version_files(self, spec: KernelSpec, version: str) -> list[Path]:
+        path = spec.version_path(version)
         return [path] if path.is_file() else []
 
     def release_memory(self) -> None:
@@ -100,95 +90,90 @@ class RealBackend:
 
         torch.cuda.empty_cache()
 
-    def ceilings(self, kernel: str) -> dict[str, float]:
-        if self._ceilings is None:
-            self._ceilings = self._module(kernel, "bench").measure_ceilings(self.rep_ms)
-        return self._ceilings
+    def ceilings(self, dtype: str) -> dict[str, float]:
+        if dtype not in self._ceilings:
+            from kbopt.bench.harness import measure_ceilings
+
+            self._ceilings[dtype] = measure_ceilings(self.rep_ms, dtype)
+        return self._ceilings[dtype]
+
+    def _version(self, spec: KernelSpec, version: str) -> Any:
+        if spec.version_family(version) is not None:
+            return spec.load_version(version)
+        versions, errors = spec.load_versions()
+        if version in versions:
+            return versions[version]
+        why = f" ({errors['baselines']})" if "baselines" in errors else ""
+        raise KbError(f"{spec.name} has no version {version!r}; known: {', '.join(versions)}{why}")
 
     def measure(
         self,
-        kernel: str,
+        spec: KernelSpec,
         version: str,
         config: TrialConfig,
         params: Mapping[str, Any] | None = None,
     ) -> Measurement:
+        from kbopt.bench.harness import input_sets, software
+        from kbopt.bench.suite import time_version
+
         torch = self._torch()
-        self._refresh(kernel)
-        ref = self._module(kernel, "reference")
-        bench = self._module(kernel, "bench")
-        registry = self._module(kernel, "registry")
-        ceil = self.ceilings(kernel)
-        try:
-            entry = registry.get(version)
-        except KeyError as exc:
-            raise KbError(str(exc).strip("'\"")) from None
-        self._refresh(kernel)  # the registry may have imported the version just now
-        with _params_applied(self, kernel, version, params):
-            cfg = ref.Config(config.name, b=config.b, s=config.s, t=config.t)
-            kv_bytes = cfg.b * cfg.t * ref.D_QK * 2
-            n_sets = max(2, min(8, -(-4 * L2_BYTES // kv_bytes)))
-            sets = [
-                ref.make_inputs(cfg.b, cfg.s, cfg.t, cfg.h, dtype=torch.bfloat16, device="cuda")
-                for _ in range(n_sets)
-            ]
-            _launch_info(kernel, clear=True)  # stale info from another version must not leak
-            err, problem = bench._check(entry.family, entry.fn, cfg, cfg.b)
-            med_ms, p20_ms, p80_ms = bench._bench_ms(bench._rotating(entry.fn, sets), self.rep_ms)
-            info = _launch_info(kernel)
+        self._refresh(spec)
+        ceil = self.ceilings(spec.dtype)
+        self._version(spec, version)
+        self._refresh(spec)  # loading the version may have imported its modules just now
+        dims = config.dims_dict
+        with _params_applied(spec, version, params):
+            entry = self._version(spec, version)
+            sets = input_sets(spec, dims, spec.dtype)
+            row = time_version(spec, entry, dims, sets, ceil, self.rep_ms, time_wrong=True)
         del sets
-        us = med_ms * 1e3
-        nbytes = ref.bytes_moved(cfg.b, cfg.s, cfg.t, cfg.h)
-        nflops = ref.flops(cfg.b, cfg.s, cfg.t, cfg.h)
-        t_bw = nbytes / (ceil["copy_bw_gbps"] * 1e9) * 1e6
-        t_mm = nflops / (ceil["matmul_tflops"] * 1e12) * 1e6
-        gbps = nbytes / (us * 1e-6) / 1e9
-        tflops = nflops / (us * 1e-6) / 1e12
+        us = float(row["time_us"])
+        nbytes, nflops = spec.bytes_moved(dims), spec.flops(dims)
         metrics = {
-            "dram_throughput_pct": 100.0 * gbps / ceil["copy_bw_gbps"],
-            "tensor_core_util_pct": 100.0 * tflops / ceil["matmul_tflops"],
-            "arithmetic_intensity": nflops / nbytes,
-            "num_heads": float(cfg.h),
+            "dram_throughput_pct": 100.0 * nbytes / (us * 1e-6) / (ceil["copy_bw_gbps"] * 1e9),
+            "tensor_core_util_pct": 100.0 * nflops / (us * 1e-6) / (ceil["matmul_tflops"] * 1e12),
         }
-        if "n_regs" in info:
-            metrics["registers_per_thread"] = float(info["n_regs"])
-        if "splits" in info:
-            metrics["num_splits"] = float(info["splits"])
+        if nbytes:
+            metrics["arithmetic_intensity"] = nflops / nbytes
+        info = {k.removeprefix("kernel_"): v for k, v in row.items() if k.startswith("kernel_")}
+        for key, metric in (("n_regs", "registers_per_thread"), ("splits", "num_splits")):
+            if key in info:
+                metrics[metric] = float(info[key])
+        metrics.update({k: float(v) for k, v in info.get("metrics", {}).items()})
         props = torch.cuda.get_device_properties(0)
-        shape = f"{config.b},{config.s},{config.t}"
         return Measurement(
-            kernel=kernel,
+            kernel=spec.name,
             version=version,
             config=config,
             duration_us=us,
-            correct=problem is None,
-            floor_us=max(t_bw, t_mm),
-            error=float(err),
-            tolerance=float(getattr(bench, "REL_TOL", 0.0)) or None,
-            quantiles_us=(p20_ms * 1e3, med_ms * 1e3, p80_ms * 1e3),
+            correct=row["status"] == "ok",
+            floor_us=spec.floor_us(dims, ceil["copy_bw_gbps"], ceil["matmul_tflops"]),
+            error=float(row["rel_err"]),
+            tolerance=spec.tolerance(spec.dtype),
+            quantiles_us=(float(row["p20_us"]), us, float(row["p80_us"])),
             metrics=metrics,
+            shape_metrics=spec.dim_metrics(dims),
             device=torch.cuda.get_device_name(0),
-            versions=dict(bench.software()),
+            versions=software(),
             date=dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            command=f"kbopt profile {kernel} {version} --config {shape}"
+            command=f"kbopt profile {spec.source or spec.name} {version} --config {config.compact}"
             + (
                 " (params " + ", ".join(f"{k}={v}" for k, v in params.items()) + ")"
                 if params
                 else ""
             ),
-            note=problem or "",
+            note=str(row.get("error", "")),
             sm_count=int(props.multi_processor_count),
         )
 
-    def counters(self, kernel: str, version: str, config: TrialConfig) -> NcuOutcome:
+    def counters(self, spec: KernelSpec, version: str, config: TrialConfig) -> NcuOutcome:
         target = [
             sys.executable,
             "-m",
             "kbopt.bench.ncu_target",
-            kernel,
+            spec.locator,
             version,
-            str(config.b),
-            str(config.s),
-            str(config.t),
+            json.dumps(config.dims_dict),
         ]
         pythonpath = os.pathsep.join(
             p for p in (str(self.root), os.environ.get("PYTHONPATH", "")) if p
@@ -199,44 +184,55 @@ class RealBackend:
 
 
 class _params_applied:
-    """Swap the version module's CONFIG dataclass for one with `params`, then put it back."""
+    """Set knob values on the version module (CONFIG field or constant), then put them back."""
 
-    def __init__(
-        self, backend: RealBackend, kernel: str, version: str, params: Mapping[str, Any] | None
-    ):
-        self.module: ModuleType | None = None
-        self.saved: Any = None
+    def __init__(self, spec: KernelSpec, version: str, params: Mapping[str, Any] | None):
         self.params = dict(params or {})
-        if self.params:
-            self.module = backend._module(kernel, version)
-            if not dataclasses.is_dataclass(getattr(self.module, CONFIG_ATTR, None)):
-                raise KbError(f"{version} has no CONFIG dataclass: it exposes no tunable parameter")
-
-    def __enter__(self) -> None:
-        if self.module is None:
+        self.module: ModuleType | None = None
+        self.saved: dict[str, Any] = {}
+        if not self.params:
             return
-        self.saved = getattr(self.module, CONFIG_ATTR)
-        names = {f.name for f in dataclasses.fields(self.saved)}
-        unknown = sorted(set(self.params) - names)
+        knobs = {k.name: k for k in spec.knobs_for(version)}
+        unknown = sorted(set(self.params) - set(knobs))
         if unknown:
             raise KbError(
-                f"unknown parameter(s) {', '.join(unknown)}; {type(self.saved).__name__} has "
-                f"{', '.join(sorted(names))}"
+                f"unknown knob(s) {', '.join(unknown)} for {version}; its knobs: "
+                + (", ".join(sorted(knobs)) or "none (the spec declares none for its family)")
             )
-        setattr(self.module, CONFIG_ATTR, dataclasses.replace(self.saved, **self.params))
+        for name, value in self.params.items():
+            if not knobs[name].admits(value):
+                raise KbError(
+                    f"{name}={value!r} is not allowed for {version} "
+                    f"({knobs[name].type}, one of {list(knobs[name].values)})"
+                )
+        self.module = importlib.import_module(spec.module_name(version))
+
+    def __enter__(self) -> None:
+        mod = self.module
+        if mod is None:
+            return
+        config = getattr(mod, CONFIG_ATTR, None)
+        in_config = (
+            {f.name for f in dataclasses.fields(config)}
+            if dataclasses.is_dataclass(config) and not isinstance(config, type)
+            else set()
+        )
+        self.saved = {CONFIG_ATTR: config} if in_config else {}
+        if in_config & set(self.params):
+            fields = {k: v for k, v in self.params.items() if k in in_config}
+            setattr(mod, CONFIG_ATTR, dataclasses.replace(config, **fields))  # type: ignore[type-var]
+        for name, value in self.params.items():
+            if name in in_config:
+                continue
+            const = name.upper()
+            if not hasattr(mod, const):
+                raise KbError(
+                    f"{mod.__name__} sets knob {name} neither in CONFIG nor as {const} = ..."
+                )
+            self.saved[const] = getattr(mod, const)
+            setattr(mod, const, value)
 
     def __exit__(self, *exc: object) -> None:
         if self.module is not None:
-            setattr(self.module, CONFIG_ATTR, self.saved)
-
-
-def _launch_info(kernel: str, clear: bool = False) -> dict[str, int]:
-    """Registers / spills / splits of the last Triton launch, when the kernel records them."""
-    mod = sys.modules.get(f"kernels.{kernel}.triton_tiled")
-    info = getattr(mod, "LAST_INFO", None)
-    if not isinstance(info, dict):
-        return {}
-    out = dict(info)
-    if clear:
-        info.clear()
-    return out
+            for name, value in self.saved.items():
+                setattr(self.module, name, value)

@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "kbopt.cli.site_cmds",
     "kbopt.cli.cycle_cmds",
     "kbopt.cli.init_cmds",
+    "kbopt.cli.kernel_cmds",
 )
 
 

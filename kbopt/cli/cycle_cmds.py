@@ -11,15 +11,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kbopt.bench.backend import MeasurementBackend
-from kbopt.bench.trials import TrialConfig, parse_config, trial_matrix
+from kbopt.bench.trials import TrialConfig, default_matrix, parse_config, trial_matrix
 from kbopt.cli.common import command, print_json, store_from
 from kbopt.errors import KbError
+from kbopt.kernel import KernelSpec, load_spec
 from kbopt.vocab import Language
 
 if TYPE_CHECKING:
     from kbopt.workflow.record import RunRecord
 
 BACKENDS = ("real", "fake")
+KERNEL_HELP = (
+    "the kernel: a name under kernels/, a path to its spec.py (or its folder), or module:attr"
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,14 +32,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "profile",
         "Profile one kernel version at one configuration: timing, roofline, ncu counters "
         "when readable, bottleneck, Top 3 Opportunities; updates the devlog's performance section.",
-        "kbopt profile mla_decode triton_v3 --config decode",
+        "kbopt profile add_rmsnorm triton_v2 --config large",
     )
-    p.add_argument("kernel")
+    p.add_argument("kernel", help=KERNEL_HELP)
     p.add_argument("version")
     p.add_argument(
         "--config",
         action="append",
-        help="decode, spec, or b,s,t; repeat for several (default: decode)",
+        help="a trial name of the kernel's spec, or its dims as name=value,... (e.g. "
+        "rows=8192,hidden=4096); repeat for several (default: the spec's first trial)",
     )
     _common(p)
     p.add_argument("--no-devlog", action="store_true", help="do not update docs/kernels/<k>.md")
@@ -49,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "kbopt cycle mla_decode --target 'pct_of_floor>=50' --from triton_v1 "
         "--designer scripted:runs/plans/mla_decode_ladder.json",
     )
-    p.add_argument("kernel")
+    p.add_argument("kernel", help=KERNEL_HELP)
     p.add_argument("--target", help="`metric op value` that must hold at every configuration")
     p.add_argument("--from", dest="start", help="the version to start from")
     p.add_argument(
@@ -59,11 +64,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--configs",
-        default="decode;spec",
-        help="';'-separated configurations: decode, spec or b,s,t (default: decode;spec, W2)",
+        help="';'-separated configurations: trial names or name=value dims "
+        "(default: the spec's whole trial matrix)",
     )
-    p.add_argument("--stress", help="a third configuration b,s,t (needs --stress-reason)")
-    p.add_argument("--stress-reason", default="", help="the evidence that asks for it (W2)")
+    p.add_argument("--stress", help="one more configuration, as dims (needs --stress-reason)")
+    p.add_argument(
+        "--stress-reason", default="", help="the evidence that the default points are not enough"
+    )
     p.add_argument("--max-iterations", type=int, default=4)
     p.add_argument("--run-id", help="name of the run folder under runs/")
     p.add_argument("--resume", metavar="RUN_ID", help="continue a stopped or crashed run")
@@ -78,9 +85,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "kbopt tune mla_decode triton_v5 --manual block_n=32 --manual block_n=64 "
         "--param block_n=32,64 --param num_stages=2,3 --budget-min 10",
     )
-    p.add_argument("kernel")
+    p.add_argument("kernel", help=KERNEL_HELP)
     p.add_argument("version")
-    p.add_argument("--config", default="decode", help="decode, spec, or b,s,t")
+    p.add_argument(
+        "--config", help="a trial name or name=value dims (default: the spec's first trial)"
+    )
     p.add_argument(
         "--manual", action="append", default=[], help="k=v,k=v: one manual configuration"
     )
@@ -123,12 +132,15 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
     store = store_from(args)
     backend = make_backend(args.backend, store.root)
-    configs = [parse_config(c) for c in (args.config or ["decode"])]
+    spec = load_spec(args.kernel, store.root)
+    configs = [parse_config(c, spec) for c in (args.config or [spec.trials[0].name])]
     results = []
-    for config in configs:
+    for i, config in enumerate(configs, 1):
+        if len(configs) > 1 and not args.json:
+            print(f"[profile] {i}/{len(configs)}: {config.name} ({config.shape})", file=sys.stderr)
         run = profile_version(
             backend,
-            args.kernel,
+            spec,
             args.version,
             config,
             counters=args.counters,
@@ -150,14 +162,17 @@ def cmd_profile(args: argparse.Namespace) -> int:
     return 0
 
 
-def _configs(args: argparse.Namespace) -> list[TrialConfig]:
-    configs = [parse_config(c) for c in args.configs.split(";") if c.strip()]
+def _configs(args: argparse.Namespace, spec: KernelSpec) -> list[TrialConfig]:
+    if args.configs is None:
+        configs = default_matrix(spec)
+    else:
+        configs = [parse_config(c, spec) for c in args.configs.split(";") if c.strip()]
     if not configs:
         raise KbError("--configs names no configuration")
     if args.stress:
-        cfg = parse_config(args.stress)
-        stress = TrialConfig("stress", cfg.b, cfg.s, cfg.t, args.stress_reason)
-        configs.append(trial_matrix(stress)[-1])  # refuses a stress point without a reason
+        cfg = parse_config(args.stress, spec)
+        stress = TrialConfig("stress", cfg.dims, args.stress_reason)
+        configs.append(trial_matrix(spec, stress)[-1])  # refuses a stress point without a reason
     return configs
 
 
@@ -197,15 +212,16 @@ def cmd_cycle(args: argparse.Namespace) -> int:
     else:
         if not args.target or not args.start:
             raise KbError("a new run needs --target and --from (or --resume RUN_ID)")
+        spec = load_spec(args.kernel, root)
         run = cycle.start(
             root,
-            kernel=args.kernel,
+            kernel=spec,
             target=args.target,
             start_version=args.start,
             backend=make_backend(args.backend, root),
             designer=designer,
             designer_spec=args.designer,
-            configs=_configs(args),
+            configs=_configs(args, spec),
             store=store,
             max_iterations=args.max_iterations,
             counters=args.counters,
@@ -247,14 +263,15 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
     store = store_from(args)
     backend = make_backend(args.backend, store.root)
-    config = parse_config(args.config)
+    spec = load_spec(args.kernel, store.root)
+    config = parse_config(args.config or spec.trials[0].name, spec)
     space = TuneSpace(dict(parse_param(p) for p in args.param)) if args.param else None
     budget = TuneBudget(seconds=args.budget_min * 60.0, promising=args.promising)
 
     provenance: dict[str, object] = {}
 
     def measure(params: dict[str, int | float | str]) -> float:
-        m = measure_with_backoff(backend, args.kernel, args.version, config, params)
+        m = measure_with_backoff(backend, spec, args.version, config, params)
         if not provenance:  # results files carry device, versions, date and command
             provenance.update(device=m.device, versions=m.versions, date=m.date)
         if not m.correct:
@@ -269,7 +286,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         seconds_per_config=args.seconds_per_config,
     )
     data: dict[str, object] = {
-        "kernel": args.kernel,
+        "kernel": spec.name,
         "version": args.version,
         "config": config.as_dict(),
         "command": "kbopt " + " ".join(shlex.quote(a) for a in sys.argv[1:]),

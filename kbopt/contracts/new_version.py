@@ -2,21 +2,22 @@
 
 Shape::
 
-    ## New Version: mla_decode triton_v3
+    ## New Version: add_rmsnorm triton_v3
     ### Changes Applied:
-    - split the KV length into 8 slices, one program each
-    - log-sum-exp combine kernel
-    ### Files: Created kernels/mla_decode/triton_v3.py; Modified kernels/mla_decode/registry.py
+    - 4 rows per program
+    - 16-byte vector loads
+    ### Files: Created kernels/add_rmsnorm/triton_v3.py
     ### Correctness: PASS -- rel. error 2.1e-3 (tolerance 1e-2)
 
     ### Trial Configurations Checked
-    1. b=32, s=1, t=4096 -- plain decode: the default point
-    2. b=32, s=16, t=4096 -- speculative: 16 query rows share each KV row
+    1. rows=8192, hidden=4096 -- a Llama-8B layer's tokens in one prefill chunk
+    2. rows=32, hidden=4096 -- decode: one token per sequence
 
     ### Devlog Entry Written: docs/kernels/mla_decode.md
 
 `### Changes Applied: a; b` on one line is read too.  `Files:` lists `Created` and
-`Modified` paths (comma-separated), or `none`.  Correctness is PASS or FAIL, optionally
+`Modified` paths (comma-separated), or `none`.  A trial configuration is the kernel's
+dimensions as `name=value` pairs, then ` -- ` and why the point matters.  Correctness is PASS or FAIL, optionally
 followed by ` -- <detail>`.
 """
 
@@ -24,14 +25,14 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from kbopt.contracts._sections import Collector, items, require, split_document
 
 TITLE_RE = re.compile(r"^##\s+New Version:\s*(?P<kernel>\S+)\s+(?P<version>\S+)\s*$")
 SHAPE = "## New Version: <kernel> <version>"
 _TRIAL_RE = re.compile(
-    r"^\[?b\s*=\s*(?P<b>\d+)\s*,\s*s\s*=\s*(?P<s>\d+)\s*,\s*t\s*=\s*(?P<t>\d+)\]?"
+    r"^\[?(?P<dims>[a-z]\w*\s*=\s*\d+(?:\s*,\s*[a-z]\w*\s*=\s*\d+)*)\]?"
     r"\s+(?:--|—)\s+(?P<why>\S.*)$"
 )
 _SEP = re.compile(r"\s+(?:--|—)\s+")
@@ -43,13 +44,20 @@ class _Strict(BaseModel):
 
 
 class TrialCheck(_Strict):
-    b: int = Field(ge=1)
-    s: int = Field(ge=1)
-    t: int = Field(ge=1)
+    dims: dict[str, int] = Field(min_length=1)  # the kernel's dimensions, in order
     why: str = Field(min_length=1)
 
+    @field_validator("dims")
+    @classmethod
+    def _positive(cls, v: dict[str, int]) -> dict[str, int]:
+        bad = [f"{k}={n}" for k, n in v.items() if n < 1]
+        if bad:
+            raise ValueError(f"dimensions must be at least 1: {', '.join(bad)}")
+        return v
+
     def render(self, number: int) -> str:
-        return f"{number}. b={self.b}, s={self.s}, t={self.t} -- {self.why}"
+        shape = ", ".join(f"{k}={v}" for k, v in self.dims.items())
+        return f"{number}. {shape} -- {self.why}"
 
 
 class NewVersion(_Strict):
@@ -121,11 +129,18 @@ class NewVersion(_Strict):
             for n, t in items(tr, errors, "Trial Configurations Checked", numbered=True):
                 tm = _TRIAL_RE.match(t)
                 if tm is None:
-                    errors.add(n, "a trial reads `1. b=32, s=1, t=4096 -- why this point matters`")
+                    errors.add(
+                        n, "a trial reads `1. rows=8192, hidden=4096 -- why this point matters`"
+                    )
                     continue
-                trials.append(
-                    TrialCheck(b=int(tm["b"]), s=int(tm["s"]), t=int(tm["t"]), why=tm["why"])
-                )
+                dims = {}
+                for part in tm["dims"].split(","):
+                    key, _, value = part.partition("=")
+                    dims[key.strip()] = int(value)
+                if any(v < 1 for v in dims.values()):
+                    errors.add(n, "every dimension of a trial must be at least 1")
+                    continue
+                trials.append(TrialCheck(dims=dims, why=tm["why"]))
         data["trials"] = trials
         dv = next((s for s in sections if s.title.lower() == "devlog entry written"), None)
         if dv is not None:

@@ -2,7 +2,7 @@
 
 Shape (sections after the title may be absent; this is also the render order)::
 
-    ## Profile: mla_decode triton_v3 | b=32, s=1, t=4096
+    ## Profile: mla_decode triton_v3 | b=32, s=1, t=4096     (the kernel's dims, key=value)
     ### Stages
     | Stage | Duration | TC% | DRAM% | Occ% | Bottleneck | Key Issue |
     |-------|----------|-----|-------|------|------------|-----------|
@@ -31,7 +31,10 @@ missing.  Unknown `###` sections are kept verbatim in `notes` and rendered last.
 `Profile.metrics` is the flat `{canonical metric: float}` view that entry triggers are
 evaluated against.  It is derived, in increasing priority, from:
 
-1. the title's configuration: `b` -> `batch`, `s` -> `query_len`, `t` -> `kv_len`;
+1. the title's configuration, for keys that are themselves catalog metric names (the
+   profiler writes the catalog metrics that a kernel's dimensions stand for -- MLA's `t`
+   is `kv_len` -- into `### Metrics`, so a configuration such as `b=32, s=1, t=4096`
+   needs no kernel-specific mapping here);
 2. the Stages table: Duration -> `duration_us`, TC% -> `tensor_core_util_pct`,
    DRAM% -> `dram_throughput_pct`, Occ% -> `achieved_occupancy_pct`.  A stage named
    `total` / `overall` / `end-to-end` stands for the whole kernel; otherwise one stage
@@ -67,8 +70,6 @@ STAGE_METRICS = {
     "dram_pct": "dram_throughput_pct",
     "occ_pct": "achieved_occupancy_pct",
 }
-# Title configuration keys -> canonical metric names (W2's b, s, t).
-CONFIG_METRICS = {"b": "batch", "s": "query_len", "t": "kv_len"}
 TOTAL_STAGE_NAMES = {"total", "overall", "end-to-end", "whole kernel", "all"}
 
 _NCU_TO_CANONICAL = {m.ncu: m.name for m in METRICS.values() if m.ncu}
@@ -158,7 +159,7 @@ class Profile(_Strict):
 
     kernel: str = Field(min_length=1)
     version: str = ""
-    config: dict[str, float] = Field(default_factory=dict)  # b, s, t (and any other key=value)
+    config: dict[str, float] = Field(default_factory=dict)  # the kernel's dims, key=value
     stages: list[Stage] = Field(default_factory=list)
     measured: dict[str, float] = Field(default_factory=dict)  # the `### Metrics` extension
     bottleneck: Bottleneck | None = None
@@ -180,10 +181,7 @@ class Profile(_Strict):
     @property
     def metrics(self) -> dict[str, float]:
         """Flat canonical metrics: title config < stages < `### Metrics` (module docstring)."""
-        out: dict[str, float] = {}
-        for key, name in CONFIG_METRICS.items():
-            if key in self.config:
-                out[name] = float(self.config[key])
+        out = {k: float(v) for k, v in self.config.items() if k in METRICS}
         out.update(_stage_metrics(self.stages))
         out.update({k: float(v) for k, v in self.measured.items()})
         return out
@@ -191,18 +189,6 @@ class Profile(_Strict):
     @property
     def key_issues(self) -> list[str]:
         return [s.key_issue for s in self.stages if s.key_issue]
-
-    @property
-    def b(self) -> int | None:
-        return _int_or_none(self.config.get("b"))
-
-    @property
-    def s(self) -> int | None:
-        return _int_or_none(self.config.get("s"))
-
-    @property
-    def t(self) -> int | None:
-        return _int_or_none(self.config.get("t"))
 
     def text_for_search(self) -> str:
         """Root cause, key issues and the kernel context, as one query text for relevance."""
@@ -266,10 +252,6 @@ def fmt_number(v: float) -> str:
         return str(int(v))
     text = f"{v:.3f}".rstrip("0").rstrip(".")
     return text if text not in ("-0", "") else "0"
-
-
-def _int_or_none(v: float | None) -> int | None:
-    return None if v is None else int(v)
 
 
 def _stage_cells(s: Stage) -> list[str]:
@@ -366,7 +348,8 @@ class _Parser:
         if start is None or not _TITLE_RE.match(self.lines[start].strip()):
             self.add(
                 (start or 0) + 1,
-                "a profile starts with `## Profile: <kernel> <version> | b=X, s=X, t=X`",
+                "a profile starts with `## Profile: <kernel> <version> | dim=X, dim=X` "
+                "(e.g. `## Profile: add_rmsnorm triton_v2 | rows=8192, hidden=4096`)",
             )
             raise ProblemList(self.problems)
         data: dict[str, object] = {}
@@ -401,7 +384,7 @@ class _Parser:
             except ValueError:
                 self.add(
                     index + 1,
-                    f"configuration item {part!r} is not `key=number` (b=32, s=1, t=4096)",
+                    f"configuration item {part!r} is not `dim=number` (rows=8192, hidden=4096)",
                 )
         data["config"] = config
 

@@ -5,7 +5,7 @@
                             +---------------- target not met ------------------+
 
 - ANALYZE reads the devlog's overview and current best results (and a stress
-  configuration the devlog asks for, W2).
+  configuration the devlog asks for).
 - PROFILE measures the baseline at every configuration first (W5), profiles the primary
   one, and updates the devlog's performance section.
 - SELECT picks the language: the user's `--language`, else the designer's, else the
@@ -50,6 +50,7 @@ from kbopt.contracts.reports import (
 from kbopt.contracts.task import Constraints, OptimizationTask, TaskOptimization
 from kbopt.devlog import BEST, Devlog, devlog_path, relative_link
 from kbopt.errors import KbError
+from kbopt.kernel import KernelSpec, load_spec
 from kbopt.markdown import render_table
 from kbopt.model import Trigger
 from kbopt.store import Store, atomic_write
@@ -75,6 +76,7 @@ class Cycle:
     root: Path
     folder: Path
     record: RunRecord
+    spec: KernelSpec
     backend: MeasurementBackend
     designer: Designer
     store: Store
@@ -84,10 +86,7 @@ class Cycle:
 
     @property
     def configs(self) -> list[TrialConfig]:
-        return [
-            TrialConfig(c["name"], c["b"], c["s"], c["t"], c.get("why", ""))
-            for c in self.record.configs
-        ]
+        return [TrialConfig.from_dict(c) for c in self.record.configs]
 
     def save(self) -> None:
         rec.save(self.record, self.folder)
@@ -124,11 +123,11 @@ class Cycle:
         devlog = Devlog.for_kernel(self.root, r.kernel)
         r.devlog_overview = devlog.overview[:4000]
         r.devlog_best = devlog.current_best[:4000]
-        stress = stress_from_devlog(devlog.render())
+        stress = stress_from_devlog(devlog.render(), self.spec)
         if stress is not None and all(c["name"] != "stress" for c in r.configs):
             r.configs.append({**stress.as_dict(), "name": "stress"})
             r.log(f"devlog asks for a stress configuration: {stress.shape} -- {stress.why}")
-        known = self.backend.versions(r.kernel)
+        known = self.backend.versions(self.spec)
         if r.start_version not in known:
             raise KbError(
                 f"{r.kernel} has no version {r.start_version!r}; known: {', '.join(known)}"
@@ -139,7 +138,7 @@ class Cycle:
     def profile(self) -> bool:
         r = self.record
         for cfg in self.configs:
-            m = measure_with_backoff(self.backend, r.kernel, r.current_version, cfg)
+            m = measure_with_backoff(self.backend, self.spec, r.current_version, cfg)
             if not m.correct:
                 raise KbError(
                     f"the starting version {r.current_version} fails its correctness check at "
@@ -151,7 +150,7 @@ class Cycle:
         primary = self.configs[0]
         run = profile_version(
             self.backend,
-            r.kernel,
+            self.spec,
             r.current_version,
             primary,
             counters="auto" if r.counters == "baseline" else r.counters,
@@ -220,6 +219,7 @@ class Cycle:
         ctx = DesignContext(
             root=self.root,
             kernel=r.kernel,
+            spec=self.spec,
             run_dir=self.folder,
             iteration=attempt.iteration,
             backend=self.backend,
@@ -269,7 +269,7 @@ class Cycle:
             backup_dir=f"backups/{r.iteration}",
             learn_draft=proposal.learn_draft,
         )
-        kernel_dir = self.root / "kernels" / r.kernel
+        kernel_dir = self.spec.folder
         Snapshot.take(
             self.root,
             [kernel_dir, devlog_path(self.root, r.kernel)],
@@ -310,7 +310,8 @@ class Cycle:
                 control_level=CONTROL_LEVEL.get(lang, ""),
                 language=Language(lang),
                 language_constraints=[
-                    f"keep the common version signature of kernels/{self.record.kernel}/registry.py"
+                    f"keep the signature of {self.spec.entry_point}(), which every version of "
+                    f"{self.spec.name} exports (the reference's, in {self.spec.locator})"
                 ],
             ),
         )
@@ -329,7 +330,7 @@ class Cycle:
             )
         for cfg in self.configs if not reason else []:
             try:
-                m = measure_with_backoff(self.backend, r.kernel, attempt.new_version, cfg)
+                m = measure_with_backoff(self.backend, self.spec, attempt.new_version, cfg)
             except KbError:
                 raise
             except Exception as exc:  # the new code does not run: a failed change
@@ -380,7 +381,7 @@ class Cycle:
         attempt.status = AttemptStatus.APPLIED
         run = profile_version(
             self.backend,
-            r.kernel,
+            self.spec,
             attempt.new_version,
             primary,
             counters="skip" if r.counters == "baseline" else r.counters,
@@ -617,7 +618,7 @@ def _before_of(r: RunRecord, a: Attempt, cfg: str) -> dict | None:
 def start(
     root: Path,
     *,
-    kernel: str,
+    kernel: str | KernelSpec,
     target: str,
     start_version: str,
     backend: MeasurementBackend,
@@ -636,14 +637,16 @@ def start(
         raise KbError(f"--counters must be one of {', '.join(CYCLE_COUNTER_MODES)}")
     if language is not None:
         Language(language)
-    run_id = run_id or rec.new_run_id(kernel)
+    spec = load_spec(kernel, root)
+    run_id = run_id or rec.new_run_id(spec.name)
     folder = rec.run_dir(root, run_id)
     if (folder / rec.RECORD_NAME).exists():
         raise KbError(f"run {run_id} already exists; resume it with --resume {run_id}")
     folder.mkdir(parents=True, exist_ok=True)
     record = RunRecord(
         run_id=run_id,
-        kernel=kernel,
+        kernel=spec.name,
+        spec=spec_reference(spec, root),
         created=rec.now(),
         backend=backend.name,
         designer=designer_spec,
@@ -656,9 +659,23 @@ def start(
         current_version=start_version,
     )
     record.log(f"started by pid {os.getpid()}")
-    cycle = Cycle(root, folder, record, backend, designer, store, on_state)
+    cycle = Cycle(root, folder, record, spec, backend, designer, store, on_state)
     cycle.save()
     return cycle
+
+
+def spec_reference(spec: KernelSpec, root: Path) -> str:
+    """How a later process finds the spec: the kernel name for `<root>/kernels/<name>/`,
+    a path relative to the project when inside it, else the absolute path or module:attr."""
+    if ":" in spec.locator:
+        return spec.locator
+    path = Path(spec.locator).resolve()
+    if path == (Path(root) / "kernels" / spec.name / "spec.py").resolve():
+        return spec.name
+    try:
+        return path.relative_to(Path(root).resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def resume(
@@ -672,8 +689,9 @@ def resume(
 ) -> Cycle:
     folder = rec.run_dir(root, run_id)
     record = rec.load(folder)
+    spec = load_spec(record.spec or record.kernel, root)
     record.log(f"resumed by pid {os.getpid()} in state {record.state.value}")
-    return Cycle(root, folder, record, backend, designer, store, on_state)
+    return Cycle(root, folder, record, spec, backend, designer, store, on_state)
 
 
 def comparison_rows(config: str, before: Measurement, after: Measurement) -> list[MetricRow]:

@@ -3,7 +3,8 @@
     python -m kbopt.workflow.demo /tmp/kbopt-demo
 
 builds a throw-away project in the folder (a copy of this project's knowledge base, a
-`kernels/toy/` whose versions the fake backend measures, a devlog and a designer plan),
+`kernels/toy/` with its spec and versions that script the fake backend's figures, a devlog
+and a designer plan),
 then runs `kbopt cycle toy` on it and prints the Optimization Summary.  The plan makes
 one change that is kept, one in-place parameter change that regresses (restored byte
 for byte), one new file that regresses (removed) and one change that breaks correctness
@@ -40,14 +41,48 @@ Notes a person wrote.
 """
 
 
+TOY_SPEC = """\
+\"\"\"The toy kernel: its versions script the fake backend's figures; nothing runs.\"\"\"
+
+from kbopt.kernel import Dim, KernelSpec, Trial
+
+
+def _no_real_run(*args, **kwargs):
+    raise RuntimeError("the toy kernel has no implementation: measure it with --backend fake")
+
+
+SPEC = KernelSpec(
+    name="toy",
+    description="a toy attention-like kernel for the fake backend",
+    dims=(
+        Dim("b", "sequences in the batch", "batch"),
+        Dim("s", "query positions per sequence", "query_len"),
+        Dim("t", "KV length", "kv_len"),
+    ),
+    trials=(
+        Trial("decode", {"b": 32, "s": 1, "t": 4096}, "plain decode: one query row per sequence"),
+        Trial("spec", {"b": 32, "s": 16, "t": 4096}, "speculative: 16 query rows per KV row"),
+    ),
+    backoff_dim="b",
+    make_inputs=_no_real_run,
+    reference=_no_real_run,
+    flops=lambda d: 2 * d["b"] * d["s"] * 128 * d["t"] * 1088,
+    bytes_moved=lambda d: 2 * d["b"] * d["t"] * 576,
+    tolerances={"bfloat16": 2e-2},
+    entry_point="toy",
+    families=("toy",),
+)
+"""
+
+
 def version_source(name: str, decode: float, spec: float, correct: bool = True) -> str:
-    """A fake-measurable version file (see kbopt.bench.backend.FakeBackend)."""
+    """A version file that scripts the fake backend's figures (kbopt.bench.backend)."""
     return (
         f'"""{name}: a fake-measurable toy version."""\n\n'
         f'FAKE_DURATION_US = {{"decode": {decode}, "spec": {spec}}}\n'
         'FAKE_FLOOR_US = {"decode": 50.0, "spec": 800.0}\n'
         f"FAKE_CORRECT = {correct}\n"
-        "FAKE_MAX_BATCH = 16\n"
+        "FAKE_MAX_BACKOFF = 16\n"
         'FAKE_TIMING_METRICS = {"dram_throughput_pct": 12.0, "tensor_core_util_pct": 3.0, '
         '"ctas_per_sm": 0.5}\n'
     )
@@ -107,9 +142,12 @@ def make_project(root: Path, steps: list[dict[str, Any]], knowledge: Path | None
     source = knowledge or (find_project_root() / KNOWLEDGE_DIR)
     kdir = root / "kernels" / "toy"
     kdir.mkdir(parents=True)
+    (root / "kernels" / "__init__.py").write_text("")
+    (kdir / "__init__.py").write_text("")
+    (kdir / "spec.py").write_text(TOY_SPEC)
     (kdir / "toy_v1.py").write_text(version_source("toy_v1", 400.0, 3200.0))
     (kdir / "toy_v2.py").write_text(version_source("toy_v2", 200.0, 1600.0))
-    (kdir / "helper.py").write_text("# not a version: no FAKE_DURATION_US\n")
+    (kdir / "helper.py").write_text("# not a version: its name is not <family>_v<N>\n")
     (root / "docs" / "kernels").mkdir(parents=True)
     (root / "docs" / "kernels" / "toy.md").write_text(DEVLOG)
     shutil.copytree(source, root / KNOWLEDGE_DIR)

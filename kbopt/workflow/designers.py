@@ -44,6 +44,7 @@ from kbopt.bench.trials import TrialConfig
 from kbopt.contracts.new_version import NewVersion, TrialCheck
 from kbopt.contracts.task import OptimizationTask
 from kbopt.errors import KbError, ProblemList
+from kbopt.kernel import KernelSpec
 from kbopt.workflow.record import RunRecord
 
 
@@ -62,6 +63,7 @@ class Proposal:
 class DesignContext:
     root: Path
     kernel: str
+    spec: KernelSpec
     run_dir: Path
     iteration: int
     backend: MeasurementBackend
@@ -153,7 +155,7 @@ class ScriptedDesigner:
 
     def design(self, task: OptimizationTask, ctx: DesignContext) -> NewVersion:
         step = self.steps[ctx.iteration - 1]
-        kdir = ctx.root / "kernels" / ctx.kernel
+        kdir = ctx.spec.folder
         created: list[str] = []
         modified: list[str] = []
         if step.copy_from:
@@ -177,7 +179,7 @@ class ScriptedDesigner:
                 modified.append(rel)
         # A designer checks its own correctness before handing back (A5): one run at the
         # first configuration against the reference.
-        m = measure_with_backoff(ctx.backend, ctx.kernel, step.new_version, ctx.configs[0])
+        m = measure_with_backoff(ctx.backend, ctx.spec, step.new_version, ctx.configs[0])
         detail = f"rel. error {m.error:.3g}" if m.error is not None else ""
         if m.tolerance is not None and detail:
             detail += f" (tolerance {m.tolerance:g})"
@@ -189,7 +191,7 @@ class ScriptedDesigner:
             modified=modified,
             correct=m.correct,
             correctness_detail=detail,
-            trials=[TrialCheck(b=c.b, s=c.s, t=c.t, why=c.why or c.name) for c in ctx.configs],
+            trials=[TrialCheck(dims=c.dims_dict, why=c.why or c.name) for c in ctx.configs],
             devlog_entry=_rel(ctx.root, ctx.devlog_path),
         )
 

@@ -2,7 +2,8 @@
 
 `profile_version` is what `kbopt profile` and the cycle's PROFILE / VERIFY steps call:
 
-1. time the version at the configuration (OOM backoff on b) and check its output;
+1. time the version at the configuration (OOM backoff on the spec's backoff dimension)
+   and check its output;
 2. read hardware counters through ncu (`counters="auto"`: when it can; `"off"`: never;
    `"require"`: fail without them).  Without counters the Stages row holds timing
    estimates (minimal bytes / time against the measured copy bandwidth, matmul FLOPs /
@@ -28,6 +29,7 @@ from kbopt.contracts.profile import BaselineRow, Profile, Stage, fmt_number
 from kbopt.contracts.reports import pct_change
 from kbopt.devlog import Devlog
 from kbopt.errors import KbError
+from kbopt.kernel import KernelSpec
 from kbopt.store import Store
 from kbopt.vocab import METRICS
 
@@ -121,10 +123,10 @@ def build_profile(
         merged = dict(timing)
         cls = classify(merged, from_counters=False)
         stages.append(_stage("total", merged, cls))
+    # The catalog metrics the kernel's dimensions stand for (from the spec) are written out
+    # here, so that the profile's triggers read them without knowing the kernel.
     measured = {
-        k: round(float(v), 3)
-        for k, v in merged.items()
-        if k in METRICS and k not in _STAGE_KEYS and k not in {"batch", "query_len", "kv_len"}
+        k: round(float(v), 3) for k, v in merged.items() if k in METRICS and k not in _STAGE_KEYS
     }
     notes = {}
     if counters_note:
@@ -132,7 +134,7 @@ def build_profile(
     profile = Profile(
         kernel=measurement.kernel,
         version=measurement.version,
-        config={"b": measurement.config.b, "s": measurement.config.s, "t": measurement.config.t},
+        config=dict(measurement.config.dims),
         stages=stages,
         measured=dict(sorted(measured.items())),
         bottleneck=cls.bottleneck,
@@ -165,7 +167,7 @@ def baseline_rows(previous: Measurement, current: Measurement) -> list[BaselineR
 
 
 def read_counters(
-    backend: MeasurementBackend, kernel: str, version: str, config: TrialConfig, mode: str
+    backend: MeasurementBackend, spec: KernelSpec, version: str, config: TrialConfig, mode: str
 ) -> tuple[NcuOutcome | None, str]:
     if mode == "skip":
         return None, (
@@ -176,7 +178,7 @@ def read_counters(
         raise KbError(f"--counters must be one of {', '.join(COUNTER_MODES)}")
     if mode == "off":
         return None, "counters not requested (--counters off); percentages are timing estimates"
-    outcome = backend.counters(kernel, version, config)
+    outcome = backend.counters(spec, version, config)
     if outcome.available:
         return outcome, ""
     if mode == "require":
@@ -189,7 +191,7 @@ def read_counters(
 
 def profile_version(
     backend: MeasurementBackend,
-    kernel: str,
+    spec: KernelSpec,
     version: str,
     config: TrialConfig,
     *,
@@ -201,8 +203,8 @@ def profile_version(
     measurement: Measurement | None = None,
 ) -> ProfileRun:
     """Measure (unless given), read counters, classify, rank opportunities (see module doc)."""
-    m = measurement or measure_with_backoff(backend, kernel, version, config)
-    outcome, note = read_counters(backend, kernel, version, m.config, counters)
+    m = measurement or measure_with_backoff(backend, spec, version, config)
+    outcome, note = read_counters(backend, spec, version, m.config, counters)
     if m.note:
         note = "; ".join(x for x in (note, m.note) if x)
     profile, cls = build_profile(m, outcome, note)

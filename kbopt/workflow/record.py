@@ -90,6 +90,7 @@ class Learned(_Model):
 class RunRecord(_Model):
     run_id: str
     kernel: str
+    spec: str = ""  # how to find the kernel's spec again (empty: kernels/<kernel>/spec.py)
     created: str
     updated: str = ""
     backend: str

@@ -7,7 +7,11 @@ folders' file lists, so that files a designer *creates* are known to be new.
 since, and checks the hashes: after it, `verify()` is True or it raises.  Restoring
 twice is harmless, which is what makes a crash in the middle of a rollback recoverable.
 
-`backup_file` / `revert_file` are the single-file calls the French source names.
+Paths inside the project root are recorded relative to it; a kernel folder outside the
+project (a spec named by path) is recorded by its absolute path and backed up under
+`files/abs/`.
+
+`backup_file` / `revert_file` are the single-file calls of the optimization workflow.
 """
 
 from __future__ import annotations
@@ -71,7 +75,7 @@ class Snapshot:
                 continue
             for f in _files_under(p):
                 frel = _rel(root, f)
-                target = store / frel
+                target = _stored(store, frel)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(f, target)
                 files[frel] = sha256(f)
@@ -119,7 +123,7 @@ class Snapshot:
                 continue
             p.parent.mkdir(parents=True, exist_ok=True)
             tmp = p.with_name(f".{p.name}.restore")
-            shutil.copy2(self.dest / "files" / rel, tmp)
+            shutil.copy2(_stored(self.dest / "files", rel), tmp)
             os.replace(tmp, p)
         left = self.changed()
         if left:
@@ -128,10 +132,16 @@ class Snapshot:
 
 
 def _rel(root: Path, p: Path) -> str:
+    """Relative to the root when inside it, else the absolute path."""
     try:
         return p.resolve().relative_to(root).as_posix()
     except ValueError:
-        raise KbError(f"{p} is outside the project root {root}; cannot back it up") from None
+        return p.resolve().as_posix()
+
+
+def _stored(store: Path, rel: str) -> Path:
+    """Where the backup copy of `rel` lives (absolute paths under `abs/`)."""
+    return store / "abs" / rel.lstrip("/") if rel.startswith("/") else store / rel
 
 
 def backup_file(path: Path, backup_dir: Path, root: Path | None = None) -> Snapshot:

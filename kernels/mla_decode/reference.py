@@ -27,11 +27,15 @@ from dataclasses import dataclass
 
 import torch
 
-D_LATENT = 512
-D_ROPE = 64
-D_QK = D_LATENT + D_ROPE  # 576
-D_V = D_LATENT  # 512: V is the latent part of the same cache rows
-N_HEADS = 128
+from kernels.mla_decode.shapes import (  # noqa: F401  (re-exported: the versions import them here)
+    D_LATENT,
+    D_QK,
+    D_ROPE,
+    D_V,
+    N_HEADS,
+    bytes_moved,
+    flops,
+)
 
 
 @dataclass(frozen=True)
@@ -163,19 +167,6 @@ def make_inputs(
         lens.to(device=device),
         default_scale(),
     )
-
-
-def flops(b: int, s: int, t: int, h: int = N_HEADS) -> int:
-    """Matmul FLOPs: QK^T (2*576) plus PV (2*512) per (query row, key) pair."""
-    return 2 * b * s * h * t * (D_QK + D_V)
-
-
-def bytes_moved(b: int, s: int, t: int, h: int = N_HEADS, elem: int = 2) -> int:
-    """Fewest bytes: every KV row read once, q read once, out written once."""
-    kv = b * t * D_QK * elem
-    q = b * s * h * D_QK * elem
-    out = b * s * h * D_V * elem
-    return kv + q + out
 
 
 def rel_error(out: torch.Tensor, ref: torch.Tensor) -> float:

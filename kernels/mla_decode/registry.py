@@ -2,82 +2,34 @@
 
 ``fn(q [b,s,h,576], kv_cache [b,t,576], cache_seqlens [b] int32, sm_scale) -> out [b,s,h,512]``
 
-Triton versions live in ``triton_v*.py`` and CuTe DSL versions in ``cute_v*.py``; each such
-module exports ``VERSION`` (its registry name, e.g. ``"triton_v1"``), ``DESCRIPTION`` (one line:
-the one optimization it adds) and ``mla_decode(q, kv_cache, cache_seqlens, sm_scale)``.
-Modules that fail to import (no GPU toolchain, missing package) are recorded in
-:func:`import_errors` instead of breaking the registry.
+The versions are those of the kernel's spec (:mod:`kernels.mla_decode.spec`): Triton
+versions in ``triton_v*.py``, CuTe DSL versions in ``cute_v*.py``, cuTile in ``cutile_v*.py``;
+each module exports ``DESCRIPTION`` (one line: the one optimization it adds) and
+``mla_decode(q, kv_cache, cache_seqlens, sm_scale)``.  Modules that fail to import (no GPU
+toolchain, missing package) are recorded in :func:`import_errors` instead of breaking the
+registry.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-from collections.abc import Callable
-from dataclasses import dataclass
+from pathlib import Path
 
-import torch
+from kbopt.kernel import KernelSpec, Version, load_spec
 
-from kernels.mla_decode import reference
-
-Fn = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, float], torch.Tensor]
-
-_PREFIXES = ("triton_v", "cute_v", "cutile_v")
-
-
-@dataclass(frozen=True)
-class Version:
-    name: str
-    family: str  # "torch", "triton", "cute", "cutile": the module name's prefix before "_v"
-    description: str
-    fn: Fn
-
+__all__ = ["Version", "get", "import_errors", "spec", "versions"]
 
 _ERRORS: dict[str, str] = {}
 
 
-def _baselines() -> dict[str, Version]:
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "plain torch: baddbmm with mask bias, softmax, bmm (all in q's dtype)",
-            reference.torch_batched,
-        ),
-        "torch_fp32_softmax": Version(
-            "torch_fp32_softmax",
-            "torch",
-            "plain torch with an fp32 masked score matrix (first results' baseline)",
-            reference.torch_fp32_softmax,
-        ),
-    }
-
-
-def _module_names() -> list[str]:
-    import kernels.mla_decode as pkg
-
-    names = [m.name for m in pkgutil.iter_modules(pkg.__path__) if m.name.startswith(_PREFIXES)]
-
-    def key(n: str) -> tuple[str, int, str]:
-        fam, _, rest = n.partition("_v")
-        digits = "".join(ch for ch in rest if ch.isdigit())
-        return (fam, int(digits) if digits else 0, rest)
-
-    return sorted(names, key=key)
+def spec() -> KernelSpec:
+    return load_spec(str(Path(__file__).resolve().parent / "spec.py"))
 
 
 def versions(include_baselines: bool = True) -> dict[str, Version]:
-    """All importable versions, in ladder order (triton_v1.., cute_v1..)."""
-    out = _baselines() if include_baselines else {}
-    for mod_name in _module_names():
-        try:
-            mod = importlib.import_module(f"kernels.mla_decode.{mod_name}")
-        except Exception as exc:  # import failures must not hide the other versions
-            _ERRORS[mod_name] = f"{type(exc).__name__}: {exc}"
-            continue
-        name = getattr(mod, "VERSION", mod_name)
-        fam = mod_name.partition("_v")[0]  # triton_v3 -> triton, cutile_v1 -> cutile
-        out[name] = Version(name, fam, getattr(mod, "DESCRIPTION", ""), mod.mla_decode)
+    """All importable versions, in ladder order (baselines, triton_v1.., cute_v1..)."""
+    out, errors = spec().load_versions(include_baselines)
+    _ERRORS.clear()
+    _ERRORS.update(errors)
     return out
 
 

@@ -282,6 +282,7 @@ def run_tiled(
     )
     LAST_INFO.clear()
     LAST_INFO["splits"] = splits
+    LAST_INFO["kernels"] = 2 if splits > 1 else 1  # the combine kernel runs after a split
     for key in ("n_regs", "n_spills", "shared"):
         val = getattr(handle, key, None) or getattr(getattr(handle, "metadata", None), key, None)
         if isinstance(val, int):

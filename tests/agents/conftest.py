@@ -11,45 +11,29 @@ from kbopt.agents.remote import RemoteContext, make_executor
 from kbopt.agents.runner import AgentConfig, AgentRunner
 from kbopt.agents.tools import ToolContext
 from kbopt.store import Store
+from kbopt.workflow.demo import TOY_SPEC
 from tests.agents.scripted import ScriptedAPI
 
-# A toy kernel whose "benchmark" reads the tile size from the kernel file, so a change
-# of the file really changes the measured number (latency = 4096 / BLOCK).
+# A toy kernel whose fake-backend figure follows the tile size in the kernel file, so a
+# change of the file really changes the measured number (latency = 4096 / BLOCK).
 TOY_KERNEL = (
     "BLOCK = 64\n"
-    "# read by kbopt's fake measurement backend (`kbopt profile --backend fake`)\n"
-    'FAKE_DURATION_US = {"decode": 120.0, "spec": 950.0}\n'
+    "# read by kbopt's fake measurement backend (`kbopt bench --backend fake`)\n"
+    "FAKE_DURATION_US = 4096 / BLOCK\n"
     'FAKE_FLOOR_US = {"decode": 55.0, "spec": 880.0}\n\n\n'
     "def launch(n):\n    return (n + BLOCK - 1) // BLOCK\n"
 )
-TOY_BENCH = """\
-import argparse
-import json
-import re
-from pathlib import Path
-
-p = argparse.ArgumentParser()
-p.add_argument("--versions")
-p.add_argument("--config")
-p.add_argument("--b", type=int)
-p.add_argument("--s", type=int)
-p.add_argument("--t", type=int)
-args = p.parse_args()
-src = (Path(__file__).parent / f"{args.versions}.py").read_text()
-block = int(re.search(r"BLOCK = (\\d+)", src).group(1))
-print(json.dumps({"version": args.versions, "latency_us": 4096 / block}))
-"""
 
 
 @pytest.fixture
 def project(kb_copy: Path) -> Path:
-    """The bundled catalog plus a toy kernel with a benchmark and a test."""
+    """The bundled catalog plus a toy kernel (spec, one version) and a test."""
     toy = kb_copy / "kernels" / "toy"
     toy.mkdir(parents=True)
     (kb_copy / "kernels" / "__init__.py").write_text("")
     (toy / "__init__.py").write_text("")
+    (toy / "spec.py").write_text(TOY_SPEC)
     (toy / "toy_v1.py").write_text(TOY_KERNEL)
-    (toy / "bench.py").write_text(TOY_BENCH)
     tests = kb_copy / "tests" / "toy"
     tests.mkdir(parents=True)
     (tests / "test_toy.py").write_text(

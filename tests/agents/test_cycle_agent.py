@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from workflow_fixtures import make_project, version_source
+from workflow_fixtures import make_project, toy_configs, version_source
 
 from kbopt.agents import roles
 from kbopt.agents.designer import AgentDesigner
@@ -19,7 +19,6 @@ from kbopt.agents.remote import LocalExecutor
 from kbopt.agents.runner import AgentConfig, AgentRunner
 from kbopt.agents.tools import ToolContext
 from kbopt.bench.backend import FakeBackend
-from kbopt.bench.trials import DEFAULT_MATRIX
 from kbopt.store import Store
 from kbopt.workflow import cycle
 from kbopt.workflow.record import AttemptStatus
@@ -70,7 +69,7 @@ def _run(root: Path, api: ScriptedAPI) -> cycle.Cycle:
         backend=FakeBackend(root),
         designer=AgentDesigner(root, "triton", runner_factory=runner),
         designer_spec="agent:triton",
-        configs=list(DEFAULT_MATRIX),
+        configs=toy_configs(root),
         store=Store(root),
         run_id="agent1",
         max_iterations=1,

@@ -72,7 +72,7 @@ def test_prompts_carry_the_contracts_and_key_rules() -> None:
     ):
         assert needle in orch, needle
     assert (
-        "## Profile: [kernel] [version] | b=X, s=X, t=X"
+        "## Profile: [kernel] [version] | [dim=X, dim=X, ...]"
         in roles.ROLES[roles.PROFILER].system_prompt()
     )
     assert (
@@ -83,7 +83,7 @@ def test_prompts_carry_the_contracts_and_key_rules() -> None:
 
 
 def test_launch_templates() -> None:
-    assert roles.profiler_launch("mla_decode", "triton_v3", 32, 1, 4096) == (
+    assert roles.profiler_launch("mla_decode", "triton_v3", {"b": 32, "s": 1, "t": 4096}) == (
         "Profile mla_decode triton_v3 at b=32, s=1, t=4096.\n"
         "Return compact summary per the output contract.\n"
         "Update the devlog performance section in docs/kernels/mla_decode.md."

@@ -150,12 +150,12 @@ def test_tileir_pipeline_stage_two_allowed_after_stage_one_wrote_the_kernel(
 
 def _latency(result: dict[str, Any]) -> float:
     out = json.loads(result["content"])
-    return float(json.loads(out["stdout"])["latency_us"])
+    return float(json.loads(out["stdout"])["rows"][0]["time_us"])
 
 
 def test_scripted_regression_is_reverted(project: Path, make_runner: RunnerFactory) -> None:
     kernel = "kernels/toy/toy_v1.py"
-    bench = {"kernel": "toy", "version": "toy_v1", "config": "decode"}
+    bench = {"kernel": "toy", "version": "toy_v1", "config": "decode", "backend": "fake"}
     measured: list[float] = []
 
     def decide(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -280,7 +280,12 @@ def test_remote_context_goes_to_every_delegation_and_wraps_every_command(
     remote = RemoteContext(
         host="me@login.cluster", job_id="4242", workdir=str(project), python=sys.executable
     )
-    bench = {"kernel": "toy", "version": "toy_v1", "b": 32, "s": 1, "t": 4096}
+    bench = {
+        "kernel": "toy",
+        "version": "toy_v1",
+        "dims": {"b": 32, "s": 1, "t": 4096},
+        "backend": "fake",
+    }
     api = ScriptedAPI(
         {
             roles.ORCHESTRATOR: [
@@ -303,7 +308,7 @@ def test_remote_context_goes_to_every_delegation_and_wraps_every_command(
         assert block in api.first_user_message(role)
     assert "SLURM job 4242" in block
     bench_out = json.loads(api.tool_results(roles.PROFILING)[0]["content"])
-    assert bench_out["ok"] and json.loads(bench_out["stdout"])["latency_us"] == 64.0
+    assert bench_out["ok"] and _latency(api.tool_results(roles.PROFILING)[0]) == 64.0
     assert bench_out["command"].startswith("ssh me@login.cluster ")
     assert json.loads(api.tool_results(roles.TRITON)[0]["content"])["ok"]
     lines = log.read_text().splitlines()
@@ -385,7 +390,9 @@ def test_every_role_gets_its_own_prompt_and_only_its_tools(
                         "delegate",
                         {
                             "specialist": roles.PROFILER,
-                            "task": roles.profiler_launch("toy", "toy_v1", 32, 1, 4096),
+                            "task": roles.profiler_launch(
+                                "toy", "toy_v1", {"b": 32, "s": 1, "t": 4096}
+                            ),
                         },
                     )
                 ],

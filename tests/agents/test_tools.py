@@ -96,7 +96,7 @@ def test_new_file_needs_no_backup_and_revert_removes_it(project: Path) -> None:
 def test_edit_requires_a_unique_match(project: Path) -> None:
     ctx = ctx_for(project, roles.TRITON)
     ok(ctx, "backup_file", {"path": "kernels/toy/toy_v1.py"})
-    assert "occurs 3 times" in err(
+    assert "occurs 4 times" in err(
         ctx, "edit_file", {"path": "kernels/toy/toy_v1.py", "old": "BLOCK", "new": "TILE"}
     )
 
@@ -220,10 +220,20 @@ def test_devlog_tools(project: Path) -> None:
 def test_run_tests_and_benchmark_run_real_commands(project: Path) -> None:
     ctx = ctx_for(project, roles.TRITON)
     assert ok(ctx, "run_tests", {"path": "tests/toy"})["ok"] is True
-    bench = ok(ctx, "run_benchmark", {"kernel": "toy", "version": "toy_v1", "b": 32})
-    assert json.loads(bench["stdout"])["latency_us"] == 64.0
+    bench = ok(
+        ctx,
+        "run_benchmark",
+        {"kernel": "toy", "version": "toy_v1", "dims": {"b": 32}, "backend": "fake"},
+    )
+    assert bench["ok"], bench["stderr"]
+    assert "--config b=32" in bench["command"] and "--backend fake" in bench["command"]
+    (row,) = json.loads(bench["stdout"])["rows"]
+    assert row["time_us"] == 64.0 and row["device"] == "fake-gpu"
     assert "benchmarking is not available" in err(
         ctx, "run_benchmark", {"kernel": "nope", "version": "v1"}
+    )
+    assert "positive integer" in err(
+        ctx, "run_benchmark", {"kernel": "toy", "version": "toy_v1", "dims": {"b": 0}}
     )
 
 
@@ -231,7 +241,7 @@ def test_profile_runs_kbopt_profile_and_updates_the_devlog(project: Path) -> Non
     ctx = ctx_for(project, roles.PROFILER)
     out = ok(ctx, "profile_kernel", {"kernel": "toy", "version": "toy_v1", "backend": "fake"})
     assert out["ok"], out["stderr"]
-    assert "--config decode" in out["command"] and "--backend fake" in out["command"]
+    assert "--backend fake" in out["command"]  # no --config: the spec's first trial point
     assert "toy_v1" in out["stdout"]
     devlog = ok(ctx, "read_devlog", {"kernel": "toy"})
     assert "## Profile: toy toy_v1" in devlog["performance"].replace("### Profile", "## Profile")

@@ -1,0 +1,248 @@
+"""The measurement harness every kernel shares: correctness first, then timing, on a GPU.
+
+- `check`: fresh inputs from the spec (`make_check_inputs` when it declares one), the
+  reference computed first, the allocator's free memory filled with NaN (so an output
+  element a version forgets to write shows up), then the version; the relative error of
+  every output against the reference, with the spec's tolerance for the dtype.
+- `bench_ms`: `triton.testing.do_bench` (median, p20, p80), which flushes the L2 before
+  every timed call; `input_sets` + `rotating` add several input sets whose bytes together
+  exceed the L2 several times, so no call finds its inputs cached.
+- `measure_ceilings`: the device's copy bandwidth (bytes read + written, far beyond the L2)
+  and its dense matmul rate in the kernel's dtype, measured in the same run as the kernel
+  so that every percentage of floor is against this machine's own ceilings.
+- `software`: the versions every results row and evidence block carries.
+
+torch and triton are imported inside the functions: importing this module needs neither.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import platform
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from kbopt.kernel import Dims, KernelSpec, Version
+
+L2_FALLBACK_BYTES = 60_000_000  # the H200's L2, when the device does not report it
+MAX_SETS = 8
+
+
+def torch_dtype(name: str) -> Any:
+    import torch
+
+    try:
+        return getattr(torch, name)
+    except AttributeError:
+        raise ValueError(f"torch has no dtype {name!r}") from None
+
+
+def software() -> dict[str, str]:
+    """torch, triton, CUDA, Python and (when installed) the CuTe DSL versions."""
+    import torch
+
+    out = {
+        "torch": torch.__version__,
+        "cuda": str(torch.version.cuda),
+        "python": platform.python_version(),
+    }
+    for dist, key in (("triton", "triton"), ("nvidia-cutlass-dsl", "cutlass_dsl")):
+        try:
+            out[key] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def outputs(value: Any) -> list[Any]:
+    """A version's result as a list of tensors (a tuple of outputs, or one tensor)."""
+    if isinstance(value, tuple | list):
+        return list(value)
+    return [value]
+
+
+def rel_error(out: Any, ref: Any) -> float:
+    """max over outputs of ||out - ref|| / ||ref|| in float64; NaN/inf or a wrong shape: inf."""
+    import torch
+
+    got, want = outputs(out), outputs(ref)
+    if len(got) != len(want):
+        return float("inf")
+    worst = 0.0
+    for o, r in zip(got, want, strict=True):
+        if tuple(o.shape) != tuple(r.shape):
+            return float("inf")
+        od, rd = o.double(), r.double().to(o.device)
+        if not torch.isfinite(od).all():
+            return float("inf")
+        worst = max(worst, float((od - rd).norm() / rd.norm().clamp_min(1e-30)))
+    return worst
+
+
+def poison_pool(nbytes: int) -> None:
+    """Fill freed allocator memory with NaN so an unwritten output element shows up."""
+    import torch
+
+    junk = torch.full((nbytes // 4 + 1,), float("nan"), device="cuda", dtype=torch.float32)
+    del junk
+
+
+def _nbytes(value: Any) -> int:
+    return sum(int(t.numel()) * int(t.element_size()) for t in outputs(value))
+
+
+def call(version: Version, inputs: Sequence[Any]) -> Any:
+    """One call of a version (through its prepare step when it declares one)."""
+    if version.prepare is not None:
+        return version.prepare(*inputs)()
+    return version.fn(*inputs)
+
+
+def check(
+    spec: KernelSpec, version: Version, dims: Dims, dtype: str, device: str = "cuda"
+) -> tuple[float, str | None]:
+    """(relative error, problem or None) of one version at one point (see module doc)."""
+    import torch
+
+    make = spec.make_check_inputs or spec.make_inputs
+    inputs = make(dims, dtype=torch_dtype(dtype), device=device)
+    expect = spec.reference(*inputs)
+    if device == "cuda":
+        poison_pool(16 * _nbytes(expect))
+    out = call(version, inputs)
+    if device == "cuda":
+        torch.cuda.synchronize()
+    err = rel_error(out, expect)
+    tol = spec.tolerance(dtype)
+    if err == float("inf"):
+        return err, "output has NaN/inf, or the wrong number or shape of outputs"
+    if err > tol:
+        return err, f"relative error {err:.3g} > {tol:g}"
+    return err, None
+
+
+def l2_bytes() -> int:
+    import torch
+
+    props = torch.cuda.get_device_properties(0)
+    return int(getattr(props, "L2_cache_size", 0) or L2_FALLBACK_BYTES)
+
+
+def input_sets(spec: KernelSpec, dims: Dims, dtype: str) -> list[tuple[Any, ...]]:
+    """Enough input sets that together they exceed the L2 four times (2 to 8 sets)."""
+    import torch
+
+    first = spec.make_inputs(dims, dtype=torch_dtype(dtype), device="cuda")
+    per_set = max(1, sum(_nbytes(x) for x in first if isinstance(x, torch.Tensor)))
+    n = max(2, min(MAX_SETS, -(-4 * l2_bytes() // per_set)))
+    return [first] + [
+        spec.make_inputs(dims, dtype=torch_dtype(dtype), device="cuda") for _ in range(n - 1)
+    ]
+
+
+def rotating(version: Version, sets: list[tuple[Any, ...]]) -> Callable[[], Any]:
+    """A call that takes the next input set each time (prepared once per set, untimed)."""
+    if version.prepare is not None:
+        launches = [version.prepare(*s) for s in sets]
+    else:
+        launches = [_bound(version.fn, s) for s in sets]
+    state = {"i": 0}
+
+    def run() -> Any:
+        state["i"] += 1
+        return launches[state["i"] % len(launches)]()
+
+    return run
+
+
+def _bound(fn: Callable[..., Any], args: tuple[Any, ...]) -> Callable[[], Any]:
+    return lambda: fn(*args)
+
+
+def bench_ms(fn: Callable[[], object], rep_ms: int) -> tuple[float, float, float]:
+    """(median, p20, p80) in ms; do_bench flushes the L2 before each timed call."""
+    from triton.testing import do_bench
+
+    med, p20, p80 = do_bench(fn, warmup=25, rep=rep_ms, quantiles=[0.5, 0.2, 0.8])
+    return float(med), float(p20), float(p80)
+
+
+def host_us_per_call(version: Version, inputs: Sequence[Any], n: int = 50) -> float:
+    """Python time of one call, back to back (launch overhead, argument checks)."""
+    import time
+
+    import torch
+
+    launch = (
+        version.prepare(*inputs)
+        if version.prepare is not None
+        else _bound(version.fn, tuple(inputs))
+    )
+    launch()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        launch()
+    t1 = time.perf_counter()
+    torch.cuda.synchronize()
+    return (t1 - t0) / n * 1e6
+
+
+def graph_ms(version: Version, sets: list[tuple[Any, ...]], rep_ms: int) -> float:
+    """Median time of each set's call captured in a CUDA graph and replayed (rotated)."""
+    import torch
+
+    launches = (
+        [version.prepare(*s) for s in sets]
+        if version.prepare is not None
+        else [_bound(version.fn, s) for s in sets]
+    )
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm-up (compiles, loads modules) off the capture
+        for launch in launches:
+            launch()
+    torch.cuda.current_stream().wait_stream(side)
+    graphs = []
+    for launch in launches:
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            launch()
+        graphs.append(g)
+    state = {"i": 0}
+
+    def replay() -> None:
+        graphs[state["i"] % len(graphs)].replay()
+        state["i"] += 1
+
+    return bench_ms(replay, rep_ms)[0]
+
+
+def copy_gbps(rep_ms: int) -> float:
+    import torch
+
+    n = 1 << 30  # 2 GiB of bf16 per buffer: far beyond any L2
+    src = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+    dst = torch.empty_like(src)
+    ms, _, _ = bench_ms(lambda: dst.copy_(src), rep_ms)
+    return 2 * n * 2 / (ms * 1e-3) / 1e9  # bytes read + written
+
+
+def matmul_tflops(rep_ms: int, dtype: str = "bfloat16") -> float:
+    import torch
+
+    m = 8192
+    dt = torch_dtype(dtype if dtype in ("bfloat16", "float16", "float32") else "bfloat16")
+    a = torch.randn(m, m, device="cuda", dtype=dt)
+    b = torch.randn(m, m, device="cuda", dtype=dt)
+    ms, _, _ = bench_ms(lambda: a @ b, rep_ms)
+    return 2 * m**3 / (ms * 1e-3) / 1e12
+
+
+def measure_ceilings(rep_ms: int, dtype: str = "bfloat16") -> dict[str, float]:
+    """Copy bandwidth (GB/s, read + written) and the dense matmul rate (TFLOP/s)."""
+    import torch
+
+    out = {"copy_bw_gbps": copy_gbps(rep_ms), "matmul_tflops": matmul_tflops(rep_ms, dtype)}
+    torch.cuda.empty_cache()
+    return out

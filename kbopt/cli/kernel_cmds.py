@@ -1,0 +1,288 @@
+"""Kernel commands: `kernel list | check | new` and `bench` (thin wrappers over kbopt.kernel)."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from kbopt.cli.common import command, print_json
+from kbopt.errors import KbError, ProblemList
+
+KERNEL_HELP = (
+    "the kernel: a name under kernels/, a path to its spec.py (or its folder), or module:attr"
+)
+
+
+def _root(args: argparse.Namespace) -> Path:
+    """The project root: --root, KBOPT_ROOT, or the current folder (kernels/ lives there)."""
+    import os
+
+    if getattr(args, "root", None):
+        return Path(args.root).resolve()
+    if os.environ.get("KBOPT_ROOT"):
+        return Path(os.environ["KBOPT_ROOT"]).resolve()
+    try:
+        from kbopt.store import find_project_root
+
+        return find_project_root()
+    except KbError:
+        return Path.cwd().resolve()
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    kernel = sub.add_parser(
+        "kernel",
+        help="Kernels kbopt can measure: list them, check a spec, scaffold a new one.",
+        description="Kernels kbopt can measure: list them, check a spec, scaffold a new one.",
+        epilog="Example: kbopt kernel new softmax --dims rows,cols",
+    )
+    ksub = kernel.add_subparsers(dest="kernel_command", metavar="SUBCOMMAND")
+    ksub.required = True
+
+    p = command(
+        ksub,
+        "list",
+        "List the kernels under kernels/ with their dims, trial points and versions.",
+        "kbopt kernel list --json",
+    )
+    p.set_defaults(func=cmd_list)
+
+    p = command(
+        ksub,
+        "check",
+        "Validate a kernel spec: every problem with its file, or OK with a summary.",
+        "kbopt kernel check add_rmsnorm",
+    )
+    p.add_argument("kernel", help=KERNEL_HELP)
+    p.set_defaults(func=cmd_check)
+
+    p = command(
+        ksub,
+        "new",
+        "Scaffold kernels/NAME/ (spec, torch reference, a naive Triton version, a cycle plan), "
+        "its CPU tests and its devlog; profile and cycle it with --backend fake at once.",
+        "kbopt kernel new softmax --dims rows,cols --trial large:rows=8192,cols=4096",
+    )
+    p.add_argument("name")
+    p.add_argument("--dims", required=True, help="comma-separated dimension names, e.g. rows,cols")
+    p.add_argument(
+        "--trial",
+        action="append",
+        default=[],
+        help="a trial point NAME:dim=value,... (repeat; default: one point of ~16M elements)",
+    )
+    p.set_defaults(func=cmd_new)
+
+    p = command(
+        sub,
+        "bench",
+        "Check and time a kernel's versions and baselines side by side on the GPU, with the "
+        "device's ceilings measured in the same run; writes the rows to the kernel's results/.",
+        "kbopt bench add_rmsnorm --versions triton_v1,triton_v5,torch --config large",
+    )
+    p.add_argument("kernel", help=KERNEL_HELP)
+    p.add_argument("--versions", help="comma-separated versions (default: all, with baselines)")
+    p.add_argument(
+        "--config",
+        action="append",
+        help="a trial name or name=value dims; repeat (default: the spec's whole trial matrix)",
+    )
+    p.add_argument("--rep-ms", type=int, default=200, help="timing repetition per version (ms)")
+    p.add_argument("--repeat", action="store_true", help="time every version twice (spread)")
+    p.add_argument(
+        "--graph",
+        action="store_true",
+        help="also time CUDA-graph replay and the host time per call",
+    )
+    p.add_argument("--out", type=Path, help="folder for the JSON rows (default: <kernel>/results)")
+    p.add_argument("--no-write", action="store_true", help="print the rows, write no file")
+    p.add_argument(
+        "--backend",
+        choices=("real", "fake"),
+        default="real",
+        help="fake: stand-in figures for a dry run (never written unless --out is given)",
+    )
+    p.set_defaults(func=cmd_bench)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from kbopt.kernel import discover, load_spec
+
+    root = _root(args)
+    out: list[dict[str, Any]] = []
+    for path in discover(root):
+        try:
+            out.append(load_spec(path.parent.name, root).summary())
+        except KbError as exc:  # one broken spec must not hide the others
+            out.append({"name": path.parent.name, "folder": str(path.parent), "error": str(exc)})
+    if args.json:
+        print_json(out)
+        return 0
+    if not out:
+        print(f"no kernels under {root / 'kernels'} (`kbopt kernel new NAME --dims ...`)")
+    for k in out:
+        if "error" in k:
+            print(f"{k['name']}: INVALID ({k['error'].splitlines()[0]})")
+            continue
+        trials = "; ".join(
+            f"{t['name']} " + ", ".join(f"{n}={v}" for n, v in t["dims"].items())
+            for t in k["trials"]
+        )
+        print(f"{k['name']}: dims {', '.join(d['name'] for d in k['dims'])}; trials {trials}")
+        print(f"  versions: {', '.join(k['versions']) or 'none'}")
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from kbopt.kernel import load_spec
+
+    try:
+        spec = load_spec(args.kernel, _root(args))
+    except ProblemList as exc:
+        if args.json:
+            print_json({"ok": False, "problems": [str(p) for p in exc.problems]})
+        else:
+            for p in exc.problems:
+                print(p, file=sys.stderr)
+        return 1
+    summary = spec.summary()
+    knob_values = {v: spec.knob_values(v) for v in spec.version_files()}
+    if args.json:
+        print_json({"ok": True, "spec": summary, "knob_values": knob_values})
+        return 0
+    print(f"{spec.name}: OK ({spec.locator})")
+    print(
+        f"  dims: {', '.join(d.name + (f' -> {d.metric}' if d.metric else '') for d in spec.dims)}"
+    )
+    for t in spec.trials:
+        print(f"  trial {t.name}: {spec.shape(t.dims)} -- {t.why}")
+    print(f"  versions: {', '.join(spec.version_files()) or 'none'}")
+    return 0
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    from kbopt.kernel import clear_cache
+    from kbopt.kernel_scaffold import parse_dims, parse_trial, scaffold
+
+    root = _root(args)
+    dims = parse_dims(args.dims)
+    trials = [parse_trial(t, dims) for t in args.trial]
+    result = scaffold(root, args.name, dims, trials)
+    clear_cache()
+    if args.json:
+        print_json({"kernel": args.name, "root": str(root), **result})
+        return 0
+    for rel in result["created"]:
+        print(f"created {rel}")
+    for rel in result["kept"]:
+        print(f"kept    {rel} (already there)")
+    print(
+        f"next: kbopt profile {args.name} triton_v1 --backend fake, then "
+        f"kbopt cycle {args.name} --backend fake --from triton_v1 --target 'pct_of_floor>=90' "
+        f"--designer scripted:kernels/{args.name}/cycle-plan.json",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from kbopt.bench.suite import run_suite, table, write_rows
+    from kbopt.bench.trials import default_matrix, parse_config
+    from kbopt.kernel import load_spec
+
+    root = _root(args)
+    spec = load_spec(args.kernel, root)
+    configs = [parse_config(c, spec) for c in args.config] if args.config else default_matrix(spec)
+    if args.backend == "fake":
+        return _fake_bench(args, spec, configs, root)
+    versions, errors = spec.load_versions()
+    for name, err in errors.items():
+        print(f"[bench] SKIP {name}: {err}", file=sys.stderr)
+    if args.versions:
+        wanted = [v.strip() for v in args.versions.split(",") if v.strip()]
+        missing = [v for v in wanted if v not in versions]
+        if missing:
+            raise KbError(
+                f"unknown version(s) {', '.join(missing)} of {spec.name}; known: "
+                + ", ".join(versions)
+            )
+        versions = {v: versions[v] for v in wanted}
+    command_line = " ".join(
+        shlex.quote(a)
+        for a in ["kbopt", "bench", args.kernel]
+        + (["--versions", args.versions] if args.versions else [])
+        + [x for c in args.config or [] for x in ("--config", c)]
+        + ["--rep-ms", str(args.rep_ms)]
+        + (["--repeat"] if args.repeat else [])
+        + (["--graph"] if args.graph else [])
+    )
+    rows = run_suite(
+        spec,
+        versions,
+        configs,
+        rep_ms=args.rep_ms,
+        command=command_line,
+        repeat=args.repeat,
+        graph=args.graph,
+    )
+    path = None if args.no_write else write_rows(rows, args.out or spec.folder / "results")
+    if args.json:
+        print_json({"rows": rows, "written": str(path) if path else None})
+        return 0
+    if path is not None:
+        print(f"[bench] wrote {len(rows)} rows to {path}", file=sys.stderr)
+    print(table(rows, spec.dim_names))
+    return 0
+
+
+def _fake_bench(args: argparse.Namespace, spec: Any, configs: list[Any], root: Path) -> int:
+    """The fake backend's stand-in rows, one per version file and configuration."""
+    from kbopt.bench.backend import FakeBackend, measure_with_backoff
+    from kbopt.bench.suite import table, write_rows
+
+    backend = FakeBackend(root)
+    names = backend.versions(spec)
+    if args.versions:
+        wanted = [v.strip() for v in args.versions.split(",") if v.strip()]
+        missing = [v for v in wanted if v not in names]
+        if missing:
+            raise KbError(
+                f"unknown version(s) {', '.join(missing)} of {spec.name} (the fake backend "
+                f"knows the version files only: {', '.join(names) or 'none'})"
+            )
+        names = wanted
+    rows = []
+    for config in configs:
+        for name in names:
+            m = measure_with_backoff(backend, spec, name, config)
+            rows.append(
+                {
+                    "kernel": spec.name,
+                    "version": name,
+                    "family": spec.version_family(name),
+                    "config": config.name,
+                    **m.config.dims_dict,
+                    "dims": m.config.dims_dict,
+                    "status": "ok" if m.correct else "wrong",
+                    "time_us": round(m.duration_us, 3),
+                    "gbps": round(spec.bytes_moved(m.config.dims_dict) / m.duration_us / 1e3, 1),
+                    "tflops": round(spec.flops(m.config.dims_dict) / m.duration_us / 1e6, 2),
+                    "pct_of_floor": round(m.pct_of_floor or 0.0, 1),
+                    "floor_us": round(m.floor_us or 0.0, 3),
+                    "floor_bound": "memory",
+                    "device": m.device,
+                    "date": m.date,
+                    "command": m.command,
+                    "note": m.note,
+                }
+            )
+    path = write_rows(rows, args.out) if args.out and not args.no_write else None
+    if args.json:
+        print_json({"rows": rows, "written": str(path) if path else None, "backend": "fake"})
+        return 0
+    print("[bench] fake backend: stand-in figures, not measurements", file=sys.stderr)
+    print(table(rows, spec.dim_names))
+    return 0

@@ -1,0 +1,658 @@
+"""The kernel spec: everything a kernel declares so that kbopt can measure, profile and tune it.
+
+A kernel lives in a folder that is a Python package (`kernels/<name>/` in a kbopt project,
+or any package of your own) whose `spec.py` defines `SPEC = KernelSpec(...)`:
+
+- **dimensions** (`Dim`): the named sizes of a problem (MLA decode: `b, s, t`; a norm:
+  `rows, hidden`; a GEMM: `m, n, k`), each optionally tied to a catalog metric (MLA's `t`
+  is the catalog's `kv_len`), so that entry triggers such as `kv_len >= 1024` read it;
+- **the default trial matrix** (`Trial`): the points every version is measured at, each
+  with the reason it is there, and the dimension halved on out-of-memory (`backoff_dim`);
+- **inputs, reference and roofline**: `make_inputs(dims, dtype=, device=, seed=)` returns
+  the positional arguments of one call, `reference(*inputs)` the expected output(s),
+  `flops(dims)` the tensor-core FLOPs and `bytes_moved(dims)` the fewest DRAM bytes one
+  call needs; the roofline floor is the larger of the two times against the ceilings
+  measured in the same run;
+- **tolerances** per dtype (largest relative error accepted against the reference);
+- **versions**: modules `<family>_v<N>*.py` in the folder, each exporting the function
+  named `entry_point`, plus optional `baselines()` (plain torch, a library's kernel...);
+- **knobs** per family: the typed, tunable parameters a version exposes (name, type,
+  allowed values, and the role a catalog move can act on, e.g. `kv_tile`, `pipeline_stages`).
+  A version sets them either as keyword arguments of its `CONFIG = SomeConfig(...)` or as
+  upper-case module constants (`BLOCK_SIZE = 1024`); both are read from the source, without
+  importing it.
+
+Nothing here imports torch: a spec module imports its heavy dependencies inside the
+functions it declares, so `kbopt kernel list`, the fake backend and the cycle's bookkeeping
+work on any machine.  `load_spec` finds a spec by kernel name (under `<root>/kernels/`), by
+path (a `spec.py` file or its folder) or as `module:attribute`; `check_spec` lists every
+problem with the file it is in.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib
+import importlib.util
+import re
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from kbopt.errors import KbError, Problem, ProblemList
+
+SPEC_FILE = "spec.py"
+SPEC_ATTR = "SPEC"
+KERNELS_DIR = "kernels"
+IDENT_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+VERSION_RE = re.compile(r"^(?P<family>[a-z][a-z0-9]*)_v(?P<number>\d+)(?P<rest>[a-z0-9_]*)$")
+KNOB_TYPES = {"int": int, "float": float, "str": str, "bool": bool}
+DTYPES = ("float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")
+# Keys a results row or a run record already uses: a dimension may not take these names.
+RESERVED_DIMS = frozenset({"name", "why", "config", "kernel", "version", "dims"})
+
+Dims = Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class Dim:
+    """One named problem size."""
+
+    name: str
+    doc: str
+    metric: str | None = None  # the catalog metric this size is (e.g. "kv_len")
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One point of the default trial matrix, and why it is in the matrix."""
+
+    name: str
+    dims: Mapping[str, int]
+    why: str
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Knob:
+    """A tunable parameter of a version family."""
+
+    name: str
+    type: str  # one of KNOB_TYPES
+    values: tuple[Any, ...]  # the allowed values, in order
+    role: str = ""  # what a catalog move acts on: "kv_tile", "pipeline_stages", "splits"...
+    doc: str = ""
+
+    def admits(self, value: Any) -> bool:
+        if value is None:  # "let the kernel choose" (e.g. splits sized from the SM count)
+            return None in self.values
+        py = KNOB_TYPES.get(self.type)
+        if py is None:
+            return False
+        if py is not bool and isinstance(value, bool):
+            return False
+        if not isinstance(value, py) and not (py is float and isinstance(value, int)):
+            return False
+        return not self.values or value in self.values
+
+
+@dataclass(frozen=True)
+class Version:
+    """A callable version of a kernel (imported: needs the kernel's dependencies)."""
+
+    name: str
+    family: str
+    description: str
+    fn: Callable[..., Any]
+    # Set-up that users run once per input set (metadata, workspaces): `prepare(*inputs)`
+    # returns the launch to time.  The harness keeps it outside the timed region.
+    prepare: Callable[..., Callable[[], Any]] | None = None
+    path: Path | None = None
+
+
+@dataclass
+class KernelSpec:
+    """What a kernel declares to kbopt (see the module docstring)."""
+
+    name: str
+    description: str
+    dims: tuple[Dim, ...]
+    trials: tuple[Trial, ...]
+    backoff_dim: str
+    make_inputs: Callable[..., tuple[Any, ...]]
+    reference: Callable[..., Any]
+    flops: Callable[[Dims], int]
+    bytes_moved: Callable[[Dims], int]
+    tolerances: Mapping[str, float]
+    entry_point: str
+    families: tuple[str, ...] = ()  # empty: any `<family>_v<N>` module is a version
+    knobs: Mapping[str, tuple[Knob, ...]] = field(default_factory=dict)
+    baselines: Callable[[], Mapping[str, Version]] | None = None
+    # The baselines every results row is compared with (speed-up columns), in order.
+    compare_with: tuple[str, ...] = ()
+    dtype: str = "bfloat16"
+    # Catalog metrics that hold at every point (MLA: num_heads=128), for the profile.
+    fixed_metrics: Mapping[str, float] = field(default_factory=dict)
+    # Inputs of the correctness check when they should differ from the timed ones
+    # (ragged lengths, edge cases); same signature as make_inputs.
+    make_check_inputs: Callable[..., tuple[Any, ...]] | None = None
+    # `launch_info(family)`: the dict a version family's launches write what they chose
+    # into (n_regs, splits, or "metrics": {catalog metric: value}); kbopt clears it before
+    # a measurement and reads it after.  Optional.
+    launch_info: Callable[[str], dict[str, Any]] | None = None
+    # Filled in by load_spec: where the spec was found.
+    folder: Path = field(default=Path("."))
+    source: str = ""  # how it was named: a kernel name, a path, or module:attr
+    spec_file: Path | None = None  # the module that defines it
+    package: str = ""  # dotted package of the folder, for importing its versions
+
+    def __post_init__(self) -> None:
+        """Where the spec was declared: the module that called KernelSpec(...)."""
+        if self.spec_file is not None:
+            return
+        caller = sys._getframe(2).f_globals  # module body -> __init__ -> __post_init__
+        file = caller.get("__file__")
+        if file:
+            self.spec_file = Path(file).resolve()
+            self.folder = self.spec_file.parent
+            self.package = _package_of(self.folder)[1]
+
+    # ------------------------------------------------------------------ dimensions
+
+    @property
+    def dim_names(self) -> tuple[str, ...]:
+        return tuple(d.name for d in self.dims)
+
+    def shape(self, dims: Dims) -> str:
+        """`b=32, s=1, t=4096`: the dimensions in declaration order."""
+        return ", ".join(f"{n}={dims[n]}" for n in self.dim_names if n in dims)
+
+    def dim_metrics(self, dims: Dims) -> dict[str, float]:
+        """The catalog metrics the dimensions stand for (MLA: t is kv_len), and the fixed ones."""
+        out = {k: float(v) for k, v in self.fixed_metrics.items()}
+        out.update(
+            {d.metric: float(dims[d.name]) for d in self.dims if d.metric and d.name in dims}
+        )
+        return out
+
+    def trial(self, name: str) -> Trial | None:
+        key = name.strip().lower()
+        return next((t for t in self.trials if key == t.name or key in t.aliases), None)
+
+    def tolerance(self, dtype: str) -> float:
+        if dtype not in self.tolerances:
+            known = ", ".join(self.tolerances) or "none"
+            raise KbError(f"{self.name} declares no tolerance for {dtype} (declared: {known})")
+        return float(self.tolerances[dtype])
+
+    def floor_us(self, dims: Dims, copy_bw_gbps: float, matmul_tflops: float) -> float:
+        return max(
+            self.bytes_moved(dims) / (copy_bw_gbps * 1e9) * 1e6,
+            self.flops(dims) / (matmul_tflops * 1e12) * 1e6,
+        )
+
+    # ------------------------------------------------------------------ versions
+
+    def version_family(self, version: str) -> str | None:
+        m = VERSION_RE.match(version)
+        if m is None or (self.families and m["family"] not in self.families):
+            return None
+        return m["family"]
+
+    def version_files(self) -> dict[str, Path]:
+        """Version name -> file, found by name alone (nothing is imported)."""
+        found = [p for p in self.folder.glob("*.py") if self.version_family(p.stem) is not None]
+        return {p.stem: p for p in sorted(found, key=self._ladder_key)}
+
+    def _ladder_key(self, path: Path) -> tuple[int, str, int, str]:
+        """Declared family order, then the version number: triton_v2 before triton_v10."""
+        m = VERSION_RE.match(path.stem)
+        assert m is not None
+        fam = m["family"]
+        rank = self.families.index(fam) if fam in self.families else len(self.families)
+        return (rank, fam, int(m["number"]), m["rest"])
+
+    def version_path(self, version: str) -> Path:
+        return self.folder / f"{version}.py"
+
+    def knobs_for(self, version: str) -> tuple[Knob, ...]:
+        family = self.version_family(version)
+        return tuple(self.knobs.get(family, ())) if family else ()
+
+    def knob_values(self, version: str) -> dict[str, Any]:
+        """The knob values a version file sets, read from its source."""
+        knobs = self.knobs_for(version)
+        if not knobs:
+            return {}
+        return read_knob_values(self.version_path(version), [k.name for k in knobs])
+
+    @property
+    def locator(self) -> str:
+        """How another process finds this spec again: `module:attr`, or the spec file."""
+        if ":" in self.source:
+            return self.source
+        return str(self.spec_file or self.folder / SPEC_FILE)
+
+    def module_name(self, stem: str) -> str:
+        return f"{self.package}.{stem}" if self.package else stem
+
+    def load_versions(
+        self, include_baselines: bool = True
+    ) -> tuple[dict[str, Version], dict[str, str]]:
+        """Import every version (and the baselines); returns (versions, import errors)."""
+        _ensure_importable(self)
+        out: dict[str, Version] = {}
+        errors: dict[str, str] = {}
+        if include_baselines and self.baselines is not None:
+            try:
+                out.update(self.baselines())
+            except Exception as exc:  # a missing optional dependency must not hide the rest
+                errors["baselines"] = f"{type(exc).__name__}: {exc}"
+        for name in self.version_files():
+            try:
+                out[name] = self.load_version(name)
+            except Exception as exc:  # one broken version must not hide the others
+                errors[name] = f"{type(exc).__name__}: {exc}"
+        return out, errors
+
+    def load_version(self, name: str) -> Version:
+        family = self.version_family(name)
+        if family is None or not self.version_path(name).is_file():
+            known = ", ".join(self.version_files()) or "none"
+            raise KbError(f"{self.name} has no version {name!r}; known: {known}")
+        _ensure_importable(self)
+        mod = importlib.import_module(self.module_name(name))
+        fn = getattr(mod, self.entry_point, None)
+        if not callable(fn):
+            raise KbError(
+                f"{self.version_path(name)}: defines no function {self.entry_point}() "
+                "(the entry point every version of this kernel exports)"
+            )
+        doc = (mod.__doc__ or "").strip().splitlines()
+        return Version(
+            name=name,
+            family=family,
+            description=str(getattr(mod, "DESCRIPTION", doc[0] if doc else "")),
+            fn=fn,
+            prepare=getattr(mod, "prepare", None),
+            path=self.version_path(name),
+        )
+
+    def summary(self) -> dict[str, Any]:
+        """The spec as plain data (what `kbopt kernel list --json` prints)."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "source": self.source,
+            "folder": str(self.folder),
+            "dims": [{"name": d.name, "doc": d.doc, "metric": d.metric} for d in self.dims],
+            "trials": [
+                {"name": t.name, "dims": dict(t.dims), "why": t.why, "aliases": list(t.aliases)}
+                for t in self.trials
+            ],
+            "backoff_dim": self.backoff_dim,
+            "dtype": self.dtype,
+            "tolerances": dict(self.tolerances),
+            "entry_point": self.entry_point,
+            "families": list(self.families),
+            "knobs": {
+                fam: [
+                    {"name": k.name, "type": k.type, "values": list(k.values), "role": k.role}
+                    for k in knobs
+                ]
+                for fam, knobs in self.knobs.items()
+            },
+            "versions": list(self.version_files()),
+            "compare_with": list(self.compare_with),
+        }
+
+
+# ---------------------------------------------------------------------- reading sources
+
+
+def read_knob_values(path: Path, names: Iterable[str]) -> dict[str, Any]:
+    """Literal knob values in a version's source: `CONFIG = X(name=...)` or `NAME = ...`."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (OSError, SyntaxError, UnicodeDecodeError) as exc:
+        raise KbError(f"{path}: cannot read the version's knobs: {exc}") from None
+    wanted = set(names)
+    config: dict[str, Any] = {}
+    consts: dict[str, Any] = {}
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target = node.targets[0]
+        if not isinstance(target, ast.Name):
+            continue
+        if target.id == "CONFIG" and isinstance(node.value, ast.Call):
+            for kw in node.value.keywords:
+                if kw.arg in wanted:
+                    try:
+                        config[kw.arg] = ast.literal_eval(kw.value)
+                    except ValueError:
+                        continue
+        elif target.id.lower() in wanted and target.id.isupper():
+            try:
+                consts[target.id.lower()] = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+    return {**consts, **config}
+
+
+# ---------------------------------------------------------------------- finding specs
+
+
+def kernels_dir(root: Path) -> Path:
+    return Path(root) / KERNELS_DIR
+
+
+def discover(root: Path) -> list[Path]:
+    """The spec files of the project's kernels: `<root>/kernels/*/spec.py`."""
+    base = kernels_dir(root)
+    if not base.is_dir():
+        return []
+    return sorted(p for p in base.glob(f"*/{SPEC_FILE}") if p.is_file())
+
+
+_CACHE: dict[tuple[str, str], KernelSpec] = {}
+
+
+def load_spec(ref: str | KernelSpec, root: Path | str | None = None) -> KernelSpec:
+    """A spec from a kernel name, a spec file or folder, or `module:attr` (see module doc)."""
+    if isinstance(ref, KernelSpec):
+        return ref
+    root_path = Path(root).resolve() if root is not None else Path.cwd().resolve()
+    text = ref.strip()
+    if not text:
+        raise KbError("no kernel named: give a kernel name, a spec.py path or module:attr")
+    key = (str(root_path), text)
+    if key in _CACHE:
+        return _CACHE[key]
+    if ":" in text and not Path(text).exists() and not re.match(r"^[A-Za-z]:[\\/]", text):
+        spec = _from_module(text)
+    else:
+        path = Path(text)
+        if not path.is_absolute():
+            local = root_path / path
+            by_name = kernels_dir(root_path) / text / SPEC_FILE
+            if IDENT_RE.match(text) and by_name.is_file():
+                path = by_name
+            elif local.exists():
+                path = local
+            elif IDENT_RE.match(text):
+                known = ", ".join(p.parent.name for p in discover(root_path)) or "none"
+                raise KbError(
+                    f"no kernel {text!r}: {by_name.relative_to(root_path)} does not exist "
+                    f"(kernels here: {known}; `kbopt kernel new {text} --dims ...` makes one)"
+                )
+            else:
+                raise KbError(f"no kernel spec at {text}: no such file or folder")
+        if path.is_dir():
+            path = path / SPEC_FILE
+        if not path.is_file():
+            raise KbError(f"no kernel spec at {path}: the folder has no {SPEC_FILE}")
+        spec = _from_file(path.resolve(), source=text)
+    _CACHE[key] = spec
+    return spec
+
+
+def clear_cache() -> None:
+    """Forget loaded specs (tests, or after `kbopt kernel new` wrote one)."""
+    _CACHE.clear()
+
+
+def _package_of(folder: Path) -> tuple[Path, str]:
+    """(import root, dotted package) of a folder: walk up while `__init__.py` exists."""
+    parts: list[str] = []
+    current = folder
+    while (current / "__init__.py").is_file():
+        parts.insert(0, current.name)
+        current = current.parent
+    return current, ".".join(parts)
+
+
+def _from_file(path: Path, source: str) -> KernelSpec:
+    """Execute a spec file under a private module name (so that two projects' `kernels`
+    packages never collide in one process), with its package's root on sys.path so its own
+    imports work."""
+    folder = path.parent
+    import_root, package = _package_of(folder)
+    if not package:
+        raise KbError(
+            f"{folder}: a kernel folder must be a Python package (add an empty __init__.py) "
+            "so that its versions can import each other"
+        )
+    if not all(p.isidentifier() for p in package.split(".")):
+        raise KbError(f"{folder}: {package!r} is not an importable package name")
+    if str(import_root) not in sys.path:
+        sys.path.insert(0, str(import_root))
+    digest = hashlib.sha1(str(path).encode()).hexdigest()[:12]
+    name = f"_kbopt_spec_{digest}"
+    loader_spec = importlib.util.spec_from_file_location(name, path)
+    if loader_spec is None or loader_spec.loader is None:
+        raise KbError(f"{path}: cannot load the spec file")
+    module = importlib.util.module_from_spec(loader_spec)
+    sys.modules[name] = module
+    try:
+        loader_spec.loader.exec_module(module)
+    except KbError:
+        raise
+    except Exception as exc:
+        del sys.modules[name]
+        raise KbError(f"{path}: cannot import the spec: {type(exc).__name__}: {exc}") from None
+    return _finish(module, SPEC_ATTR, path, source, package)
+
+
+def _from_module(text: str) -> KernelSpec:
+    module_name, _, attr = text.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:
+        raise KbError(f"{text}: cannot import {module_name}: {type(exc).__name__}: {exc}") from None
+    path = Path(getattr(module, "__file__", "") or ".").resolve()
+    return _finish(module, attr or SPEC_ATTR, path, text, module.__name__.rpartition(".")[0])
+
+
+def _finish(module: ModuleType, attr: str, path: Path, source: str, package: str) -> KernelSpec:
+    spec = getattr(module, attr, None)
+    if not isinstance(spec, KernelSpec):
+        raise KbError(f"{path}: defines no {attr} = KernelSpec(...) (found {type(spec).__name__})")
+    spec.folder = path.parent
+    spec.spec_file = path
+    spec.source = source
+    spec.package = package
+    problems = check_spec(spec, path)
+    if problems:
+        raise ProblemList(problems)
+    return spec
+
+
+def _ensure_importable(spec: KernelSpec) -> None:
+    import_root, _ = _package_of(spec.folder)
+    if str(import_root) not in sys.path:
+        sys.path.insert(0, str(import_root))
+
+
+# ---------------------------------------------------------------------- validation
+
+
+def spec_line(path: Path, attr: str = SPEC_ATTR) -> int:
+    """The line of `SPEC = ...` in the spec file (1 when it cannot be found)."""
+    try:
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.match(rf"^{attr}\s*(:[^=]*)?=", line):
+                return i
+    except (OSError, UnicodeDecodeError):
+        pass
+    return 1
+
+
+def check_spec(spec: KernelSpec, path: Path | None = None) -> list[Problem]:
+    """Every problem of a spec, located at its `SPEC =` line; empty when it is valid."""
+    from kbopt.vocab import METRICS
+
+    where = str(path or spec.folder / SPEC_FILE)
+    line = spec_line(Path(where)) if path is not None else 1
+    problems: list[Problem] = []
+
+    def bad(message: str) -> None:
+        problems.append(Problem(message, where, line))
+
+    if not IDENT_RE.match(spec.name or ""):
+        bad(f"name {spec.name!r} must be lower-case letters, digits and _ (e.g. add_rmsnorm)")
+    names = [d.name for d in spec.dims]
+    if not names:
+        bad("dims: declare at least one dimension, e.g. Dim('rows', 'rows of the input')")
+    for d in spec.dims:
+        if not IDENT_RE.match(d.name):
+            bad(f"dims: {d.name!r} is not a lower-case identifier")
+        elif d.name in RESERVED_DIMS:
+            bad(f"dims: {d.name!r} is reserved (results rows use it); choose another name")
+        if d.metric is not None and d.metric not in METRICS:
+            bad(f"dims: {d.name} maps to unknown catalog metric {d.metric!r} (see `kbopt vocab`)")
+    for dup in sorted({n for n in names if names.count(n) > 1}):
+        bad(f"dims: {dup!r} is declared twice")
+    if spec.backoff_dim not in names:
+        bad(f"backoff_dim {spec.backoff_dim!r} is not one of the dims ({', '.join(names)})")
+    if not spec.trials:
+        bad("trials: declare the default trial matrix (at least one Trial)")
+    seen: set[str] = set()
+    for t in spec.trials:
+        for label in (t.name, *t.aliases):
+            if label in seen:
+                bad(f"trials: the name {label!r} is used twice")
+            seen.add(label)
+        if not IDENT_RE.match(t.name):
+            bad(f"trials: {t.name!r} is not a lower-case identifier")
+        if not t.why.strip():
+            bad(f"trials: {t.name} needs a reason (why this point is in the matrix)")
+        missing = [n for n in names if n not in t.dims]
+        extra = [n for n in t.dims if n not in names]
+        if missing:
+            bad(f"trials: {t.name} lacks {', '.join(missing)}")
+        if extra:
+            bad(f"trials: {t.name} sets unknown dims {', '.join(extra)}")
+        for n, v in t.dims.items():
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                bad(f"trials: {t.name}: {n}={v!r} must be a positive integer")
+    for label, fn in (
+        ("make_inputs", spec.make_inputs),
+        ("reference", spec.reference),
+        ("flops", spec.flops),
+        ("bytes_moved", spec.bytes_moved),
+    ):
+        if not callable(fn):
+            bad(f"{label} must be a function")
+    if not spec.entry_point.isidentifier():
+        bad(f"entry_point {spec.entry_point!r} is not a function name")
+    if not spec.tolerances:
+        bad(
+            "tolerances: give the largest relative error accepted per dtype, e.g. {'bfloat16': 2e-2}"
+        )
+    for dtype, tol in spec.tolerances.items():
+        if dtype not in DTYPES:
+            bad(f"tolerances: unknown dtype {dtype!r} (known: {', '.join(DTYPES)})")
+        if isinstance(tol, bool) or not isinstance(tol, int | float) or not 0 < tol < 1:
+            bad(f"tolerances: {dtype}={tol!r} must be a number between 0 and 1")
+    if spec.dtype not in spec.tolerances:
+        bad(f"dtype {spec.dtype!r} has no tolerance")
+    for fam in spec.families:
+        if not re.fullmatch(r"[a-z][a-z0-9]*", fam):
+            bad(f"families: {fam!r} must be lower-case letters and digits (files {fam}_v1.py...)")
+    for fam, knobs in spec.knobs.items():
+        if spec.families and fam not in spec.families:
+            bad(f"knobs: family {fam!r} is not in families ({', '.join(spec.families)})")
+        knob_names = [k.name for k in knobs]
+        for dup in sorted({n for n in knob_names if knob_names.count(n) > 1}):
+            bad(f"knobs: {fam}.{dup} is declared twice")
+        for k in knobs:
+            if not IDENT_RE.match(k.name):
+                bad(f"knobs: {fam}.{k.name!r} is not a lower-case identifier")
+            if k.type not in KNOB_TYPES:
+                bad(
+                    f"knobs: {fam}.{k.name} has type {k.type!r}; use one of {', '.join(KNOB_TYPES)}"
+                )
+                continue
+            wrong = [
+                v for v in k.values if v is not None and not Knob(k.name, k.type, ()).admits(v)
+            ]
+            if wrong:
+                bad(f"knobs: {fam}.{k.name} allows {wrong!r}, which are not {k.type}")
+    for metric in spec.fixed_metrics:
+        if metric not in METRICS:
+            bad(f"fixed_metrics: unknown catalog metric {metric!r} (see `kbopt vocab`)")
+    for name in spec.compare_with:
+        if not IDENT_RE.match(name):
+            bad(f"compare_with: {name!r} is not a version name")
+    if spec.folder.is_dir() and not problems:
+        for version, vpath in spec.version_files().items():
+            knobs = spec.knobs_for(version)
+            if not knobs:
+                continue
+            try:
+                values = read_knob_values(vpath, [k.name for k in knobs])
+            except KbError as exc:
+                problems.append(Problem(str(exc), str(vpath), 1))
+                continue
+            for k in knobs:
+                if k.name in values and not k.admits(values[k.name]):
+                    problems.append(
+                        Problem(
+                            f"knob {k.name}={values[k.name]!r} is not among the allowed "
+                            f"values {list(k.values)}",
+                            str(vpath),
+                            1,
+                        )
+                    )
+    return problems
+
+
+# ---------------------------------------------------------------------- trial points
+
+
+def dims_from_text(spec: KernelSpec, text: str) -> dict[str, int]:
+    """`rows=8192, hidden=4096` or positional `8192,4096` (all dims, declaration order).
+
+    With `name=value` items, dims left out take their value from the first trial point.
+    """
+    parts = [p.strip() for p in text.replace(";", ",").split(",") if p.strip()]
+    if not parts:
+        raise KbError(f"configuration {text!r} names no dimension ({spec.shape(_first(spec))})")
+    out: dict[str, int] = {}
+    if all("=" not in p for p in parts):
+        if len(parts) != len(spec.dims):
+            raise KbError(
+                f"configuration {text!r} gives {len(parts)} value(s); {spec.name} has "
+                f"{len(spec.dims)} dims ({', '.join(spec.dim_names)}): write them in that order "
+                f"or as name=value"
+            )
+        pairs = list(zip(spec.dim_names, parts, strict=True))
+    else:
+        pairs = []
+        for p in parts:
+            key, eq, value = p.partition("=")
+            if not eq:
+                raise KbError(f"configuration item {p!r} is not name=value")
+            pairs.append((key.strip(), value.strip()))
+        out.update(_first(spec))
+    for key, value in pairs:
+        if key not in spec.dim_names:
+            raise KbError(
+                f"configuration {text!r}: {key!r} is not a dimension of {spec.name} "
+                f"({', '.join(spec.dim_names)})"
+            )
+        if not re.fullmatch(r"\d+", value):
+            raise KbError(f"configuration {text!r}: {key}={value!r} is not a positive integer")
+        if int(value) < 1:
+            raise KbError(f"configuration {text!r}: {key} must be at least 1")
+        out[key] = int(value)
+    return {n: out[n] for n in spec.dim_names}
+
+
+def _first(spec: KernelSpec) -> dict[str, int]:
+    return dict(spec.trials[0].dims) if spec.trials else {}
