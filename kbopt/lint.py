@@ -4,7 +4,8 @@ Parsing (`kbopt.template`, `kbopt.store`) already rejects malformed files: missi
 out-of-order sections, unknown vocabulary, bad triggers, malformed evidence, files
 in the wrong folder, duplicate names.  Lint adds what needs the whole catalog or a
 reader's eye: interactions that point at unknown entries, entries with no evidence,
-placeholders left from `kbopt new`.
+placeholders left from `kbopt new`, evidence from kbopt's fake measurement backend
+(stand-in figures for dry runs and tests, never a measurement).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from kbopt.errors import KbError, Problem
 from kbopt.store import Store
 
 _PLACEHOLDER = re.compile(r"\bTODO\b")
+FAKE_DEVICE = "fake-gpu"  # what kbopt.bench.backend.FakeBackend writes as the device
 
 
 def _line_of(path: Path, needle: str, after: str | None = None) -> int:
@@ -55,6 +57,17 @@ def lint(store: Store) -> list[KbError]:
                     line,
                 )
             )
+        for block in entry.evidence:
+            if FAKE_DEVICE in (block.device or "") or "kbopt-fake" in (block.versions or ""):
+                line = _line_of(path, block.device or "kbopt-fake", after="## Performance Evidence")
+                problems.append(
+                    Problem(
+                        "evidence from the fake measurement backend: stand-in figures are not "
+                        "measurements; remove the block",
+                        shown,
+                        line,
+                    )
+                )
         for i, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             if _PLACEHOLDER.search(text):
                 problems.append(Problem("placeholder 'TODO' left in the entry", shown, i))

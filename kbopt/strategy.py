@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -489,6 +489,7 @@ def recommend(
     bottleneck = profile.bottleneck.value if profile.bottleneck else None
     headroom = _headroom_pct(metrics)
     opt_idx, warn_idx = table.candidates(metrics, relevance, bottleneck, language, limit)
+    shown_path = _public_paths(ix.store)
 
     def explain(i: int) -> RankedOpportunity | None:
         card = table.cards[i]
@@ -505,7 +506,7 @@ def recommend(
             title=card.title,
             kind=card.kind,
             language=card.language,
-            path=card.path,
+            path=shown_path(card.path),
             score=score,
             estimated_gain=gain,
             trigger=trigger,
@@ -525,6 +526,20 @@ def recommend(
         opportunities=sorted(proposals, key=_rank_key)[:limit],
         warnings=sorted(warnings, key=_rank_key)[:limit],
     )
+
+
+def _public_paths(store: Store) -> Callable[[str], str]:
+    """Card paths (`docs/knowledge/<rel>`) as the file that holds the entry shows: in a
+    project layered over the bundled catalog, a bundled entry's package path."""
+    if len(store.layers) < 2:
+        return lambda path: path
+    prefix = f"{KNOWLEDGE_DIR.as_posix()}/"
+
+    def shown(path: str) -> str:
+        found = store.locate(path.removeprefix(prefix))
+        return store.public_path(found) if found is not None else path
+
+    return shown
 
 
 def _rank_key(o: RankedOpportunity) -> tuple[float, float, str]:

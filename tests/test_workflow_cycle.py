@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from workflow_fixtures import (
     FASTER_STEP,
+    StandInBackend,
     make_project,
     slower_copy_step,
     toy_configs,
@@ -34,12 +35,13 @@ def _digest(path: Path) -> str:
 
 
 def _run(root: Path, plan: Path, **kw: object) -> cycle.Cycle:
+    backend = kw.pop("backend", None) or FakeBackend(root)
     c = cycle.start(
         root,
         kernel="toy",
         target=str(kw.pop("target", "pct_of_floor>=90")),
         start_version="toy_v1",
-        backend=FakeBackend(root),
+        backend=backend,  # type: ignore[arg-type]
         designer=ScriptedDesigner.from_file(plan),
         designer_spec=f"scripted:{plan}",
         configs=toy_configs(root),
@@ -81,12 +83,13 @@ def test_success_is_kept_and_oom_reduces_b(tmp_path: Path) -> None:
     assert [e.heading.split(" -- ")[0] for e in devlog.entries()] == ["toy_v2"]
     assert "toy_v2" in devlog.current_best
     assert {p.version for p in devlog.performance_profiles()} == {"toy_v2"}
-    # LEARN appended local evidence to the entry, the catalog still lints as before
+    # LEARN says what it would append, and writes nothing: fake figures are not evidence
     assert [(x.action, x.entry) for x in r.learned] == [
-        ("append_evidence", "mla-pack-query-heads-per-cta")
+        ("skipped", "mla-pack-query-heads-per-cta")
     ]
+    assert r.learned[0].detail.startswith("fake backend: append_evidence not written")
     entry = Store(tmp_path).get("mla-pack-query-heads-per-cta")
-    assert any("kbopt cycle run t1, attempt 1" in b.source for b in entry.evidence)
+    assert not any("kbopt cycle run t1" in b.source for b in entry.evidence)
     assert {str(p) for p in lint(Store(tmp_path))} == before_lint
     assert r.lint_ok is (not before_lint)
 
@@ -133,8 +136,11 @@ def test_regression_restores_every_byte(tmp_path: Path) -> None:
         "rolled back",
         "rolled back",
     ]
-    # LEARN recorded the slowdown on the optimization that caused it
-    assert ("append_evidence", "split-kv-decode") in [(x.action, x.entry) for x in r.learned]
+    # LEARN would record the slowdown on the optimization that caused it (not from fakes)
+    assert any(
+        x.entry == "split-kv-decode" and "append_evidence not written" in x.detail
+        for x in r.learned
+    )
 
 
 def test_correctness_failure_restores(tmp_path: Path) -> None:
@@ -280,7 +286,7 @@ def test_learn_files_a_confirmed_draft_and_skips_an_unconfirmed_one(tmp_path: Pa
     slower = {**slower_copy_step("some-free-name"), "learn_draft": "drafts/bad.md"}
     plan = make_project(tmp_path, [{**FASTER_STEP, "learn_draft": "drafts/good.md"}, slower])
     before_lint = {str(p) for p in lint(Store(tmp_path))}
-    r = _run(tmp_path, plan).record
+    r = _run(tmp_path, plan, backend=StandInBackend(tmp_path)).record
     assert [(x.action, x.entry) for x in r.learned] == [
         ("add_optimization", "wider-kv-tiles-fewer-rescales"),
         ("skipped", "unconfirmed-idea"),
@@ -292,7 +298,7 @@ def test_learn_files_a_confirmed_draft_and_skips_an_unconfirmed_one(tmp_path: Pa
         == tmp_path / "docs/knowledge/optimizations/wider-kv-tiles-fewer-rescales.md"
     )
     (block,) = entry.evidence
-    assert block.source_type.value == "local experiment" and block.device == "fake-gpu"
+    assert block.source_type.value == "local experiment" and block.device == "test-gpu"
     assert [row.change for row in block.rows] == ["-50.0%", "-50.0%"]
     assert (
         "wider-kv-tiles-fewer-rescales"
@@ -316,3 +322,24 @@ def test_the_cpu_demo_runs_every_outcome(
     ]
     assert summary.steps[3].impact.startswith("Correctness failure")
     assert demo([str(tmp_path / "demo")]) == 2  # refuses a non-empty folder
+
+
+def test_learn_appends_real_figures_once_and_never_fake_ones(tmp_path: Path) -> None:
+    from kbopt.workflow.learn import run_learn
+
+    plan = make_project(tmp_path, [FASTER_STEP])
+    r = _run(tmp_path, plan, backend=StandInBackend(tmp_path)).record
+    assert [(x.action, x.entry) for x in r.learned] == [
+        ("append_evidence", "mla-pack-query-heads-per-cta")
+    ]
+    store = Store(tmp_path)
+    for attempt in r.attempts:  # a resumed LEARN runs again: the block is not appended twice
+        attempt.learned = False
+    run_learn(store, r, tmp_path)
+    blocks = store.get("mla-pack-query-heads-per-cta").evidence
+    assert sum("kbopt cycle run t1, attempt 1" in b.source for b in blocks) == 1
+    # evidence with the fake backend's device is a lint error, wherever it comes from
+    path = store.find("mla-pack-query-heads-per-cta")
+    assert path is not None
+    path.write_text(path.read_text().replace("Device: test-gpu", "Device: fake-gpu"))
+    assert any("fake measurement backend" in str(p) for p in lint(Store(tmp_path)))

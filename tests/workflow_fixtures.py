@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from kbopt.bench.backend import FakeBackend, Measurement
 from kbopt.bench.trials import TrialConfig, default_matrix
 from kbopt.kernel import KernelSpec, load_spec
 from kbopt.workflow.demo import (
@@ -20,6 +21,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 __all__ = [
     "FASTER_STEP",
+    "StandInBackend",
     "IN_PLACE_REGRESSION",
     "WRONG_RESULT",
     "make_project",
@@ -43,3 +45,15 @@ def toy(root: Path) -> KernelSpec:
 def toy_configs(root: Path) -> list[TrialConfig]:
     """The toy kernel's default trial matrix (decode, spec)."""
     return default_matrix(toy(root))
+
+
+class StandInBackend(FakeBackend):
+    """The fake backend's figures under another name and device: lets a test exercise what
+    LEARN writes (into the test's temporary catalog), which it refuses for fake figures."""
+
+    name = "stand-in"
+
+    def measure(self, *args: object, **kwargs: object) -> Measurement:
+        m = super().measure(*args, **kwargs)  # type: ignore[arg-type]
+        m.device, m.versions, m.note = "test-gpu", {"test-double": "1"}, ""
+        return m

@@ -169,7 +169,8 @@ def _recommend(ctx: ToolContext, inp: ProfileTextInput) -> Any:
 def _show(ctx: ToolContext, inp: NameInput) -> Any:
     entry = ctx.store.get(inp.name)
     data = entry.model_dump(mode="json")
-    data["path"] = entry.summary()["path"]
+    found = ctx.store.find(inp.name)
+    data["path"] = ctx.store.public_path(found) if found else entry.summary()["path"]
     return data
 
 

@@ -255,7 +255,7 @@ class Cycle:
             path = self.store.find(proposal.optimization)
             if path is not None:  # a catalog entry the strategy did not rank: still link it
                 entry = self.store.read_file(path)
-                proposal.link = entry.summary()["path"]
+                proposal.link = self.store.public_path(path)
                 proposal.title = entry.title
         attempt = Attempt(
             iteration=r.iteration,

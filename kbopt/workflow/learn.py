@@ -20,6 +20,9 @@ that reproduce the before and after measurements, one row per trial configuratio
 goes in Performance Evidence only; the entry's Generalization is left to its author
 (KB5: local evidence apart from generalization).  The catalog is linted afterwards and
 the result is kept in the run record.
+
+A run on the fake backend writes nothing: its figures are stand-ins, so each finding is
+recorded as skipped, with what real figures of the same shape would have written.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from pathlib import Path
 
 from kbopt.bench.backend import Measurement
 from kbopt.errors import KbError
-from kbopt.lint import lint
+from kbopt.lint import FAKE_DEVICE, lint
 from kbopt.model import EvidenceBlock, EvidenceRow
 from kbopt.store import Store
 from kbopt.template import parse_entry
@@ -101,7 +104,31 @@ def _append_once(
     return store.append_evidence(name, block, status=status)
 
 
+def is_fake(record: RunRecord, attempt: Attempt) -> bool:
+    """Figures from the fake backend: stand-ins that must never become catalog evidence."""
+    devices = {str(m.get("device", "")) for m in attempt.measurements.values()}
+    return record.backend == "fake" or FAKE_DEVICE in devices
+
+
 def learn_attempt(store: Store, record: RunRecord, attempt: Attempt, root: Path) -> Learned:
+    """What the attempt teaches (see the module's table); written only from real figures."""
+    if is_fake(record, attempt):
+        # Say what real figures of the same shape would have written, and write nothing.
+        would = _decide(store, record, attempt, root, write=False)
+        if would.action == "skipped":
+            return would
+        return Learned(
+            action="skipped",
+            entry=would.entry,
+            detail=f"fake backend: {would.action} not written ({would.detail or _pcts(attempt)}); "
+            "stand-in figures never enter the catalog",
+        )
+    return _decide(store, record, attempt, root, write=True)
+
+
+def _decide(
+    store: Store, record: RunRecord, attempt: Attempt, root: Path, *, write: bool
+) -> Learned:
     changes = attempt.changes_pct.values()
     faster = min(changes, default=0.0) <= -SIGNIFICANT_PCT
     slower = max(changes, default=0.0) > SIGNIFICANT_PCT
@@ -123,15 +150,18 @@ def learn_attempt(store: Store, record: RunRecord, attempt: Attempt, root: Path)
             )
         evidence = evidence_for(record, attempt)
         if store.find(draft.name) is not None:
+            if not write:
+                return Learned(action="append_evidence", entry=draft.name)
             written = _append_once(store, draft.name, evidence)
             return Learned(action="append_evidence", entry=draft.name, path=store.display(written))
         draft.evidence = [*draft.evidence, evidence]
+        action = "add_optimization" if draft.kind is Kind.OPTIMIZATION else "add_anti_pattern"
+        if not write:
+            return Learned(action=action, entry=draft.name)
         if draft.kind is Kind.OPTIMIZATION:
             written = store.add_optimization(draft)
-            action = "add_optimization"
         else:
             written = store.add_anti_pattern(draft)
-            action = "add_anti_pattern"
         return Learned(action=action, entry=draft.name, path=store.display(written))
     if store.find(attempt.optimization) is None:
         return Learned(
@@ -140,6 +170,9 @@ def learn_attempt(store: Store, record: RunRecord, attempt: Attempt, root: Path)
             detail="no catalog entry of that name and no draft from the designer",
         )
     if attempt.status is AttemptStatus.APPLIED and faster:
+        detail = "kept; faster by " + _pcts(attempt)
+        if not write:
+            return Learned(action="append_evidence", entry=attempt.optimization, detail=detail)
         entry = store.get(attempt.optimization)
         status = Status.VALIDATED if entry.status is Status.PROPOSED else None
         written = _append_once(
@@ -149,15 +182,18 @@ def learn_attempt(store: Store, record: RunRecord, attempt: Attempt, root: Path)
             action="append_evidence",
             entry=attempt.optimization,
             path=store.display(written),
-            detail="kept; faster by " + _pcts(attempt),
+            detail=detail,
         )
     if attempt.status is AttemptStatus.ROLLED_BACK and slower and "correct" not in attempt.reason:
+        detail = "rolled back; slower by " + _pcts(attempt)
+        if not write:
+            return Learned(action="append_evidence", entry=attempt.optimization, detail=detail)
         written = _append_once(store, attempt.optimization, evidence_for(record, attempt))
         return Learned(
             action="append_evidence",
             entry=attempt.optimization,
             path=store.display(written),
-            detail="rolled back; slower by " + _pcts(attempt),
+            detail=detail,
         )
     why = (
         "correctness failure: an implementation bug, not catalog knowledge"
