@@ -34,7 +34,7 @@ lint: setup
 	$(BIN)/mypy
 	$(BIN)/kbopt lint
 	$(BIN)/kbopt catalog --check
-	$(BIN)/python -m kernels.mla_decode.devlog --check
+	$(BIN)/kbopt devlog --check --all
 
 format: setup
 	$(BIN)/ruff format kbopt

@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "kbopt.cli.cycle_cmds",
     "kbopt.cli.init_cmds",
     "kbopt.cli.kernel_cmds",
+    "kbopt.cli.pipeline_cmds",
 )
 
 

@@ -155,10 +155,30 @@ def _row(version: str, config: str, time_us: float, date: str, **extra: object) 
     }
 
 
-def test_devlog_blocks_come_from_the_newest_results(tmp_path) -> None:
+def _mla_context(tmp_path, files: dict):  # -> kbopt.devlog_results.Context
+    """The devlog generator over MLA decode's spec, reading results from tmp_path."""
     import json
+    from pathlib import Path
 
-    from kernels.mla_decode import devlog
+    from kbopt import results as res
+    from kbopt.devlog_options import load_options
+    from kbopt.devlog_results import Context
+
+    for name, rows in files.items():
+        (tmp_path / name).write_text(json.dumps(rows))
+    spec = registry.spec()
+    return Context(
+        spec=spec,
+        rows=res.load_rows(Path(tmp_path)),
+        results=Path(tmp_path),
+        rel="kernels/mla_decode/results",
+        options=load_options(spec.folder),
+        command="kbopt bench mla_decode",
+    )
+
+
+def test_devlog_blocks_come_from_the_newest_results(tmp_path) -> None:
+    from kbopt.devlog_results import render
 
     old = [
         _row("triton_v1", "decode", 400.0, "2026-12-01T00:00:00Z"),
@@ -168,27 +188,25 @@ def test_devlog_blocks_come_from_the_newest_results(tmp_path) -> None:
         _row("triton_v1", "decode", 200.0, "2026-12-02T00:00:00Z", speedup_vs_torch=1.5),
         _row("triton_v2", "decode", 80.0, "2026-12-02T00:00:00Z", speedup_vs_torch=3.75),
     ]
-    (tmp_path / "b-old.json").write_text(json.dumps(old))
-    (tmp_path / "a-new.json").write_text(json.dumps(new))  # name sorts first, date is newer
+    # a-new.json sorts first by name, but its rows are newer by date
+    ctx = _mla_context(tmp_path, {"b-old.json": old, "a-new.json": new})
     doc = (
         "x\n<!-- GEN:results -->\nstale\n<!-- /GEN:results -->\n"
         "<!-- GEN:measured:triton_v2 -->\n<!-- /GEN:measured:triton_v2 -->\n"
     )
-    out = devlog.render(doc, tmp_path)
+    out = render(doc, ctx)
     assert "stale" not in out
     assert "| triton_v1 | 200.0 |" in out and "| triton_v1 | 400.0 |" not in out
     assert "per-call time: **triton_v2**, 80.0 us = 62.5% of the floor (meets" in out
     assert "80.0 us, 62.5% of floor, +150% speed vs triton_v1" in out
     assert "Best GPU time" not in out  # no CUDA-graph rows in these results
-    assert devlog.render(out, tmp_path) == out  # a fixed point
+    assert render(out, ctx) == out  # a fixed point
 
 
 def test_devlog_reports_graph_times_apart_from_per_call_times(tmp_path) -> None:
     """cute_bench rows carry CUDA-graph replay times: the devlog names the best of each kind
     and says when the per-call time is host-bound."""
-    import json
-
-    from kernels.mla_decode import devlog
+    from kbopt.devlog_results import render
 
     rows = [
         _row("cute_v1", "decode", 120.0, "2026-12-02T00:00:00Z"),
@@ -196,12 +214,11 @@ def test_devlog_reports_graph_times_apart_from_per_call_times(tmp_path) -> None:
     ]
     rows[0].update(time_us_graph=100.0, pct_of_floor_graph=50.0, host_us_per_call=60.0)
     rows[1].update(time_us_graph=75.0, pct_of_floor_graph=66.7, host_us_per_call=100.0)
-    (tmp_path / "cute_x.json").write_text(json.dumps(rows))
-    doc = "<!-- GEN:results -->\n<!-- /GEN:results -->\n"
-    out = devlog.render(doc, tmp_path)
+    ctx = _mla_context(tmp_path, {"cute_x.json": rows})
+    out = render("<!-- GEN:results -->\n<!-- /GEN:results -->\n", ctx)
     assert "per-call time: **cute_v2**, 110.0 us" in out
     assert "Best GPU time" in out and "**cute_v2**, 75.0 us = 66.7% of the floor (meets" in out
-    assert "| cute_v2 | 110.0 | - | 75.0 | 45.5 | 66.7 | 100.0 |" in out
+    assert "| cute_v2 | 110.0 | 75.0 | 45.5 | 66.7 | 100.0 |" in out
 
 
 def test_learning_evidence_is_computed_from_rows(tmp_path, monkeypatch) -> None:

@@ -1,0 +1,359 @@
+"""A devlog's generated blocks, rebuilt from the kernel's results: `kbopt devlog KERNEL`.
+
+`docs/kernels/<kernel>.md` belongs to people; the blocks between `<!-- GEN:name -->` and
+`<!-- /GEN:name -->` are this module's, and nothing in them is typed by hand:
+
+- `results`: per configuration (the spec's trial order), the roofline floor and the
+  ceilings it was computed from, the best spec version per call (and from CUDA-graph
+  replay when rows have it), and a table of every version's newest correct row --
+  baselines first, then the spec's families in order -- with time, GB/s, TFLOP/s, % of
+  floor, speed-ups against the spec's `compare_with` baselines, graph and host times when
+  measured, and what each launch recorded (registers, splits...); then the software and
+  the commands of those rows;
+- `measured:<version>`: one line per configuration for that version's devlog entry, with
+  the change against the previous step of its ladder (`triton_v3` against `triton_v2`);
+- `profiles`: the Nsight Compute sessions in results/, as profile contracts
+  (`kbopt.devlog_profiles`);
+- `<family>`, for any family of rows that is neither the spec's nor a baseline's (MLA
+  decode's `sweep` of tile variants): every row of that family, failures included.
+
+Rows come from `kbopt.results`; the newest correct row per (configuration, version)
+wins.  Text outside the blocks is kept byte for byte.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kbopt import results as res
+from kbopt.devlog_options import DevlogOptions, load_options
+from kbopt.errors import KbError
+from kbopt.kernel import KernelSpec
+
+GEN_BLOCK = re.compile(
+    r"(<!-- GEN:(?P<name>[\w:.-]+) -->\n)(?P<body>.*?)(<!-- /GEN:(?P=name) -->)", re.S
+)
+# Launch-record columns the tables know a short heading for; others show under their name.
+KERNEL_COLUMNS = {"n_regs": "regs", "n_spills": "spills", "shared": "smem (B)", "splits": "splits"}
+SOFTWARE = (("torch", "torch"), ("triton", "triton"), ("cuda", "CUDA"))
+
+
+def block_names(text: str) -> list[str]:
+    return [m["name"] for m in GEN_BLOCK.finditer(text)]
+
+
+@dataclass
+class Context:
+    """What every block of one kernel's devlog is rendered from."""
+
+    spec: KernelSpec
+    rows: list[res.Row]
+    results: Path  # the kernel's results folder
+    rel: str  # the same folder as the devlog cites it (from the project root)
+    options: DevlogOptions
+    command: str  # how to run the benchmark, for an empty block
+
+    @classmethod
+    def for_spec(cls, spec: KernelSpec, root: Path) -> Context:
+        folder = res.results_dir(spec)
+        try:
+            rel = folder.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            rel = folder.as_posix()
+        return cls(
+            spec=spec,
+            rows=res.load_rows(folder),
+            results=folder,
+            rel=rel,
+            options=load_options(spec.folder),
+            command=f"kbopt bench {spec.name}",
+        )
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _fmt(v: Any, spec: str = ".1f") -> str:
+    return "-" if v is None else format(v, spec)
+
+
+def _kernel_columns(rows: Sequence[res.Row]) -> list[str]:
+    """`kernel_<x>` fields with a plain value in any row: the known ones first."""
+    keys = {
+        k.removeprefix("kernel_")
+        for r in rows
+        for k, v in r.items()
+        if k.startswith("kernel_") and isinstance(v, int | float | str) and k != "kernel_"
+    }
+    known = [k for k in KERNEL_COLUMNS if k in keys]
+    return known + sorted(keys - set(known))
+
+
+def _speedups(ctx: Context, r: res.Row) -> str:
+    parts = [
+        f"{r[f'speedup_vs_{b}']:.2f}x {b}"
+        for b in ctx.spec.compare_with
+        if r.get(f"speedup_vs_{b}") is not None
+    ]
+    if not parts:
+        return "no baseline in the same run"
+    return ", ".join(parts) + " (measured side by side)"
+
+
+def _verdict(ctx: Context, pct: float) -> str:
+    target = ctx.options.target_pct
+    return f"{'meets' if pct >= target else 'misses'} the {target:g}% target"
+
+
+# ---------------------------------------------------------------------- blocks
+
+
+def results_block(ctx: Context) -> str:
+    spec = ctx.spec
+    newest = res.newest(spec, ctx.rows)
+    if not newest:
+        return f"_No results yet: run `{ctx.command}`._\n"
+    every = list(newest.values())
+    optional = [
+        (key, head)
+        for key, head in (
+            ("time_us_repeat", "repeat (us)"),
+            ("time_us_graph", "graph (us)"),
+        )
+        if any(r.get(key) is not None for r in every)
+    ]
+    graph_pct = any(r.get("pct_of_floor_graph") is not None for r in every)
+    host = any(r.get("host_us_per_call") is not None for r in every)
+    kcols = _kernel_columns(every)
+    head = ["version", "time (us)", *(h for _, h in optional), "% of floor"]
+    head += ["% of floor (graph)"] if graph_pct else []
+    head += ["host (us/call)"] if host else []
+    head += ["GB/s", "TFLOP/s", *(f"x {b}" for b in spec.compare_with), "rel. err"]
+    head += [KERNEL_COLUMNS.get(k, k) for k in kcols] + ["results file"]
+    dtype = res.short_dtype(spec.dtype)
+    out = []
+    configs = sorted({c for c, _ in newest}, key=lambda c: res.config_key(spec, c))
+    for cfg in configs:
+        vrows = sorted(
+            (r for (c, _), r in newest.items() if c == cfg), key=lambda r: res.ladder_key(spec, r)
+        )
+        latest = max(vrows, key=lambda r: (str(r.get("date", "")), r["_file"]))
+        out.append(f"### {cfg}: {res.shape(latest, spec.dim_names)}\n")
+        out.append(
+            f"Floor {latest['floor_us']:.1f} us ({latest['floor_bound']}-bound: "
+            f"{latest['bytes'] / 1e6:.1f} MB over {latest['copy_bw_gbps']:.0f} GB/s copy "
+            f"bandwidth, {latest['flops'] / 1e9:.1f} GFLOP over {latest['matmul_tflops']:.0f} "
+            f"TFLOP/s {dtype} matmul, both measured in the same run on {latest['device']}, "
+            f"{latest['_file']}). Every row's % of floor uses the ceilings measured in its own "
+            "run.\n"
+        )
+        best = max(
+            (r for r in vrows if res.is_spec_version(spec, r)),
+            key=lambda r: r["pct_of_floor"],
+            default=None,
+        )
+        if best is not None:
+            out.append(
+                f"Best kernel version, per-call time: **{best['version']}**, "
+                f"{best['time_us']:.1f} us = {best['pct_of_floor']:.1f}% of the floor "
+                f"({_verdict(ctx, best['pct_of_floor'])}), {_speedups(ctx, best)}.\n"
+            )
+        graphed = [r for r in vrows if r.get("pct_of_floor_graph") is not None]
+        if graphed:
+            g = max(graphed, key=lambda r: r["pct_of_floor_graph"])
+            out.append(
+                "Best GPU time (the call replayed from a CUDA graph, same L2 flush and input "
+                f"rotation, so no Python launch time): **{g['version']}**, "
+                f"{g['time_us_graph']:.1f} us = {g['pct_of_floor_graph']:.1f}% of the floor "
+                f"({_verdict(ctx, g['pct_of_floor_graph'])}). Where `host (us/call)` exceeds "
+                "the GPU time, the per-call time measures Python, not the kernel.\n"
+            )
+        out.append("| " + " | ".join(head) + " |")
+        out.append("|" + "---|" * len(head))
+        for r in vrows:
+            cells = [r["version"], f"{r['time_us']:.1f}"]
+            cells += [_fmt(r.get(key)) for key, _ in optional]
+            cells.append(f"{r['pct_of_floor']:.1f}")
+            cells += [_fmt(r.get("pct_of_floor_graph"))] if graph_pct else []
+            cells += [_fmt(r.get("host_us_per_call"))] if host else []
+            cells += [f"{r['gbps']:.0f}", f"{r['tflops']:.1f}"]
+            cells += [_fmt(r.get(f"speedup_vs_{b}"), ".2f") for b in spec.compare_with]
+            cells.append(f"{r['rel_err']:.1e}")
+            cells += [str(r.get(f"kernel_{k}", "-")) for k in kcols]
+            cells.append(r["_file"])
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+    software = sorted(
+        {
+            ", ".join(
+                [str(r["device"])]
+                + [f"{label} {r[key]}" for key, label in SOFTWARE if r.get(key) is not None]
+            )
+            for r in every
+        }
+    )
+    out.append(
+        "Software: "
+        + "; ".join(software)
+        + ". Commands: "
+        + "; ".join(f"`{c}`" for c in sorted({str(r.get("command", "")) for r in every}))
+        + "\n"
+    )
+    return "\n".join(out)
+
+
+def family_block(ctx: Context, family: str) -> str:
+    """Every row of a family outside the ladder (e.g. a tile sweep), failures included."""
+    rows = [r for r in ctx.rows if r.get("family") == family]
+    if not rows:
+        return f"_No {family} rows yet._\n"
+    kcols = _kernel_columns(rows)
+    head = ["config", "variant", "status", "time (us)", "% of floor"]
+    head += [KERNEL_COLUMNS.get(k, k) for k in kcols] + ["results file"]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    order = sorted(
+        rows, key=lambda r: (res.config_key(ctx.spec, r["config"]), r["_file"], r["version"])
+    )
+    for r in order:
+        ok = res.is_ok(r)
+        err = (r.get("error") or "")[:70].replace("|", "/").replace("\n", " ")
+        cells = [
+            r["config"],
+            str(r["version"]).removeprefix(f"{family}:"),
+            "ok" if ok else f"{r.get('status', '?')}: {err}",
+            _fmt(r.get("time_us")),
+            _fmt(r.get("pct_of_floor")),
+            *(str(r.get(f"kernel_{k}", "-")) for k in kcols),
+            r["_file"],
+        ]
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def measured_block(ctx: Context, version: str) -> str:
+    spec = ctx.spec
+    newest = res.newest(spec, ctx.rows)
+    prev = res.previous_version(version)
+    parts = []
+    for (cfg, v), r in sorted(newest.items(), key=lambda kv: res.config_key(spec, kv[0][0])):
+        if v != version:
+            continue
+        prev_r = newest.get((cfg, prev)) if prev else None
+        delta = ""
+        if prev_r:
+            delta = f", {100.0 * (prev_r['time_us'] / r['time_us'] - 1):+.0f}% speed vs {prev}"
+        graph = ""
+        if r.get("time_us_graph") is not None:
+            graph = (
+                f"; CUDA graph {r['time_us_graph']:.1f} us, {r['pct_of_floor_graph']:.1f}% of floor"
+            )
+        parts.append(
+            f"- measured, {cfg} ({res.shape(r, spec.dim_names)}): {r['time_us']:.1f} us, "
+            f"{r['pct_of_floor']:.1f}% of floor{delta}{graph} ({r['_file']})"
+        )
+    return ("\n".join(parts) or "- not measured yet") + "\n"
+
+
+# ---------------------------------------------------------------------- the document
+
+
+def _renderer(ctx: Context, name: str) -> Callable[[], str]:
+    from kbopt.devlog_profiles import profiles_block
+
+    if name == "results":
+        return lambda: results_block(ctx)
+    if name == "profiles":
+        return lambda: profiles_block(ctx.spec, ctx.results, ctx.rel, ctx.options)
+    if name.startswith("measured:"):
+        return lambda: measured_block(ctx, name.split(":", 1)[1])
+    others = res.other_families(ctx.spec, ctx.rows)
+    if name in others:
+        return lambda: family_block(ctx, name)
+    raise KbError(
+        f"unknown generated block GEN:{name} (known: results, profiles, measured:<version>"
+        + (", " + ", ".join(others) if others else "")
+        + ")"
+    )
+
+
+def render(text: str, ctx: Context) -> str:
+    """The document with every generated block rebuilt; the rest byte for byte."""
+    cache: dict[str, str] = {}
+
+    def body(m: re.Match[str]) -> str:
+        name = m["name"]
+        if name not in cache:
+            cache[name] = _renderer(ctx, name)()
+        return m.group(1) + cache[name] + m.group(4)
+
+    return GEN_BLOCK.sub(body, text)
+
+
+def stale_blocks(old: str, new: str) -> list[str]:
+    """Names of the blocks whose bodies differ between two renderings of one document."""
+    before = {m["name"]: m["body"] for m in GEN_BLOCK.finditer(old)}
+    after = {m["name"]: m["body"] for m in GEN_BLOCK.finditer(new)}
+    return [n for n in after if before.get(n) != after[n]]
+
+
+# ---------------------------------------------------------------------- a kernel's devlog
+
+
+@dataclass
+class DevlogUpdate:
+    """What `kbopt devlog` did (or, with --check, found) for one kernel."""
+
+    kernel: str
+    path: str
+    blocks: list[str]
+    stale: list[str]
+    written: bool = False
+    skipped: str | None = None  # why the kernel was left alone
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kernel": self.kernel,
+            "devlog": self.path,
+            "blocks": self.blocks,
+            "stale": self.stale,
+            "written": self.written,
+            "skipped": self.skipped,
+        }
+
+
+def update_devlog(root: Path, spec: KernelSpec, *, check: bool = False) -> DevlogUpdate:
+    """Rebuild (or, with `check`, compare) the generated blocks of the kernel's devlog."""
+    from kbopt.devlog import devlog_path
+    from kbopt.store import atomic_write
+
+    path = devlog_path(root, spec.name)
+    shown = _display(path, root)
+    if not path.is_file():
+        return DevlogUpdate(spec.name, shown, [], [], skipped=f"{shown} does not exist")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise KbError(f"cannot read the devlog {shown}: {exc}") from None
+    names = block_names(text)
+    if not names:
+        return DevlogUpdate(
+            spec.name, shown, [], [], skipped=f"{shown} has no <!-- GEN:name --> block"
+        )
+    new = render(text, Context.for_spec(spec, root))
+    stale = stale_blocks(text, new)
+    written = False
+    if stale and not check:
+        atomic_write(path, new)
+        written = True
+    return DevlogUpdate(spec.name, shown, names, stale, written)
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)

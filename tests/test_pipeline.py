@@ -1,0 +1,254 @@
+"""Results -> devlog -> evidence for any kernel: `kbopt devlog`, `kbopt learn`, the ncu target.
+
+A synthetic two-dim kernel (rows, hidden) in a temporary project exercises the generic
+rules; MLA decode's committed results and lessons check that the move into kbopt changed
+no number (its devlog is current, its lessons' evidence is already in the catalog).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kbopt.cli import main as cli
+
+REPO = Path(__file__).resolve().parent.parent
+
+SPEC_PY = """
+from kbopt.kernel import Dim, KernelSpec, Trial
+
+SPEC = KernelSpec(
+    name="norm",
+    description="a two-dim test kernel",
+    dims=(Dim("rows", "rows of x"), Dim("hidden", "row length")),
+    trials=(
+        Trial("large", {"rows": 8192, "hidden": 4096}, "many rows"),
+        Trial("decode", {"rows": 8, "hidden": 4096}, "few rows"),
+    ),
+    backoff_dim="rows",
+    make_inputs=lambda dims, **kw: (),
+    reference=lambda *a: None,
+    flops=lambda d: 0,
+    bytes_moved=lambda d: 8 * d["rows"] * d["hidden"],
+    tolerances={"bfloat16": 2e-2},
+    entry_point="norm",
+    families=("triton",),
+    compare_with=("torch",),
+)
+"""
+
+DOC = """# norm
+
+Prose the kernel engineer wrote, kept byte for byte.
+
+<!-- GEN:results -->
+stale
+<!-- /GEN:results -->
+
+### triton_v2 -- one pass
+<!-- GEN:measured:triton_v2 -->
+<!-- /GEN:measured:triton_v2 -->
+
+<!-- GEN:sweep -->
+<!-- /GEN:sweep -->
+
+<!-- GEN:profiles -->
+<!-- /GEN:profiles -->
+"""
+
+
+def _row(version: str, config: str, time_us: float, date: str, **extra: Any) -> dict[str, Any]:
+    dims = {"large": {"rows": 8192, "hidden": 4096}, "decode": {"rows": 8, "hidden": 4096}}[config]
+    return {
+        "kernel": "norm",
+        "version": version,
+        "family": extra.pop("family", "triton"),
+        "config": config,
+        **dims,
+        "dims": dims,
+        "status": "ok",
+        "rel_err": 1e-3,
+        "time_us": time_us,
+        "gbps": 100.0,
+        "tflops": 0.0,
+        "pct_of_floor": round(5000.0 / time_us, 1),
+        "floor_us": 50.0,
+        "floor_bound": "memory",
+        "bytes": 268435456,
+        "flops": 0,
+        "copy_bw_gbps": 4000.0,
+        "matmul_tflops": 700.0,
+        "device": "NVIDIA H200",
+        "torch": "2.11.0",
+        "triton": "3.6.0",
+        "cuda": "13.0",
+        "python": "3.12.3",
+        "date": date,
+        "command": "kbopt bench norm",
+        **extra,
+    }
+
+
+@pytest.fixture
+def project(kb_copy: Path) -> Path:
+    """A project (copy of the catalog) with kernels/norm/, results and a devlog."""
+    folder = kb_copy / "kernels" / "norm"
+    (folder / "results").mkdir(parents=True)
+    (folder / "__init__.py").write_text("")
+    (folder / "spec.py").write_text(SPEC_PY)
+    for v in ("triton_v1", "triton_v2"):
+        (folder / f"{v}.py").write_text("def norm(*args):\n    return None\n")
+    old = [
+        _row("triton_v1", "large", 400.0, "2026-12-01T00:00:00Z"),
+        _row("torch", "large", 500.0, "2026-12-01T00:00:00Z", family="torch"),
+    ]
+    new = [
+        _row("torch", "large", 300.0, "2026-12-02T00:00:00Z", family="torch"),
+        _row("torch_compile", "large", 250.0, "2026-12-02T00:00:00Z", family="torch"),
+        _row("triton_v2", "large", 100.0, "2026-12-02T00:00:00Z", speedup_vs_torch=3.0),
+        _row("triton_v1", "large", 200.0, "2026-12-02T00:00:00Z", speedup_vs_torch=1.5),
+        _row("triton_v2", "decode", 10.0, "2026-12-02T00:00:00Z", kernel_n_regs=40),
+        _row("sweep:w8", "large", 90.0, "2026-12-02T00:00:00Z", family="sweep"),
+        {
+            **_row("sweep:w16", "large", 1.0, "2026-12-02T00:00:00Z", family="sweep"),
+            "status": "error",
+            "error": "OutOfResources: shared memory",
+        },
+    ]
+    (folder / "results" / "b-old.json").write_text(json.dumps(old))
+    (folder / "results" / "a-new.json").write_text(json.dumps(new))  # sorts first, is newer
+    shutil.copy(REPO / "tests/data/ncu_raw_split_kv.csv", folder / "results/ncu-x.csv")
+    sidecar = [
+        {
+            "version": "triton_v2",
+            "config": "large",
+            "dims": {"rows": 8192, "hidden": 4096},
+            "kernel": label,
+            "launch": i,
+            "kernels": 2,
+            "splits": 4,
+        }
+        for i, label in enumerate(("main", "launch1"))
+    ]
+    (folder / "results/ncu-x.launches.json").write_text(json.dumps(sidecar))
+    (kb_copy / "docs" / "kernels").mkdir(parents=True)
+    (kb_copy / "docs" / "kernels" / "norm.md").write_text(DOC)
+    return kb_copy
+
+
+def _devlog(project: Path, *args: str) -> int:
+    from kbopt.kernel import clear_cache
+
+    clear_cache()
+    return cli(["--root", str(project), "devlog", "norm", *args])
+
+
+# ---------------------------------------------------------------------- devlog
+
+
+def test_devlog_blocks_of_a_two_dim_kernel(project: Path) -> None:
+    assert _devlog(project, "--check") == 1  # the blocks are placeholders
+    assert _devlog(project) == 0
+    text = (project / "docs/kernels/norm.md").read_text()
+    assert text.startswith("# norm\n\nProse the kernel engineer wrote, kept byte for byte.\n")
+    assert "stale" not in text
+    # trial order, the spec's dims, the newest row per (config, version)
+    assert text.index("### large: rows=8192, hidden=4096") < text.index("### decode: rows=8")
+    assert "| triton_v1 | 200.0 |" in text and "| triton_v1 | 400.0 |" not in text
+    # baselines first (torch_compile is a torch-family baseline), then the ladder
+    order = [text.index(f"| {v} | ") for v in ("torch", "torch_compile", "triton_v1", "triton_v2")]
+    assert order == sorted(order)
+    assert "| x torch | rel. err | regs | results file |" in text
+    assert (
+        "**triton_v2**, 100.0 us = 50.0% of the floor (misses the 60% target), 3.00x torch" in text
+    )
+    assert "rows=8192 hidden=4096" not in text  # shapes use the spec's "name=value, " form
+    # measured line: the previous step of the ladder
+    assert (
+        "- measured, large (rows=8192, hidden=4096): 100.0 us, 50.0% of floor, +100% speed vs triton_v1 (a-new.json)"
+        in text
+    )
+    # a family outside the spec has its own block, failures included; not in the results
+    assert "| large | w8 | ok | 90.0 |" in text
+    assert "| large | w16 | error: OutOfResources: shared memory |" in text
+    assert "| sweep:w8 |" not in text
+    # profiles: one per (version, config), the first launch diagnosed, labels as stages
+    assert "## Profile: norm triton_v2 | rows=8192, hidden=4096" in text
+    assert "| main |" in text and "| launch1 |" in text
+    assert "Source: `kernels/norm/results/ncu-x.csv`" in text
+    assert _devlog(project, "--check") == 0  # a fixed point
+    assert _devlog(project) == 0
+
+
+def test_devlog_check_names_the_stale_block(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _devlog(project) == 0
+    results = project / "kernels/norm/results/c-newest.json"
+    results.write_text(json.dumps([_row("triton_v2", "decode", 8.0, "2026-12-03T00:00:00Z")]))
+    capsys.readouterr()
+    assert _devlog(project, "--check") == 1
+    err = capsys.readouterr().err
+    assert "GEN:results is stale" in err and "GEN:measured:triton_v2 is stale" in err
+    assert "GEN:profiles" not in err
+    assert _devlog(project, "--check", "--json") == 1
+    assert json.loads(capsys.readouterr().out)["kernels"][0]["stale"] == [
+        "results",
+        "measured:triton_v2",
+    ]
+
+
+def test_devlog_all_skips_kernels_without_generated_blocks(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = project / "kernels" / "plain"
+    other.mkdir()
+    (other / "__init__.py").write_text("")
+    (other / "spec.py").write_text(SPEC_PY.replace('name="norm"', 'name="plain"'))
+    assert _devlog(project) == 0
+    capsys.readouterr()
+    assert cli(["--root", str(project), "devlog", "--check", "--all"]) == 0
+    assert "plain: skipped (no devlog)" in capsys.readouterr().err
+    assert cli(["--root", str(project), "devlog", "plain"]) == 2  # asked for by name: an error
+    err = capsys.readouterr().err
+    assert err == (
+        "kbopt: error: plain: docs/kernels/plain.md does not exist, so there is nothing to "
+        "generate\n"
+    )
+
+
+def test_unknown_block_is_a_clean_error(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = project / "docs/kernels/norm.md"
+    doc.write_text(doc.read_text() + "<!-- GEN:nonsense -->\n<!-- /GEN:nonsense -->\n")
+    assert _devlog(project) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kbopt: error: unknown generated block GEN:nonsense") and "sweep" in err
+
+
+def test_old_style_mla_rows_and_committed_profiles() -> None:
+    """MLA's first rows carry b, s, t, h at the top level (no `dims`); its sidecars label the
+    second launch `combine`, which its devlog.toml names and explains."""
+    from kbopt.devlog_profiles import profiles_block
+    from kbopt.devlog_results import Context, render
+    from kbopt.kernel import load_spec
+
+    spec = load_spec("mla_decode", REPO)
+    ctx = Context.for_spec(spec, REPO)
+    assert any("dims" not in r for r in ctx.rows)
+    out = render("<!-- GEN:measured:triton_v2 -->\n<!-- /GEN:measured:triton_v2 -->\n", ctx)
+    assert "- measured, decode (b=32, s=1, t=4096): 522.8 us, 10.2% of floor" in out
+    block = profiles_block(spec, ctx.results, ctx.rel, ctx.options)
+    assert "| combine | 6.9 us | 0% | 50.5% | 71.8% | Memory | 2 partials per row merged |" in block
+    assert "runs serially" in block  # the kernel's own root-cause wording
+
+
+def test_mla_devlog_is_current() -> None:
+    from kbopt.devlog_results import update_devlog
+    from kbopt.kernel import load_spec
+
+    report = update_devlog(REPO, load_spec("mla_decode", REPO), check=True)
+    assert report.stale == [] and not report.written and "sweep" in report.blocks
