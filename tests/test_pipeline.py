@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from kbopt.cli import main as cli
+from kbopt.errors import KbError
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -252,3 +253,98 @@ def test_mla_devlog_is_current() -> None:
 
     report = update_devlog(REPO, load_spec("mla_decode", REPO), check=True)
     assert report.stale == [] and not report.written and "sweep" in report.blocks
+
+
+# ---------------------------------------------------------------------- learn
+
+LESSONS = """
+[defaults]
+config_label = "norm {config} {shape} {dtype}: {what}"
+
+[commands]
+bench = "kbopt bench {kernel} --versions {versions}"
+
+[[lesson]]
+entry = "split-kv-decode"
+before = "triton_v1"
+after = "triton_v2"
+what = "two passes -> one"
+command = "bench"
+validate = true
+"""
+
+
+def test_learn_appends_once(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kbopt.store import Store
+
+    (project / "kernels/norm/lessons.toml").write_text(LESSONS)
+    entry = Store(project).find("split-kv-decode")
+    assert entry is not None
+    before = entry.read_text()
+    assert cli(["--root", str(project), "learn", "norm", "--dry-run"]) == 0
+    assert entry.read_text() == before
+    assert "would append" in capsys.readouterr().out
+    assert cli(["--root", str(project), "learn", "norm", "--json"]) == 0
+    (action,) = json.loads(capsys.readouterr().out)["actions"]
+    assert action["action"] == "appended"
+    ev = action["evidence"]
+    assert ev["source"] == (
+        "kernels/norm/results/a-new.json (rows triton_v1, triton_v2); devlog docs/kernels/norm.md"
+    )
+    assert ev["command"] == "kbopt bench norm --versions triton_v1,triton_v2"
+    assert ev["versions"] == "torch 2.11.0, triton 3.6.0, CUDA 13.0"
+    assert ev["rows"] == [
+        {
+            "config": "norm large rows=8192 hidden=4096 bf16: two passes -> one",
+            "before": "200.0 us (25.0% of floor)",
+            "after": "100.0 us (50.0% of floor)",
+            "change": "-50.0% time",
+        }
+    ]
+    after = entry.read_text()
+    assert after != before and "two passes -> one" in after
+    assert cli(["--root", str(project), "learn", "norm"]) == 0
+    assert "unchanged split-kv-decode (evidence already present)" in capsys.readouterr().out
+    assert entry.read_text() == after  # idempotent
+
+
+def test_learn_refuses_a_missing_entry(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "kernels/norm/lessons.toml").write_text(
+        LESSONS + '\n[[lesson]]\nentry = "no-such-entry"\nbefore = "triton_v1"\n'
+        'after = "triton_v2"\nwhat = "x"\n'
+    )
+    entry = project / "docs/knowledge"
+    files = {p: p.read_text() for p in entry.rglob("*.md")}
+    assert cli(["--root", str(project), "learn", "norm"]) == 2
+    err = capsys.readouterr().err
+    assert "no-such-entry" in err and "create the entry first: kbopt new" in err
+    assert len(err.strip().splitlines()) == 1
+    assert all(p.read_text() == t for p, t in files.items())  # nothing was appended
+
+
+def test_lessons_file_mistakes_are_clean_errors(project: Path) -> None:
+    from kbopt.kernel import clear_cache, load_spec
+    from kbopt.learn_lessons import load_lessons
+
+    clear_cache()
+    spec = load_spec("norm", project)
+    path = project / "kernels/norm/lessons.toml"
+    for text, message in (
+        ('[[lesson]]\nentry = "x"\n', "needs before, after, what"),
+        ('[[lesson]]\nentry="x"\nbefore="a"\nafter="b"\nwhat="w"\ncolour=1\n', "unknown field"),
+        ("[[lesson]\n", "not valid TOML"),
+        ("", "no [[lesson]]"),
+    ):
+        path.write_text(text)
+        with pytest.raises(KbError, match=message.replace("[", r"\[")):
+            load_lessons(spec)
+
+
+def test_mla_lessons_are_already_in_the_catalog() -> None:
+    """`kbopt learn mla_decode` must change nothing: every block is cited already."""
+    from kbopt.kernel import load_spec
+    from kbopt.learn_lessons import learn
+    from kbopt.store import Store
+
+    actions = learn(load_spec("mla_decode", REPO), REPO, Store(REPO), dry_run=True)
+    assert len(actions) == 20 and {a.action for a in actions} == {"present"}

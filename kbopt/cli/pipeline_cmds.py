@@ -1,6 +1,7 @@
-"""From results to devlog: `kbopt devlog`, for any kernel.
+"""From results to devlog to catalog: `kbopt devlog` and `kbopt learn`, for any kernel.
 
-A thin wrapper over `kbopt.devlog_results` (the devlog's generated blocks).
+Thin wrappers over `kbopt.devlog_results` (the devlog's generated blocks) and
+`kbopt.learn_lessons` (a kernel's lessons as catalog evidence).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kbopt.cli.common import command, print_json
+from kbopt.cli.common import command, print_json, store_from
 from kbopt.cli.kernel_cmds import KERNEL_HELP
 from kbopt.cli.kernel_cmds import _root as project_root
 from kbopt.errors import KbError
@@ -34,6 +35,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         "skipped with a note)",
     )
     p.set_defaults(func=cmd_devlog)
+
+    p = command(
+        sub,
+        "learn",
+        "Append the evidence of a kernel's lessons (kernels/KERNEL/lessons.toml) to the "
+        "catalog entries they name, computed from the results rows; evidence an entry "
+        "already cites is not appended again.",
+        "kbopt learn mla_decode --dry-run",
+    )
+    p.add_argument("kernel", help=KERNEL_HELP)
+    p.add_argument("--dry-run", action="store_true", help="show the evidence tables, write nothing")
+    p.set_defaults(func=cmd_learn)
 
 
 def _devlog_one(root: Path, name: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -83,3 +96,26 @@ def cmd_devlog(args: argparse.Namespace) -> int:
         else:
             print(f"{r['devlog']}: {len(r['blocks'])} generated blocks, already current")
     return 1 if args.check and stale else 0
+
+
+def cmd_learn(args: argparse.Namespace) -> int:
+    from kbopt.kernel import load_spec
+    from kbopt.learn_lessons import learn
+
+    root = project_root(args)
+    spec = load_spec(args.kernel, root)
+    actions = learn(spec, root, store_from(args), dry_run=args.dry_run)
+    if args.json:
+        print_json({"kernel": spec.name, "actions": [a.as_dict() for a in actions]})
+        return 0
+    for a in actions:
+        b = a.block
+        if args.dry_run:
+            print(f"## {a.entry} ({a.action})\nSource: {b.source}\nCommand: {b.command}")
+            for r in b.rows:
+                print(f"| {r.config} | {r.before} | {r.after} | {r.change} |")
+            continue
+        verb = {"appended": "appended evidence to", "present": "unchanged"}[a.action]
+        note = " (evidence already present)" if a.action == "present" else ""
+        print(f"{verb} {a.entry}{note}")
+    return 0

@@ -177,6 +177,15 @@ def _mla_context(tmp_path, files: dict):  # -> kbopt.devlog_results.Context
     )
 
 
+def _mla_lesson(before: str, after: str, **kw: object) -> tuple:
+    from kbopt.learn_lessons import Lesson, Where, load_lessons
+
+    spec = registry.spec()
+    lesson = Lesson("x", before, after, "w", **kw)
+    where = Where("kernels/mla_decode/results", "docs/kernels/mla_decode.md")
+    return lesson, spec, where, load_lessons(spec).commands
+
+
 def test_devlog_blocks_come_from_the_newest_results(tmp_path) -> None:
     from kbopt.devlog_results import render
 
@@ -221,15 +230,15 @@ def test_devlog_reports_graph_times_apart_from_per_call_times(tmp_path) -> None:
     assert "| cute_v2 | 110.0 | 75.0 | 45.5 | 66.7 | 100.0 |" in out
 
 
-def test_learning_evidence_is_computed_from_rows(tmp_path, monkeypatch) -> None:
-    from kernels.mla_decode import learn
+def test_learning_evidence_is_computed_from_rows() -> None:
+    from kbopt.learn_lessons import evidence_block
 
     rows = [
         dict(_row("triton_v4", "decode", 278.4, "d"), _file="r.json"),
         dict(_row("triton_v5", "decode", 176.1, "d"), _file="r.json"),
     ]
-    lesson = learn.Lesson("x", "triton_v4", "triton_v5", "num_stages 1 -> 3")
-    block = learn.evidence_block(rows, lesson)
+    lesson, spec, where, commands = _mla_lesson("triton_v4", "triton_v5", command="bench")
+    block = evidence_block(rows, lesson, spec, where, commands)
     assert (
         block.command
         == "python -m kernels.mla_decode.bench --repeat --versions triton_v4,triton_v5"
@@ -241,23 +250,22 @@ def test_learning_evidence_is_computed_from_rows(tmp_path, monkeypatch) -> None:
 def test_learning_evidence_from_cute_bench_rows_carries_graph_and_host_times() -> None:
     """cute_bench rows: the table shows CUDA-graph times beside per-call times, a lesson can
     compare one version's per-call and graph times, or the host time per call."""
-    from kernels.mla_decode import learn
+    from kbopt.errors import KbError
+    from kbopt.learn_lessons import evidence_block
 
     b = dict(_row("cute_v6", "decode", 100.0, "d"), _file="c.json", cutlass_dsl="4.3.5")
     a = dict(_row("cute_v7", "decode", 110.0, "d"), _file="c.json", cutlass_dsl="4.3.5")
     b.update(time_us_graph=98.0, pct_of_floor_graph=51.0, host_us_per_call=90.0)
     a.update(time_us_graph=85.0, pct_of_floor_graph=58.8, host_us_per_call=30.0)
     rows = [b, a]
-    both = learn.evidence_block(rows, learn.Lesson("x", "cute_v6", "cute_v7", "w", command="c"))
+    both = evidence_block(rows, *_mla_lesson("cute_v6", "cute_v7", command="c"))
     assert both.command == "c" and "nvidia-cutlass-dsl 4.3.5" in both.versions
     assert both.rows[0].change == "+10.0% time per call, -13.3% graph"
-    same = learn.evidence_block(
-        rows, learn.Lesson("x", "cute_v7", "cute_v7", "w", call_vs_graph=True)
-    )
+    same = evidence_block(rows, *_mla_lesson("cute_v7", "cute_v7", call_vs_graph=True))
     assert same.rows[0].before.startswith("per call 110.0 us")
     assert same.rows[0].after.startswith("graph replay 85.0 us")
-    host = learn.evidence_block(rows, learn.Lesson("x", "cute_v6", "cute_v7", "w", host_time=True))
+    host = evidence_block(rows, *_mla_lesson("cute_v6", "cute_v7", host_time=True))
     assert host.rows[0].change == "-66.7% host time"
-    only = learn.Lesson("x", "cute_v6", "cute_v7", "w", configs=("speculative",))
-    with pytest.raises(SystemExit):  # no measured pair left once filtered
-        learn.evidence_block(rows, only)
+    only = _mla_lesson("cute_v6", "cute_v7", configs=("speculative",))
+    with pytest.raises(KbError, match="no correct rows of both versions in configurations"):
+        evidence_block(rows, *only)  # no measured pair left once filtered
