@@ -87,6 +87,22 @@ class Knob:
     role: str = ""  # what a catalog move acts on: "kv_tile", "pipeline_stages", "splits"...
     doc: str = ""
 
+    def coerce(self, value: Any) -> Any:
+        """A value given as text (a command line's `evict=true`) in the knob's type."""
+        if not isinstance(value, str):
+            return float(value) if self.type == "float" and isinstance(value, int) else value
+        text = value.strip()
+        if text.lower() == "none":
+            return None
+        if self.type == "bool" and text.lower() in {"true", "false", "1", "0", "yes", "no"}:
+            return text.lower() in {"true", "1", "yes"}
+        if self.type in {"int", "float"}:
+            try:
+                return KNOB_TYPES[self.type](text)
+            except ValueError:
+                return value
+        return value
+
     def admits(self, value: Any) -> bool:
         if value is None:  # "let the kernel choose" (e.g. splits sized from the SM count)
             return None in self.values
@@ -222,6 +238,22 @@ class KernelSpec:
     def knobs_for(self, version: str) -> tuple[Knob, ...]:
         family = self.version_family(version)
         return tuple(self.knobs.get(family, ())) if family else ()
+
+    def check_knobs(self, version: str, values: Mapping[str, Any]) -> None:
+        """Refuse knob values a version does not declare or allow (KbError naming them)."""
+        knobs = {k.name: k for k in self.knobs_for(version)}
+        unknown = sorted(set(values) - set(knobs))
+        if unknown:
+            raise KbError(
+                f"unknown knob(s) {', '.join(unknown)} for {version}; its knobs: "
+                + (", ".join(sorted(knobs)) or "none (the spec declares none for its family)")
+            )
+        for name, value in values.items():
+            if not knobs[name].admits(value):
+                raise KbError(
+                    f"{name}={value!r} is not allowed for {version} "
+                    f"({knobs[name].type}, one of {list(knobs[name].values)})"
+                )
 
     def knob_values(self, version: str) -> dict[str, Any]:
         """The knob values a version file sets, read from its source."""

@@ -21,9 +21,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 __all__ = [
     "FASTER_STEP",
-    "StandInBackend",
     "IN_PLACE_REGRESSION",
     "WRONG_RESULT",
+    "StandInBackend",
     "make_project",
     "slower_copy_step",
     "toy",

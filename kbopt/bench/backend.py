@@ -267,6 +267,8 @@ class FakeBackend:
         if delay:
             time.sleep(delay)
         path = self._source(spec, version)
+        if params and spec.knobs_for(version):
+            spec.check_knobs(version, params)  # the same refusals as on a GPU
         consts = read_constants(path)
         dims = config.dims_dict
         self.calls.append((spec.name, version, config.name, config.dims))

@@ -192,19 +192,7 @@ class _params_applied:
         self.saved: dict[str, Any] = {}
         if not self.params:
             return
-        knobs = {k.name: k for k in spec.knobs_for(version)}
-        unknown = sorted(set(self.params) - set(knobs))
-        if unknown:
-            raise KbError(
-                f"unknown knob(s) {', '.join(unknown)} for {version}; its knobs: "
-                + (", ".join(sorted(knobs)) or "none (the spec declares none for its family)")
-            )
-        for name, value in self.params.items():
-            if not knobs[name].admits(value):
-                raise KbError(
-                    f"{name}={value!r} is not allowed for {version} "
-                    f"({knobs[name].type}, one of {list(knobs[name].values)})"
-                )
+        spec.check_knobs(version, self.params)
         self.module = importlib.import_module(spec.module_name(version))
 
     def __enter__(self) -> None:

@@ -265,7 +265,19 @@ def cmd_tune(args: argparse.Namespace) -> int:
     backend = make_backend(args.backend, store.root)
     spec = load_spec(args.kernel, store.root)
     config = parse_config(args.config or spec.trials[0].name, spec)
-    space = TuneSpace(dict(parse_param(p) for p in args.param)) if args.param else None
+    knobs = {k.name: k for k in spec.knobs_for(args.version)}
+
+    def typed(name: str, value: int | float | str) -> int | float | str:
+        # `evict=true` on a command line is the text "true": give it the knob's type.
+        return knobs[name].coerce(value) if name in knobs else value
+
+    params = [parse_param(p) for p in args.param]
+    space = (
+        TuneSpace({name: [typed(name, v) for v in values] for name, values in params})
+        if params
+        else None
+    )
+    manual = [{k: typed(k, v) for k, v in _params(m).items()} for m in args.manual]
     budget = TuneBudget(seconds=args.budget_min * 60.0, promising=args.promising)
 
     provenance: dict[str, object] = {}
@@ -280,12 +292,13 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
     report = tune(
         measure,
-        manual=[_params(m) for m in args.manual],
+        manual=manual,
         space=space,
         budget=budget,
         seconds_per_config=args.seconds_per_config,
     )
     data: dict[str, object] = {
+        "backend": backend.name,
         "kernel": spec.name,
         "version": args.version,
         "config": config.as_dict(),
@@ -305,6 +318,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
         best = report.best
         if best:
             print(f"best: {json.dumps(best.params)} at {best.duration_us:.1f} us")
+        if backend.name == "fake":
+            print("[tune] fake backend: stand-in figures, not measurements", file=sys.stderr)
         if report.stopped_by_budget:
             print("stopped at the time budget", file=sys.stderr)
     return 0
