@@ -184,7 +184,7 @@ class KernelSpec:
         return tuple(d.name for d in self.dims)
 
     def shape(self, dims: Dims) -> str:
-        """`b=32, s=1, t=4096`: the dimensions in declaration order."""
+        """`rows=8192, hidden=4096`: the dimensions in declaration order."""
         return ", ".join(f"{n}={dims[n]}" for n in self.dim_names if n in dims)
 
     def dim_metrics(self, dims: Dims) -> dict[str, float]:

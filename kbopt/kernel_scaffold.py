@@ -251,7 +251,7 @@ def {name}(x: torch.Tensor) -> torch.Tensor:
                 "changes": ["block_size 1024 -> 4096: more bytes in flight per program"],
                 "edits": [
                     {
-                        "path": f"{KERNELS_DIR}/{name}/triton_v2.py",
+                        "path": "triton_v2.py",  # a file of the kernel's folder
                         "old": "CONFIG = Config(block_size=1024, num_warps=4)",
                         "new": "CONFIG = Config(block_size=4096, num_warps=8)",
                     }

@@ -1,8 +1,8 @@
 """Trial configurations: the kernel's default matrix, a stress point on evidence only, OOM backoff.
 
 A kernel's spec (`kbopt.kernel.KernelSpec`) declares its named dimensions and the default
-trial matrix, each point with the reason it is there (MLA decode: plain decode
-`b=32, s=1, t=4096` and speculative `b=32, s=16, t=4096`).  On out-of-memory the spec's
+trial matrix, each point with the reason it is there (add_rmsnorm: `large` at
+`rows=8192, hidden=4096`, a prefill chunk of a Llama-3-8B layer).  On out-of-memory the spec's
 backoff dimension is halved until the point fits.  A further (stress) configuration is
 added only when the strategy or the devlog shows the default points are not enough, so
 `trial_matrix` takes that evidence as an explicit, non-empty reason.
@@ -44,12 +44,12 @@ class TrialConfig:
 
     @property
     def shape(self) -> str:
-        """`b=32, s=1, t=4096`: the form every contract uses."""
+        """`rows=8192, hidden=4096`: the form every contract uses."""
         return ", ".join(f"{k}={v}" for k, v in self.dims)
 
     @property
     def compact(self) -> str:
-        """`b=32,s=1,t=4096`: the form a command line takes."""
+        """`rows=8192,hidden=4096`: the form a command line takes."""
         return ",".join(f"{k}={v}" for k, v in self.dims)
 
     def with_dim(self, name: str, value: int) -> TrialConfig:
@@ -77,7 +77,7 @@ def _compact_name(dims: Mapping[str, int]) -> str:
 
 
 def parse_config(text: str, spec: KernelSpec) -> TrialConfig:
-    """A trial name of the spec (`decode`), or dims: `b=32,s=1,t=4096` or `32,1,4096`."""
+    """A trial name of the spec (`large`), or dims: `rows=8192,hidden=4096` or `8192,4096`."""
     from kbopt.kernel import dims_from_text
 
     trial = spec.trial(text)
@@ -93,7 +93,7 @@ def parse_config(text: str, spec: KernelSpec) -> TrialConfig:
     return TrialConfig.of(_compact_name(dims), dims, "given on the command line")
 
 
-# "Stress configuration: b=64, s=1, t=32768 -- <reason>" in a devlog asks for another point.
+# "Stress configuration: rows=65536, hidden=8192 -- <reason>" in a devlog asks for another point.
 STRESS_LINE_RE = re.compile(
     r"^\s*[-*]?\s*Stress configuration:\s*(?P<shape>[a-z][\w]*\s*=\s*\d+(?:\s*,\s*[a-z][\w]*\s*=\s*\d+)*)"
     r"\s*(?:--|—)\s*(?P<why>\S.*)$",

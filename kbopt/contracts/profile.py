@@ -2,7 +2,7 @@
 
 Shape (sections after the title may be absent; this is also the render order)::
 
-    ## Profile: mla_decode triton_v3 | b=32, s=1, t=4096     (the kernel's dims, key=value)
+    ## Profile: mla_decode triton_v3 | b=32, s=1, t=4096     (the kernel spec's dims)
     ### Stages
     | Stage | Duration | TC% | DRAM% | Occ% | Bottleneck | Key Issue |
     |-------|----------|-----|-------|------|------------|-----------|
@@ -32,8 +32,8 @@ missing.  Unknown `###` sections are kept verbatim in `notes` and rendered last.
 evaluated against.  It is derived, in increasing priority, from:
 
 1. the title's configuration, for keys that are themselves catalog metric names (the
-   profiler writes the catalog metrics that a kernel's dimensions stand for -- MLA's `t`
-   is `kv_len` -- into `### Metrics`, so a configuration such as `b=32, s=1, t=4096`
+   profiler writes the catalog metrics that a kernel's dimensions stand for, as its spec
+   declares them (add_rmsnorm's `hidden` is `row_len`), into `### Metrics`, so the title
    needs no kernel-specific mapping here);
 2. the Stages table: Duration -> `duration_us`, TC% -> `tensor_core_util_pct`,
    DRAM% -> `dram_throughput_pct`, Occ% -> `achieved_occupancy_pct`.  A stage named

@@ -17,7 +17,8 @@ a designer never has to undo its own changes.  Built in:
 
 Other designers (the LLM agents) register with `register_designer(name, factory)`.
 
-Scripted plan format (JSON)::
+Scripted plan format (JSON; an edit's path is a file of the kernel's folder when it is a
+bare file name, else relative to the project root)::
 
     {"language": "triton",
      "steps": [
@@ -26,7 +27,7 @@ Scripted plan format (JSON)::
         "changes": ["8 KV splits + combine"]},
        {"optimization": "larger-kv-tiles",
         "new_version": "toy_v3", "copy_from": "toy_v2",   # new file from an existing one
-        "edits": [{"path": "kernels/toy/toy_v3.py", "old": "BLOCK_N = 32", "new": "BLOCK_N = 64"}],
+        "edits": [{"path": "toy_v3.py", "old": "BLOCK_N = 32", "new": "BLOCK_N = 64"}],
         "learn_draft": "drafts/larger-kv-tiles.md"}]}   # optional entry proposed for LEARN
 """
 
@@ -166,8 +167,15 @@ class ScriptedDesigner:
             shutil.copyfile(src, dst)
             created.append(_rel(ctx.root, dst))
         for e in step.edits:
-            p = ctx.root / e.path
-            text = p.read_text(encoding="utf-8")
+            # A bare file name is a file of the kernel's folder (which may lie outside the
+            # project); any other relative path is relative to the project root.
+            p = kdir / e.path if "/" not in e.path else ctx.root / e.path
+            try:
+                text = p.read_text(encoding="utf-8")
+            except OSError as exc:
+                raise KbError(
+                    f"scripted step {ctx.iteration}: cannot read {e.path}: {exc.strerror}"
+                ) from None
             if text.count(e.old) != 1:
                 raise KbError(
                     f"scripted step {ctx.iteration}: {e.path} has {text.count(e.old)} copies of "

@@ -1,0 +1,265 @@
+"""Kernel specs: validation with clear errors, every way of naming one, the scaffold end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kbopt.bench.backend import FakeBackend
+from kbopt.bench.trials import default_matrix
+from kbopt.cli import main
+from kbopt.errors import KbError, ProblemList
+from kbopt.kernel import Knob, check_spec, clear_cache, load_spec
+
+REPO = Path(__file__).resolve().parent.parent
+
+GOOD_SPEC = '''\
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
+
+SPEC = KernelSpec(
+    name="{name}",
+    description="a test kernel",
+    dims=(Dim("rows", "rows", "rows"), Dim("cols", "columns", "row_len")),
+    trials=(Trial("big", {{"rows": 1024, "cols": 4096}}, "the shape users run"),),
+    backoff_dim="rows",
+    make_inputs=lambda dims, **kw: (),
+    reference=lambda *a: None,
+    flops=lambda d: 0,
+    bytes_moved=lambda d: 4 * d["rows"] * d["cols"],
+    tolerances={{"bfloat16": 1e-2}},
+    entry_point="{name}",
+    families=("triton",),
+    knobs={{"triton": (Knob("block", "int", (256, 512, 1024), "vector_width"),)}},
+)
+'''
+
+
+def write_kernel(root: Path, name: str, spec: str = GOOD_SPEC, package: bool = True) -> Path:
+    folder = root / "kernels" / name
+    folder.mkdir(parents=True)
+    if package:
+        (root / "kernels" / "__init__.py").write_text("")
+        (folder / "__init__.py").write_text("")
+    (folder / "spec.py").write_text(spec.format(name=name))
+    (folder / "triton_v1.py").write_text(f"BLOCK = 512\n\n\ndef {name}(*args):\n    return None\n")
+    clear_cache()
+    return folder
+
+
+def test_the_bundled_kernels_have_valid_specs() -> None:
+    for name in ("mla_decode", "add_rmsnorm"):
+        spec = load_spec(name, REPO)
+        assert check_spec(spec, spec.spec_file) == []
+        assert spec.version_files(), name
+    mla = load_spec("mla_decode", REPO)
+    assert mla.dim_names == ("b", "s", "t") and mla.backoff_dim == "b"
+    assert [c.shape for c in default_matrix(mla)] == ["b=32, s=1, t=4096", "b=32, s=16, t=4096"]
+    assert mla.dim_metrics({"b": 32, "s": 1, "t": 4096})["kv_len"] == 4096
+    assert mla.knob_values("triton_v7")["block_n"] == 64
+    norm = load_spec("add_rmsnorm", REPO)
+    assert norm.dim_names == ("rows", "hidden")
+    assert norm.shape({"rows": 8192, "hidden": 4096}) == "rows=8192, hidden=4096"
+
+
+def test_every_way_of_naming_a_spec(tmp_path: Path) -> None:
+    folder = write_kernel(tmp_path, "scale")
+    by_name = load_spec("scale", tmp_path)
+    assert by_name.folder == folder and by_name.package == "kernels.scale"
+    assert load_spec(str(folder), tmp_path).name == "scale"  # the folder
+    assert load_spec(str(folder / "spec.py"), Path("/")).name == "scale"  # the file, from anywhere
+    assert load_spec("kernels/scale/spec.py", tmp_path).name == "scale"  # relative to the root
+    assert list(by_name.version_files()) == ["triton_v1"]
+    assert by_name.knob_values("triton_v1") == {"block": 512}  # BLOCK = 512, read from source
+    assert load_spec("kernels.mla_decode.spec:SPEC", REPO).name == "mla_decode"
+
+
+@pytest.mark.parametrize(
+    ("ref", "why"),
+    [
+        ("nope", "no kernel 'nope'"),
+        ("missing/spec.py", "no kernel spec at missing/spec.py"),
+        ("no_such_module:SPEC", "cannot import no_such_module"),
+        ("kbopt.kernel:SPEC", "defines no SPEC = KernelSpec"),
+    ],
+)
+def test_naming_errors_are_one_clean_line(tmp_path: Path, ref: str, why: str) -> None:
+    with pytest.raises(KbError, match=why):
+        load_spec(ref, tmp_path)
+
+
+def test_a_kernel_folder_must_be_a_package_and_import_errors_are_reported(tmp_path: Path) -> None:
+    write_kernel(tmp_path, "loose", package=False)
+    with pytest.raises(KbError, match="must be a Python package"):
+        load_spec("loose", tmp_path)
+    write_kernel(tmp_path / "b", "broken", spec="import not_a_module\n")
+    with pytest.raises(KbError, match="cannot import the spec: ModuleNotFoundError"):
+        load_spec("broken", tmp_path / "b")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ('Dim("cols", "columns", "row_len")', 'Dim("rows", "again")', "'rows' is declared twice"),
+        ('backoff_dim="rows"', 'backoff_dim="batch"', "backoff_dim 'batch' is not one of the dims"),
+        ('{{"rows": 1024, "cols": 4096}}', '{{"rows": 1024}}', "big lacks cols"),
+        ('"the shape users run"', '" "', "big needs a reason"),
+        ('{{"bfloat16": 1e-2}}', '{{"bfloat16": 2}}', "must be a number between 0 and 1"),
+        ('"row_len"', '"row_length"', "unknown catalog metric 'row_length'"),
+        ('Dim("rows", "rows", "rows")', 'Dim("config", "rows")', "'config' is reserved"),
+        ('"int", (256, 512, 1024)', '"int", (256, "wide")', "allows ['wide'], which are not int"),
+        ('entry_point="{name}"', 'entry_point="not a name"', "is not a function name"),
+    ],
+)
+def test_check_names_every_problem_at_the_spec_line(
+    tmp_path: Path, old: str, new: str, message: str
+) -> None:
+    assert old in GOOD_SPEC, old
+    write_kernel(tmp_path, "bad", spec=GOOD_SPEC.replace(old, new))
+    with pytest.raises(ProblemList) as err:
+        load_spec("bad", tmp_path)
+    text = str(err.value)
+    assert f"{tmp_path / 'kernels' / 'bad' / 'spec.py'}:3:" in text  # the SPEC = line
+    assert message in text
+
+
+def test_a_version_whose_knob_value_is_not_allowed_is_named(tmp_path: Path) -> None:
+    folder = write_kernel(tmp_path, "knobby")
+    (folder / "triton_v2.py").write_text("BLOCK = 300\n")
+    with pytest.raises(ProblemList, match=r"triton_v2.py:1: knob block=300 is not among"):
+        load_spec("knobby", tmp_path)
+
+
+def test_knobs_coerce_command_line_text() -> None:
+    flag = Knob("evict", "bool", (False, True))
+    assert flag.coerce("true") is True and flag.coerce("0") is False
+    splits = Knob("splits", "int", (None, 1, 8))
+    assert splits.coerce("None") is None and splits.coerce("8") == 8
+    assert splits.admits(None) and splits.admits(8) and not splits.admits(True)
+    assert not splits.admits(3)
+
+
+def test_the_fake_cost_model_is_labelled_and_follows_the_source(tmp_path: Path) -> None:
+    folder = write_kernel(tmp_path, "scale")
+    spec = load_spec("scale", tmp_path)
+    backend = FakeBackend(tmp_path)
+    cfg = default_matrix(spec)[0]
+    first = backend.measure(spec, "triton_v1", cfg)
+    assert backend.measure(spec, "triton_v1", cfg).duration_us == first.duration_us  # deterministic
+    assert first.device == "fake-gpu" and "--backend fake" in first.command
+    assert "not a measurement" in first.note
+    assert first.shape_metrics == {"rows": 1024, "row_len": 4096}
+    floor = 4 * 1024 * 4096 / 3000e9 * 1e6  # the spec's bytes over the fake copy bandwidth
+    assert first.floor_us == pytest.approx(floor)
+    assert 0.30 <= floor / (first.duration_us - 4.0) < 0.95  # efficiency drawn in [0.30, 0.95)
+    (folder / "triton_v1.py").write_text("BLOCK = 1024\n")
+    assert backend.measure(spec, "triton_v1", cfg).duration_us != first.duration_us
+    with pytest.raises(KbError, match="block=300 is not allowed"):
+        backend.measure(spec, "triton_v1", cfg, {"block": 300})
+
+
+def _kbopt(root: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "KBOPT_BUNDLED": "0", "PYTHONPATH": str(REPO)}
+    return subprocess.run(
+        [sys.executable, "-m", "kbopt", "--root", str(root), *args],
+        cwd=cwd or root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_kernel_list_and_check_in_this_repository(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--root", str(REPO), "kernel", "list", "--json"]) == 0
+    names = {k["name"] for k in json.loads(capsys.readouterr().out)}
+    assert {"mla_decode", "add_rmsnorm"} <= names
+    assert main(["--root", str(REPO), "kernel", "check", "add_rmsnorm", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ok"] and out["spec"]["dims"][1]["metric"] == "row_len"
+
+
+def test_a_scaffolded_kernel_profiles_and_cycles_on_the_fake_backend(kb_copy: Path) -> None:
+    root = kb_copy
+    r = _kbopt(root, "kernel", "new", "softmax", "--dims", "rows,cols", "--json")
+    assert r.returncode == 0, r.stderr
+    created = json.loads(r.stdout)["created"]
+    assert "kernels/softmax/spec.py" in created and "tests/kernels/test_softmax.py" in created
+    assert _kbopt(root, "kernel", "new", "softmax", "--dims", "rows,cols").returncode == 2
+    bad = _kbopt(root, "kernel", "new", "x", "--dims", "rows,rows")
+    assert bad.returncode == 2 and "given twice" in bad.stderr and "Traceback" not in bad.stderr
+    r = _kbopt(root, "kernel", "check", "softmax")
+    assert r.returncode == 0 and "softmax: OK" in r.stdout
+    r = _kbopt(root, "profile", "softmax", "triton_v1", "--backend", "fake", "--json")
+    assert r.returncode == 0, r.stderr
+    run = json.loads(r.stdout)
+    assert run["profile"].startswith("## Profile: softmax triton_v1 | rows=4096, cols=4096")
+    assert run["measurement"]["device"] == "fake-gpu"
+    r = _kbopt(
+        root,
+        "cycle",
+        "softmax",
+        "--backend",
+        "fake",
+        "--from",
+        "triton_v1",
+        "--target",
+        "pct_of_floor>=99",
+        "--designer",
+        "scripted:kernels/softmax/cycle-plan.json",
+        "--run-id",
+        "s1",
+        "--json",
+    )
+    assert r.returncode == 0, r.stderr
+    record = json.loads(r.stdout)["record"]
+    assert record["state"] == "DONE" and record["spec"] == "softmax"
+    assert [a["new_version"] for a in record["attempts"]] == ["triton_v2"]
+    assert all(x["action"] == "skipped" for x in record["learned"])  # fake: never evidence
+    # the scaffold's own CPU test passes under the Triton interpreter
+    env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": f"{root}{os.pathsep}{REPO}"}
+    test = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/kernels"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert test.returncode == 0, test.stdout[-2000:] + test.stderr[-2000:]
+
+
+def test_a_spec_outside_the_project_named_by_path(kb_copy: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "user-repo"
+    elsewhere.mkdir()
+    assert _kbopt(elsewhere, "kernel", "new", "scale", "--dims", "n").returncode == 0
+    spec_file = elsewhere / "kernels" / "scale" / "spec.py"
+    r = _kbopt(kb_copy, "profile", str(spec_file), "triton_v1", "--backend", "fake", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["profile"].startswith("## Profile: scale triton_v1 | n=16777216")
+    r = _kbopt(
+        kb_copy,
+        "cycle",
+        str(spec_file),
+        "--backend",
+        "fake",
+        "--from",
+        "triton_v1",
+        "--target",
+        "pct_of_floor>=99",
+        "--designer",
+        f"scripted:{elsewhere / 'kernels/scale/cycle-plan.json'}",
+        "--run-id",
+        "e1",
+        "--json",
+    )
+    assert r.returncode == 0, r.stderr
+    record = json.loads(r.stdout)["record"]
+    assert record["spec"] == str(spec_file)  # outside the project: its absolute path
+    # the version the designer wrote outside the project was backed up and, slower or
+    # faster, the kernel folder is left as the run decided
+    assert record["state"] == "DONE"
