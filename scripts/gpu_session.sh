@@ -24,6 +24,7 @@ mkdir -p "$OUT"
 STEPS=${STEPS:-tests,bench,profile,external,mla}
 REP_MS=${REP_MS:-200}
 ADD_VERSIONS=${ADD_VERSIONS:-}
+BENCH_FLAGS=${BENCH_FLAGS:-}  # e.g. --repeat: every version timed twice
 PROFILE_VERSIONS=${PROFILE_VERSIONS:-triton_v1,triton_v6}
 MLA_VERSIONS=${MLA_VERSIONS:-torch,triton_v7,cute_v7}
 TUNE_VERSION=${TUNE_VERSION:-triton_v3}
@@ -53,7 +54,7 @@ fi
 if has bench; then
     step "kbopt bench add_rmsnorm"
     timeout 540 $KB --root "$REPO" bench add_rmsnorm ${ADD_VERSIONS:+--versions $ADD_VERSIONS} \
-        --rep-ms "$REP_MS" --out "$OUT/add_rmsnorm"
+        --rep-ms "$REP_MS" $BENCH_FLAGS --out "$OUT/add_rmsnorm"
 fi
 
 if has profile; then
