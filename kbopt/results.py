@@ -4,9 +4,11 @@
 `<kernel folder>/results/*.json`; the devlog generator (`kbopt.devlog_results`) and LEARN
 (`kbopt.learn_lessons`) read them here, so both see the same rows in the same order:
 
-- every `*.json` of the folder except Nsight Compute's sidecars (`ncu-*`), each row tagged
-  with the file it came from (`_file`), oldest run first (by the row's `date`, then the
-  file name: files written by different tools do not sort by time on their names alone);
+- every `*.json` of the folder that is a list of rows (objects with a `version` and a
+  `config`), each row tagged with the file it came from (`_file`), oldest run first (by the
+  row's `date`, then the file name: files written by different tools do not sort by time
+  on their names alone); Nsight Compute's files (`ncu-*`) and other tools' records kept
+  beside the rows (`kbopt profile` and `kbopt tune` outputs) are not rows and are skipped;
 - a row's dims come from its `dims` object; rows written before kbopt had kernel specs
   (MLA decode's first files) carry them as top-level keys only, so those are read too;
 - rows fall in three groups: the spec's versions (`<family>_v<N>`), baselines (the spec's
@@ -52,12 +54,21 @@ def load_rows(folder: Path) -> list[Row]:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise KbError(f"{path}: not a results file ({exc})") from None
-        if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
-            raise KbError(f"{path}: a results file is a JSON list of row objects")
+        if not is_rows(data):
+            continue  # another tool's record (a profile, a tuning run), not results rows
         for r in data:
             rows.append({**r, "_file": path.name})
     rows.sort(key=lambda r: (str(r.get("date", "")), r["_file"]))
     return rows
+
+
+def is_rows(data: Any) -> bool:
+    """A JSON value that is a list of results rows (what `kbopt bench` writes)."""
+    return (
+        isinstance(data, list)
+        and bool(data)
+        and all(isinstance(r, dict) and "version" in r and "config" in r for r in data)
+    )
 
 
 def row_dims(row: Mapping[str, Any], dim_names: Sequence[str]) -> dict[str, int]:
