@@ -6,7 +6,7 @@ its Nsight Compute profiles name and explain what ncu saw, in the kernel's own w
     target_pct = 60              # the "meets / misses the N% target" verdicts (default 60)
 
     [stages.main]                # a launch label of the profiled call (ncu target sidecar)
-    name = "attention"           # the Stages row's name (default: the label)
+    name = "attention"           # the Stages row's name (default: ncu's kernel name)
     [stages.combine]
     name = "combine"
     bottleneck = "memory"        # fixed class and key issue instead of the counter rules;
@@ -15,8 +15,10 @@ its Nsight Compute profiles name and explain what ncu saw, in the kernel's own w
     [root_cause]                 # the Root cause line per rule (spills, compute, memory,
     latency = "..."              # latency), with {tc} {dram} {occ} {regs} {local_mb}
 
-Without the file every stage is named by its label and diagnosed by the counter rules in
-`kbopt.devlog_profiles`, worded for any kernel.
+Without the file every stage is named by ncu's kernel name and diagnosed by the counter
+rules in `kbopt.devlog_profiles`, worded for any kernel.  The settings of a label apply to
+the launches of the kernel's versions, never to a call that did not count its launches
+(a plain-torch baseline).
 """
 
 from __future__ import annotations

@@ -10,10 +10,11 @@ A profiling session leaves three files side by side in `<kernel folder>/results/
   (`splits`...);
 - `ncu-<stamp>.meta.json` (optional): device, date and the ncu command, for the Source line.
 
-ncu's rows and the sidecar's records are paired in order, grouped per (version, config),
-and each group becomes one `Profile`: a Stages row per launch, the first launch's counters
-as Metrics, and a bottleneck with its root cause from fixed rules on those counters
-(`diagnose`, first match wins):
+ncu's rows and the sidecar's records are paired in order (a call that did not count its
+launches takes the rows the others leave), grouped per (version, config), and each group
+becomes one `Profile`: a Stages row per launch (named by the kernel's `devlog.toml`, else
+by ncu's kernel name), the first launch's counters as Metrics, and a bottleneck with its
+root cause from fixed rules on those counters (`diagnose`, first match wins):
 
 | rule    | condition                                    | class   |
 |---------|----------------------------------------------|---------|
@@ -29,6 +30,7 @@ root causes for its own kernels; the numbers always come from the CSV.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +120,45 @@ def _read_json(path: Path) -> Any:
         raise KbError(f"{path}: cannot read it as JSON ({exc})") from None
 
 
+def expand_unknown(
+    launches: list[dict[str, Any]], rows: int, csv_name: str, side_name: str
+) -> list[dict[str, Any]]:
+    """The sidecar's records, one per ncu row: a call that did not record how many kernels
+    it launched (`"kernels": null`, e.g. plain torch) takes the rows the others leave."""
+    unknown = [i for i, r in enumerate(launches) if "kernels" in r and r["kernels"] is None]
+    if len(launches) == rows:
+        return launches
+    if len(unknown) == 1 and rows > len(launches):
+        i = unknown[0]
+        extra = rows - len(launches)
+        base = launches[i]
+        added = [{**base, "kernel": f"launch{n}", "launch": n} for n in range(1, extra + 1)]
+        return launches[: i + 1] + added + launches[i + 1 :]
+    why = (
+        f"{len(unknown)} calls did not record how many kernels they launch"
+        if len(unknown) > 1
+        else "the two must come from the same profiled run"
+    )
+    raise KbError(f"{csv_name}: {rows} ncu rows but {len(launches)} launches in {side_name}: {why}")
+
+
+def kernel_name(full: str) -> str:
+    """ncu's demangled kernel name without return type, template arguments or parameters:
+    `void at::<unnamed>::softmax<float, 4>(T1 *)` -> `at::softmax`."""
+    out: list[str] = []
+    depth = 0
+    for ch in full.strip().removeprefix("void ").strip():
+        if ch == "<":
+            depth += 1
+        elif ch == ">" and depth:
+            depth -= 1
+        elif depth == 0:
+            if ch == "(":
+                break
+            out.append(ch)
+    return re.sub(r"(?:::)+", "::", "".join(out)).strip(": ") or full
+
+
 def _stage(name: str, metrics: dict[str, float], diag: tuple[str, str]) -> Any:
     from kbopt.contracts.profile import Stage
 
@@ -146,11 +187,7 @@ def session_profiles(
         kernels = parse_csv(csv_path.read_text(encoding="utf-8"))
     except NcuParseError as exc:
         raise KbError(f"{csv_path}: {exc}") from None
-    if len(kernels) != len(launches):
-        raise KbError(
-            f"{csv_path.name}: {len(kernels)} ncu rows but {len(launches)} launches in "
-            f"{side.name}: the two must come from the same profiled run"
-        )
+    launches = expand_unknown(launches, len(kernels), csv_path.name, side.name)
     groups: dict[tuple[str, str], list[tuple[dict[str, Any], Any]]] = {}
     for launch, k in zip(launches, kernels, strict=True):
         groups.setdefault((launch["version"], launch["config"]), []).append((launch, k))
@@ -161,7 +198,10 @@ def session_profiles(
         stages = []
         for i, (launch, k) in enumerate(items):
             label = str(launch.get("kernel", "main" if i == 0 else f"launch{i}"))
-            opts = options.stages.get(label)
+            # A call that did not count its launches (a baseline) has no meaningful labels:
+            # the kernel's stage settings are not applied to it.
+            counted = launch.get("kernels", 0) is not None
+            opts = options.stages.get(label) if counted else None
             diag = (bottleneck, issue) if i == 0 else diagnose(k.metrics, options.root_cause)[:2]
             if opts is not None and opts.bottleneck is not None:
                 diag = (opts.bottleneck.value, diag[1])
@@ -173,7 +213,7 @@ def session_profiles(
                         f"devlog.toml: [stages.{label}] key_issue names {exc}, which the "
                         f"launch records of {side.name} do not have"
                     ) from None
-            name = opts.name if opts is not None and opts.name else label
+            name = opts.name if opts is not None and opts.name else kernel_name(k.name) or label
             stages.append(_stage(name, k.metrics, diag))
         m = main.metrics
         out.append(

@@ -136,6 +136,10 @@ def project(kb_copy: Path) -> Path:
         for i, label in enumerate(("main", "launch1"))
     ]
     (folder / "results/ncu-x.launches.json").write_text(json.dumps(sidecar))
+    (folder / "devlog.toml").write_text('[stages.main]\nname = "norm pass"\n')
+    # other tools' records beside the rows are not rows
+    (folder / "results/tune-x.json").write_text(json.dumps({"kernel": "norm", "rows": []}))
+    (folder / "results/profiles-x.json").write_text(json.dumps([{"profile": "..."}]))
     (kb_copy / "docs" / "kernels").mkdir(parents=True)
     (kb_copy / "docs" / "kernels" / "norm.md").write_text(DOC)
     return kb_copy
@@ -179,7 +183,8 @@ def test_devlog_blocks_of_a_two_dim_kernel(project: Path) -> None:
     assert "| sweep:w8 |" not in text
     # profiles: one per (version, config), the first launch diagnosed, labels as stages
     assert "## Profile: norm triton_v2 | rows=8192, hidden=4096" in text
-    assert "| main |" in text and "| launch1 |" in text
+    # stages: named by devlog.toml, else by ncu's kernel name
+    assert "| norm pass | " in text and "| _combine_kernel | " in text
     assert "Source: `kernels/norm/results/ncu-x.csv`" in text
     assert _devlog(project, "--check") == 0  # a fixed point
     assert _devlog(project) == 0
@@ -245,6 +250,26 @@ def test_old_style_mla_rows_and_committed_profiles() -> None:
     block = profiles_block(spec, ctx.results, ctx.rel, ctx.options)
     assert "| combine | 6.9 us | 0% | 50.5% | 71.8% | Memory | 2 partials per row merged |" in block
     assert "runs serially" in block  # the kernel's own root-cause wording
+
+
+def test_a_call_that_did_not_count_its_launches_takes_the_rows_left() -> None:
+    from kbopt.devlog_profiles import expand_unknown, kernel_name
+
+    known = {"version": "triton_v2", "config": "large", "kernel": "main", "kernels": 1}
+    torch = {"version": "torch", "config": "large", "kernel": "main", "kernels": None}
+    out = expand_unknown([torch, known], 4, "ncu.csv", "ncu.launches.json")
+    assert [(r["version"], r["kernel"]) for r in out] == [
+        ("torch", "main"),
+        ("torch", "launch1"),
+        ("torch", "launch2"),
+        ("triton_v2", "main"),
+    ]
+    with pytest.raises(KbError, match="2 calls did not record how many kernels"):
+        expand_unknown([torch, dict(torch, version="torch_compile"), known], 5, "a", "b")
+    with pytest.raises(KbError, match="3 ncu rows but 1 launches in b: the two must come"):
+        expand_unknown([known], 3, "a", "b")
+    name = "void at::<unnamed>::cunn_SoftMaxForwardReg<c10::BFloat16, float, 4>(T3 *, const T1 *)"
+    assert kernel_name(name) == "at::cunn_SoftMaxForwardReg"
 
 
 def test_mla_devlog_is_current() -> None:
@@ -348,3 +373,65 @@ def test_mla_lessons_are_already_in_the_catalog() -> None:
 
     actions = learn(load_spec("mla_decode", REPO), REPO, Store(REPO), dry_run=True)
     assert len(actions) == 20 and {a.action for a in actions} == {"present"}
+
+
+# ---------------------------------------------------------------------- the ncu target
+
+
+def test_ncu_target_plan_and_sidecar_records(project: Path) -> None:
+    from kbopt.bench import ncu_target as nt
+    from kbopt.kernel import clear_cache, load_spec
+
+    clear_cache()
+    spec = load_spec("norm", project)
+    ns = nt.parse_batch(
+        ["norm", "--run", "large:triton_v1,torch", "--run", "rows=4:triton_v2", "--out", "x.json"]
+    )
+    plan = nt.build_plan(spec, ns.run)
+    assert [(p.config.name, p.version) for p in plan] == [
+        ("large", "triton_v1"),
+        ("large", "torch"),
+        ("rows4-hidden4096", "triton_v2"),
+    ]
+    assert plan[2].config.dims_dict == {"rows": 4, "hidden": 4096}
+    for bad, message in (
+        ("large", "CONFIG:VERSIONS"),
+        ("huge:triton_v1", "not a trial"),
+        ("large:", "CONFIG:VERSIONS"),
+        ("large:triton_v9", "has no version 'triton_v9'"),
+    ):
+        with pytest.raises(KbError, match=message):
+            nt.build_plan(spec, [bad])
+    # how many launches a call made: what it recorded; 1 if it recorded other things only;
+    # unknown (None) if it recorded nothing, as a plain-torch baseline does
+    assert nt.launch_count({"kernels": 2, "splits": 2}) == 2
+    assert nt.launch_count({"n_regs": 40}) == 1
+    assert nt.launch_count({}) is None
+    assert nt.launch_labels(3) == ["main", "launch1", "launch2"]
+    assert nt.launch_labels(2, ["attention", "merge"]) == ["attention", "merge"]
+    (baseline,) = nt.launch_records(plan[1], {})
+    assert baseline["kernel"] == "main" and baseline["kernels"] is None
+    records = nt.launch_records(plan[0], {"kernels": 2, "splits": 4, "metrics": {"x": 1}})
+    assert records == [
+        {
+            "version": "triton_v1",
+            "config": "large",
+            "dims": {"rows": 8192, "hidden": 4096},
+            "kernel": label,
+            "launch": i,
+            "kernels": 2,
+            "splits": 4,
+        }
+        for i, label in enumerate(("main", "launch1"))
+    ]
+
+
+def test_ncu_target_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    from kbopt.bench import ncu_target as nt
+
+    assert nt.main(["only-one"]) == 2
+    assert (
+        "usage: python -m kbopt.bench.ncu_target SPEC VERSION DIMS_JSON" in capsys.readouterr().err
+    )
+    assert nt.main(["no_such_kernel", "--run", "decode:v1", "--out", "x.json"]) == 2
+    assert "ncu_target: error: no kernel 'no_such_kernel'" in capsys.readouterr().err

@@ -9,6 +9,12 @@
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
+# .whl/ (when carried): kbopt's pure-Python dependencies (pydantic...), which cute_bench needs
+# through kbopt's benchmark suite
+if compgen -G ".whl/*.whl" >/dev/null; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target /tmp/site .whl/*.whl || exit 1
+fi
 export PYTHONPATH=${PYTHONPATH:-/tmp/site:/tmp/site/nvidia_cutlass_dsl/python_packages:$PWD}
 export PYTHONUNBUFFERED=1 KBOPT_CUTILE_REQUIRE=1
 step() { echo "=== $1 ($(date -u +%H:%M:%S))"; }

@@ -3,7 +3,9 @@
 # carried nvidia-cutlass-dsl wheel, check the versions on the GPU, time them side by side with
 # the baselines, and read Nsight Compute counters. Everything lands in $OUT:
 #   pytest-gpu.log, cute_<stamp>.json (cute_bench), ncu.csv + launches.json + ncu.meta.json
-#   (the devlog's counter set), ncu-details.txt (stall reasons and memory sections, for reading).
+#   (the devlog's counter set: copy them to results/ as ncu-<stamp>-<device>.{csv,launches.json,
+#   meta.json} and run `kbopt devlog mla_decode`), ncu-details.txt (stall reasons and memory
+#   sections, for reading). The profiled program is kbopt's ncu target (kbopt.bench.ncu_target).
 # Variables: CHECK (pytest -k expression), VERSIONS (cute_bench), PROFILE_DECODE and
 # PROFILE_SPEC (versions for ncu), DETAILS and DETAILS_CONFIG (the detailed sections).
 set -u
@@ -12,6 +14,7 @@ VERSIONS=${VERSIONS:-torch,sglang,triton_v7,cute_v5,cute_v6,cute_v7,cute_v8,cute
 PROFILE_DECODE=${PROFILE_DECODE:-cute_v7,cute_v8}
 PROFILE_SPEC=${PROFILE_SPEC:-cute_v7,cute_v8}
 DETAILS=${DETAILS:-cute_v8}
+# .whl/: the CuTe DSL and kbopt's pure-Python dependencies (pydantic...), so kbopt imports
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/python_packages:$PWD PYTHONUNBUFFERED=1
@@ -34,29 +37,20 @@ timeout 240 python3 -m pytest -v -m gpu -p no:cacheprovider tests/kernels/test_m
 step "timing: $VERSIONS"
 timeout 300 python3 -m kernels.mla_decode.cute_bench --versions "$VERSIONS" --out "$OUT"
 
-# kbopt's counter set, read without importing the kbopt package (its dependencies, e.g.
-# pydantic, are not installed on the GPU machine)
-METRICS=$(python3 - <<'PY'
-import sys, types
-for name, path in (("kbopt", "kbopt"), ("kbopt.bench", "kbopt/bench")):
-    mod = types.ModuleType(name)
-    mod.__path__ = [path]
-    sys.modules[name] = mod
-from kbopt.bench.ncu import requested_metric_names
-print(",".join(requested_metric_names()))
-PY
-) || exit 1
+# kbopt's counter set (the metrics the devlog's profiles read)
+METRICS=$(python3 -c 'from kbopt.bench.ncu import requested_metric_names as m; print(",".join(m()))') \
+    || exit 1
 RUNS=()
 [ -n "$PROFILE_DECODE" ] && RUNS+=(--run "decode:$PROFILE_DECODE")
 [ -n "$PROFILE_SPEC" ] && RUNS+=(--run "speculative:$PROFILE_SPEC")
 if [ ${#RUNS[@]} -gt 0 ]; then
     step "ncu counters: ${RUNS[*]}"
     CMD="ncu --csv --page raw --print-units base --clock-control none --profile-from-start off \
---metrics $METRICS --log-file \$OUT/ncu.csv python3 -m kernels.mla_decode.profile_target \
+--metrics $METRICS --log-file \$OUT/ncu.csv python3 -m kbopt.bench.ncu_target mla_decode \
 --out \$OUT/launches.json ${RUNS[*]}"
     timeout 240 ncu --csv --page raw --print-units base --clock-control none \
         --profile-from-start off --metrics "$METRICS" --log-file "$OUT/ncu.csv" \
-        python3 -m kernels.mla_decode.profile_target --out "$OUT/launches.json" "${RUNS[@]}" \
+        python3 -m kbopt.bench.ncu_target mla_decode --out "$OUT/launches.json" "${RUNS[@]}" \
         | tail -2
     python3 - "$OUT/ncu.meta.json" "$CMD" <<'PY'
 import json, sys, datetime, torch, triton, subprocess
@@ -75,7 +69,7 @@ if [ -n "$DETAILS" ]; then
     timeout 180 ncu --page details --clock-control none --profile-from-start off \
         --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
         --section ComputeWorkloadAnalysis --log-file "$OUT/ncu-details.txt" \
-        python3 -m kernels.mla_decode.profile_target --out /tmp/details-launches.json \
+        python3 -m kbopt.bench.ncu_target mla_decode --out /tmp/details-launches.json \
         --run "${DETAILS_CONFIG:-speculative}:$DETAILS" | tail -1
     grep -E "^  [a-z_0-9]+.*\(|Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|L1/TEX Cache Throughput|Stall|Warp Cycles Per Issued|Issue Slots Busy|Shared Memory" \
         "$OUT/ncu-details.txt" | head -80
