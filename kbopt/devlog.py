@@ -280,13 +280,20 @@ def _block_span(lines: list[str], name: str) -> tuple[int, int] | None:
 
 # Entries are published as generated site pages (kbopt.site), not as their source files, so
 # a devlog links `../generated/entries/<name>.md`; the contract itself keeps repo paths.
-_KNOWLEDGE_LINK = re.compile(r"\]\(docs/knowledge/(?:[\w.-]+/)*(?P<name>[\w.-]+)\.md\)")
+# An entry's file, in the project (docs/knowledge/) or in the bundled catalog.
+_KNOWLEDGE_LINK = re.compile(
+    r"\]\((?:docs|kbopt/bundled)/knowledge/(?:[\w.-]+/)*(?P<name>[\w.-]+)\.md\)"
+)
 _ENTRY_PAGE_LINK = re.compile(r"\]\(\.\./generated/entries/(?P<name>[\w.-]+)\.md\)")
 
 
 def _demote(text: str) -> str:
     """One heading level down, and repo-root links made to work from docs/kernels/."""
-    text = re.sub(r"(?m)^(#{2,5}) ", lambda m: "#" + m.group(1) + " ", text)
+    return links_from_devlog(re.sub(r"(?m)^(#{2,5}) ", lambda m: "#" + m.group(1) + " ", text))
+
+
+def links_from_devlog(text: str) -> str:
+    """Repo-root links made to work from docs/kernels/: an entry's file becomes its page."""
     text = _KNOWLEDGE_LINK.sub(lambda m: f"](../generated/entries/{m['name']}.md)", text)
     return text.replace("](docs/", "](../")
 

@@ -231,7 +231,8 @@ def session_profiles(
 
 
 def profiles_block(spec: KernelSpec, folder: Path, rel: str, options: DevlogOptions) -> str:
-    """Every ncu session's profiles, each session closed by its Source line."""
+    """Every ncu session's profiles, each session closed by its Source line, then the
+    profiles `kbopt profile --json` saved in the results folder."""
     out = []
     for csv_path, side, meta_path in profile_files(folder):
         out += [p.render() for p in session_profiles(spec, csv_path, side, options)]
@@ -243,4 +244,27 @@ def profiles_block(spec: KernelSpec, folder: Path, rel: str, options: DevlogOpti
                 f"command: `{meta.get('command', '')}`"
             )
         out.append(src + "\n")
+    out += _recorded_profiles(folder, rel)
     return "\n".join(out) if out else "_No ncu profiles yet._\n"
+
+
+def _recorded_profiles(folder: Path, rel: str) -> list[str]:
+    """Profiles saved from `kbopt profile --json` (`profiles-*.json`: one run or a list),
+    as the profiler wrote them (links made to work from the devlog), each followed by its
+    Source line."""
+    from kbopt.devlog import links_from_devlog
+
+    out: list[str] = []
+    for path in sorted(folder.glob("profiles-*.json")):
+        data = _read_json(path)
+        runs = data if isinstance(data, list) else [data]
+        for run in runs:
+            if not isinstance(run, dict) or "profile" not in run:
+                continue
+            m = run.get("measurement", {})
+            out.append(links_from_devlog(str(run["profile"]).strip()) + "\n")
+            out.append(
+                f"Source: `{rel}/{path.name}`, {m.get('device', '')}, {m.get('date', '')}; "
+                f"command: `{m.get('command', '')}`\n"
+            )
+    return out

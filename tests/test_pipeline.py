@@ -280,6 +280,19 @@ def test_mla_devlog_is_current() -> None:
     assert report.stale == [] and not report.written and "sweep" in report.blocks
 
 
+def test_add_rmsnorm_devlog_is_current_and_shows_the_saved_profiles() -> None:
+    from kbopt.devlog_results import update_devlog
+    from kbopt.kernel import load_spec
+
+    report = update_devlog(REPO, load_spec("add_rmsnorm", REPO), check=True)
+    assert report.stale == [] and "profiles" in report.blocks
+    text = (REPO / "docs" / "kernels" / "add_rmsnorm.md").read_text()
+    # the profiles `kbopt profile --json` saved, their links made to work from docs/kernels/
+    assert "## Profile: add_rmsnorm triton_v3 | rows=8192, hidden=4096" in text
+    assert "](../generated/entries/fuse-passes-over-global-memory.md)" in text
+    assert "](docs/knowledge/" not in text
+
+
 # ---------------------------------------------------------------------- learn
 
 LESSONS = """

@@ -26,7 +26,7 @@ import torch
 
 LOG2_E = 1.4426950408889634
 
-# The last call's launch shape (read by profile_target to label the kernels ncu sees: with
+# The last call's launch shape (read by kbopt's ncu target to label the kernels ncu sees: with
 # splits > 1 a call launches the attention kernel and then a merge kernel, unless the
 # attention kernel merges in place).
 LAST_INFO: dict[str, int] = {}
