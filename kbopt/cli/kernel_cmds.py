@@ -202,14 +202,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     for name, err in errors.items():
         print(f"[bench] SKIP {name}: {err}", file=sys.stderr)
     if args.versions:
-        wanted = [v.strip() for v in args.versions.split(",") if v.strip()]
-        missing = [v for v in wanted if v not in versions]
-        if missing:
-            raise KbError(
-                f"unknown version(s) {', '.join(missing)} of {spec.name}; known: "
-                + ", ".join(versions)
-            )
-        versions = {v: versions[v] for v in wanted}
+        versions = {v: versions[v] for v in _chosen(args.versions, list(versions), spec.name)}
     command_line = " ".join(
         shlex.quote(a)
         for a in ["kbopt", "bench", args.kernel]
@@ -238,6 +231,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _chosen(text: str, known: list[str], kernel: str, note: str = "") -> list[str]:
+    """The comma-separated versions of `--versions`, each one known, in the order given."""
+    wanted = [v.strip() for v in text.split(",") if v.strip()]
+    missing = [v for v in wanted if v not in known]
+    if missing:
+        raise KbError(
+            f"unknown version(s) {', '.join(missing)} of {kernel}; known: "
+            + (", ".join(known) or "none")
+            + (f" ({note})" if note else "")
+        )
+    return wanted
+
+
 def _fake_bench(args: argparse.Namespace, spec: Any, configs: list[Any], root: Path) -> int:
     """The fake backend's stand-in rows, one per version file and configuration."""
     from kbopt.bench.backend import FakeBackend, measure_with_backoff
@@ -246,14 +252,7 @@ def _fake_bench(args: argparse.Namespace, spec: Any, configs: list[Any], root: P
     backend = FakeBackend(root)
     names = backend.versions(spec)
     if args.versions:
-        wanted = [v.strip() for v in args.versions.split(",") if v.strip()]
-        missing = [v for v in wanted if v not in names]
-        if missing:
-            raise KbError(
-                f"unknown version(s) {', '.join(missing)} of {spec.name} (the fake backend "
-                f"knows the version files only: {', '.join(names) or 'none'})"
-            )
-        names = wanted
+        names = _chosen(args.versions, names, spec.name, "the fake backend knows version files")
     rows = []
     for config in configs:
         for name in names:

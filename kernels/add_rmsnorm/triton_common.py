@@ -18,7 +18,6 @@ call time, so kbopt can replace ``CONFIG`` (``dataclasses.replace``) per measure
 from __future__ import annotations
 
 import functools
-import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +25,7 @@ import torch
 import triton
 import triton.language as tl
 
+from kbopt.bench.interpreter import fix_scalar_index_if_interpreting
 from kernels.add_rmsnorm.reference import check_inputs
 
 MAX_FUSED = 65536  # widest row the one-pass kernel holds in registers
@@ -62,30 +62,8 @@ class AddRmsNormConfig:
     evict: bool = False
 
 
-def _fix_interpreter_scalar_index() -> None:
-    """Let ``range(start, end)`` take runtime scalars under TRITON_INTERPRET=1 with numpy >= 2.4.
-
-    Triton 3.6's interpreter holds scalars as 1-element arrays and converts them with
-    ``int(array)``, which numpy 2.4 rejects ("only 0-dimensional arrays can be converted").
-    ``__index__`` is re-registered to read the single element (the same fix as
-    kernels/mla_decode/triton_common.py; either one is enough).  Compiled kernels are untouched.
-    """
-    from triton.runtime import interpreter as itp
-
-    original = itp._patch_lang_tensor
-    if getattr(original, "_mla_fixed", False) or getattr(original, "_scalar_index_fixed", False):
-        return
-
-    def patched(tensor: Any, scope: Any) -> None:
-        original(tensor, scope)
-        scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data.reshape(-1)[0]))
-
-    patched._scalar_index_fixed = True  # type: ignore[attr-defined]
-    itp._patch_lang_tensor = patched
-
-
-if os.environ.get("TRITON_INTERPRET") == "1":
-    _fix_interpreter_scalar_index()
+# range() over loaded scalars under TRITON_INTERPRET=1 (the CPU tests).
+fix_scalar_index_if_interpreting()
 
 
 # ---------------------------------------------------------------------- kernels

@@ -6,40 +6,19 @@ Not a version itself (the registry only discovers ``triton_v*`` modules).
 from __future__ import annotations
 
 import functools
-import os
 
 import torch
 import triton
 import triton.language as tl
 
+from kbopt.bench.interpreter import fix_scalar_index_if_interpreting
 from kernels.mla_decode.reference import D_QK, D_V, check_inputs
 
 LOG2E = 1.4426950408889634
 
 
-def _fix_interpreter_scalar_index() -> None:
-    """Let ``range(start, end)`` take loaded scalars under TRITON_INTERPRET=1 with numpy >= 2.4.
-
-    Triton 3.6's interpreter holds scalars as 1-element arrays and converts them with
-    ``int(array)``, which numpy 2.4 rejects ("only 0-dimensional arrays can be converted").
-    We re-register ``__index__`` to read the single element; compiled kernels are untouched.
-    """
-    from triton.runtime import interpreter as itp
-
-    original = itp._patch_lang_tensor
-    if getattr(original, "_mla_fixed", False):
-        return
-
-    def patched(tensor, scope):  # type: ignore[no-untyped-def]
-        original(tensor, scope)
-        scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data.reshape(-1)[0]))
-
-    patched._mla_fixed = True  # type: ignore[attr-defined]
-    itp._patch_lang_tensor = patched
-
-
-if os.environ.get("TRITON_INTERPRET") == "1":
-    _fix_interpreter_scalar_index()
+# range() over loaded scalars under TRITON_INTERPRET=1 (the CPU tests).
+fix_scalar_index_if_interpreting()
 
 
 @triton.jit
