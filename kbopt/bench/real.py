@@ -30,7 +30,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from kbopt.bench.backend import Measurement
+from kbopt.bench.backend import Measurement, timing_metrics
 from kbopt.bench.ncu import NcuOutcome, run_ncu
 from kbopt.bench.trials import TrialConfig
 from kbopt.errors import KbError
@@ -98,13 +98,14 @@ class RealBackend:
         return self._ceilings[dtype]
 
     def _version(self, spec: KernelSpec, version: str) -> Any:
+        """A version file's module, or a baseline (without importing every version)."""
         if spec.version_family(version) is not None:
             return spec.load_version(version)
-        versions, errors = spec.load_versions()
-        if version in versions:
-            return versions[version]
-        why = f" ({errors['baselines']})" if "baselines" in errors else ""
-        raise KbError(f"{spec.name} has no version {version!r}; known: {', '.join(versions)}{why}")
+        baselines = dict(spec.baselines()) if spec.baselines is not None else {}
+        if version in baselines:
+            return baselines[version]
+        known = ", ".join([*baselines, *spec.version_files()]) or "none"
+        raise KbError(f"{spec.name} has no version {version!r}; known: {known}")
 
     def measure(
         self,
@@ -128,13 +129,7 @@ class RealBackend:
             row = time_version(spec, entry, dims, sets, ceil, self.rep_ms, time_wrong=True)
         del sets
         us = float(row["time_us"])
-        nbytes, nflops = spec.bytes_moved(dims), spec.flops(dims)
-        metrics = {
-            "dram_throughput_pct": 100.0 * nbytes / (us * 1e-6) / (ceil["copy_bw_gbps"] * 1e9),
-            "tensor_core_util_pct": 100.0 * nflops / (us * 1e-6) / (ceil["matmul_tflops"] * 1e12),
-        }
-        if nbytes:
-            metrics["arithmetic_intensity"] = nflops / nbytes
+        metrics = timing_metrics(spec, dims, us, ceil["copy_bw_gbps"], ceil["matmul_tflops"])
         info = {k.removeprefix("kernel_"): v for k, v in row.items() if k.startswith("kernel_")}
         for key, metric in (("n_regs", "registers_per_thread"), ("splits", "num_splits")):
             if key in info:
