@@ -1,0 +1,386 @@
+#!/usr/bin/env python3
+"""Fetch the third-party kernels that benchmarks/foreign/ wraps into third_party/ (git-ignored).
+
+The foreign kernel specs (benchmarks/foreign/<name>/spec.py) measure kernels nobody on this
+project wrote.  Their code is never committed here: this script copies it, at pinned
+commits, into ``third_party/`` at the repository root, checks each copy against the SHA-256
+pinned below, and writes ``third_party/MANIFEST.json`` (what came from where, under which
+license, how it was fetched).
+
+    python scripts/fetch_third_party.py                 # all sources, with git (needs github.com)
+    python scripts/fetch_third_party.py sglang           # one source
+    python scripts/fetch_third_party.py --list           # the pins, fetched or not
+    python scripts/fetch_third_party.py --from-pypi      # sources published on PyPI, via pip
+    python scripts/fetch_third_party.py --from-mirror D  # bare git mirrors D/<owner>+<name>[/repo]
+    python scripts/fetch_third_party.py --from-files D   # loose copies D/<owner>+<name>/<path>
+
+Liger-Kernel is not fetched here: it is a pure-Triton wheel installed with pip
+(``liger-kernel==0.8.5``, in the dev extra) and imported as a package.
+
+How a source becomes a file in third_party/:
+
+- ``whole``: the upstream file as it is, except for the import lines named in ``shims``,
+  which are replaced by a local definition (SGLang's ``from sglang.srt.utils import
+  is_hip`` would pull in all of SGLang).  The SHA-256 is of the upstream file.
+- ``extract``: only the named top-level ``@triton.jit`` functions, each with a bare
+  ``@triton.jit`` (an ``@triton.autotune`` above it is dropped: the wrapper launches one
+  fixed configuration, its knobs), under ``import triton`` / ``import triton.language as
+  tl``.  The tutorials run benchmarks at import time and need a GPU to import; the
+  extracted kernels do not.  The SHA-256 is of the extracted functions' text, so a copy
+  holding only those functions verifies the same as the whole tutorial.
+
+Exit status: 0 when every requested source is in place and verified, 1 otherwise (each
+failure says which source, why, and what to try).  ``--no-verify`` keeps a copy whose
+hash differs (a newer upstream), and records that in the manifest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import datetime as dt
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DEST = ROOT / "third_party"
+MANIFEST = "MANIFEST.json"
+
+
+@dataclass(frozen=True)
+class Source:
+    """One pinned upstream file and how it lands in third_party/."""
+
+    name: str
+    repo: str  # owner/name on GitHub
+    ref: str  # the commit (or release tag) fetched
+    path: str  # the file inside the repository
+    license: str  # SPDX identifier of the upstream repository's license
+    dest: str  # relative to third_party/
+    sha256: str  # of the whole file (mode "whole") or of the extracted functions
+    mode: str = "whole"  # "whole" or "extract"
+    functions: tuple[str, ...] = ()  # mode "extract": top-level @triton.jit functions, in order
+    shims: dict[str, str] = field(default_factory=dict)  # mode "whole": line -> replacement
+    pypi: tuple[str, str, str] | None = None  # (distribution, version, path in the wheel)
+    used_by: tuple[str, ...] = ()  # the benchmarks/foreign specs that import it
+    note: str = ""
+
+
+SOURCES: tuple[Source, ...] = (
+    Source(
+        name="sglang",
+        repo="sgl-project/sglang",
+        ref="v0.5.9",
+        path="python/sglang/srt/layers/attention/triton_ops/decode_attention.py",
+        license="Apache-2.0",
+        dest="sglang/decode_attention.py",
+        sha256="2673adaad3d71209ff4f44788060913b1d6cce5021bbf1bf38334a09acf3d251",
+        shims={
+            "from sglang.srt.utils import is_hip": (
+                "def is_hip():  # kbopt shim (fetch_third_party.py): CUDA only, no SGLang import\n"
+                "    return False"
+            )
+        },
+        pypi=("sglang", "0.5.9", "sglang/srt/layers/attention/triton_ops/decode_attention.py"),
+        used_by=("sglang_mla_decode",),
+        note="release v0.5.9 (the file is the same in the sglang 0.5.9 wheel on PyPI); "
+        "triton-only, works with triton 3.6",
+    ),
+    Source(
+        name="triton_softmax",
+        repo="triton-lang/triton",
+        ref="fd237c7cf9a7262f32fedbaa5027ab2736ead134",
+        path="python/tutorials/02-fused-softmax.py",
+        license="MIT",
+        dest="triton_tutorials/fused_softmax.py",
+        sha256="42050a1a8082142125543b8344d2ad7f45d14e117d0577c9b20091b7afeb7204",
+        mode="extract",
+        functions=("softmax_kernel",),
+        used_by=("triton_softmax",),
+        note="persistent-row tutorial kernel (tl.range with num_stages)",
+    ),
+    Source(
+        name="triton_matmul",
+        repo="triton-lang/triton",
+        ref="7649d87cce6c12361bb9da234b9b227b2880b499",
+        path="python/tutorials/03-matrix-multiplication.py",
+        license="MIT",
+        dest="triton_tutorials/matrix_multiplication.py",
+        sha256="0779d69c7333702a7eb684d700c69906956b7d8630b6aa320975ba8a1b9eba4e",
+        mode="extract",
+        functions=("matmul_kernel", "leaky_relu"),
+        used_by=("triton_matmul",),
+        note="the autotuned tutorial kernel without its @triton.autotune (one config per version)",
+    ),
+    Source(
+        name="triton_layernorm",
+        repo="triton-lang/triton",
+        ref="545699290b851e70231ee3017481851170f1583d",
+        path="python/tutorials/05-layer-norm.py",
+        license="MIT",
+        dest="triton_tutorials/layer_norm.py",
+        sha256="f9827efdc479bc6a1c746202e1e0a3b4923c58b74632e92e2a3e1dc440c0f176",
+        mode="extract",
+        functions=("_layer_norm_fwd_fused",),
+        used_by=("triton_layernorm",),
+        note="forward kernel only (three passes over each row)",
+    ),
+)
+
+BY_NAME = {s.name: s for s in SOURCES}
+
+
+class FetchError(Exception):
+    """A source could not be fetched or verified; the message says what to try."""
+
+
+# ---------------------------------------------------------------------- turning text into a file
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def extract_functions(text: str, names: tuple[str, ...], origin: str) -> str:
+    """The named top-level @triton.jit functions, verbatim, each under a bare @triton.jit."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        raise FetchError(f"{origin}: not Python ({exc})") from None
+    lines = text.splitlines()
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef) or node.name not in names:
+            continue
+        decorators = [ast.unparse(d) for d in node.decorator_list]
+        if "triton.jit" not in decorators:
+            raise FetchError(f"{origin}: {node.name} is not a @triton.jit function")
+        assert node.end_lineno is not None
+        body = "\n".join(lines[node.lineno - 1 : node.end_lineno])
+        found[node.name] = "@triton.jit\n" + body
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise FetchError(f"{origin}: no top-level function(s) {', '.join(missing)}")
+    return "\n\n\n".join(found[n] for n in names) + "\n"
+
+
+def render(source: Source, text: str, origin: str) -> tuple[str, str]:
+    """(the file to write, the hash to check) from the upstream text."""
+    header = (
+        f"# Third-party code, NOT part of kbopt: {source.repo} @ {source.ref}\n"
+        f"#   {source.path}\n"
+        f"# License: {source.license} (see the upstream repository).  Written by\n"
+        f"# scripts/fetch_third_party.py ({source.mode}); never commit this file.\n"
+    )
+    if source.mode == "extract":
+        body = extract_functions(text, source.functions, origin)
+        digest = sha256(body)
+        out = header + "\nimport triton\nimport triton.language as tl\n\n\n" + body
+        return out, digest
+    digest = sha256(text)
+    out = text
+    for line, replacement in source.shims.items():
+        if line not in out:
+            raise FetchError(f"{origin}: the line to shim is gone ({line!r}); update the pin")
+        out = out.replace(line, replacement, 1)
+    return header + out, digest
+
+
+# ---------------------------------------------------------------------- the ways to get the text
+
+
+def _git(*args: str, cwd: Path | None = None) -> str:
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=600, check=False
+        )
+    except FileNotFoundError:
+        raise FetchError("git is not installed (or use --from-pypi / --from-files)") from None
+    except subprocess.TimeoutExpired:
+        raise FetchError(f"git {' '.join(args[:2])} took more than 10 minutes") from None
+    if done.returncode != 0:
+        raise FetchError(f"git {' '.join(args)} failed: {done.stderr.strip()[-400:]}")
+    return done.stdout
+
+
+def from_git(source: Source, cache: dict[str, Path]) -> tuple[str, str]:
+    """Shallow-fetch the pinned ref from GitHub (one fetch per repo and ref)."""
+    key = f"{source.repo}@{source.ref}"
+    if key not in cache:
+        work = Path(tempfile.mkdtemp(prefix="kbopt-tp-"))
+        _git("init", "-q", str(work))
+        url = f"https://github.com/{source.repo}.git"
+        print(f"  git fetch --depth 1 {url} {source.ref}", file=sys.stderr)
+        _git("fetch", "-q", "--depth", "1", url, source.ref, cwd=work)
+        cache[key] = work
+    work = cache[key]
+    commit = _git("rev-parse", "FETCH_HEAD", cwd=work).strip()
+    return _git("show", f"FETCH_HEAD:{source.path}", cwd=work), f"git {commit}"
+
+
+def from_mirror(source: Source, root: Path) -> tuple[str, str]:
+    """A bare git mirror D/<owner>+<name> (or D/<owner>+<name>/repo) holding the ref."""
+    base = root / source.repo.replace("/", "+")
+    gitdir = base / "repo" if (base / "repo").is_dir() else base
+    if not gitdir.is_dir():
+        raise FetchError(f"no mirror of {source.repo} at {base}")
+    text = _git("--git-dir", str(gitdir), "show", f"{source.ref}:{source.path}")
+    commit = _git("--git-dir", str(gitdir), "rev-parse", f"{source.ref}^{{commit}}").strip()
+    return text, f"mirror {gitdir} {commit}"
+
+
+def from_files(source: Source, root: Path) -> tuple[str, str]:
+    """A copy made by hand: D/<owner>+<name>/<path> (the hash decides if it is the pin)."""
+    path = root / source.repo.replace("/", "+") / source.path
+    if not path.is_file():
+        raise FetchError(f"no copy at {path}")
+    return path.read_text(encoding="utf-8"), f"files {path}"
+
+
+def from_pypi(source: Source) -> tuple[str, str]:
+    """The file from the pinned wheel, downloaded with pip (no install, no dependencies)."""
+    if source.pypi is None:
+        raise FetchError("not published on PyPI: fetch it with git, --from-mirror or --from-files")
+    dist, version, inner = source.pypi
+    with tempfile.TemporaryDirectory(prefix="kbopt-tp-") as tmp:
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:"]
+        cmd += ["-q", "-d", tmp, f"{dist}=={version}"]
+        print(f"  pip download {dist}=={version}", file=sys.stderr)
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
+        wheels = list(Path(tmp).glob("*.whl"))
+        if done.returncode != 0 or not wheels:
+            raise FetchError(f"pip download {dist}=={version} failed: {done.stderr.strip()[-400:]}")
+        with zipfile.ZipFile(wheels[0]) as zf:
+            try:
+                text = zf.read(inner).decode("utf-8")
+            except KeyError:
+                raise FetchError(f"{wheels[0].name} has no {inner}") from None
+    return text, f"pypi {dist}=={version}"
+
+
+# ---------------------------------------------------------------------- main
+
+
+def fetch_one(source: Source, args: argparse.Namespace, cache: dict[str, Path]) -> dict[str, str]:
+    if args.from_files:
+        text, how = from_files(source, Path(args.from_files))
+    elif args.from_mirror:
+        text, how = from_mirror(source, Path(args.from_mirror))
+    elif args.from_pypi:
+        text, how = from_pypi(source)
+    else:
+        text, how = from_git(source, cache)
+    out, digest = render(source, text, f"{source.repo}:{source.path}")
+    verified = digest == source.sha256
+    if not verified and not args.no_verify:
+        raise FetchError(
+            f"SHA-256 {digest} does not match the pin {source.sha256} "
+            "(another upstream version?); --no-verify keeps it anyway"
+        )
+    dest = Path(args.dest) / source.dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    for folder in {dest.parent, Path(args.dest)}:
+        # the copies are read as a namespace-free package by file path; no __init__ needed
+        folder.mkdir(parents=True, exist_ok=True)
+    dest.write_text(out, encoding="utf-8")
+    return {
+        "name": source.name,
+        "repo": source.repo,
+        "ref": source.ref,
+        "path": source.path,
+        "license": source.license,
+        "file": source.dest,
+        "mode": source.mode,
+        "sha256": digest,
+        "verified": "yes" if verified else "NO (--no-verify)",
+        "fetched_with": how,
+        "used_by": ",".join(source.used_by),
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description="Fetch the pinned third-party kernels that benchmarks/foreign/ wraps "
+        "into the git-ignored third_party/ folder (see the module docstring).",
+    )
+    ap.add_argument(
+        "sources", nargs="*", help=f"sources to fetch (default all: {', '.join(BY_NAME)})"
+    )
+    how = ap.add_mutually_exclusive_group()
+    how.add_argument("--from-mirror", metavar="DIR", help="bare git mirrors DIR/<owner>+<name>")
+    how.add_argument("--from-files", metavar="DIR", help="loose copies DIR/<owner>+<name>/<path>")
+    how.add_argument("--from-pypi", action="store_true", help="pinned wheels via pip download")
+    ap.add_argument("--dest", default=os.environ.get("KBOPT_THIRD_PARTY", str(DEFAULT_DEST)))
+    ap.add_argument("--no-verify", action="store_true", help="keep a copy whose hash differs")
+    ap.add_argument("--list", action="store_true", help="print the pins and what is in place")
+    ap.add_argument("--json", action="store_true", help="print the manifest entries as JSON")
+    args = ap.parse_args(argv)
+
+    unknown = [n for n in args.sources if n not in BY_NAME]
+    if unknown:
+        print(
+            f"unknown source(s) {', '.join(unknown)}; known: {', '.join(BY_NAME)}", file=sys.stderr
+        )
+        return 2
+    chosen = [BY_NAME[n] for n in args.sources] if args.sources else list(SOURCES)
+    dest = Path(args.dest)
+    manifest_path = dest / MANIFEST
+    manifest: dict[str, dict[str, str]] = {}
+    if manifest_path.is_file():
+        try:
+            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            manifest = {}
+
+    if args.list:
+        rows = []
+        for s in chosen:
+            present = (dest / s.dest).is_file()
+            rows.append({**s.__dict__, "shims": list(s.shims), "present": present})
+            if not args.json:
+                state = "present" if present else "missing"
+                print(f"{s.name:18} {state:8} {s.repo}@{s.ref[:12]} {s.path} ({s.license})")
+        if args.json:
+            print(json.dumps(rows, indent=1, default=list))
+        return 0
+
+    failed = 0
+    cache: dict[str, Path] = {}
+    try:
+        for s in chosen:
+            if args.from_pypi and s.pypi is None:
+                print(f"{s.name}: skipped (not on PyPI; use git, --from-mirror or --from-files)")
+                failed += 1
+                continue
+            try:
+                entry = fetch_one(s, args, cache)
+            except FetchError as exc:
+                print(f"{s.name}: FAILED: {exc}", file=sys.stderr)
+                failed += 1
+                continue
+            manifest[s.name] = entry
+            print(
+                f"{s.name}: {entry['file']} ({entry['fetched_with']}, verified {entry['verified']})"
+            )
+    finally:
+        for work in cache.values():
+            shutil.rmtree(work, ignore_errors=True)
+    if manifest:
+        dest.mkdir(parents=True, exist_ok=True)
+        manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    if args.json:
+        print(json.dumps(manifest, indent=1, sort_keys=True))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
