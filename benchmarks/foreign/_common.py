@@ -1,0 +1,135 @@
+"""What the foreign kernel specs share: where third_party/ is, the check that says what is
+missing and how to get it, loading a fetched file, and the repository on sys.path.
+
+The third-party code itself is never committed: `scripts/fetch_third_party.py` copies it,
+at pinned commits, into the git-ignored `third_party/` at the repository root (or the
+folder named by `KBOPT_THIRD_PARTY`).  A spec calls `require_sources` / `require_package`
+at import, so `kbopt kernel check <spec.py>` on a machine without them prints one located
+line per missing piece and the command that fetches it, instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from kbopt.errors import Problem, ProblemList
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+FETCH_SCRIPT = REPO_ROOT / "scripts" / "fetch_third_party.py"
+# Where each fetched source lands, relative to third_party/ (the `dest` of its pin in
+# scripts/fetch_third_party.py; tests/test_foreign_kernels.py checks the two agree).
+SOURCE_FILES = {
+    "sglang": "sglang/decode_attention.py",
+    "triton_softmax": "triton_tutorials/fused_softmax.py",
+    "triton_matmul": "triton_tutorials/matrix_multiplication.py",
+    "triton_layernorm": "triton_tutorials/layer_norm.py",
+}
+
+
+def third_party_dir() -> Path:
+    env = os.environ.get("KBOPT_THIRD_PARTY")
+    return Path(env).resolve() if env else REPO_ROOT / "third_party"
+
+
+def source_path(source: str) -> Path:
+    return third_party_dir() / SOURCE_FILES[source]
+
+
+def missing_sources(*sources: str) -> list[str]:
+    """The named sources whose fetched file is absent."""
+    return [s for s in sources if not source_path(s).is_file()]
+
+
+def fetch_hint(*sources: str) -> str:
+    names = " ".join(sources)
+    return (
+        f"python scripts/fetch_third_party.py {names}  (git from GitHub; "
+        "--from-pypi, --from-mirror DIR or --from-files DIR without network access to it)"
+    )
+
+
+def require_sources(spec_file: str, *sources: str) -> None:
+    """Refuse to load a spec whose third-party files are absent: one problem each."""
+    absent = missing_sources(*sources)
+    if absent:
+        raise ProblemList(
+            [
+                Problem(
+                    f"third-party kernel {s!r} is missing: {source_path(s)} does not exist "
+                    f"(never committed; fetch it with: {fetch_hint(s)})",
+                    spec_file,
+                    1,
+                )
+                for s in absent
+            ]
+        )
+
+
+def package_missing(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is None
+    except (ImportError, ValueError):
+        return True
+
+
+def require_package(spec_file: str, module: str, requirement: str) -> None:
+    """Refuse to load a spec whose third-party package is not installed."""
+    if package_missing(module):
+        raise ProblemList(
+            [
+                Problem(
+                    f"third-party package {module!r} is not installed "
+                    f"(pip install '{requirement}'; it is in kbopt's dev extra)",
+                    spec_file,
+                    1,
+                )
+            ]
+        )
+
+
+def load_source(source: str) -> ModuleType:
+    """Import a fetched file once, under a private module name."""
+    name = f"_kbopt_third_party_{source}"
+    if name in sys.modules:
+        return sys.modules[name]
+    path = source_path(source)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing; fetch it with: {fetch_hint(source)}")
+    from kbopt.bench.interpreter import fix_scalar_index_if_interpreting
+
+    fix_scalar_index_if_interpreting()
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def ensure_repo_on_path() -> None:
+    """Make `kernels.*` importable (a spec named by path only puts benchmarks/ on sys.path)."""
+    if str(REPO_ROOT) not in sys.path:
+        sys.path.insert(0, str(REPO_ROOT))
+
+
+def record(info: dict, kernel: object, **fields: object) -> None:
+    """Write what a launch chose into a launch_info dict (plus the compiled kernel's
+    registers, spills and shared memory when the handle has them)."""
+    info.clear()
+    info.update(fields)
+    for key in ("n_regs", "n_spills"):
+        val = getattr(kernel, key, None)
+        if isinstance(val, int):
+            info[key] = val
+    shared = getattr(getattr(kernel, "metadata", None), "shared", None)
+    if isinstance(shared, int):
+        info["shared"] = shared
