@@ -1,0 +1,101 @@
+"""The Triton tutorial's fused softmax (python/tutorials/02-fused-softmax.py, MIT), as kbopt
+sees it: a kernel nobody here wrote, fetched into the git-ignored third_party/ by
+`scripts/fetch_third_party.py triton_softmax` and never committed.
+
+y = softmax(x, dim=-1) row by row, one whole row per step of a persistent program (the
+tutorial benchmarks fp32).  No matmul: the floor is reading x and writing y once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from foreign import _common
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+
+_common.require_sources(__file__, "triton_softmax")
+
+ELEMENT_SIZE = {"float16": 2, "bfloat16": 2, "float32": 4}
+CONTEXTS = ("reduction", "memory-bound")
+
+
+def bytes_moved(d: Mapping[str, int], dtype: str = "float32") -> int:
+    return ELEMENT_SIZE[dtype] * 2 * d["rows"] * d["cols"]
+
+
+def _make_inputs(
+    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
+) -> tuple[Any, ...]:
+    from foreign.triton_softmax import reference
+
+    return reference.make_inputs(dims["rows"], dims["cols"], dtype=dtype, device=device, seed=seed)
+
+
+def _reference(x: Any) -> Any:
+    from foreign.triton_softmax import reference
+
+    return reference.reference(x)
+
+
+def _baselines() -> dict[str, Version]:
+    from foreign.triton_softmax import reference
+
+    return {"torch": Version("torch", "torch", "torch.softmax(x, -1)", reference.torch_softmax)}
+
+
+def _launch_info(family: str) -> dict[str, Any]:
+    if family == "triton":
+        from foreign.triton_softmax import launcher
+
+        return launcher.LAST_INFO
+    return {}
+
+
+TRITON_KNOBS = (
+    Knob(
+        "num_warps", "int", (1, 2, 4, 8, 16, 32), "warps", "warps per program (one row at a time)"
+    ),
+    Knob(
+        "num_stages",
+        "int",
+        (1, 2, 3, 4, 5, 6),
+        "pipeline_stages",
+        "pipelining depth of the persistent row loop (next rows' loads in flight)",
+    ),
+)
+
+SPEC = KernelSpec(
+    name="triton_softmax",
+    description="the Triton tutorial's fused row softmax (02-fused-softmax): persistent programs, fp32",
+    dims=(
+        Dim("rows", "independent rows", "rows"),
+        Dim("cols", "elements per row (the softmax axis)", "row_len"),
+    ),
+    trials=(
+        Trial(
+            "large",
+            {"rows": 4096, "cols": 8192},
+            "the tutorial's benchmark (4096 rows) at 8192 columns: 268 MB moved, bandwidth-bound",
+        ),
+        Trial(
+            "short_rows",
+            {"rows": 32768, "cols": 1024},
+            "attention-score-like short rows: 268 MB over 8x more rows, per-row overhead shows",
+        ),
+    ),
+    backoff_dim="rows",
+    make_inputs=_make_inputs,
+    reference=_reference,
+    flops=lambda d: 0,
+    bytes_moved=lambda d: bytes_moved(d, SPEC.dtype),
+    # fast exp and one division per element: fp32 ~1e-6 relative; fp16/bf16 one rounding
+    tolerances={"float32": 1e-5, "float16": 2e-3, "bfloat16": 1e-2},
+    entry_point="softmax",
+    families=("triton",),
+    knobs={"triton": TRITON_KNOBS},
+    baselines=_baselines,
+    compare_with=("torch",),
+    dtype="float32",
+    launch_info=_launch_info,
+)
