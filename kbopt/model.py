@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from kbopt.errors import KbError
+from kbopt.moves import parse_operation, shown_op
 from kbopt.vocab import (
     CONTEXTS,
     METRICS,
@@ -193,6 +194,9 @@ class Entry(Strict):
     generalization: str = ""
     pitfalls: list[str] = Field(default_factory=list)
     interactions: list[Interaction] = Field(default_factory=list)
+    # What the entry does to a kernel's declared knobs, by role (kbopt.moves); front matter.
+    # On an anti-pattern they name the change it warns against: the cycle never applies them.
+    moves: list[Move] = Field(default_factory=list)
 
     @field_validator("name")
     @classmethod
@@ -260,6 +264,7 @@ class Entry(Strict):
             "interactions": [
                 {"relation": i.relation.value, "target": i.target} for i in self.interactions
             ],
+            "moves": [m.describe() for m in self.moves],
             "updated": self.updated.isoformat(),
         }
 
@@ -301,6 +306,65 @@ class Entry(Strict):
                 "date",
             ],
         )
+
+
+class Move(BaseModel):
+    """How an optimization acts on a kernel's knobs, by role (see `kbopt.moves`)."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    change: dict[str, Any] = Field(min_length=1)
+    when: list[Trigger] = Field(default_factory=list)
+    note: str = ""
+
+    @field_validator("change")
+    @classmethod
+    def _ops(cls, v: dict[str, Any]) -> dict[str, Any]:
+        for role, op in v.items():
+            parse_operation(str(role), op)
+        return {str(k): op for k, op in v.items()}
+
+    @field_validator("when", mode="before")
+    @classmethod
+    def _conditions(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            v = [v]
+        if not isinstance(v, list):
+            raise ValueError("when: a list of `metric op value` conditions")
+        out = []
+        for item in v:
+            if isinstance(item, str):
+                out.append(Trigger.parse(item))  # ValueError names the bad text
+            else:
+                out.append(item)
+        return out
+
+    @model_validator(mode="after")
+    def _no_note_newlines(self) -> Move:
+        if "\n" in self.note:
+            raise ValueError("note: one line")
+        return self
+
+    def describe(self) -> str:
+        ops = ", ".join(f"{role} {shown_op(op)}" for role, op in self.change.items())
+        return ops + (f" when {', '.join(t.expression for t in self.when)}" if self.when else "")
+
+    def to_yaml_lines(self) -> list[str]:
+        """The canonical front-matter lines of this move (JSON strings are YAML)."""
+        import json
+
+        change = ", ".join(f"{k}: {json.dumps(v)}" for k, v in self.change.items())
+        lines = [f"  - change: {{{change}}}"]
+        if self.when:
+            lines.append(
+                "    when: [" + ", ".join(json.dumps(t.expression) for t in self.when) + "]"
+            )
+        if self.note:
+            lines.append(f"    note: {json.dumps(self.note, ensure_ascii=False)}")
+        return lines
+
+
+Entry.model_rebuild()  # Entry.moves names Move, defined after it
 
 
 def entry_relpath(kind: Kind, language: Language | None, name: str) -> str:

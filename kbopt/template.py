@@ -13,6 +13,9 @@ File shape (sections in exactly this order)::
     status: validated
     created: 2026-12-02
     updated: 2026-12-02
+    moves:                        # optional, optimizations only: what it does to a
+      - change: {splits: "one_wave"}   # kernel's knobs, by role (kbopt.moves)
+        when: ["ctas_per_sm < 1"]
     ---
 
     # Title
@@ -63,6 +66,7 @@ FRONT_MATTER_KEYS = (
     "status",
     "created",
     "updated",
+    "moves",  # optional: machine-applicable moves on a kernel's knobs (kbopt.moves)
 )
 PROVENANCE_KEYS = {
     "source": "source",
@@ -474,6 +478,10 @@ def render_entry(entry: Entry) -> str:
     out: list[str] = ["---"]
     for key, value in entry.front_matter().items():
         out.append(f"{key}: {_yaml_scalar(value)}")
+    if entry.moves:
+        out.append("moves:")
+        for move in entry.moves:
+            out += move.to_yaml_lines()
     out += ["---", "", f"# {entry.title}", "", "## When to Apply"]
     out += [f"- {c}" for c in entry.contexts]
     for t in entry.triggers:

@@ -1,0 +1,128 @@
+"""Catalog moves: parsing and validation in entries, and applying them to a spec's knobs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kbopt.errors import ProblemList
+from kbopt.kernel import Knob
+from kbopt.model import Move
+from kbopt.moves import NotApplicable, PlannedMove, plan_move
+from kbopt.store import Store
+from kbopt.template import parse_entry, render_entry
+
+ROOT = Path(__file__).resolve().parents[1]
+SPLIT_KV = ROOT / "docs/knowledge/optimizations/split-kv-decode.md"
+
+MLA_KNOBS = (
+    Knob("block_m", "int", (16, 32, 64, 128), "rows_per_program"),
+    Knob("block_n", "int", (16, 32, 64, 128), "kv_tile"),
+    Knob("num_warps", "int", (4, 8, 16), "warps"),
+    Knob("num_stages", "int", (1, 2, 3, 4), "pipeline_stages"),
+    Knob("splits", "int", (None, 1, 2, 4, 8, 16, 32, 64), "splits"),
+    Knob("use_tma", "bool", (False, True), "tma"),
+)
+
+
+def _with_moves(block: str) -> str:
+    text = SPLIT_KV.read_text(encoding="utf-8")
+    start = text.index("moves:")
+    end = text.index("---", start)
+    return text[:start] + block + text[end:]
+
+
+def test_every_entry_with_moves_renders_to_itself() -> None:
+    store = Store(ROOT)
+    with_moves = 0
+    for path in store.entry_files():
+        entry = store.read_file(path)
+        if entry.moves:
+            with_moves += 1
+            assert render_entry(entry) == path.read_text(encoding="utf-8"), path
+    assert with_moves >= 10
+
+
+@pytest.mark.parametrize(
+    ("block", "message"),
+    [
+        ('moves:\n  - change: {kv_tiles: "x2"}\n', "unknown knob role 'kv_tiles'"),
+        ("moves:\n  - change: {kv_tile: 2}\n", 'write "=2" to set the value'),
+        ("moves:\n  - change: {kv_tile: +1}\n", "ambiguous"),
+        ('moves:\n  - change: {tma: "x2"}\n', "tma is a flag role"),
+        ('moves:\n  - change: {kv_tile: "sideways"}\n', "unknown operation 'sideways'"),
+        ('moves:\n  - change: {warps: "one_wave"}\n', "one_wave applies to the splits role only"),
+        (
+            'moves:\n  - change: {splits: "one_wave"}\n    when: ["ctas_per_sm <> 1"]\n',
+            "is not `metric op number`",
+        ),
+        (
+            'moves:\n  - change: {splits: "one_wave"}\n    when: ["ctas_per_sn < 1"]\n',
+            "unknown metric 'ctas_per_sn'",
+        ),
+        ("moves:\n  - change: {}\n", "moves.0.change"),
+        ('moves:\n  - change: {splits: "up"}\n    because: x\n', "moves.0.because"),
+    ],
+)
+def test_bad_moves_are_refused_with_the_line(block: str, message: str) -> None:
+    text = _with_moves(block)
+    line = text.splitlines().index("moves:") + 1
+    with pytest.raises(ProblemList) as err:
+        parse_entry(text, name="split-kv-decode", path="x.md")
+    shown = str(err.value)
+    assert message in shown
+    assert f"x.md:{line}:" in shown
+
+
+def _plan(change: dict, values: dict, metrics: dict | None = None, when: list | None = None):
+    return plan_move(Move(change=change, when=when or []), MLA_KNOBS, values, metrics or {})
+
+
+V2 = {"block_m": 64, "block_n": 32, "num_warps": 8, "num_stages": 1, "splits": 1}
+
+
+def test_wider_tile_over_deeper_pipeline_changes_both_knobs() -> None:
+    planned = _plan({"kv_tile": "x2", "pipeline_stages": "-1"}, {**V2, "num_stages": 3})
+    assert isinstance(planned, PlannedMove)
+    assert planned.values == {"block_n": 64, "num_stages": 2}
+    assert "block_n 32 -> 64" in planned.text()
+
+
+def test_a_move_that_changes_only_part_is_not_applicable() -> None:
+    # num_stages is already the smallest: the trade the entry describes cannot happen.
+    out = _plan({"kv_tile": "x2", "pipeline_stages": "-1"}, V2)
+    assert isinstance(out, NotApplicable) and "smallest" in out.reason
+
+
+def test_values_are_clamped_to_the_allowed_ones() -> None:
+    assert _plan({"kv_tile": "x4"}, {**V2, "block_n": 64}).values == {"block_n": 128}
+    assert isinstance(_plan({"kv_tile": "x2"}, {**V2, "block_n": 128}), NotApplicable)
+    assert _plan({"pipeline_stages": "+1"}, V2).values == {"num_stages": 2}
+    assert _plan({"warps": "up"}, V2).values == {"num_warps": 16}
+
+
+def test_one_wave_uses_ctas_per_sm_or_lets_the_kernel_choose() -> None:
+    # 64 CTAs on 132 SMs: 0.48 per SM -> at least 2.06x more -> 4 splits (allowed values)
+    assert _plan({"splits": "one_wave"}, V2, {"ctas_per_sm": 0.485}).values == {"splits": 4}
+    assert _plan({"splits": "one_wave"}, V2).values == {"splits": None}
+    out = _plan({"splits": "one_wave"}, {**V2, "splits": None})
+    assert isinstance(out, NotApplicable)
+    assert isinstance(_plan({"splits": "one_wave"}, V2, {"ctas_per_sm": 1.5}), NotApplicable)
+
+
+def test_preconditions_block_only_when_measured_and_false() -> None:
+    when = ["shared_mem_per_block_kb < 100"]
+    out = _plan({"pipeline_stages": "+1"}, V2, {"shared_mem_per_block_kb": 180.0}, when)
+    assert isinstance(out, NotApplicable) and "precondition" in out.reason
+    planned = _plan({"pipeline_stages": "+1"}, V2, {}, when)
+    assert isinstance(planned, PlannedMove) and planned.unchecked == when
+
+
+def test_flags_and_unknown_values() -> None:
+    assert _plan({"tma": True}, V2).values == {"use_tma": True}  # not set: default unknown
+    assert isinstance(_plan({"tma": True}, {**V2, "use_tma": True}), NotApplicable)
+    # arithmetic on a value the version leaves to the kernel (None) or does not set
+    assert isinstance(_plan({"splits": "x2"}, {**V2, "splits": None}), NotApplicable)
+    assert isinstance(_plan({"warps": "x2"}, {"block_m": 64}), NotApplicable)
+    assert isinstance(_plan({"heads_per_program": "x2"}, V2), NotApplicable)  # no such knob
