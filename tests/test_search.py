@@ -199,7 +199,7 @@ def test_readers_answer_while_a_writer_rebuilds_and_updates(kb: Store) -> None:
         text = p.read_text()
         end = time.time() + 2
         i = 0
-        while time.time() < end:
+        while time.time() < end or i < 3:  # a loaded machine still gets 3 rounds
             if i % 3 == 0:
                 ix.rebuild()
             else:
@@ -215,7 +215,7 @@ def test_readers_answer_while_a_writer_rebuilds_and_updates(kb: Store) -> None:
         from kbopt.search import search
         end = time.time() + 2
         n = 0
-        while time.time() < end:
+        while time.time() < end or n < 3:
             got = [h.id for h in search("swizzle")]
             assert got == ["swizzle-shared-tiles"], got
             got = [h.id for h in search("split")]

@@ -23,7 +23,14 @@ at the same path simply replaces it.
 
 Damage the fingerprints cannot see (a file rewritten with its old size and mtime) shows
 up as an exception while reading: `SearchIndex.reading` then rebuilds once, with the
-same notice, and answers.
+same notice, and answers.  Any damage to the cache folder itself heals the same way:
+random bytes or a directory or a FIFO where CURRENT, the manifest or the lock should
+be, a file where a folder should be (`kbopt.search.cachefs` never blocks on a special
+file and clears what stands in the way).
+
+When the cache cannot be written (a read-only or immutable folder), readers answer
+from the last good generation, with a one-line notice that changed entries are not
+reflected; the store's writes still succeed, only their indexing waits.
 
 A rebuild writes a fresh generation folder and then switches CURRENT atomically, so
 readers keep answering from the old generation while it runs.  An incremental update
@@ -36,11 +43,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
+import stat
 import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -48,8 +58,9 @@ from typing import Any, TypeVar
 from filelock import FileLock, Timeout
 
 from kbopt.errors import KbError, ProblemList
+from kbopt.search.cachefs import ensure_dir, read_regular, remove_obstacle, replace_text
 from kbopt.search.schema import SCHEMA_VERSION, build_schema, entry_document
-from kbopt.store import NON_ENTRY_FILES, Store, atomic_write
+from kbopt.store import NON_ENTRY_FILES, Store
 
 T = TypeVar("T")
 CACHE_ENV = "KBOPT_CACHE_DIR"
@@ -62,6 +73,9 @@ LOCK = "write.lock"
 RECHECK_S = 2.0
 REBUILD_WAIT_S = 300.0
 MERGE_AT_SEGMENTS = 8
+# What a generation folder may be called (anything else in CURRENT is damage).
+GEN_NAME = re.compile(r"gen-[0-9A-Za-z-]{1,64}")
+MAX_MANIFEST_BYTES = 1 << 30
 
 
 def index_dir(store: Store) -> Path:
@@ -70,6 +84,14 @@ def index_dir(store: Store) -> Path:
         digest = hashlib.sha1(str(store.root).encode()).hexdigest()[:12]
         return Path(override).expanduser().resolve() / "search" / digest
     return store.root / DEFAULT_CACHE / "search"
+
+
+def owned_dir(index_folder: Path) -> Path:
+    """The topmost folder of the cache that kbopt owns (and may clear when damaged):
+    `.kbopt-cache/` of a project, `search/` inside a user's KBOPT_CACHE_DIR."""
+    if index_folder.name == "search" and index_folder.parent.name == DEFAULT_CACHE:
+        return index_folder.parent
+    return index_folder.parent if index_folder.parent.name == "search" else index_folder
 
 
 def notice(message: str) -> None:
@@ -93,6 +115,18 @@ class IndexBroken(Exception):
     """The index on disk cannot be trusted; the message says why (for the notice)."""
 
 
+class CacheReadOnly(Exception):
+    """The cache folder cannot be written (read-only, immutable, not creatable)."""
+
+
+def _is_list(value: Any, types: tuple[type, ...]) -> bool:
+    return (
+        isinstance(value, list)
+        and len(value) == len(types)
+        and all(isinstance(v, t) for v, t in zip(value, types, strict=True))
+    )
+
+
 @dataclass
 class Manifest:
     schema_version: int = SCHEMA_VERSION
@@ -105,17 +139,27 @@ class Manifest:
 
     @classmethod
     def load(cls, path: Path) -> Manifest:
+        raw = read_regular(path, MAX_MANIFEST_BYTES)
+        if raw is None:
+            if not os.path.lexists(path):
+                raise IndexBroken("has no manifest")
+            raise IndexBroken("manifest is unreadable")
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(raw.decode("utf-8"))
             m = cls(
                 schema_version=int(data["schema_version"]),
                 entries=dict(data["entries"]),
                 files=dict(data["files"]),
             )
-        except FileNotFoundError:
-            raise IndexBroken("has no manifest") from None
-        except (OSError, ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, AttributeError):
             raise IndexBroken("manifest is unreadable") from None
+        # Every value must have the shape the code reads, or it is damage.
+        if not all(
+            isinstance(k, str) and _is_list(v, (int, int, str, bool)) for k, v in m.entries.items()
+        ) or not all(
+            isinstance(k, str) and _is_list(v, (int, int, str)) for k, v in m.files.items()
+        ):
+            raise IndexBroken("manifest is unreadable")
         if m.schema_version != SCHEMA_VERSION:
             raise IndexBroken(
                 f"was built with schema version {m.schema_version}, this kbopt uses {SCHEMA_VERSION}"
@@ -126,9 +170,7 @@ class Manifest:
         """Atomic (temporary file + rename) but not fsynced: the manifest is derived data,
         and a manifest lost in a crash only means the next open re-indexes or rebuilds."""
         data = {"schema_version": self.schema_version, "entries": self.entries, "files": self.files}
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
-        os.replace(tmp, path)
+        replace_text(path, json.dumps(data, separators=(",", ":")))
 
 
 def _index_files(gen: Path) -> list[Path]:
@@ -159,9 +201,13 @@ def verify_files(gen: Path, manifest: Manifest) -> None:
     for name, (mtime_ns, size, sha) in manifest.files.items():
         p = gen / name
         try:
-            st = p.stat()
+            st = os.lstat(p)
         except FileNotFoundError:
             raise IndexBroken(f"is missing its file {name}") from None
+        except OSError:
+            raise IndexBroken(f"cannot read its file {name}") from None
+        if not stat.S_ISREG(st.st_mode):
+            raise IndexBroken(f"file {name} is not a regular file")
         if st.st_size != size:
             raise IndexBroken(f"file {name} changed size")
         if st.st_mtime_ns != mtime_ns and _sha1(p) != sha:
@@ -181,18 +227,22 @@ class Changes:
 class Generation:
     """One opened generation folder: whoosh index + manifest."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, manifest: Manifest | None = None):
         from whoosh import index as windex
 
         self.path = path
-        self.manifest = Manifest.load(path / MANIFEST)
+        # A writer that has just saved the manifest hands it over (no re-parse).
+        self.manifest = manifest if manifest is not None else Manifest.load(path / MANIFEST)
         verify_files(path, self.manifest)
         try:
             self.ix = windex.open_dir(str(path))
             self.searcher = self.ix.searcher()
         except Exception as exc:  # whoosh raises many kinds on a damaged folder
             raise IndexBroken(f"cannot be opened ({type(exc).__name__})") from None
-        self.manifest_mtime = (path / MANIFEST).stat().st_mtime_ns
+        try:
+            self.manifest_mtime = (path / MANIFEST).stat().st_mtime_ns
+        except OSError:
+            raise IndexBroken("has no manifest") from None
         self._fast: Any = None
 
     def fast(self) -> Any:
@@ -222,25 +272,62 @@ class SearchIndex:
         self._last_scan = 0.0
         self._dir_mtimes: dict[str, int] = {}
         self.version = 0  # bumped whenever what the searcher sees may have changed
+        self.read_only = False  # set when the cache could not be written (notice once)
 
     # ------------------------------------------------------------ locations
 
-    def _lock(self) -> FileLock:
+    @contextmanager
+    def _locked(self, timeout: float) -> Iterator[None]:
+        """The index's write lock; `CacheReadOnly` when the folder cannot be written,
+        filelock's `Timeout` when another writer holds it past `timeout`."""
         try:
-            self.dir.mkdir(parents=True, exist_ok=True)
+            ensure_dir(self.dir, owned_dir(self.dir))
+            remove_obstacle(self.dir / LOCK, want_dir=False)  # a folder or FIFO put there
+            lock = FileLock(str(self.dir / LOCK))
+            lock.acquire(timeout=timeout)
+        except Timeout:
+            raise
         except OSError as exc:
-            raise KbError(
-                f"cannot create the search index folder {self.dir}: {exc.strerror}; "
-                f"set {CACHE_ENV} to a writable folder"
-            ) from None
-        return FileLock(str(self.dir / LOCK))
+            raise CacheReadOnly(exc.strerror or str(exc)) from None
+        try:
+            yield
+        finally:
+            lock.release()
 
     def _read_current(self) -> str | None:
-        try:
-            name = (self.dir / CURRENT).read_text(encoding="utf-8").strip()
-        except OSError:
+        """The generation CURRENT names, or None when it is missing or damaged."""
+        raw = read_regular(self.dir / CURRENT, 256)
+        if raw is None:
             return None
-        return name or None
+        try:
+            name = raw.decode("ascii").strip()
+        except UnicodeDecodeError:
+            return None
+        return name if GEN_NAME.fullmatch(name) else None
+
+    def _went_read_only(self, why: str) -> None:
+        if not self.read_only:
+            self.read_only = True
+            notice(
+                f"search index at {self.dir} cannot be written ({why}); answering from its "
+                f"last good state, without the entries changed since (set {CACHE_ENV} to a "
+                "writable folder)"
+            )
+
+    def _open_last_good(self) -> bool:
+        """Open the newest generation folder that is whole, whatever CURRENT says."""
+        try:
+            gens = [p for p in self.dir.iterdir() if p.name.startswith("gen-") and p.is_dir()]
+            gens.sort(key=lambda p: p.stat().st_mtime_ns, reverse=True)
+        except OSError:
+            return False
+        for path in gens:
+            try:
+                self._swap_generation(Generation(path), path.name)
+                return True
+            except IndexBroken:
+                continue
+        return False
 
     def relpath(self, path: Path) -> str:
         """`path` under its layer's knowledge root (the index's document key)."""
@@ -267,7 +354,20 @@ class SearchIndex:
             except IndexBroken as exc:
                 if attempt == 2:
                     raise KbError(f"the search index at {self.dir} keeps failing: {exc}") from None
-                self._recover(str(exc))
+                try:
+                    self._recover(str(exc))
+                except CacheReadOnly as ro:
+                    self._fall_back_read_only(str(exc), str(ro))
+                    return
+
+    def _fall_back_read_only(self, broken: str, why: str) -> None:
+        """The index needs a rebuild that cannot be written: the last good generation."""
+        if self.gen is None and not self._open_last_good():
+            raise KbError(
+                f"cannot create the search index folder {self.dir} (the index {broken}: "
+                f"{why}); set {CACHE_ENV} to a writable folder"
+            ) from None
+        self._went_read_only(why)
 
     def _ensure_open(self) -> None:
         current = self._read_current()
@@ -292,7 +392,7 @@ class SearchIndex:
 
     def _recover(self, why: str) -> None:
         """Rebuild unless another process already did while we waited for the lock."""
-        with self._lock().acquire(timeout=REBUILD_WAIT_S):
+        with self._locked(REBUILD_WAIT_S):
             current = self._read_current()
             if current is not None:
                 try:
@@ -312,16 +412,24 @@ class SearchIndex:
         except KbError:
             raise
         except Exception as exc:  # whoosh / zlib / struct errors from a damaged file
-            with self._lock().acquire(timeout=REBUILD_WAIT_S):
-                seen = self._current_seen
-                current = self._read_current()
-                if current is not None and current != seen:
-                    # Another process rebuilt it while we failed: use theirs.
-                    self._swap_generation(Generation(self.dir / current), current)
-                else:
-                    why = f"failed while being read ({type(exc).__name__})"
-                    notice(f"search index at {self.dir} {why}; rebuilding it")
-                    self._rebuild_locked()
+            why = f"failed while being read ({type(exc).__name__})"
+            try:
+                with self._locked(REBUILD_WAIT_S):
+                    seen = self._current_seen
+                    current = self._read_current()
+                    try:
+                        if current is None or current == seen:
+                            raise IndexBroken(why)
+                        # Another process rebuilt it while we failed: use theirs.
+                        self._swap_generation(Generation(self.dir / current), current)
+                    except IndexBroken:
+                        notice(f"search index at {self.dir} {why}; rebuilding it")
+                        self._rebuild_locked()
+            except CacheReadOnly as ro:
+                raise KbError(
+                    f"the search index at {self.dir} {why} and cannot be rebuilt there "
+                    f"({ro}); set {CACHE_ENV} to a writable folder"
+                ) from None
             return fn()
 
     # ------------------------------------------------------------ freshness
@@ -341,11 +449,14 @@ class SearchIndex:
         out: dict[str, tuple[int, int]] = {}
         folders: dict[str, int] = {}
         above: set[str] = set()  # entry names of the layers walked so far
-        for layer in self.store.layers:
+        for i, layer in enumerate(self.store.layers):
             found = self._walk(str(layer.knowledge_dir), folders)
-            names = {_stem(rel) for rel in found}
-            out.update((rel, st) for rel, st in found.items() if _stem(rel) not in above)
-            above |= names
+            if i == 0:  # the top layer hides nothing of its own
+                out.update(found)
+            else:
+                out.update((rel, st) for rel, st in found.items() if _stem(rel) not in above)
+            if i + 1 < len(self.store.layers):
+                above |= {_stem(rel) for rel in found}
         self._dir_mtimes = folders
         return out
 
@@ -365,7 +476,10 @@ class SearchIndex:
                 if e.is_dir(follow_symlinks=False):
                     walk(e.path, prefix + e.name + "/")
                 elif e.name.endswith(".md") and e.name not in NON_ENTRY_FILES:
-                    st = e.stat()
+                    try:
+                        st = e.stat()
+                    except OSError:  # vanished, or a link to nowhere: not an entry
+                        continue
                     out[prefix + e.name] = (st.st_mtime_ns, st.st_size)
 
         walk(root, "")
@@ -399,27 +513,36 @@ class SearchIndex:
         assert self.gen is not None
         changes = self.scan(self.gen.manifest)
         self._last_scan = now
-        if not changes:
+        if not changes or self.read_only:
             return
-        lock = self._lock()
+        seen = self.gen
         try:
-            lock.acquire(timeout=0 if not force_scan else REBUILD_WAIT_S)
+            with self._locked(0 if not force_scan else REBUILD_WAIT_S):
+                self._ensure_open()  # the writer we waited for may have committed already
+                assert self.gen is not None
+                if self.gen is not seen:
+                    changes = self.diff(changes.stats, self.gen.manifest)
+                if changes:
+                    self._apply_locked_or_read_only(changes)
         except Timeout:
             return  # a writer is at work: answer from the last committed state
-        try:
-            self._ensure_open()  # the writer we waited for may have committed already
-            assert self.gen is not None
-            changes = self.diff(changes.stats, self.gen.manifest)
-            if changes:
-                self._apply_locked(changes)
-        finally:
-            lock.release()
+        except CacheReadOnly as exc:
+            self._went_read_only(str(exc))
 
     # ------------------------------------------------------------ writing
 
     def update_paths(self, paths: list[Path]) -> None:
-        """`Store.on_write` listener: index exactly these files (added, changed or removed)."""
-        with self._lock().acquire(timeout=REBUILD_WAIT_S):
+        """`Store.on_write` listener: index exactly these files (added, changed or removed).
+
+        A cache that cannot be written does not fail the write that called this: the
+        entry is on disk, and the index catches up once the cache is writable again."""
+        try:
+            self._update_paths(paths)
+        except CacheReadOnly as exc:
+            self._went_read_only(str(exc))
+
+    def _update_paths(self, paths: list[Path]) -> None:
+        with self._locked(REBUILD_WAIT_S):
             try:
                 self._ensure_open()
             except IndexBroken as exc:
@@ -440,7 +563,7 @@ class SearchIndex:
                     elif rel in self.gen.manifest.entries:
                         changes.removed.append(rel)
             if changes:
-                self._apply_locked(changes)
+                self._apply_locked_or_read_only(changes)
 
     def _layered_changes(self, paths: list[Path], manifest: Manifest) -> Changes:
         """The changes behind writes to a layered store, for the written names only.
@@ -466,6 +589,14 @@ class SearchIndex:
         except (ProblemList, KbError):
             return None, sha  # `kbopt lint` reports it; the index skips it until it changes
         return entry_document(entry, rel), sha
+
+    def _apply_locked_or_read_only(self, changes: Changes) -> None:
+        """Apply `changes`; a folder that refuses the new files (read-only, immutable,
+        full) leaves the last committed generation in place, as `CacheReadOnly`."""
+        try:
+            self._apply_locked(changes)
+        except OSError as exc:
+            raise CacheReadOnly(exc.strerror or str(exc)) from None
 
     def _apply_locked(self, changes: Changes) -> None:
         assert self.gen is not None
@@ -493,19 +624,28 @@ class SearchIndex:
         manifest.save(gen.path / MANIFEST)
         # A full reopen: whoosh's `refresh` would reuse segment readers whose deletions
         # changed (a stale view of updated entries).
-        self._swap_generation(Generation(gen.path), self._current_seen or gen.path.name)
+        self._swap_generation(Generation(gen.path, manifest), self._current_seen or gen.path.name)
 
     def rebuild(self) -> int:
         """Rebuild from scratch under the lock; returns the number of indexed entries."""
-        with self._lock().acquire(timeout=REBUILD_WAIT_S):
-            return self._rebuild_locked()
+        try:
+            with self._locked(REBUILD_WAIT_S):
+                return self._rebuild_locked()
+        except CacheReadOnly as exc:
+            raise KbError(
+                f"cannot write the search index at {self.dir} ({exc}); set {CACHE_ENV} "
+                "to a writable folder"
+            ) from None
 
     def _rebuild_locked(self) -> int:
         from whoosh import index as windex
 
         name = f"gen-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
         path = self.dir / name
-        path.mkdir(parents=True)
+        try:
+            path.mkdir(parents=True)
+        except OSError as exc:
+            raise CacheReadOnly(exc.strerror or str(exc)) from None
         ix = windex.create_in(str(path), build_schema())
         manifest = Manifest()
         changes = self.scan(manifest)
@@ -527,17 +667,23 @@ class SearchIndex:
         ix.close()
         record_files(path, manifest)
         manifest.save(path / MANIFEST)
-        atomic_write(self.dir / CURRENT, name + "\n")
-        self._swap_generation(Generation(path), name)
+        try:
+            replace_text(self.dir / CURRENT, name + "\n")
+        except OSError as exc:
+            raise CacheReadOnly(exc.strerror or str(exc)) from None
+        self._swap_generation(Generation(path, manifest), name)
         self._remove_old_generations(keep={name})
         return indexed
 
     def _remove_old_generations(self, keep: set[str]) -> None:
         """Drop generations but the newest two: a reader may still be on the previous one."""
-        gens = sorted(
-            (p for p in self.dir.glob("gen-*") if p.is_dir()),
-            key=lambda p: p.stat().st_mtime,
-        )
+        try:
+            gens = sorted(
+                (p for p in self.dir.glob("gen-*") if p.is_dir() and not p.is_symlink()),
+                key=lambda p: p.stat().st_mtime,
+            )
+        except OSError:
+            return
         for p in gens[:-2]:
             if p.name not in keep:
                 shutil.rmtree(p, ignore_errors=True)
