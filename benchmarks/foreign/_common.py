@@ -10,11 +10,14 @@ line per missing piece and the command that fetches it, instead of a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from kbopt.errors import Problem, ProblemList
 
@@ -121,7 +124,7 @@ def ensure_repo_on_path() -> None:
         sys.path.insert(0, str(REPO_ROOT))
 
 
-def record(info: dict, kernel: object, **fields: object) -> None:
+def record(info: dict[str, Any], kernel: object, **fields: object) -> None:
     """Write what a launch chose into a launch_info dict (plus the compiled kernel's
     registers, spills and shared memory when the handle has them)."""
     info.clear()
@@ -133,3 +136,34 @@ def record(info: dict, kernel: object, **fields: object) -> None:
     shared = getattr(getattr(kernel, "metadata", None), "shared", None)
     if isinstance(shared, int):
         info["shared"] = shared
+
+
+@contextlib.contextmanager
+def interpreter_float_scalars() -> Iterator[None]:
+    """Under TRITON_INTERPRET=1, pass Python float arguments as fp32 scalars, as compiled
+    Triton does, for the launches inside the block.
+
+    Triton 3.6's interpreter leaves a float argument a Python float, so a kernel that calls
+    `.to(tl.float32)` on it (Liger's `offset`, `gate_multiplier`) fails on the CPU only.  The
+    patch is scoped to the block so that other kernels' CPU tests see the interpreter as is.
+    """
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        yield
+        return
+    import numpy as np
+    import triton.language as tl
+    from triton.runtime import interpreter as itp
+
+    original = itp._implicit_cvt
+
+    def cvt(arg: Any) -> Any:
+        if isinstance(arg, float):
+            handle = itp.TensorHandle(np.array([arg], dtype=np.float32), tl.float32)
+            return tl.tensor(handle, tl.float32)
+        return original(arg)
+
+    itp._implicit_cvt = cvt
+    try:
+        yield
+    finally:
+        itp._implicit_cvt = original
