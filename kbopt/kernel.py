@@ -153,6 +153,10 @@ class KernelSpec:
     dtype: str = "bfloat16"
     # Catalog metrics that hold at every point (MLA: num_heads=128), for the profile.
     fixed_metrics: Mapping[str, float] = field(default_factory=dict)
+    # What kind of kernel this is, in the catalog's context tags (`kbopt vocab`: attention-
+    # decode, normalization, gemm...).  Strategy selection keeps entries tied only to other
+    # kinds of kernels off its profiles.  Empty: no filtering.
+    contexts: tuple[str, ...] = ()
     # Inputs of the correctness check when they should differ from the timed ones
     # (ragged lengths, edge cases); same signature as make_inputs.
     make_check_inputs: Callable[..., tuple[Any, ...]] | None = None
@@ -340,6 +344,7 @@ class KernelSpec:
             },
             "versions": list(self.version_files()),
             "compare_with": list(self.compare_with),
+            "contexts": list(self.contexts),
         }
 
 
@@ -526,7 +531,7 @@ def spec_line(path: Path, attr: str = SPEC_ATTR) -> int:
 
 def check_spec(spec: KernelSpec, path: Path | None = None) -> list[Problem]:
     """Every problem of a spec, located at its `SPEC =` line; empty when it is valid."""
-    from kbopt.vocab import METRICS
+    from kbopt.vocab import CONTEXTS, METRICS
 
     where = str(path or spec.folder / SPEC_FILE)
     line = spec_line(Path(where)) if path is not None else 1
@@ -615,6 +620,9 @@ def check_spec(spec: KernelSpec, path: Path | None = None) -> list[Problem]:
             ]
             if wrong:
                 bad(f"knobs: {fam}.{k.name} allows {wrong!r}, which are not {k.type}")
+    for ctx in spec.contexts:
+        if ctx not in CONTEXTS:
+            bad(f"contexts: unknown context {ctx!r}; use one of {', '.join(CONTEXTS)}")
     for metric in spec.fixed_metrics:
         if metric not in METRICS:
             bad(f"fixed_metrics: unknown catalog metric {metric!r} (see `kbopt vocab`)")

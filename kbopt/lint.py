@@ -5,7 +5,8 @@ out-of-order sections, unknown vocabulary, bad triggers, malformed evidence, fil
 in the wrong folder, duplicate names.  Lint adds what needs the whole catalog or a
 reader's eye: interactions that point at unknown entries, entries with no evidence,
 placeholders left from `kbopt new`, evidence from kbopt's fake measurement backend
-(stand-in figures for dry runs and tests, never a measurement).
+(stand-in figures for dry runs and tests, never a measurement), triggers on a metric
+that nothing measures (`kbopt.metric_sources`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 from pathlib import Path
 
 from kbopt.errors import KbError, Problem
+from kbopt.metric_sources import produced_by
 from kbopt.store import Store
 
 _PLACEHOLDER = re.compile(r"\bTODO\b")
@@ -36,6 +38,7 @@ def lint(store: Store) -> list[KbError]:
     result = store.load_all()
     problems: list[KbError] = list(result.problems)
     names = {p.stem for p in store.entry_files()}
+    sources = produced_by()
     for entry in result.entries:
         path = result.paths[entry.name]
         shown = store.display(path)
@@ -64,6 +67,18 @@ def lint(store: Store) -> list[KbError]:
                     Problem(
                         "evidence from the fake measurement backend: stand-in figures are not "
                         "measurements; remove the block",
+                        shown,
+                        line,
+                    )
+                )
+        for trig in entry.triggers:
+            if not sources.get(trig.metric):
+                line = _line_of(path, trig.metric, after="## When to Apply")
+                problems.append(
+                    Problem(
+                        f"trigger `{trig.expression}` reads {trig.metric}, which nothing "
+                        "measures (no profiler counter, timing, kernel spec or cycle value "
+                        "produces it: see `kbopt vocab --json`, field produced_by)",
                         shown,
                         line,
                     )

@@ -73,6 +73,11 @@ SHAPE_METRICS = frozenset(
 # A shape fact that holds makes an entry applicable, not needed: it earns this share.
 SHAPE_CREDIT = 0.3
 ALL_LANGUAGES = "all"
+# What the Top 3 says of an entry proposed on its text alone (no trigger held).
+NO_TRIGGER = "none fired (matched on text only)"
+# Scores closer than this are a tie: risk and `requires` links decide (order_ties).
+TIE = 0.01
+_RISK_ORDER = {"low": 0, "medium": 1, "high": 2}
 
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]{1,}")
 
@@ -93,6 +98,7 @@ class Card:
     impact: str
     risk: str
     triggers: tuple[tuple[str, str, float, str], ...]  # (metric, op, value, expression)
+    requires: frozenset[str] = frozenset()  # entries that must be in place first
 
     @classmethod
     def from_entry_json(cls, data: dict[str, Any], relpath: str) -> Card:
@@ -114,6 +120,9 @@ class Card:
             impact=data.get("impact", "medium"),
             risk=data.get("risk", "medium"),
             triggers=tuple(triggers),
+            requires=frozenset(
+                i["target"] for i in data.get("interactions", []) if i["relation"] == "requires"
+            ),
         )
 
 
@@ -159,7 +168,7 @@ class RankedOpportunity:
             name=self.title,
             link=self.path,
             gain_pct=round(self.estimated_gain, 1),
-            trigger=self.trigger,
+            trigger=self.trigger or NO_TRIGGER,
         )
 
 
@@ -367,6 +376,11 @@ class _Table:
         self.refuted = np.array([c.status == "refuted" for c in cards], dtype=bool)
         self.anti = np.array([c.kind == "anti-pattern" for c in cards], dtype=bool)
         self.generic = np.array([bool(c.contexts & GENERIC_CONTEXTS) for c in cards], dtype=bool)
+        self.specific = np.array([bool(c.contexts - GENERIC_CONTEXTS) for c in cards], dtype=bool)
+        self.by_context = {
+            ctx: np.array([ctx in c.contexts for c in cards], dtype=bool)
+            for ctx in {ctx for c in cards for ctx in c.contexts}
+        }
         self.gain = np.array([min(c.gain, 100.0) / 100.0 for c in cards])
         self.bottleneck = {
             b: np.array([b in c.bottlenecks for c in cards], dtype=bool)
@@ -380,6 +394,7 @@ class _Table:
         bottleneck: str | None,
         language: str | None,
         limit: int,
+        contexts: frozenset[str] = frozenset(),
     ) -> tuple[list[int], list[int]]:
         """Indexes of the best `limit` optimizations and of the warned anti-patterns."""
         import numpy as np
@@ -412,6 +427,15 @@ class _Table:
         elif language is not None:
             in_scope |= self.language == language
         has_triggers = self.n_triggers > 0
+        if contexts:
+            # The kernel's spec says what it is: an entry tied to other kinds of kernels
+            # (attention, MLA...) does not apply to it, whatever its triggers say.  Entries
+            # with generic tags only (memory-bound, small-grid...) or `any-kernel` fit all.
+            fits = ~self.specific | self.by_context.get("any-kernel", np.zeros(n, dtype=bool))
+            for ctx in contexts - GENERIC_CONTEXTS:
+                if ctx in self.by_context:
+                    fits |= self.by_context[ctx]
+            in_scope = in_scope & fits
         eligible = (
             in_scope
             & ~self.refuted
@@ -488,7 +512,8 @@ def recommend(
     metrics = trigger_metrics(profile)
     bottleneck = profile.bottleneck.value if profile.bottleneck else None
     headroom = _headroom_pct(metrics)
-    opt_idx, warn_idx = table.candidates(metrics, relevance, bottleneck, language, limit)
+    contexts = kernel_contexts(profile)
+    opt_idx, warn_idx = table.candidates(metrics, relevance, bottleneck, language, limit, contexts)
     shown_path = _public_paths(ix.store)
 
     def explain(i: int) -> RankedOpportunity | None:
@@ -520,12 +545,44 @@ def recommend(
 
     proposals = [r for r in map(explain, opt_idx) if r is not None]
     warnings = [r for r in map(explain, warn_idx) if r is not None]
+    requires = {c.name: c.requires for c in table.cards}
     return Strategy(
         profile=profile,
         language=language,
-        opportunities=sorted(proposals, key=_rank_key)[:limit],
+        opportunities=order_ties(sorted(proposals, key=_rank_key)[:limit], requires),
         warnings=sorted(warnings, key=_rank_key)[:limit],
     )
+
+
+def kernel_contexts(profile: Profile) -> frozenset[str]:
+    """The catalog contexts the kernel's spec declares, from the profile's `### Context`."""
+    text = profile.notes.get(CONTEXT_NOTE, "")
+    return frozenset(w.strip() for w in text.replace(".", "").split(",") if w.strip())
+
+
+CONTEXT_NOTE = "Context"
+
+
+def order_ties(
+    ranked: list[RankedOpportunity], requires: dict[str, frozenset[str]]
+) -> list[RankedOpportunity]:
+    """Ranked by score; scores equal to `TIE` are ordered by risk (the easiest to revert
+    first), then so that an entry another one `requires` comes first, then by estimated
+    impact."""
+    names = {o.id for o in ranked}
+
+    def key(o: RankedOpportunity) -> tuple[float, int, int, float, str]:
+        needed = any(o.id in requires.get(p.id, ()) for p in ranked if p.id != o.id)
+        blocked = bool(requires.get(o.id, frozenset()) & names)
+        return (
+            -round(o.score / TIE),
+            _RISK_ORDER.get(o.risk, 1),
+            0 if needed else (2 if blocked else 1),
+            -o.estimated_gain,
+            o.id,
+        )
+
+    return sorted(ranked, key=key)
 
 
 def _public_paths(store: Store) -> Callable[[str], str]:

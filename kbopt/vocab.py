@@ -106,6 +106,41 @@ def _m(name: str, unit: str, description: str, ncu: str | None = None) -> Metric
     return Metric(name, unit, description, ncu)
 
 
+# Warp-stall reasons Nsight Compute reports (smsp__average_warps_issue_stalled_<reason>_
+# per_issue_active.ratio), as kbopt metric suffix -> what the warp waits for.
+STALL_REASONS: dict[str, str] = {
+    "long_scoreboard": "global/local memory (an L1TEX result)",
+    "short_scoreboard": "shared memory or a special-function result (an MIO result)",
+    "barrier": "a CTA barrier (bar.sync / __syncthreads)",
+    "mio_throttle": "a full MIO queue (shared-memory and special instructions)",
+    "lg_throttle": "a full local/global memory queue",
+    "math_pipe_throttle": "a busy math pipe",
+    "wait": "a fixed-latency dependency",
+    "not_selected": "nothing: it was eligible but another warp was picked",
+    "no_instruction": "the instruction cache or a branch target",
+    "branch_resolving": "a branch target to be computed",
+    "dispatch_stall": "the dispatcher",
+    "drain": "its memory stores to drain at exit",
+    "membar": "a memory barrier",
+    "sleeping": "nanosleep",
+    "tex_throttle": "a full texture queue",
+    "imc_miss": "the immediate-constant cache",
+    "misc": "an uncommon reason",
+}
+
+
+def _stall_metrics() -> list[Metric]:
+    return [
+        Metric(
+            f"stall_{reason}_pct",
+            "%",
+            f"share of the cycles between two issued instructions that a warp waits for {what}",
+            f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio",
+        )
+        for reason, what in STALL_REASONS.items()
+    ]
+
+
 # The closed metric vocabulary: triggers, Affected Metrics and profiles use these
 # names only.  `ncu` names are the Nsight Compute metrics the profiler reads.
 METRICS: dict[str, Metric] = {
@@ -172,33 +207,48 @@ METRICS: dict[str, Metric] = {
         _m(
             "shared_bank_conflicts",
             "count",
-            "shared-memory load bank conflicts",
+            "shared-memory bank conflicts (loads and stores)",
             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
         ),
         _m(
             "global_reduction_sectors",
             "count",
-            "L2 sectors touched by global reductions (atomicAdd without return, tl.atomic_add)",
+            "L2 sectors touched by global reductions and atomics (atomicAdd, tl.atomic_add)",
             "lts__t_sectors_op_red.sum",
         ),
-        _m(
-            "stall_long_scoreboard_pct",
-            "%",
-            "share of warp stalls waiting on global/local memory",
-            "smsp__pcsamp_warps_issue_stalled_long_scoreboard",
-        ),
-        _m(
-            "stall_barrier_pct",
-            "%",
-            "share of warp stalls waiting at a CTA barrier",
-            "smsp__pcsamp_warps_issue_stalled_barrier",
-        ),
+        *_stall_metrics(),
         _m(
             "issue_slot_util_pct",
             "%",
-            "instruction issue slots used",
-            "sm__inst_issued.avg.pct_of_peak_sustained_active",
+            "share of cycles in which a warp scheduler issued an instruction",
+            "smsp__issue_active.avg.pct_of_peak_sustained_active",
         ),
+        _m(
+            "occupancy_limit_registers",
+            "CTAs",
+            "CTAs per SM that the register file allows",
+            "launch__occupancy_limit_registers",
+        ),
+        _m(
+            "occupancy_limit_shared_mem",
+            "CTAs",
+            "CTAs per SM that shared memory allows",
+            "launch__occupancy_limit_shared_mem",
+        ),
+        _m(
+            "occupancy_limit_warps",
+            "CTAs",
+            "CTAs per SM that the warp slots allow (block size)",
+            "launch__occupancy_limit_warps",
+        ),
+        _m(
+            "occupancy_limit_blocks",
+            "CTAs",
+            "CTAs per SM that the hardware block-slot limit allows",
+            "launch__occupancy_limit_blocks",
+        ),
+        _m("dram_bytes", "bytes", "bytes read from and written to DRAM", "dram__bytes_read.sum"),
+        _m("host_overhead_us", "us", "time per call not covered by the kernels' GPU time"),
         _m("grid_size", "CTAs", "CTAs in the launch grid", "launch__grid_size"),
         _m("block_size", "threads", "threads per CTA", "launch__block_size"),
         _m(

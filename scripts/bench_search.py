@@ -258,9 +258,10 @@ def synthetic_entry(i: int, rng: random.Random) -> tuple[str, str]:
     trig = []
     for m in rng.sample(metrics, rng.randint(1, 3)):
         op = rng.choice(["<", ">", "<=", ">="])
-        trig.append(
-            f"`{m} {op} {rng.choice([0.5, 1, 4, 16, 30, 50, 70, 128, 200, 1024])}`: condition."
-        )
+        values = [0.5, 1, 4, 16, 30, 50, 70, 128, 200, 1024]
+        if METRICS[m].unit == "%":  # percentages must stay within 0..100
+            values = [v for v in values if v <= 100]
+        trig.append(f"`{m} {op} {rng.choice(values)}`: condition.")
 
     def prose(n: int) -> str:
         return " ".join(rng.choices(_VOCAB[0], cum_weights=_VOCAB[1], k=n)).capitalize() + "."

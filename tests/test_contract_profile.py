@@ -87,7 +87,7 @@ def test_round_trip_is_a_fixed_point() -> None:
     text = p.render()
     assert Profile.parse(text) == p
     assert Profile.parse(text).render() == text
-    assert "### Top 3 Opportunities (ranked by estimated impact)" in text
+    assert "### Top 3 Opportunities (ranked by how strongly the profile calls for each)" in text
     assert "## Profile: mla_decode triton_v3 | b=32, s=1, t=4096" in text
 
 

@@ -9,7 +9,7 @@ import pytest
 from test_search_fixtures import small_kb
 
 from kbopt.cli import main
-from kbopt.contracts.profile import Profile, Stage
+from kbopt.contracts.profile import TOP_HEADING, Profile, Stage
 from kbopt.errors import KbError
 from kbopt.store import Store
 from kbopt.strategy import recommend
@@ -90,7 +90,7 @@ def test_filled_profile_has_the_contract_top_3(kb: Store) -> None:
     filled = s.filled_profile()
     assert 1 <= len(filled.opportunities) <= 3
     text = filled.render()
-    assert "### Top 3 Opportunities (ranked by estimated impact)" in text
+    assert f"### {TOP_HEADING}" in text and "ranked by how strongly the profile calls" in text
     assert Profile.parse(text) == filled
     first = filled.opportunities[0]
     assert first.link == s.opportunities[0].path and first.trigger == s.opportunities[0].trigger

@@ -51,6 +51,7 @@ from kbopt.kernel import KernelSpec
 
 # Metrics every measurement carries from timing alone (plus the spec's dimension metrics).
 TIMING_METRICS = ("duration_us", "pct_of_floor")
+FAKE_DEVICE_NAME = "fake-gpu"  # the device every fake measurement names
 FAKE_DEVICE = {"copy_bw_gbps": 3000.0, "matmul_tflops": 600.0, "sm_count": 132, "launch_us": 4.0}
 
 
@@ -309,7 +310,7 @@ class FakeBackend:
             quantiles_us=(duration * 0.99, duration, duration * 1.01),
             metrics=metrics,
             shape_metrics=spec.dim_metrics(dims),
-            device="fake-gpu",
+            device=FAKE_DEVICE_NAME,
             sm_count=int(consts.get("FAKE_SM_COUNT", FAKE_DEVICE["sm_count"])),
             versions={"kbopt-fake": "1"},
             date=dt.date.today().isoformat(),

@@ -1,39 +1,80 @@
-"""Naming the bottleneck: explicit rules, first match wins.
+"""Naming the bottleneck: Nsight Compute's guided analysis, as explicit rules.
 
-The profiler contract has three classes (memory / compute / latency).  kbopt decides
-with speed-of-light percentages, the same idea as Nsight Compute's top-level rule:
-a unit running near its peak is the limit; when no unit is near its peak, the kernel
-is waiting (latency-bound: too few warps in flight, too few CTAs, dependent loads,
-barriers or launch gaps).
+Three steps, in the order Nsight Compute's own rules read a kernel:
 
-Let `mem = dram_throughput_pct` and `comp = max(tensor_core_util_pct, sm_throughput_pct)`.
+1. **Speed of light** picks the class.  Let `mem = dram_throughput_pct` and
+   `comp = max(tensor_core_util_pct, sm_throughput_pct)`:
 
-| rule | condition                                   | class   |
-|------|---------------------------------------------|---------|
-| M1   | mem >= BUSY_PCT and mem >= comp             | memory  |
-| C1   | comp >= BUSY_PCT and comp > mem             | compute |
-| L1   | neither reaches BUSY_PCT                    | latency |
+   | rule | condition                                 | class   |
+   |------|-------------------------------------------|---------|
+   | M1   | mem >= BUSY_PCT and mem >= comp           | memory  |
+   | C1   | comp >= BUSY_PCT and comp > mem           | compute |
+   | L1   | neither reaches BUSY_PCT                  | latency |
 
-BUSY_PCT is 60: below it, more than a third of the unit's peak is left on the table
-and the unit cannot be what stops the kernel.  Without hardware counters, `mem` and
-`comp` are timing estimates (minimal bytes / time / measured bandwidth, matmul FLOPs /
-time / measured matmul rate); they are lower bounds of the true activity, and the
-analysis says so.  The root cause's second sentence comes from the secondary signals
-(`ctas_per_sm`, occupancy, registers, local memory, L2 hit rate, re-read ratio).
+   BUSY_PCT = 60 is Nsight Compute's "GPU Speed Of Light" rule: throughput below 60% of
+   peak on both sides "typically indicates latency issues" (Nsight Compute Profiling
+   Guide, section rules `SOLBottleneck`).  Without counters, `mem` and `comp` are timing
+   estimates (lower bounds) and the analysis says so.
+
+2. **Why the warps wait** (the cause, for every class; the first that holds wins):
+
+   | rule | condition                                                     | source |
+   |------|---------------------------------------------------------------|--------|
+   | X1   | launch_overhead_pct >= 30: the GPU idles a third of each call  | kbopt: a third of the wall time is not kernel time |
+   | X2   | local_memory_bytes > 0: register spills                       | Nsight Compute "Memory Workload" local-memory rule |
+   | X3   | ctas_per_sm < 1: fewer CTAs than SMs                           | Nsight Compute "Launch Statistics" small-grid rule |
+   | X4   | 1 <= waves_per_sm < 4 and tail_wave_pct >= 50                 | Nsight Compute "Launch Statistics" tail-effect rule |
+   | X5   | a stall reason >= STALL_PCT (30%) of the cycles between issued instructions, with issue_slot_util_pct < 80 | Nsight Compute `CPIStall*` rules (warp-state statistics) |
+   | X6   | achieved occupancy < 25% of the warps, naming the occupancy limiter (registers, shared memory, block size or the block-slot limit: the smallest `occupancy_limit_*`) | Nsight Compute "Occupancy" rule (theoretical limiters) |
+   | X7   | registers_per_thread > 168                                    | kbopt: above this, fewer than 3 CTAs of 128 threads fit per SM |
+
+3. **The memory path**, when the class is memory or the dominant stall is a memory wait:
+
+   | rule | condition                                            | source |
+   |------|------------------------------------------------------|--------|
+   | P1   | dram_bytes_ratio > 1.5: DRAM traffic above the minimal bytes | kbopt: re-reads instead of on-chip reuse |
+   | P2   | sectors_per_request > 16: one warp's load touches more than 512 B | a warp of 32 threads reading 16 B each needs 16 sectors of 32 B; more means scattered addresses (Nsight Compute "Uncoalesced Global Accesses" rule, without its ideal-sector counter) |
+   | P3   | shared_bank_conflicts > 0 with stall_short_scoreboard_pct or stall_mio_throttle_pct >= 20 | Nsight Compute "Shared Memory bank conflicts" rule |
+   | P4   | l2_hit_rate_pct < 50 on a memory-bound kernel        | kbopt: shared data fetched from DRAM repeatedly |
+
+The root cause is two sentences: the speed-of-light verdict, then the first cause
+(step 2) or memory-path finding (step 3) that holds.  `findings` keeps every rule that
+held, for the profile's `### Findings` and the JSON.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from kbopt.vocab import Bottleneck
+from kbopt.vocab import STALL_REASONS, Bottleneck
 
 BUSY_PCT = 60.0
+LAUNCH_BOUND_PCT = 30.0
+STALL_PCT = 30.0
+ISSUE_BUSY_PCT = 80.0
 LOW_OCCUPANCY_PCT = 25.0
-LOW_L2_HIT_PCT = 50.0
+HIGH_REGISTERS = 168
+TAIL_IDLE_PCT = 50.0
+TAIL_MAX_WAVES = 4.0
 REREAD_RATIO = 1.5
-HIGH_REGISTERS = 168  # above this, fewer than 3 warps x 4 schedulers x 128 threads fit
+SCATTERED_SECTORS = 16.0
+SMEM_STALL_PCT = 20.0
+LOW_L2_HIT_PCT = 50.0
+_MEMORY_STALLS = {"long_scoreboard", "lg_throttle", "short_scoreboard", "mio_throttle"}
+_LIMITERS = {
+    "occupancy_limit_registers": "registers per thread",
+    "occupancy_limit_shared_mem": "shared memory per CTA",
+    "occupancy_limit_warps": "the block size (warp slots)",
+    "occupancy_limit_blocks": "the CTA-slot limit per SM",
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    sentence: str
+    key_issue: str
 
 
 @dataclass(frozen=True)
@@ -42,9 +83,10 @@ class Classification:
     rule: str
     mem_pct: float | None
     comp_pct: float | None
-    root_cause: str  # two sentences: the class, then the most telling secondary signal
+    root_cause: str  # two sentences: the class, then the most telling cause
     key_issue: str  # a few words for the Stages table
     from_counters: bool
+    findings: tuple[Finding, ...] = field(default=())
 
 
 def _get(metrics: Mapping[str, float], name: str) -> float | None:
@@ -52,61 +94,174 @@ def _get(metrics: Mapping[str, float], name: str) -> float | None:
     return None if v is None else float(v)
 
 
-def _secondary(metrics: Mapping[str, float], bottleneck: Bottleneck) -> tuple[str, str]:
-    """(sentence, key issue) from the first secondary signal that stands out."""
-    ctas = _get(metrics, "ctas_per_sm")
-    occ = _get(metrics, "achieved_occupancy_pct")
-    regs = _get(metrics, "registers_per_thread")
+def dominant_stall(metrics: Mapping[str, float]) -> tuple[str, float] | None:
+    """(reason, % of the cycles between issues) of the largest stall reason measured."""
+    stalls = [
+        (reason, float(metrics[f"stall_{reason}_pct"]))
+        for reason in STALL_REASONS
+        if reason != "not_selected" and f"stall_{reason}_pct" in metrics
+    ]
+    return max(stalls, key=lambda rv: rv[1]) if stalls else None
+
+
+def occupancy_limiter(metrics: Mapping[str, float]) -> tuple[str, float] | None:
+    """(what limits resident CTAs per SM, how many it allows), the smallest limit."""
+    limits = [(_LIMITERS[k], float(metrics[k])) for k in _LIMITERS if k in metrics]
+    return min(limits, key=lambda lv: lv[1]) if limits else None
+
+
+def _causes(metrics: Mapping[str, float], bottleneck: Bottleneck) -> list[Finding]:
+    out: list[Finding] = []
+    launch = _get(metrics, "launch_overhead_pct")
+    if launch is not None and launch >= LAUNCH_BOUND_PCT:
+        out.append(
+            Finding(
+                "X1",
+                f"The GPU is idle for {launch:.0f}% of each call (launch latency, gaps between "
+                "kernels or host work), so the kernels are not what limits it.",
+                "launch / host overhead",
+            )
+        )
     local = _get(metrics, "local_memory_bytes")
-    l2 = _get(metrics, "l2_hit_rate_pct")
-    reread = _get(metrics, "dram_bytes_ratio")
     if local is not None and local > 0:
-        return (
-            f"Registers spill to local memory ({local:.0f} bytes of local traffic), which adds "
-            "dependent memory round-trips.",
-            "register spills",
+        out.append(
+            Finding(
+                "X2",
+                f"Registers spill to local memory ({local:.0f} bytes of local traffic), which "
+                "adds dependent memory round-trips.",
+                "register spills",
+            )
         )
+    ctas = _get(metrics, "ctas_per_sm")
     if ctas is not None and ctas < 1 and bottleneck is not Bottleneck.COMPUTE:
-        return (
-            f"The grid gives {ctas:.2f} CTAs per SM, so part of the GPU sits idle and cannot "
-            "issue loads.",
-            "grid smaller than the GPU",
+        out.append(
+            Finding(
+                "X3",
+                f"The grid gives {ctas:.2f} CTAs per SM, so part of the GPU sits idle and "
+                "cannot issue loads.",
+                "grid smaller than the GPU",
+            )
         )
-    if reread is not None and reread > REREAD_RATIO:
-        return (
-            f"DRAM moves {reread:.1f}x the minimal bytes, so data is re-read instead of reused "
-            "on chip.",
-            "re-reads from DRAM",
+    waves, tail = _get(metrics, "waves_per_sm"), _get(metrics, "tail_wave_pct")
+    if (
+        waves is not None
+        and tail is not None
+        and 1 <= waves < TAIL_MAX_WAVES
+        and tail >= TAIL_IDLE_PCT
+    ):
+        out.append(
+            Finding(
+                "X4",
+                f"The launch runs {waves:.2f} waves and leaves {tail:.0f}% of the last "
+                "wave's slots idle (tail effect).",
+                "partial last wave",
+            )
         )
+    stall = dominant_stall(metrics)
+    issue = _get(metrics, "issue_slot_util_pct")
+    if stall is not None and stall[1] >= STALL_PCT and (issue is None or issue < ISSUE_BUSY_PCT):
+        reason, pct = stall
+        out.append(
+            Finding(
+                "X5",
+                f"Warps spend {pct:.0f}% of the cycles between two issued instructions waiting "
+                f"for {STALL_REASONS[reason]} ({reason.replace('_', ' ')} stalls)"
+                + (f", and the schedulers issue in only {issue:.0f}% of cycles." if issue else ".")
+                + "",
+                f"{reason.replace('_', ' ')} stalls",
+            )
+        )
+    occ = _get(metrics, "achieved_occupancy_pct")
     if occ is not None and occ < LOW_OCCUPANCY_PCT:
-        extra = f" at {regs:.0f} registers per thread" if regs else ""
-        return (
-            f"Achieved occupancy is {occ:.0f}%{extra}, too few warps to hide memory latency.",
-            "low occupancy",
+        limiter = occupancy_limiter(metrics)
+        regs = _get(metrics, "registers_per_thread")
+        why = (
+            f"; {limiter[0]} allow only {limiter[1]:.0f} CTA(s) per SM"
+            if limiter is not None
+            else (f" at {regs:.0f} registers per thread" if regs else "")
         )
+        out.append(
+            Finding(
+                "X6",
+                f"Achieved occupancy is {occ:.0f}% of the warps{why}, too few to hide latency.",
+                "low occupancy" + (f" ({limiter[0]})" if limiter else ""),
+            )
+        )
+    regs = _get(metrics, "registers_per_thread")
     if regs is not None and regs > HIGH_REGISTERS:
-        return (
-            f"Each thread holds {regs:.0f} registers, which caps the warps per SM.",
-            "register pressure",
+        out.append(
+            Finding(
+                "X7",
+                f"Each thread holds {regs:.0f} registers, which caps the warps per SM.",
+                "register pressure",
+            )
         )
+    return out
+
+
+def _memory_path(metrics: Mapping[str, float], bottleneck: Bottleneck) -> list[Finding]:
+    stall = dominant_stall(metrics)
+    memory_wait = stall is not None and stall[0] in _MEMORY_STALLS and stall[1] >= STALL_PCT
+    if bottleneck is not Bottleneck.MEMORY and not memory_wait:
+        return []
+    out: list[Finding] = []
+    ratio = _get(metrics, "dram_bytes_ratio")
+    if ratio is not None and ratio > REREAD_RATIO:
+        out.append(
+            Finding(
+                "P1",
+                f"DRAM moves {ratio:.1f}x the minimal bytes, so data is re-read instead of "
+                "reused on chip.",
+                "re-reads from DRAM",
+            )
+        )
+    spr = _get(metrics, "sectors_per_request")
+    if spr is not None and spr > SCATTERED_SECTORS:
+        out.append(
+            Finding(
+                "P2",
+                f"Each warp-wide global load touches {spr:.1f} sectors of 32 B, more than "
+                "contiguous 16-byte accesses need: the addresses are scattered.",
+                "uncoalesced loads",
+            )
+        )
+    conflicts = _get(metrics, "shared_bank_conflicts")
+    smem_stall = max(
+        _get(metrics, "stall_short_scoreboard_pct") or 0.0,
+        _get(metrics, "stall_mio_throttle_pct") or 0.0,
+    )
+    if conflicts and conflicts > 0 and smem_stall >= SMEM_STALL_PCT:
+        out.append(
+            Finding(
+                "P3",
+                f"Shared-memory accesses hit {conflicts:.0f} bank conflicts while warps wait "
+                f"{smem_stall:.0f}% of the time on shared-memory results.",
+                "shared-memory bank conflicts",
+            )
+        )
+    l2 = _get(metrics, "l2_hit_rate_pct")
     if l2 is not None and l2 < LOW_L2_HIT_PCT and bottleneck is Bottleneck.MEMORY:
-        return (
-            f"The L2 hit rate is {l2:.0f}%, so shared data is fetched from DRAM repeatedly.",
-            "low L2 reuse",
+        out.append(
+            Finding(
+                "P4",
+                f"The L2 hit rate is {l2:.0f}%, so shared data is fetched from DRAM repeatedly.",
+                "low L2 reuse",
+            )
         )
-    generic = {
-        Bottleneck.MEMORY: ("Every byte moved is on the critical path.", "bandwidth"),
-        Bottleneck.COMPUTE: ("The math pipes are the limit.", "math throughput"),
-        Bottleneck.LATENCY: (
-            "Warps wait on dependencies rather than on a saturated unit.",
-            "stalls",
-        ),
-    }
-    return generic[bottleneck]
+    return out
+
+
+_GENERIC = {
+    Bottleneck.MEMORY: Finding("M1", "Every byte moved is on the critical path.", "bandwidth"),
+    Bottleneck.COMPUTE: Finding("C1", "The math pipes are the limit.", "math throughput"),
+    Bottleneck.LATENCY: Finding(
+        "L1", "Warps wait on dependencies rather than on a saturated unit.", "stalls"
+    ),
+}
 
 
 def classify(metrics: Mapping[str, float], *, from_counters: bool) -> Classification:
-    """Apply rules M1 / C1 / L1 to one kernel's (or one operation's) metrics."""
+    """Speed of light, then the causes, then the memory path (see the module doc)."""
     mem = _get(metrics, "dram_throughput_pct")
     parts = [
         v
@@ -118,20 +273,37 @@ def classify(metrics: Mapping[str, float], *, from_counters: bool) -> Classifica
     source = "measured" if from_counters else "estimated from timing"
     if m >= BUSY_PCT and m >= c:
         bottleneck, rule = Bottleneck.MEMORY, "M1"
-        first = f"DRAM throughput is {m:.0f}% of peak ({source}), above the {BUSY_PCT:.0f}% busy line and above compute ({c:.0f}%)."
+        first = (
+            f"DRAM throughput is {m:.0f}% of peak ({source}), above the {BUSY_PCT:.0f}% busy "
+            f"line and above compute ({c:.0f}%)."
+        )
     elif c >= BUSY_PCT and c > m:
         bottleneck, rule = Bottleneck.COMPUTE, "C1"
-        first = f"Compute throughput is {c:.0f}% of peak ({source}), above the {BUSY_PCT:.0f}% busy line and above DRAM ({m:.0f}%)."
+        first = (
+            f"Compute throughput is {c:.0f}% of peak ({source}), above the {BUSY_PCT:.0f}% "
+            f"busy line and above DRAM ({m:.0f}%)."
+        )
     else:
         bottleneck, rule = Bottleneck.LATENCY, "L1"
-        first = f"Neither DRAM ({m:.0f}%) nor compute ({c:.0f}%) reaches {BUSY_PCT:.0f}% of peak ({source})."
-    second, key = _secondary(metrics, bottleneck)
+        first = (
+            f"Neither DRAM ({m:.0f}%) nor compute ({c:.0f}%) reaches {BUSY_PCT:.0f}% of peak "
+            f"({source})."
+        )
+    findings = _causes(metrics, bottleneck) + _memory_path(metrics, bottleneck)
+    # A launch-bound call is explained by the launches; otherwise the memory path explains
+    # a memory-bound kernel better than a generic cause that also holds.
+    lead = findings[0] if findings else _GENERIC[bottleneck]
+    if bottleneck is Bottleneck.MEMORY and lead.rule != "X1":
+        path = [f for f in findings if f.rule.startswith("P")]
+        spills = [f for f in findings if f.rule == "X2"]
+        lead = (spills or path or [lead])[0]
     return Classification(
         bottleneck=bottleneck,
         rule=rule,
         mem_pct=mem,
         comp_pct=comp,
-        root_cause=f"{first} {second}",
-        key_issue=key,
+        root_cause=f"{first} {lead.sentence}",
+        key_issue=lead.key_issue,
         from_counters=from_counters,
+        findings=tuple(findings),
     )

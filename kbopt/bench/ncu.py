@@ -18,6 +18,19 @@ What is read (canonical name <- Nsight Compute metric names; see `NCU_READS`):
 | l1_hit_rate_pct             | l1tex__t_sector_hit_rate.pct                                           | -         |
 | grid_size / block_size      | launch__grid_size / launch__block_size                                 | -         |
 | waves_per_sm                | launch__waves_per_multiprocessor                                       | -         |
+| issue_slot_util_pct         | smsp__issue_active.avg.pct_of_peak_sustained_active                    | -         |
+| shared_bank_conflicts       | l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum + ..._st.sum  | sum       |
+| global_reduction_sectors    | lts__t_sectors_op_red.sum + lts__t_sectors_op_atom.sum                 | sum       |
+| dram_bytes                  | dram__bytes_read.sum + dram__bytes_write.sum                           | sum       |
+| occupancy_limit_*           | launch__occupancy_limit_registers / _shared_mem / _warps / _blocks     | -         |
+| stall_<reason>_pct          | smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio /    | ratio     |
+|                             | smsp__average_warps_active_per_issue_active.ratio                      |           |
+| sectors_per_request         | l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / ..._requests_...      | ratio     |
+| tail_wave_pct, ctas_per_sm  | launch__waves_per_multiprocessor; launch__grid_size / SM count         | derived   |
+
+`profile_launches` runs ncu twice within a time budget: a timing pass over every launch
+of the profiled call, then every counter for the few kernels that carry the time (ncu's
+kernel-name filter), so a wrapper's set-up kernels cost one cheap pass, not fifty.
 
 Hopper's warpgroup MMA (wgmma) shows in the `gmma` pipe and the older mma.sync in the
 `hmma` pipe; a Triton kernel may use either, so tensor-core utilization is the larger
@@ -39,15 +52,17 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kbopt.vocab import METRICS
+from kbopt.vocab import METRICS, STALL_REASONS
 
 
 @dataclass(frozen=True)
@@ -118,6 +133,72 @@ NCU_READS: tuple[CounterRead, ...] = (
     CounterRead(
         "waves_per_sm", ("launch__waves_per_multiprocessor",), display_names=("Waves Per SM",)
     ),
+    CounterRead(
+        "issue_slot_util_pct",
+        ("smsp__issue_active.avg.pct_of_peak_sustained_active",),
+        display_names=("Issue Slots Busy",),
+    ),
+    CounterRead(
+        "shared_bank_conflicts",
+        (
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+        ),
+        combine="sum",
+    ),
+    CounterRead(
+        "global_reduction_sectors",
+        ("lts__t_sectors_op_red.sum", "lts__t_sectors_op_atom.sum"),
+        combine="sum",
+    ),
+    CounterRead("dram_bytes", ("dram__bytes_read.sum", "dram__bytes_write.sum"), combine="sum"),
+    CounterRead(
+        "occupancy_limit_registers",
+        ("launch__occupancy_limit_registers",),
+        display_names=("Block Limit Registers",),
+    ),
+    CounterRead(
+        "occupancy_limit_shared_mem",
+        ("launch__occupancy_limit_shared_mem",),
+        display_names=("Block Limit Shared Mem",),
+    ),
+    CounterRead(
+        "occupancy_limit_warps",
+        ("launch__occupancy_limit_warps",),
+        display_names=("Block Limit Warps",),
+    ),
+    CounterRead(
+        "occupancy_limit_blocks",
+        ("launch__occupancy_limit_blocks",),
+        display_names=("Block Limit SM",),
+    ),
+)
+
+# Read from the same CSV but combined by `derived_metrics` (ratios of two counters):
+# the stall reasons as shares of the cycles between two issued instructions (Nsight
+# Compute's own warp-state view), and global-load sectors per request.
+WARPS_PER_ISSUE = "smsp__average_warps_active_per_issue_active.ratio"
+STALL_NCU = {
+    f"stall_{reason}_pct": f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio"
+    for reason in STALL_REASONS
+}
+GLOBAL_LD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+GLOBAL_LD_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+SM_COUNT = "device__attribute_multiprocessor_count"
+# canonical metric -> the ncu metrics `derived_metrics` combines into it
+DERIVED_READS: dict[str, tuple[str, ...]] = {
+    **{metric: (name, WARPS_PER_ISSUE) for metric, name in STALL_NCU.items()},
+    "sectors_per_request": (GLOBAL_LD_SECTORS, GLOBAL_LD_REQUESTS),
+    "tail_wave_pct": ("launch__waves_per_multiprocessor",),
+    "ctas_per_sm": ("launch__grid_size", SM_COUNT),
+}
+# Also requested, though no canonical metric reads them directly.
+EXTRA_REQUESTS = (
+    WARPS_PER_ISSUE,
+    *STALL_NCU.values(),
+    GLOBAL_LD_SECTORS,
+    GLOBAL_LD_REQUESTS,
+    SM_COUNT,
 )
 
 # Unit scale factors into the canonical unit of each metric (vocab.METRICS[...].unit).
@@ -162,6 +243,10 @@ class NcuOutcome:
     command: list[str]
     unavailable: str | None = None
     log: str = ""
+    # Every launch of the profiled call, (name, GPU time in us), in launch order, from the
+    # timing pass of `profile_launches`; `kernels` then holds the ones that carry the time.
+    launches: list[tuple[str, float]] = field(default_factory=list)
+    skipped_metrics: list[str] = field(default_factory=list)  # this ncu or GPU lacks them
 
     @property
     def available(self) -> bool:
@@ -172,6 +257,8 @@ def requested_metric_names(reads: Sequence[CounterRead] = NCU_READS) -> list[str
     names: list[str] = []
     for r in reads:
         names.extend(n for n in r.ncu_names if n not in names)
+    if reads is NCU_READS:
+        names.extend(n for n in EXTRA_REQUESTS if n not in names)
     return names
 
 
@@ -226,7 +313,53 @@ def canonical_metrics(raw: Mapping[str, tuple[str, str]]) -> dict[str, float]:
                 break
         if values:
             out[read.metric] = _combine(read, values)
+    out.update(derived_metrics(raw, out))
     return out
+
+
+def _raw_value(raw: Mapping[str, tuple[str, str]], name: str) -> float | None:
+    return _number(raw[name][0]) if name in raw else None
+
+
+def derived_metrics(
+    raw: Mapping[str, tuple[str, str]], direct: Mapping[str, float]
+) -> dict[str, float]:
+    """Metrics that combine counters of one launch (see `DERIVED_READS`).
+
+    * `stall_<reason>_pct` = 100 x warps stalled for the reason per issue-active cycle /
+      warps active per issue-active cycle: the share of the cycles between two issued
+      instructions spent waiting for that reason (what Nsight Compute's warp-state rules
+      compare with 30%);
+    * `sectors_per_request`: global-load sectors / requests (4 when each thread of a warp
+      reads 4 consecutive bytes; 16 or more with 16-byte vectors; many with scattered
+      addresses per thread);
+    * `tail_wave_pct`: the share of the last wave's CTA slots left idle,
+      100 x (ceil(waves) - waves) / ceil(waves) of the waves per SM;
+    * `ctas_per_sm`: grid size / SM count, when the CSV carries the device's SM count.
+    """
+    out: dict[str, float] = {}
+    per_issue = _raw_value(raw, WARPS_PER_ISSUE)
+    if per_issue and per_issue > 0:
+        for metric, name in STALL_NCU.items():
+            v = _raw_value(raw, name)
+            if v is not None:
+                out[metric] = 100.0 * v / per_issue
+    sectors, requests = _raw_value(raw, GLOBAL_LD_SECTORS), _raw_value(raw, GLOBAL_LD_REQUESTS)
+    if sectors is not None and requests:
+        out["sectors_per_request"] = sectors / requests
+    waves = direct.get("waves_per_sm")
+    if waves is not None and waves > 0:
+        out["tail_wave_pct"] = tail_wave_pct(waves)
+    sms, grid = _raw_value(raw, SM_COUNT), direct.get("grid_size")
+    if sms and grid is not None:
+        out["ctas_per_sm"] = grid / sms
+    return out
+
+
+def tail_wave_pct(waves: float) -> float:
+    """Share of the last wave's slots left idle: 2.25 waves leave 75% of the third idle."""
+    part = waves - math.floor(waves + 1e-9)
+    return 0.0 if part <= 1e-9 else 100.0 * (1.0 - part)
 
 
 def _csv_rows(text: str) -> list[list[str]]:
@@ -288,8 +421,26 @@ def _parse_details(header: list[str], body: list[list[str]]) -> list[KernelCount
 
 # Metrics that add up across the kernels of one operation; the other percentages are
 # weighted by each kernel's duration, and sizes (registers, shared memory) take the max.
-_SUMMED = {"duration_us", "local_memory_bytes"}
+_SUMMED = {
+    "duration_us",
+    "local_memory_bytes",
+    "shared_bank_conflicts",
+    "global_reduction_sectors",
+    "dram_bytes",
+}
 _MAXED = {"registers_per_thread", "shared_mem_per_block_kb"}
+# Launch shape: the longest kernel's (it carries the time).
+_LONGEST = {
+    "grid_size",
+    "block_size",
+    "waves_per_sm",
+    "tail_wave_pct",
+    "ctas_per_sm",
+    "occupancy_limit_registers",
+    "occupancy_limit_shared_mem",
+    "occupancy_limit_warps",
+    "occupancy_limit_blocks",
+}
 
 
 def aggregate(kernels: Sequence[KernelCounters]) -> dict[str, float]:
@@ -306,7 +457,7 @@ def aggregate(kernels: Sequence[KernelCounters]) -> dict[str, float]:
             out[m] = sum(k.metrics[m] for k in have)
         elif m in _MAXED:
             out[m] = max(k.metrics[m] for k in have)
-        elif m in {"grid_size", "block_size", "waves_per_sm"}:
+        elif m in _LONGEST:
             if m in longest.metrics:
                 out[m] = longest.metrics[m]
         elif total > 0 and all("duration_us" in k.metrics for k in have):
@@ -339,7 +490,12 @@ def _missing_metric(log: str, requested: Sequence[str]) -> str | None:
 
 
 def build_command(
-    target: Sequence[str], metrics: Sequence[str], *, ncu: str = "ncu", page: str = "raw"
+    target: Sequence[str],
+    metrics: Sequence[str],
+    *,
+    ncu: str = "ncu",
+    page: str = "raw",
+    select: Sequence[str] = (),
 ) -> list[str]:
     """The ncu invocation: CSV, base units, clocks left alone, only the profiled range.
 
@@ -360,8 +516,64 @@ def build_command(
         "off",
         "--metrics",
         ",".join(metrics),
+        *select,
         *target,
     ]
+
+
+def find_ncu(ncu: str | None = None) -> str | None:
+    return ncu or os.environ.get("KBOPT_NCU") or shutil.which("ncu")
+
+
+_QUERIED: dict[str, frozenset[str] | None] = {}
+# Counter domains `ncu --query-metrics` lists; launch__ and device__ attributes it does not.
+_QUERYABLE = ("smsp__", "sm__", "l1tex__", "lts__", "dram__", "gpu__")
+
+
+def available_counters(exe: str, timeout_s: float = 60.0) -> frozenset[str] | None:
+    """Base names of the counters this ncu offers on this GPU (None when it cannot say)."""
+    if exe not in _QUERIED:
+        names: frozenset[str] | None = None
+        try:
+            proc = subprocess.run(
+                [exe, "--query-metrics"],
+                capture_output=True,
+                text=True,
+                timeout=timeout_s,
+                check=False,
+            )
+            found = {line.split()[0] for line in proc.stdout.splitlines() if line.strip()}
+            # Trust the list only when it names counters every Hopper ncu has.
+            if {"dram__bytes", "gpu__time_duration"} <= found:
+                names = frozenset(found)
+        except (OSError, subprocess.TimeoutExpired):
+            names = None
+        _QUERIED[exe] = names
+    return _QUERIED[exe]
+
+
+def offered(metrics: Sequence[str], counters: frozenset[str] | None) -> tuple[list[str], list[str]]:
+    """(metrics to request, metrics this ncu does not offer)."""
+    if counters is None:
+        return list(metrics), []
+    keep: list[str] = []
+    drop: list[str] = []
+    for m in metrics:
+        base = m.split(".", 1)[0]
+        (drop if m.startswith(_QUERYABLE) and base not in counters else keep).append(m)
+    return keep, drop
+
+
+def _save_output(command: Sequence[str], stdout: str) -> None:
+    """Keep ncu's raw CSV when KBOPT_NCU_SAVE_DIR names a folder (for recorded test data)."""
+    folder = os.environ.get("KBOPT_NCU_SAVE_DIR")
+    if not folder:
+        return
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    n = len(list(out.glob("ncu-*.csv")))
+    (out / f"ncu-{n:03d}.csv").write_text(stdout, encoding="utf-8")
+    (out / f"ncu-{n:03d}.cmd").write_text(" ".join(command) + "\n", encoding="utf-8")
 
 
 def run_ncu(
@@ -372,20 +584,23 @@ def run_ncu(
     env: Mapping[str, str] | None = None,
     retries: int = 3,
     cwd: Path | None = None,
+    metrics: Sequence[str] | None = None,
+    select: Sequence[str] = (),
 ) -> NcuOutcome:
     """Profile `target` (a command line); never raises for a missing or locked profiler.
 
     A metric this GPU does not have is dropped and the run retried (up to `retries`
-    times), so one unknown counter does not cost all the others.
+    times), so one unknown counter does not cost all the others.  `select` holds ncu's
+    kernel filters (`--kernel-name ...`, `--launch-count ...`).
     """
-    exe = ncu or os.environ.get("KBOPT_NCU") or shutil.which("ncu")
+    exe = find_ncu(ncu)
     if not exe:
         return NcuOutcome([], [], unavailable="ncu is not on PATH")
-    metrics = requested_metric_names()
+    metrics = list(metrics) if metrics is not None else requested_metric_names()
     command: list[str] = []
     log = ""
     for _ in range(retries + 1):
-        command = build_command(target, metrics, ncu=exe)
+        command = build_command(target, metrics, ncu=exe, select=select)
         try:
             proc = subprocess.run(
                 command,
@@ -401,6 +616,7 @@ def run_ncu(
         except OSError as exc:
             return NcuOutcome([], command, unavailable=f"cannot run ncu: {exc}")
         log = proc.stdout + "\n" + proc.stderr
+        _save_output(command, proc.stdout)
         missing = _missing_metric(log, metrics)
         if missing is not None:
             metrics = [m for m in metrics if m != missing]
@@ -420,3 +636,143 @@ def run_ncu(
             )
         return NcuOutcome(kernels, command, log=log[-4000:])
     return NcuOutcome([], command, unavailable="ncu rejected too many metrics", log=log[-4000:])
+
+
+# ------------------------------------------------------------- bounded profiling
+
+TIMING_METRICS = ("gpu__time_duration.sum",)
+HEAVY_COVERAGE = 0.9  # profile in full the kernels that carry this share of the GPU time
+HEAVY_MAX = 4  # ... but at most this many distinct kernels
+FULL_PASS_MAX_LAUNCHES = 16  # and at most this many launches of them
+
+
+def function_name(name: str) -> str:
+    """The bare function name of a (demangled) kernel name: no return type, namespaces,
+    template arguments or parameters.  `void at::native::(anonymous namespace)::
+    elementwise_kernel<128, 4, F>(int, F)` -> `elementwise_kernel`."""
+    text = name.strip()
+    depth, cut = 0, len(text)
+    # Drop the parameter list: the last top-level parenthesised group.
+    for i in range(len(text) - 1, -1, -1):
+        ch = text[i]
+        if ch == ")":
+            depth += 1
+        elif ch == "(":
+            depth -= 1
+            if depth == 0:
+                cut = i
+                break
+    head = text[:cut] if cut < len(text) and text.endswith(")") else text
+    out, depth = [], 0
+    for ch in head:  # drop template arguments
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            out.append(ch)
+    bare = "".join(out).replace("(anonymous namespace)", "").strip()
+    last = bare.split("::")[-1].split()[-1] if bare.split() else bare
+    return last or name
+
+
+def readable_name(name: str, width: int = 48) -> str:
+    """A short display name: the function name, with the first template argument when the
+    kernel is a template instance (`vectorized_elementwise_kernel<FillFunctor>`)."""
+    base = function_name(name)
+    inner = re.search(r"<([^<>]*(?:<[^<>]*>[^<>]*)*)>", name)
+    if inner:
+        args = [a.strip() for a in re.split(r",(?![^<]*>)", inner.group(1)) if a.strip()]
+        named = [a for a in args if not re.fullmatch(r"[-\d\s(),]+u?l?", a)]
+        if named:
+            arg = re.sub(r"\w+::", "", re.sub(r"<.*", "", named[0]))
+            base = f"{base}<{arg}>"
+    return base if len(base) <= width else base[: width - 3] + "..."
+
+
+def heavy_launches(
+    launches: Sequence[tuple[str, float]],
+    coverage: float = HEAVY_COVERAGE,
+    limit: int = HEAVY_MAX,
+) -> list[str]:
+    """Function names of the kernels that carry `coverage` of the time (most first)."""
+    per_name: dict[str, float] = {}
+    for name, us in launches:
+        key = function_name(name)
+        per_name[key] = per_name.get(key, 0.0) + us
+    total = sum(per_name.values()) or 1.0
+    chosen: list[str] = []
+    acc = 0.0
+    for name, us in sorted(per_name.items(), key=lambda kv: -kv[1]):
+        if acc >= coverage * total or len(chosen) >= limit:
+            break
+        chosen.append(name)
+        acc += us
+    return chosen
+
+
+def profile_launches(
+    target: Sequence[str],
+    *,
+    budget_s: float = 300.0,
+    ncu: str | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> NcuOutcome:
+    """Counters of the kernels that matter in one profiled call, within `budget_s`.
+
+    Pass 1 times every launch of the call (one cheap counter, one replay each).  Pass 2
+    reads every counter, only for the kernels that carry most of the time (`HEAVY_*`),
+    through ncu's kernel-name filter.  A call of a few launches skips the filter.
+    """
+    say = progress or (lambda _msg: None)
+    exe = find_ncu(ncu)
+    if not exe:
+        return NcuOutcome([], [], unavailable="ncu is not on PATH")
+    deadline = time.monotonic() + budget_s
+    say("ncu pass 1: GPU time of every launch of the profiled call")
+    timing = run_ncu(
+        target, ncu=exe, timeout_s=budget_s * 0.5, env=env, cwd=cwd, metrics=TIMING_METRICS
+    )
+    if not timing.available:
+        return timing
+    launches = [(k.name, k.metrics.get("duration_us", 0.0)) for k in timing.kernels]
+    heavy = heavy_launches(launches)
+    select: list[str] = []
+    if len(launches) > HEAVY_MAX:
+        pattern = "|".join(re.escape(n) for n in heavy)
+        select = [
+            "--kernel-name-base",
+            "function",
+            "--kernel-name",
+            f"regex:^(.*::)?({pattern})$",
+            "--launch-count",
+            str(FULL_PASS_MAX_LAUNCHES),
+        ]
+    wanted, skipped = offered(requested_metric_names(), available_counters(exe))
+    left = deadline - time.monotonic()
+    if left < 5:
+        timing.unavailable = f"the {budget_s:.0f} s profiling budget ran out after pass 1"
+        return timing
+    say(
+        f"ncu pass 2: {len(wanted)} counters for {', '.join(heavy)} "
+        f"({len(launches)} launches in the call; {left:.0f} s left)"
+    )
+    full = run_ncu(target, ncu=exe, timeout_s=left, env=env, cwd=cwd, metrics=wanted, select=select)
+    if select and not full.kernels and time.monotonic() < deadline - 5:
+        # The name filter matched nothing (a naming this ncu spells differently): read the
+        # first launches of the call instead, still bounded.
+        say("ncu pass 2 matched no kernel by name; profiling the first launches instead")
+        full = run_ncu(
+            target,
+            ncu=exe,
+            timeout_s=deadline - time.monotonic(),
+            env=env,
+            cwd=cwd,
+            metrics=wanted,
+            select=["--launch-count", str(FULL_PASS_MAX_LAUNCHES)],
+        )
+    full.launches = launches
+    full.skipped_metrics = skipped
+    return full

@@ -31,7 +31,7 @@ from types import ModuleType
 from typing import Any
 
 from kbopt.bench.backend import Measurement, timing_metrics
-from kbopt.bench.ncu import NcuOutcome, run_ncu
+from kbopt.bench.ncu import NcuOutcome, profile_launches
 from kbopt.bench.trials import TrialConfig
 from kbopt.errors import KbError
 from kbopt.kernel import KernelSpec
@@ -173,8 +173,12 @@ class RealBackend:
         pythonpath = os.pathsep.join(
             p for p in (str(self.root), os.environ.get("PYTHONPATH", "")) if p
         )
-        return run_ncu(
-            target, env={"PYTHONPATH": pythonpath}, cwd=self.root, timeout_s=self.ncu_timeout_s
+        return profile_launches(
+            target,
+            env={"PYTHONPATH": pythonpath},
+            cwd=self.root,
+            budget_s=self.ncu_timeout_s,
+            progress=lambda msg: print(f"  {msg}", file=sys.stderr, flush=True),
         )
 
 

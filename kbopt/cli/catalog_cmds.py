@@ -231,8 +231,17 @@ def cmd_vocab(args: argparse.Namespace) -> int:
         from kbopt.vocab import CONTEXTS, METRICS
 
         vocab_full: dict[str, object] = dict(vocab)
+        from kbopt.metric_sources import produced_by
+
+        sources = produced_by()
         vocab_full["metric"] = [
-            {"name": m.name, "unit": m.unit, "description": m.description, "ncu": m.ncu}
+            {
+                "name": m.name,
+                "unit": m.unit,
+                "description": m.description,
+                "ncu": m.ncu,
+                "produced_by": list(sources[m.name]),
+            }
             for m in METRICS.values()
         ]
         vocab_full["context"] = [{"name": k, "description": v} for k, v in CONTEXTS.items()]

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kbopt.bench.backend import MeasurementBackend
+from kbopt.bench.backend import FAKE_DEVICE_NAME, MeasurementBackend
 from kbopt.bench.trials import TrialConfig, default_matrix, parse_config, trial_matrix
 from kbopt.cli.common import command, print_json, store_from
 from kbopt.errors import KbError
@@ -43,7 +43,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         "rows=8192,hidden=4096); repeat for several (default: the spec's first trial)",
     )
     _common(p)
-    p.add_argument("--no-devlog", action="store_true", help="do not update docs/kernels/<k>.md")
+    p.add_argument(
+        "--no-devlog",
+        action="store_true",
+        help="do not update docs/kernels/<k>.md (never updated from the fake backend)",
+    )
+    p.add_argument(
+        "--budget-s",
+        type=float,
+        default=300.0,
+        help="seconds ncu may take per configuration (timing pass + counters of the kernels "
+        "that carry the time); past it the profile keeps what was read (default 300)",
+    )
     p.set_defaults(func=cmd_profile)
 
     p = command(
@@ -133,6 +144,10 @@ def cmd_profile(args: argparse.Namespace) -> int:
     store = store_from(args)
     backend = make_backend(args.backend, store.root)
     spec = load_spec(args.kernel, store.root)
+    if args.budget_s <= 0:
+        raise KbError(f"--budget-s must be positive (got {args.budget_s})")
+    if hasattr(backend, "ncu_timeout_s"):
+        backend.ncu_timeout_s = args.budget_s
     configs = [parse_config(c, spec) for c in (args.config or [spec.trials[0].name])]
     results = []
     for i, config in enumerate(configs, 1):
@@ -147,7 +162,9 @@ def cmd_profile(args: argparse.Namespace) -> int:
             language=args.language,
             store=store,
         )
-        devlog = None if args.no_devlog else update_devlog(store.root, run)
+        # A devlog records measurements: stand-in figures of the fake backend stay out.
+        fake = run.measurement.device == FAKE_DEVICE_NAME
+        devlog = None if args.no_devlog or fake else update_devlog(store.root, run)
         data = run.as_dict()
         data["devlog"] = store.display(devlog) if devlog else None
         results.append(data)

@@ -14,7 +14,7 @@ Shape (sections after the title may be absent; this is also the render order)::
     | ctas_per_sm | 0.24 |
     ### Bottleneck: Memory-bound
     Root cause: <two sentences>
-    ### Top 3 Opportunities (ranked by estimated impact)
+    ### Top 3 Opportunities (ranked by how strongly the profile calls for each)
     1. [Split-KV decoding](docs/knowledge/optimizations/split-kv-decode.md) -- est. 50% gain -- trigger: ctas_per_sm=0.24
     ### vs Baseline
     | Metric | Previous | Current | Change |
@@ -61,7 +61,7 @@ from kbopt.vocab import METRICS, Bottleneck
 STAGE_COLUMNS = ("Stage", "Duration", "TC%", "DRAM%", "Occ%", "Bottleneck", "Key Issue")
 METRIC_COLUMNS = ("Metric", "Value")
 BASELINE_COLUMNS = ("Metric", "Previous", "Current", "Change")
-TOP_HEADING = "Top 3 Opportunities (ranked by estimated impact)"
+TOP_HEADING = "Top 3 Opportunities (ranked by how strongly the profile calls for each)"
 
 # Stage columns -> canonical metric names (the mapping the issue and A11 prescribe).
 STAGE_METRICS = {

@@ -16,7 +16,7 @@ from whoosh.lang.porter2 import stem as porter2_stem
 
 from kbopt.model import Entry
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 # Fields a query may name (`title:split`, `metric:ctas_per_sm`) and the default ones.
 TEXT_FIELDS = (
@@ -144,4 +144,7 @@ def card_data(entry: Entry) -> dict[str, Any]:
         "impact": entry.impact.value,
         "risk": entry.risk.value,
         "triggers": [{"metric": t.metric, "op": t.op, "value": t.value} for t in entry.triggers],
+        "interactions": [
+            {"relation": i.relation.value, "target": i.target} for i in entry.interactions
+        ],
     }

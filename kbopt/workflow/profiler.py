@@ -23,7 +23,7 @@ from typing import Any
 
 from kbopt.bench.backend import Measurement, MeasurementBackend, measure_with_backoff
 from kbopt.bench.classify import Classification, classify
-from kbopt.bench.ncu import NcuOutcome, aggregate
+from kbopt.bench.ncu import NcuOutcome, aggregate, readable_name
 from kbopt.bench.trials import TrialConfig
 from kbopt.contracts.profile import BaselineRow, Profile, Stage, fmt_number
 from kbopt.contracts.reports import pct_change
@@ -31,6 +31,7 @@ from kbopt.devlog import Devlog
 from kbopt.errors import KbError
 from kbopt.kernel import KernelSpec
 from kbopt.store import Store
+from kbopt.strategy import CONTEXT_NOTE
 from kbopt.vocab import METRICS
 
 COUNTER_MODES = ("auto", "off", "require")
@@ -76,8 +77,16 @@ class ProfileRun:
             "counters_note": self.counters_note,
             "measurement": self.measurement.as_dict(),
             "kernels": [
-                {"name": k.name, "metrics": k.metrics}
+                {"name": k.name, "short_name": readable_name(k.name), "metrics": k.metrics}
                 for k in (self.counters.kernels if self.counters else [])
+            ],
+            "launches": [
+                {"name": name, "short_name": readable_name(name), "duration_us": us}
+                for name, us in (self.counters.launches if self.counters else [])
+            ],
+            "skipped_counters": list(self.counters.skipped_metrics if self.counters else []),
+            "findings": [
+                {"rule": f.rule, "finding": f.sentence} for f in self.classification.findings
             ],
             "warnings": self.warnings,
         }
@@ -99,8 +108,98 @@ def _round(v: float | None) -> float | None:
     return None if v is None else round(float(v), 3)
 
 
+def _kernel_stages(counters: NcuOutcome, sm_count: int | None) -> tuple[list[Stage], set[int]]:
+    """One row per fully profiled kernel launch, longest first, with readable names; the
+    indexes (into `counters.kernels`) shown."""
+    rows = []
+    for i, k in enumerate(counters.kernels):
+        km = dict(k.metrics)
+        if sm_count and "grid_size" in km and "ctas_per_sm" not in km:
+            km["ctas_per_sm"] = km["grid_size"] / sm_count
+        rows.append((km.get("duration_us", 0.0), i, readable_name(k.name), km))
+    rows.sort(key=lambda r: -r[0])
+    stages = [_stage(name, km, classify(km, from_counters=True)) for _, _, name, km in rows]
+    return stages, {i for _, i, _, _ in rows}
+
+
+def _other_row(counters: NcuOutcome) -> Stage | None:
+    """The launches of the call that were timed but not profiled in full, folded."""
+    if not counters.launches:
+        return None
+    profiled = sum(k.metrics.get("duration_us", 0.0) for k in counters.kernels)
+    total = sum(us for _, us in counters.launches)
+    others = len(counters.launches) - len(counters.kernels)
+    if others <= 0:
+        return None
+    rest = max(0.0, total - profiled)
+    return Stage(
+        name=f"other {others} launches",
+        duration_us=round(rest, 3),
+        key_issue="timed only",
+    )
+
+
+def derived_metrics(
+    spec: KernelSpec | None,
+    measurement: Measurement,
+    counters: NcuOutcome | None,
+    merged: dict[str, float],
+) -> dict[str, float]:
+    """Metrics that need the kernel spec or the timing as well as the counters.
+
+    * `dram_bytes_ratio` = DRAM bytes read and written (counters) / the spec's minimal
+      bytes for these dims: above 1 the kernel re-reads data (or spills);
+    * `arithmetic_intensity` = the spec's FLOPs / DRAM bytes (counters), else / the spec's
+      minimal bytes;
+    * `kernel_count`, `host_overhead_us`, `launch_overhead_pct`: launches of one call and
+      the share of the measured time per call (CUDA events around the call) that the GPU
+      time of those launches (ncu's timing pass) does not cover: launch latency, gaps
+      between kernels, host work inside the call.
+    """
+    out: dict[str, float] = {}
+    dims = measurement.config.dims_dict
+    minimal = spec.bytes_moved(dims) if spec is not None else 0.0
+    flops = spec.flops(dims) if spec is not None else 0.0
+    dram = merged.get("dram_bytes")
+    if dram is not None and minimal > 0:
+        out["dram_bytes_ratio"] = dram / minimal
+    if flops > 0:
+        denom = dram if dram else minimal
+        if denom:
+            out["arithmetic_intensity"] = flops / denom
+    if counters is not None and counters.available:
+        launches = counters.launches or [
+            (k.name, k.metrics.get("duration_us", 0.0)) for k in counters.kernels
+        ]
+        gpu_us = sum(us for _, us in launches)
+        out["kernel_count"] = float(len(launches))
+        wall = measurement.duration_us
+        if wall > 0 and gpu_us > 0:
+            gap = max(0.0, wall - gpu_us)
+            out["host_overhead_us"] = gap
+            out["launch_overhead_pct"] = 100.0 * gap / wall
+    return out
+
+
+def missing_trigger_metrics(measured: dict[str, float], store: Store | None = None) -> list[str]:
+    """Metrics some catalog trigger reads that this profile could not measure."""
+    from kbopt.metric_sources import CYCLE, SPEC, produced_by, trigger_metrics_in_catalog
+
+    # Spec and cycle values are not measurements: a norm has no kv_len to miss.
+    sources = produced_by()
+    return sorted(
+        m
+        for m in trigger_metrics_in_catalog(store)
+        if m not in measured and not set(sources[m]) <= {SPEC, CYCLE}
+    )
+
+
 def build_profile(
-    measurement: Measurement, counters: NcuOutcome | None, counters_note: str
+    measurement: Measurement,
+    counters: NcuOutcome | None,
+    counters_note: str,
+    spec: KernelSpec | None = None,
+    store: Store | None = None,
 ) -> tuple[Profile, Classification]:
     """The contract for one measurement (and its counters, when available)."""
     timing = measurement.all_metrics()
@@ -108,19 +207,20 @@ def build_profile(
     if counters is not None and counters.available:
         per_kernel = counters.kernels
         total = aggregate(per_kernel)
-        if measurement.sm_count and "grid_size" in total:
+        if measurement.sm_count and "grid_size" in total and "ctas_per_sm" not in total:
             total["ctas_per_sm"] = total["grid_size"] / measurement.sm_count
-        for k in per_kernel:
-            km = dict(k.metrics)
-            if measurement.sm_count and "grid_size" in km:
-                km["ctas_per_sm"] = km["grid_size"] / measurement.sm_count
-            stages.append(_stage(k.short_name, km, classify(km, from_counters=True)))
+        stages, _ = _kernel_stages(counters, measurement.sm_count)
+        other = _other_row(counters)
         merged = {**timing, **{k: v for k, v in total.items() if k != "duration_us"}}
+        merged.update(derived_metrics(spec, measurement, counters, merged))
         cls = classify(merged, from_counters=True)
-        if len(per_kernel) > 1:
-            stages.append(_stage("total", {**total}, cls))
+        if other is not None:
+            stages.append(other)
+        if len(stages) > 1:
+            stages.append(_stage("total", {**total, "duration_us": measurement.duration_us}, cls))
     else:
         merged = dict(timing)
+        merged.update(derived_metrics(spec, measurement, None, merged))
         cls = classify(merged, from_counters=False)
         stages.append(_stage("total", merged, cls))
     # The catalog metrics the kernel's dimensions stand for (from the spec) are written out
@@ -129,8 +229,28 @@ def build_profile(
         k: round(float(v), 3) for k, v in merged.items() if k in METRICS and k not in _STAGE_KEYS
     }
     notes = {}
+    if spec is not None and spec.contexts:
+        notes[CONTEXT_NOTE] = ", ".join(spec.contexts)
     if counters_note:
         notes["Counters"] = counters_note
+    if counters is not None and counters.launches:
+        gpu = sum(us for _, us in counters.launches)
+        host = merged.get("host_overhead_us")
+        notes["Launches"] = (
+            f"{len(counters.launches)} kernel launches per call, {gpu:.1f} us of GPU time in "
+            f"{measurement.duration_us:.1f} us per call"
+            + (f"; host-side launch and set-up: {host:.1f} us" if host is not None else "")
+            + "."
+        )
+    if len(cls.findings) > 1:
+        notes["Findings"] = "\n".join(f"- {f.rule}: {f.sentence}" for f in cls.findings)
+    missing = missing_trigger_metrics(
+        {**measured, **{k: v for k, v in merged.items() if k in _STAGE_KEYS}}, store
+    )
+    if missing:
+        notes["Missing Metrics"] = (
+            "Catalog triggers on these metrics could not be evaluated: " + ", ".join(missing) + "."
+        )
     profile = Profile(
         kernel=measurement.kernel,
         version=measurement.version,
@@ -207,7 +327,7 @@ def profile_version(
     outcome, note = read_counters(backend, spec, version, m.config, counters)
     if m.note:
         note = "; ".join(x for x in (note, m.note) if x)
-    profile, cls = build_profile(m, outcome, note)
+    profile, cls = build_profile(m, outcome, note, spec, store)
     if previous is not None:
         profile.baseline = baseline_rows(previous, m)
     warnings: list[str] = []

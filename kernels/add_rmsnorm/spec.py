@@ -156,6 +156,7 @@ SPEC = KernelSpec(
         "fused residual add + RMSNorm of an LLM layer, out of place: residual_out = x + "
         "residual, y = rmsnorm(residual_out) * weight; bf16 in and out, fp32 statistics"
     ),
+    contexts=("normalization", "reduction", "elementwise", "memory-bound"),
     dims=(
         Dim("rows", "tokens (rows of x and residual)", "rows"),
         Dim("hidden", "hidden size (elements per row, the normalized dimension)", "row_len"),

@@ -139,5 +139,6 @@ SPEC = KernelSpec(
     baselines=_baselines,
     compare_with=("torch", "sglang"),
     fixed_metrics={"num_heads": shapes.N_HEADS, "head_dim": shapes.D_QK},
+    contexts=("attention", "attention-decode", "mla", "online-softmax", "small-grid"),
     launch_info=_launch_info,
 )

@@ -17,6 +17,7 @@ the 512-wide latent part is then moved as two 256-wide boxes (the TMA box limit)
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 import torch
 import triton
@@ -219,7 +220,7 @@ _ALLOCATOR_SET = False
 
 # Resource report of the last compiled launch (registers, spills, shared memory, splits):
 # the benchmark copies it into its result rows, so limits are recorded next to times.
-LAST_INFO: dict[str, int] = {}
+LAST_INFO: dict[str, Any] = {}
 
 
 def _ensure_tma_allocator() -> None:
@@ -282,6 +283,9 @@ def run_tiled(
     )
     LAST_INFO.clear()
     LAST_INFO["splits"] = splits
+    # Rows are (position, head) with the head fastest: a tile of block_m rows serves
+    # min(block_m, h) heads from each KV tile it reads.
+    LAST_INFO["metrics"] = {"heads_per_program": float(min(cfg.block_m, h))}
     LAST_INFO["kernels"] = 2 if splits > 1 else 1  # the combine kernel runs after a split
     for key in ("n_regs", "n_spills", "shared"):
         val = getattr(handle, key, None) or getattr(getattr(handle, "metadata", None), key, None)

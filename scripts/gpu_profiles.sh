@@ -1,0 +1,55 @@
+#!/bin/bash
+# Real profiles for the labelled set: `kbopt profile --json` with ncu on every line of a plan,
+# run on the GPU machine from the repository root (the device `run` tool), carrying .whl/
+# (kbopt's pure-Python dependencies and liger-kernel) and third_party/ (the foreign kernels'
+# sources, from scripts/fetch_third_party.py).
+#
+#   PLAN=benchmarks/real_profiles/plan.txt BUDGET_S=120 bash scripts/gpu_profiles.sh
+#
+# A plan line is `SPEC VERSION CONFIG` (SPEC: a kernel name or a spec path; CONFIG: a trial
+# name or dims); `#` starts a comment.  Each profile lands in $OUT/profiles/<kernel>--
+# <version>--<config>.json with ncu's raw CSV under $OUT/ncu/<same name>/, and a table of
+# what each took (wall seconds against the budget) is printed last.
+set -u
+OUT=${OUT:-/tmp/out}
+PLAN=${PLAN:-benchmarks/real_profiles/plan.txt}
+BUDGET_S=${BUDGET_S:-120}
+ONLY=${ONLY:-}  # a substring: profile only the plan lines that contain it
+REPO=$PWD
+mkdir -p "$OUT/profiles" "$OUT/ncu"
+
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/*.whl || exit 1
+export PYTHONPATH=/tmp/site:$REPO
+export PYTHONUNBUFFERED=1
+KB="python3 -m kbopt"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+ncu --version | tail -1
+
+table=()
+while read -r spec version config rest; do
+    [[ -z "${spec:-}" || "$spec" == \#* ]] && continue
+    line="$spec $version $config"
+    [[ -n "$ONLY" && "$line" != *"$ONLY"* ]] && continue
+    kernel=$(basename "$(dirname "$spec")")
+    [[ "$spec" != *.py ]] && kernel=$spec
+    name="$kernel--$version--${config//[=,]/_}"
+    echo "=== $name ($(date -u +%H:%M:%S))"
+    start=$(date +%s)
+    KBOPT_NCU_SAVE_DIR="$OUT/ncu/$name" timeout $((BUDGET_S + 120)) $KB --root "$REPO" \
+        profile "$spec" "$version" --config "$config" --counters auto --no-devlog \
+        --budget-s "$BUDGET_S" --language triton --json > "$OUT/profiles/$name.json" \
+        2> "$OUT/profiles/$name.log"
+    rc=$?
+    took=$(( $(date +%s) - start ))
+    tail -4 "$OUT/profiles/$name.log"
+    python3 - "$OUT/profiles/$name.json" <<'PY' || true
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["profile"])
+PY
+    table+=("$(printf '%-60s rc=%-3s %4ss (budget %ss)' "$name" "$rc" "$took" "$BUDGET_S")")
+done < "$PLAN"
+
+echo "=== summary"
+printf '%s\n' "${table[@]}"

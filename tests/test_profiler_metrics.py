@@ -1,0 +1,369 @@
+"""The profiler measures what triggers read: closure, derived counters, the two-pass ncu
+runner, readable Stages, the guided-analysis rules, and ranking that uses the spec."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+import pytest
+
+from kbopt.bench.backend import Measurement
+from kbopt.bench.classify import classify, dominant_stall, occupancy_limiter
+from kbopt.bench.ncu import (
+    HEAVY_MAX,
+    NcuOutcome,
+    function_name,
+    heavy_launches,
+    parse_csv,
+    profile_launches,
+    readable_name,
+    tail_wave_pct,
+)
+from kbopt.bench.trials import TrialConfig
+from kbopt.cli import main
+from kbopt.contracts.profile import Profile
+from kbopt.metric_sources import produced_by, trigger_metrics_in_catalog, unproduced
+from kbopt.store import Store
+from kbopt.vocab import METRICS, Bottleneck
+from kbopt.workflow.profiler import build_profile
+
+REPO = Path(__file__).resolve().parent.parent
+
+# ----------------------------------------------------------------- closure
+
+
+def test_every_metric_has_a_producer_and_vocab_json_says_which(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert unproduced() == []
+    assert main(["--root", str(REPO), "vocab", "--json"]) == 0
+    vocab = json.loads(capsys.readouterr().out)
+    rows = {m["name"]: m for m in vocab["metric"]}
+    assert set(rows) == set(METRICS)
+    used = trigger_metrics_in_catalog(Store(REPO))
+    assert used, "the bundled catalog has triggers"
+    for metric in used:
+        assert rows[metric]["produced_by"], metric
+    assert rows["stall_long_scoreboard_pct"]["produced_by"][0].startswith(
+        "smsp__average_warps_issue_stalled_long_scoreboard"
+    )
+    assert "spec" in rows["heads_per_program"]["produced_by"]
+    assert "timing" in rows["launch_overhead_pct"]["produced_by"]
+
+
+def test_lint_rejects_a_trigger_on_a_metric_nothing_produces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from test_search_fixtures import small_kb
+
+    import kbopt.lint
+
+    root = small_kb(tmp_path)
+    store = Store(root)
+    used = sorted(trigger_metrics_in_catalog(store))
+    planted = used[0]
+    sources = dict(produced_by())
+    sources[planted] = ()
+    monkeypatch.setattr(kbopt.lint, "produced_by", lambda: sources)
+    problems = kbopt.lint.lint(store)
+    hits = [p for p in problems if planted in str(p) and "nothing measures" in str(p)]
+    assert hits, problems
+    assert ":" in str(hits[0])  # path:line: message
+
+
+# ----------------------------------------------------------------- counters
+
+
+def _raw_csv(rows: list[dict[str, str]], units: dict[str, str]) -> str:
+    header = ["ID", "Process ID", "Kernel Name", *units]
+    lines = [",".join(f'"{h}"' for h in header)]
+    lines.append(",".join(['""', '""', '""', *[f'"{u}"' for u in units.values()]]))
+    for i, row in enumerate(rows):
+        cells = [str(i), "1", row["Kernel Name"], *[row.get(k, "n/a") for k in units]]
+        lines.append(",".join(f'"{c}"' for c in cells))
+    return "\n".join(lines) + "\n"
+
+
+STALLS = {
+    "smsp__average_warps_active_per_issue_active.ratio": "",
+    "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio": "",
+    "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio": "",
+    "smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio": "",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": "sector",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": "",
+    "launch__waves_per_multiprocessor": "",
+    "launch__grid_size": "",
+    "device__attribute_multiprocessor_count": "",
+    "dram__bytes_read.sum": "byte",
+    "dram__bytes_write.sum": "byte",
+    "gpu__time_duration.sum": "nsecond",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": "",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": "",
+    "launch__occupancy_limit_registers": "block",
+    "launch__occupancy_limit_shared_mem": "block",
+    "launch__occupancy_limit_warps": "block",
+    "launch__occupancy_limit_blocks": "block",
+}
+
+
+def test_derived_counters_from_one_launch() -> None:
+    row = {
+        "Kernel Name": "k",
+        "smsp__average_warps_active_per_issue_active.ratio": "20",
+        "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio": "9",
+        "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio": "2",
+        "smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio": "1",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": "4,096",
+        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": "128",
+        "launch__waves_per_multiprocessor": "2.25",
+        "launch__grid_size": "66",
+        "device__attribute_multiprocessor_count": "132",
+        "dram__bytes_read.sum": "1,000",
+        "dram__bytes_write.sum": "500",
+        "gpu__time_duration.sum": "10,000",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": "30",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": "12",
+        "launch__occupancy_limit_registers": "2",
+        "launch__occupancy_limit_shared_mem": "1",
+        "launch__occupancy_limit_warps": "8",
+        "launch__occupancy_limit_blocks": "32",
+    }
+    (k,) = parse_csv(_raw_csv([row], STALLS))
+    m = k.metrics
+    assert m["stall_long_scoreboard_pct"] == pytest.approx(45.0)
+    assert m["stall_barrier_pct"] == pytest.approx(10.0)
+    assert m["sectors_per_request"] == pytest.approx(32.0)
+    assert m["tail_wave_pct"] == pytest.approx(75.0)
+    assert m["ctas_per_sm"] == pytest.approx(0.5)
+    assert m["dram_bytes"] == pytest.approx(1500.0)
+    assert m["shared_bank_conflicts"] == 42
+    assert m["duration_us"] == pytest.approx(10.0)
+    assert dominant_stall(m) == ("long_scoreboard", pytest.approx(45.0))
+    assert occupancy_limiter(m) == ("shared memory per CTA", 1.0)
+
+
+def test_tail_wave() -> None:
+    assert tail_wave_pct(2.0) == 0.0
+    assert tail_wave_pct(1.5) == pytest.approx(50.0)
+    assert tail_wave_pct(0.25) == pytest.approx(75.0)
+
+
+def test_readable_kernel_names() -> None:
+    torch_fill = (
+        "void at::native::(anonymous namespace)::elementwise_kernel<128, 4, "
+        "at::native::FillFunctor<float> >(int, at::native::FillFunctor<float>)"
+    )
+    assert function_name(torch_fill) == "elementwise_kernel"
+    assert readable_name(torch_fill) == "elementwise_kernel<FillFunctor>"
+    assert function_name("_fwd_grouped_kernel_stage1") == "_fwd_grouped_kernel_stage1"
+    assert not readable_name(torch_fill).startswith("void")
+    assert len(readable_name("x" * 200)) <= 48
+
+
+def test_heavy_launches_cover_the_time_with_few_kernels() -> None:
+    launches = [("tiny", 0.5)] * 70 + [("main", 500.0), ("combine", 40.0)]
+    assert heavy_launches(launches) == ["main", "combine"]
+    many = [(f"k{i}", 10.0) for i in range(10)]
+    assert len(heavy_launches(many)) == HEAVY_MAX
+
+
+def _fake_ncu(tmp_path: Path, timing_csv: str, full_csv: str) -> str:
+    (tmp_path / "timing.csv").write_text(timing_csv)
+    (tmp_path / "full.csv").write_text(full_csv)
+    script = tmp_path / "ncu"
+    script.write_text(
+        "#!/bin/sh\n"
+        'case "$*" in *--query-metrics*) exit 0;; esac\n'
+        f'echo "$*" >> "{tmp_path}/calls.txt"\n'
+        'case "$*" in *"--metrics gpu__time_duration.sum "*) '
+        f'cat "{tmp_path}/timing.csv";; *) cat "{tmp_path}/full.csv";; esac\n'
+    )
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return str(script)
+
+
+def _many_launches() -> tuple[str, str]:
+    units = {"gpu__time_duration.sum": "nsecond"}
+    tiny = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<int> >(int)"
+    rows = [{"Kernel Name": tiny, "gpu__time_duration.sum": "2,000"} for _ in range(73)]
+    rows.insert(
+        40, {"Kernel Name": "_fwd_grouped_kernel_stage1", "gpu__time_duration.sum": "300,000"}
+    )
+    rows.insert(41, {"Kernel Name": "_fwd_kernel_stage2", "gpu__time_duration.sum": "20,000"})
+    full_units = {
+        "gpu__time_duration.sum": "nsecond",
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed": "%",
+        "launch__grid_size": "",
+    }
+    full = [
+        {
+            "Kernel Name": "_fwd_grouped_kernel_stage1",
+            "gpu__time_duration.sum": "300,000",
+            "dram__throughput.avg.pct_of_peak_sustained_elapsed": "40",
+            "launch__grid_size": "512",
+        },
+        {
+            "Kernel Name": "_fwd_kernel_stage2",
+            "gpu__time_duration.sum": "20,000",
+            "dram__throughput.avg.pct_of_peak_sustained_elapsed": "10",
+            "launch__grid_size": "4096",
+        },
+    ]
+    return _raw_csv(rows, units), _raw_csv(full, full_units)
+
+
+def test_two_pass_profiling_reads_counters_of_the_kernels_that_matter(tmp_path: Path) -> None:
+    exe = _fake_ncu(tmp_path, *_many_launches())
+    said: list[str] = []
+    out = profile_launches(["python", "x.py"], ncu=exe, budget_s=60, progress=said.append)
+    assert out.available, out.unavailable
+    assert len(out.launches) == 75
+    assert [k.name for k in out.kernels] == ["_fwd_grouped_kernel_stage1", "_fwd_kernel_stage2"]
+    calls = (tmp_path / "calls.txt").read_text().splitlines()
+    assert len(calls) == 2
+    assert "--kernel-name" in calls[1] and "_fwd_grouped_kernel_stage1" in calls[1]
+    assert "--launch-count" in calls[1]
+    assert any("pass 1" in s for s in said) and any("pass 2" in s for s in said)
+
+    m = Measurement(
+        kernel="sglang",
+        version="v1",
+        config=TrialConfig.of("decode", {"b": 32}),
+        duration_us=400.0,
+        correct=True,
+        sm_count=132,
+    )
+    profile, _ = build_profile(m, out, "")
+    names = [s.name for s in profile.stages]
+    assert names == [
+        "_fwd_grouped_kernel_stage1",
+        "_fwd_kernel_stage2",
+        "other 73 launches",
+        "total",
+    ]
+    other = profile.stages[2]
+    assert other.duration_us == pytest.approx(146.0)
+    assert profile.metrics["kernel_count"] == 75
+    # 466 us of GPU time in a 400 us call cannot be: the overhead is floored at zero
+    assert profile.metrics["launch_overhead_pct"] == 0
+    assert "75 kernel launches per call" in profile.notes["Launches"]
+    assert Profile.parse(profile.render()).stages == profile.stages
+
+
+def test_budget_is_honoured(tmp_path: Path) -> None:
+    script = tmp_path / "ncu"
+    script.write_text('#!/bin/sh\ncase "$*" in *--query-metrics*) exit 0;; esac\nsleep 30\n')
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    import time
+
+    t0 = time.monotonic()
+    out = profile_launches(["python", "x.py"], ncu=str(script), budget_s=2)
+    assert time.monotonic() - t0 < 10
+    assert not out.available and "ran past" in (out.unavailable or "")
+
+
+def test_without_counters_the_profile_names_the_missing_metrics() -> None:
+    m = Measurement(
+        kernel="k",
+        version="v1",
+        config=TrialConfig.of("x", {"rows": 8}),
+        duration_us=10.0,
+        correct=True,
+        floor_us=5.0,
+    )
+    profile, _ = build_profile(m, NcuOutcome([], [], unavailable="ncu is not on PATH"), "no ncu")
+    missing = profile.notes["Missing Metrics"]
+    assert "stall_long_scoreboard_pct" in missing and "dram_bytes_ratio" in missing
+    assert "kv_len" not in missing  # a spec value, not a measurement a norm could miss
+
+
+# ----------------------------------------------------------------- classification
+
+RULES = [
+    # (metrics, class, lead rule, key issue substring)
+    ({"dram_throughput_pct": 85, "tensor_core_util_pct": 5}, Bottleneck.MEMORY, "M1", "bandwidth"),
+    (
+        {"dram_throughput_pct": 80, "dram_bytes_ratio": 3.0},
+        Bottleneck.MEMORY,
+        "P1",
+        "re-reads",
+    ),
+    (
+        {"dram_throughput_pct": 80, "sectors_per_request": 30.0},
+        Bottleneck.MEMORY,
+        "P2",
+        "uncoalesced",
+    ),
+    ({"tensor_core_util_pct": 75, "dram_throughput_pct": 20}, Bottleneck.COMPUTE, "C1", "math"),
+    (
+        {"dram_throughput_pct": 20, "launch_overhead_pct": 55},
+        Bottleneck.LATENCY,
+        "X1",
+        "launch",
+    ),
+    ({"dram_throughput_pct": 30, "local_memory_bytes": 4096}, Bottleneck.LATENCY, "X2", "spill"),
+    ({"dram_throughput_pct": 30, "ctas_per_sm": 0.25}, Bottleneck.LATENCY, "X3", "grid"),
+    (
+        {"dram_throughput_pct": 30, "waves_per_sm": 1.1, "tail_wave_pct": 90},
+        Bottleneck.LATENCY,
+        "X4",
+        "last wave",
+    ),
+    (
+        {"dram_throughput_pct": 30, "stall_barrier_pct": 45, "issue_slot_util_pct": 20},
+        Bottleneck.LATENCY,
+        "X5",
+        "barrier",
+    ),
+    (
+        {
+            "dram_throughput_pct": 30,
+            "achieved_occupancy_pct": 12,
+            "occupancy_limit_registers": 1,
+            "occupancy_limit_shared_mem": 4,
+        },
+        Bottleneck.LATENCY,
+        "X6",
+        "registers",
+    ),
+    (
+        {"dram_throughput_pct": 30, "registers_per_thread": 255},
+        Bottleneck.LATENCY,
+        "X7",
+        "register",
+    ),
+    ({"dram_throughput_pct": 30}, Bottleneck.LATENCY, "L1", "stalls"),
+]
+
+
+@pytest.mark.parametrize(("metrics", "cls", "rule", "key"), RULES)
+def test_guided_analysis_rules(
+    metrics: dict[str, float], cls: Bottleneck, rule: str, key: str
+) -> None:
+    c = classify(metrics, from_counters=True)
+    assert c.bottleneck is cls
+    lead = c.findings[0].rule if c.findings else c.rule
+    if c.bottleneck is Bottleneck.MEMORY and any(f.rule.startswith("P") for f in c.findings):
+        lead = next(f.rule for f in c.findings if f.rule.startswith("P"))
+    assert lead == rule, c
+    assert key in c.key_issue, c.key_issue
+    assert c.root_cause.count(".") >= 2
+
+
+def test_a_busy_issue_slot_hides_stalls() -> None:
+    c = classify(
+        {"dram_throughput_pct": 30, "stall_barrier_pct": 45, "issue_slot_util_pct": 90},
+        from_counters=True,
+    )
+    assert all(f.rule != "X5" for f in c.findings)
+
+
+def test_rules_on_a_csv_captured_on_the_h200() -> None:
+    """The MLA decode ladder's captured ncu rows: the split versions are not memory-bound
+    and the spilling v2 is explained by its spills."""
+    kernels = parse_csv((Path(__file__).parent / "data" / "ncu_h200_raw_captured.csv").read_text())
+    first = classify(kernels[0].metrics, from_counters=True)
+    assert first.bottleneck is Bottleneck.LATENCY
+    assert first.key_issue == "register spills"
