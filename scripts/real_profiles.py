@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Turn `kbopt profile --json` outputs from the GPU into the labelled set's Markdown profiles.
+
+    python scripts/real_profiles.py OUT/profiles [--into benchmarks/real_profiles]
+
+Each `<kernel>--<version>--<config>.json` (scripts/gpu_profiles.sh) becomes
+`<same>.md`: the profile as `kbopt profile` rendered it, with its Top 3 Opportunities
+removed (a labeller writes the expected first move from the measurements alone, and
+scripts/hit_rate.py ranks the profile again), and a first comment line with the device,
+date and command of the measurement.  The JSON is kept beside it under json/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def convert(src: Path, into: Path) -> Path | None:
+    from kbopt.contracts.profile import Profile
+
+    data = json.loads(src.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or "profile" not in data:
+        print(f"{src}: not a kbopt profile --json output; skipped", file=sys.stderr)
+        return None
+    profile = Profile.parse(data["profile"], str(src))
+    profile.opportunities = []
+    m = data["measurement"]
+    counters = "ncu counters" if data.get("from_counters") else "timing only"
+    head = (
+        f"<!-- measured {m.get('date')} on {m.get('device')} ({counters}); "
+        f"command: {m.get('command')} -->\n"
+    )
+    out = into / f"{src.stem}.md"
+    out.write_text(head + profile.render(), encoding="utf-8")
+    (into / "json").mkdir(exist_ok=True)
+    shutil.copyfile(src, into / "json" / src.name)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("source", type=Path, help="folder of kbopt profile --json outputs")
+    ap.add_argument("--into", type=Path, default=REPO / "benchmarks" / "real_profiles")
+    args = ap.parse_args(argv)
+    args.into.mkdir(parents=True, exist_ok=True)
+    done = [
+        p for p in map(lambda s: convert(s, args.into), sorted(args.source.glob("*.json"))) if p
+    ]
+    print(f"wrote {len(done)} profiles into {args.into}")
+    return 0 if done else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
