@@ -166,9 +166,11 @@ class KnobChange:
     before: Any
     after: Any
     op: str
+    known: bool = True  # False: the version leaves the knob at its default (not in source)
 
     def text(self) -> str:
-        return f"{self.knob} {_fmt(self.before)} -> {_fmt(self.after)} ({self.role} {self.op})"
+        before = _fmt(self.before) if self.known else "default"
+        return f"{self.knob} {before} -> {_fmt(self.after)} ({self.role} {self.op})"
 
 
 @dataclass
@@ -228,7 +230,7 @@ def plan_move(
             after = _apply(parse_operation(role, op), knob, current, known, metrics)
             if isinstance(after, NotApplicable):
                 return NotApplicable(f"{knob.name}: {after.reason}")
-            changes.append(KnobChange(knob.name, role, current, after, shown_op(op)))
+            changes.append(KnobChange(knob.name, role, current, after, shown_op(op), known))
     return PlannedMove(move, changes, unchecked)
 
 

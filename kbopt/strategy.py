@@ -253,6 +253,10 @@ def _relevance(ix: Any, profile: Profile) -> dict[str, float]:
     plan = plan_for_text(searcher.schema, profile.text_for_search())
     if plan is None:
         return {}  # only stop words: no text signal
+    # Not the evidence tables: they name the kernels an entry was measured on, win or lose,
+    # so a profile of that kernel would rank an entry up for a slowdown recorded against
+    # it.  What evidence teaches reaches the ranking through expected_gain_pct (LEARN).
+    plan.words = [[(f, w) for f, w in group if f != "evidence"] for group in plan.words]
     fast = ix.gen.fast()
     ranked = fast.run(plan, {}, TEXT_CANDIDATES)
     top = max((score for _, score in ranked), default=0.0)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import yaml
 
+from kbopt.agents import mcp_config
 from kbopt.agents.roles import ROLES, SKILLS, Role, Skill
 from kbopt.agents.tools import TOOLS
 from kbopt.store import atomic_write
@@ -95,6 +96,8 @@ def stale(root: Path) -> list[str]:
         for path in sorted(agents.glob("*.md")):
             if path.relative_to(root) not in expected:
                 out.append(f"{path.relative_to(root)} (no such role)")
+    if not mcp_config.is_current(root):
+        out.append(str(mcp_config.MCP_JSON))
     return out
 
 
@@ -106,4 +109,7 @@ def export(root: Path) -> list[str]:
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
             atomic_write(path, text)
             changed.append(str(rel))
+    # The kbopt MCP server, merged into the project's .mcp.json (other servers kept).
+    if mcp_config.register(root):
+        changed.append(str(mcp_config.MCP_JSON))
     return changed

@@ -12,6 +12,7 @@ calls it when the command line is built (no import-time side effects).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,8 +39,18 @@ class AgentDesigner:
 
     def propose(self, record: Any, ranked: Sequence[Mapping[str, Any]]) -> Any:
         """The best-ranked opportunity not tried yet (the strategy's order, S2)."""
-        from kbopt.workflow.designers import Proposal
+        from kbopt.workflow.designers import DesignerUnavailable, Proposal
 
+        if self._runner_factory is default_runner:
+            # Checked before an attempt is opened: without a key no attempt can happen, and
+            # counting one as a correctness failure would hide why the run stopped.
+            from kbopt.agents.runner import API_KEY_ENV
+
+            if not os.environ.get(API_KEY_ENV):
+                raise DesignerUnavailable(
+                    f"the agent designer cannot run: {API_KEY_ENV} is not set (export an "
+                    "Anthropic API key, or use --designer catalog, human or scripted:PLAN.json)"
+                )
         tried = {a.optimization for a in record.attempts}
         for n, r in enumerate(ranked, 1):
             if r["id"] in tried:

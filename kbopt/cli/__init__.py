@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "kbopt.cli.init_cmds",
     "kbopt.cli.kernel_cmds",
     "kbopt.cli.pipeline_cmds",
+    "kbopt.cli.mcp_cmds",
 )
 
 

@@ -71,7 +71,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--designer",
         default="human",
-        help="scripted:PLAN.json | human[:LANGUAGE] | a registered agent designer",
+        help="scripted:PLAN.json | human[:LANGUAGE] | catalog (applies the top-ranked entry's "
+        "move to the kernel's knobs; exit 4 when none applies) | a registered agent designer",
     )
     p.add_argument(
         "--configs",
@@ -250,6 +251,11 @@ def cmd_cycle(args: argparse.Namespace) -> int:
     folder = store.display(run.folder)
     if args.json:
         print_json({"run": folder, "record": record.model_dump(mode="json")})
+    elif record.state is State.DONE and record.designer_blocked:
+        if record.attempts:  # what the run did before the designer stopped
+            sys.stdout.write(record.summary)
+        print(f"kbopt cycle: stopped: {record.designer_blocked}", file=sys.stderr)
+        print(f"run record: {folder}/record.json", file=sys.stderr)
     elif record.state is State.DONE:
         sys.stdout.write(record.summary)
         print(f"run record: {folder}/record.json", file=sys.stderr)
@@ -259,6 +265,8 @@ def cmd_cycle(args: argparse.Namespace) -> int:
             f"resume with: kbopt cycle {record.kernel} --resume {record.run_id} --designer {record.designer}",
             file=sys.stderr,
         )
+    if record.designer_blocked:
+        return 4  # the designer could not go on: a person or another designer must
     return 0 if record.state is State.DONE else 3
 
 

@@ -56,7 +56,7 @@ from kbopt.model import Trigger
 from kbopt.store import Store, atomic_write
 from kbopt.vocab import Language
 from kbopt.workflow import record as rec
-from kbopt.workflow.designers import DesignContext, Designer, Proposal
+from kbopt.workflow.designers import DesignContext, Designer, DesignerUnavailable, Proposal
 from kbopt.workflow.learn import run_learn
 from kbopt.workflow.profiler import CYCLE_COUNTER_MODES, profile_version, update_devlog
 from kbopt.workflow.record import Attempt, AttemptStatus, RunRecord, State
@@ -111,6 +111,9 @@ class Cycle:
             State.EVALUATE: self.evaluate,
             State.LEARN: self.learn,
         }
+        bind = getattr(self.designer, "bind", None)
+        if callable(bind):  # a designer that reads the catalog and the spec (catalog)
+            bind(store=self.store, spec=self.spec, run_dir=self.folder, record=self.record)
         while self.record.state is not State.DONE:
             if not handlers[self.record.state]():
                 return self.record  # paused: waiting for a designer
@@ -210,7 +213,10 @@ class Cycle:
             if restored:
                 r.log(f"resumed: restored {len(restored)} file(s) of the interrupted design")
         elif attempt is None or attempt.status is not AttemptStatus.WAITING:
-            proposal = self.designer.propose(r, r.plan)
+            try:
+                proposal = self.designer.propose(r, r.plan)
+            except DesignerUnavailable as exc:
+                return self._designer_blocked(exc)
             if proposal is None:
                 r.stop_reason = r.stop_reason or "the designer has nothing left to try"
                 self.go(State.LEARN, r.stop_reason)
@@ -229,6 +235,12 @@ class Cycle:
         task = OptimizationTask.parse(attempt.task)
         try:
             nv = self.designer.design(task, ctx)
+        except DesignerUnavailable as exc:
+            # Nothing was designed: put the files back and take the attempt off the record.
+            Snapshot.load(self.folder / attempt.backup_dir).restore()
+            r.attempts.remove(attempt)
+            r.iteration -= 1
+            return self._designer_blocked(exc)
         except KbError as exc:
             nv = NewVersion(
                 kernel=r.kernel,
@@ -245,6 +257,15 @@ class Cycle:
         attempt.new_version_summary = nv.render()
         attempt.status = AttemptStatus.VERIFYING
         self.go(State.VERIFY, f"{self.designer.name} designer returned {nv.version}")
+        return True
+
+    def _designer_blocked(self, exc: DesignerUnavailable) -> bool:
+        """Stop: the designer cannot go on.  LEARN still records what the run did."""
+        r = self.record
+        r.designer_blocked = r.stop_reason = str(exc)
+        for detail in exc.details:
+            r.log(f"{self.designer.name} designer: {detail}")
+        self.go(State.LEARN, f"{self.designer.name} designer stopped: {exc}")
         return True
 
     def _new_attempt(self, proposal: Proposal) -> Attempt:

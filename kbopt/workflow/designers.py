@@ -13,7 +13,13 @@ a designer never has to undo its own changes.  Built in:
 - `ScriptedDesigner`: follows a JSON plan of steps (a version change, a copy of a version
   with text edits, i.e. a parameter change); deterministic, no API key needed;
 - `HumanDesigner`: writes the task to `runs/<id>/task-<n>.md` and waits for the person to
-  write `runs/<id>/new-version-<n>.md` (the New Version contract), then `--resume`.
+  write `runs/<id>/new-version-<n>.md` (the New Version contract), then `--resume`;
+- `CatalogDesigner` (`kbopt.workflow.catalog_designer`, `--designer catalog`): applies
+  the top-ranked entry's move to the kernel's knobs; no person, no LLM.
+
+A designer that cannot go on (no API key, no applicable move) raises
+`DesignerUnavailable`: the cycle stops there, records why, and `kbopt cycle` exits
+non-zero, instead of counting an attempt that never happened as a failure.
 
 Other designers (the LLM agents) register with `register_designer(name, factory)`.
 
@@ -47,6 +53,14 @@ from kbopt.contracts.task import OptimizationTask
 from kbopt.errors import KbError, ProblemList
 from kbopt.kernel import KernelSpec
 from kbopt.workflow.record import RunRecord
+
+
+class DesignerUnavailable(KbError):
+    """The designer cannot run or has nothing it can do: the cycle stops, saying why."""
+
+    def __init__(self, message: str, details: Sequence[str] = ()):
+        super().__init__(message)
+        self.details = list(details)
 
 
 @dataclass
@@ -256,7 +270,7 @@ def register_designer(name: str, factory: DesignerFactory) -> None:
 
 
 def make_designer(spec: str, root: Path) -> Designer:
-    """`scripted:PLAN.json`, `human`, `human:LANGUAGE`, or a registered `name[:arg]`."""
+    """`scripted:PLAN.json`, `human`, `human:LANGUAGE`, `catalog`, or a registered `name[:arg]`."""
     name, _, arg = spec.partition(":")
     if name == "scripted":
         if not arg:
@@ -265,9 +279,15 @@ def make_designer(spec: str, root: Path) -> Designer:
         return ScriptedDesigner.from_file(path if path.is_absolute() else root / path)
     if name == "human":
         return HumanDesigner(arg or None)
+    if name == "catalog":
+        from kbopt.workflow.catalog_designer import CatalogDesigner
+
+        if arg:
+            raise KbError("the catalog designer takes no argument: --designer catalog")
+        return CatalogDesigner(root)
     if name in _REGISTRY:
         return _REGISTRY[name](arg, root)
-    known = ", ".join(["scripted:PLAN.json", "human", *sorted(_REGISTRY)])
+    known = ", ".join(["scripted:PLAN.json", "human", "catalog", *sorted(_REGISTRY)])
     raise KbError(f"unknown designer {spec!r}; use one of: {known}")
 
 

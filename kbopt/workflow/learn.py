@@ -12,11 +12,28 @@ Rules, per finished attempt, first match wins:
 |   | somewhere                                                | `validated` (KB7: evidence refines the effect)    |
 | 3 | names a catalog entry and was rolled back for a          | evidence appended with the slowdown (KB7: the     |
 |   | slowdown over 5%                                         | failure mode is refined)                          |
-| 4 | anything else (correctness failure, no significant       | nothing; the reason is recorded                   |
+| 4 | was a catalog move (`--designer catalog`) on a catalog   | evidence appended whatever the effect, and the    |
+|   | entry, kept or rolled back for speed (not correctness)   | entry's expected gain refined (below)             |
+| 5 | anything else (correctness failure, no significant       | nothing; the reason is recorded                   |
 |   | effect, no catalog entry)                                |                                                   |
 
 The evidence is a local experiment: device, software versions, date, and the commands
-that reproduce the before and after measurements, one row per trial configuration.  It
+that reproduce the before and after measurements, one row per trial configuration; its
+Source names the run, the attempt, the version pair and the exact change applied (for a
+catalog move, every knob's old and new value).  It is attached to the entry the attempt
+applied, and to no other.
+
+**How new evidence refines an entry's estimated gain** (KB7; `refine_gain`), for the
+entry whose catalog move was measured on a real device: the entry's `expected_gain_pct`
+becomes the running mean of its prior estimate, counted as one observation, and every
+catalog-move measurement recorded on it, `new = prior + (gain - prior) / (n + 1)`, where
+`gain` is the measured speed-up in percent (the mean over the trial configurations of
+`-time change`; negative when slower) and `n` the number of catalog-move evidence blocks
+on the entry, this one included; the result is never below 0.  After `REFUTE_AFTER`
+catalog-move measurements in a row that were each slower by more than `SIGNIFICANT_PCT`,
+the entry's status becomes `refuted` and the strategy stops proposing it.  The
+strategy's ranking reads `expected_gain_pct`, so the next run ranks with what was
+learned.  It
 goes in Performance Evidence only; the entry's Generalization is left to its author
 (KB5: local evidence apart from generalization).  The catalog is linted afterwards and
 the result is kept in the run record.
@@ -40,6 +57,8 @@ from kbopt.vocab import Kind, SourceType, Status
 from kbopt.workflow.record import Attempt, AttemptStatus, Learned, RunRecord
 
 SIGNIFICANT_PCT = 5.0
+REFUTE_AFTER = 3  # catalog-move measurements in a row, each slower: the entry is refuted
+CATALOG_MOVE = "catalog move"  # marks an evidence Source written for a catalog move
 
 
 def evidence_for(record: RunRecord, attempt: Attempt) -> EvidenceBlock:
@@ -65,11 +84,13 @@ def evidence_for(record: RunRecord, attempt: Attempt) -> EvidenceBlock:
         raise KbError(f"attempt {attempt.iteration} has no before/after measurements to record")
     shapes = sorted({Measurement.from_dict(m).config.shape for m in attempt.measurements.values()})
     cfg_args = " ".join(f"--config '{s.replace(' ', '')}'" for s in shapes)
+    changes = _changes(attempt)
+    kind = f", {CATALOG_MOVE}" if is_catalog_move(record) else ""
     return EvidenceBlock(
         source_type=SourceType.LOCAL_EXPERIMENT,
         source=(
-            f"kbopt cycle run {record.run_id}, attempt {attempt.iteration} "
-            f"({record.kernel}, backend {record.backend})"
+            f"{_source_prefix(record, attempt)}({record.kernel}, backend {record.backend}{kind}): "
+            f"{attempt.from_version} -> {attempt.new_version}" + (f", {changes}" if changes else "")
         ),
         device=first.device or None,
         versions=", ".join(f"{k} {v}" for k, v in sorted(first.versions.items())) or None,
@@ -80,6 +101,27 @@ def evidence_for(record: RunRecord, attempt: Attempt) -> EvidenceBlock:
         ),
         rows=rows,
     )
+
+
+def _source_prefix(record: RunRecord, attempt: Attempt) -> str:
+    return f"kbopt cycle run {record.run_id}, attempt {attempt.iteration} "
+
+
+def _changes(attempt: Attempt) -> str:
+    """The exact change the designer reported (its New Version's Changes Applied)."""
+    from kbopt.contracts.new_version import NewVersion
+
+    if not attempt.new_version_summary:
+        return ""
+    try:
+        nv = NewVersion.parse(attempt.new_version_summary)
+    except KbError:
+        return ""
+    return "; ".join(c.replace("\n", " ") for c in nv.changes)
+
+
+def is_catalog_move(record: RunRecord) -> bool:
+    return record.designer.partition(":")[0] == "catalog"
 
 
 def _before(record: RunRecord, attempt: Attempt, cfg_name: str) -> dict | None:
@@ -94,14 +136,57 @@ def _before(record: RunRecord, attempt: Attempt, cfg_name: str) -> dict | None:
 
 def _append_once(
     store: Store, name: str, block: EvidenceBlock, status: Status | None = None
-) -> Path:
-    """Append evidence unless this attempt's block is already there (a resumed LEARN)."""
+) -> tuple[Path, bool]:
+    """Append evidence unless this attempt's block is already there (a resumed LEARN);
+    (path, whether it was appended now)."""
     entry = store.get(name)
-    if any(b.source == block.source for b in entry.evidence):
+    attempt_prefix = block.source.split("(", 1)[0]  # "kbopt cycle run X, attempt N "
+    if any(b.source == block.source or b.source.startswith(attempt_prefix) for b in entry.evidence):
         path = store.find(name)
         assert path is not None
-        return path
-    return store.append_evidence(name, block, status=status)
+        return path, False
+    return store.append_evidence(name, block, status=status), True
+
+
+def measured_gain_pct(block: EvidenceBlock) -> float | None:
+    """The speed-up a block measured, in percent: mean of `-Change` over its rows."""
+    pcts = [r.change_pct for r in block.rows if r.change_pct is not None]
+    return -sum(pcts) / len(pcts) if pcts else None
+
+
+def refine_gain(store: Store, name: str) -> str:
+    """Apply the module's refinement rule after a catalog-move block was appended; returns
+    what changed, for the run record."""
+    entry = store.get(name)
+    moves = [
+        b
+        for b in entry.evidence
+        if CATALOG_MOVE in b.source
+        and FAKE_DEVICE not in (b.device or "")
+        and measured_gain_pct(b) is not None
+    ]
+    if not moves:
+        return ""
+    gain = measured_gain_pct(moves[-1])
+    assert gain is not None
+    prior = entry.expected_gain_pct
+    new = max(0.0, prior + (gain - prior) / (len(moves) + 1))
+    recent = [measured_gain_pct(b) for b in moves[-REFUTE_AFTER:]]
+    refute = len(recent) == REFUTE_AFTER and all(
+        g is not None and g <= -SIGNIFICANT_PCT for g in recent
+    )
+    changed = entry.model_copy(deep=True)
+    changed.expected_gain_pct = round(new, 1)
+    if refute:
+        changed.status = Status.REFUTED
+    store.update(changed)
+    text = (
+        f"expected gain {prior:g}% -> {changed.expected_gain_pct:g}% (running mean of the "
+        f"prior and {len(moves)} catalog-move measurement(s); this one {gain:+.1f}%)"
+    )
+    if refute:
+        text += f"; refuted: the last {REFUTE_AFTER} catalog-move measurements were slower"
+    return text
 
 
 def is_fake(record: RunRecord, attempt: Attempt) -> bool:
@@ -152,7 +237,7 @@ def _decide(
         if store.find(draft.name) is not None:
             if not write:
                 return Learned(action="append_evidence", entry=draft.name)
-            written = _append_once(store, draft.name, evidence)
+            written, _ = _append_once(store, draft.name, evidence)
             return Learned(action="append_evidence", entry=draft.name, path=store.display(written))
         draft.evidence = [*draft.evidence, evidence]
         action = "add_optimization" if draft.kind is Kind.OPTIMIZATION else "add_anti_pattern"
@@ -169,13 +254,34 @@ def _decide(
             entry=attempt.optimization,
             detail="no catalog entry of that name and no draft from the designer",
         )
+    measured_move = is_catalog_move(record) and (
+        attempt.status is AttemptStatus.APPLIED
+        or (attempt.status is AttemptStatus.ROLLED_BACK and "correct" not in attempt.reason)
+    )
+    if measured_move:
+        state = "kept" if attempt.status is AttemptStatus.APPLIED else "rolled back"
+        detail = f"catalog move {state}; time change {_pcts(attempt)}"
+        if not write:
+            return Learned(action="append_evidence", entry=attempt.optimization, detail=detail)
+        entry = store.get(attempt.optimization)
+        status = Status.VALIDATED if (faster and entry.status is Status.PROPOSED) else None
+        written, appended = _append_once(
+            store, attempt.optimization, evidence_for(record, attempt), status=status
+        )
+        refined = refine_gain(store, attempt.optimization) if appended else ""
+        return Learned(
+            action="append_evidence",
+            entry=attempt.optimization,
+            path=store.display(written),
+            detail=detail + (f"; {refined}" if refined else ""),
+        )
     if attempt.status is AttemptStatus.APPLIED and faster:
         detail = "kept; faster by " + _pcts(attempt)
         if not write:
             return Learned(action="append_evidence", entry=attempt.optimization, detail=detail)
         entry = store.get(attempt.optimization)
         status = Status.VALIDATED if entry.status is Status.PROPOSED else None
-        written = _append_once(
+        written, _ = _append_once(
             store, attempt.optimization, evidence_for(record, attempt), status=status
         )
         return Learned(
@@ -188,7 +294,7 @@ def _decide(
         detail = "rolled back; slower by " + _pcts(attempt)
         if not write:
             return Learned(action="append_evidence", entry=attempt.optimization, detail=detail)
-        written = _append_once(store, attempt.optimization, evidence_for(record, attempt))
+        written, _ = _append_once(store, attempt.optimization, evidence_for(record, attempt))
         return Learned(
             action="append_evidence",
             entry=attempt.optimization,

@@ -121,6 +121,9 @@ class RunRecord(_Model):
     lint_problems: list[str] = Field(default_factory=list)
     target_met: bool = False
     stop_reason: str = ""
+    # Set when the designer could not go on (no API key, no applicable catalog move): the
+    # run stopped short of its goal for that reason and `kbopt cycle` exits non-zero.
+    designer_blocked: str = ""
     summary: str = ""
     events: list[Event] = Field(default_factory=list)
 

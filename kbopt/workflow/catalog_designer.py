@@ -1,0 +1,311 @@
+"""The catalog designer: DESIGN by applying a ranked entry's move to the kernel's knobs.
+
+`kbopt cycle KERNEL --designer catalog` runs with no person and no LLM.  At each DESIGN:
+
+1. the strategy's ranking of the current profile is read in order (STRATEGIZE's plan);
+2. for each ranked optimization, each of its `moves` (front matter, `kbopt.moves`) is
+   planned against the current version's knob values (`KernelSpec.knob_values`) and the
+   profile's metrics; the first move that applies, and was not tried from the same parent
+   version (the same entry's move, or the same resulting knob values), is chosen;
+3. the new version is a copy of the current version file with the changed knob values
+   (`kbopt.workflow.knob_source`), written after the cycle backed up the kernel folder, so
+   VERIFY's rollback deletes it byte for byte; the designer checks it against the
+   reference at the first configuration before handing it back.
+
+When no ranked entry has an applicable move the designer raises `DesignerUnavailable`
+with `NO_MOVE`: the cycle stops (LEARN still records what the run did), the record says
+why, and `kbopt cycle` exits non-zero.  That is the point where a person or the LLM
+designer must write code.
+
+What was chosen is kept in `runs/<id>/catalog-moves.json` (by attempt), so a resumed run
+designs the same change, and LEARN's evidence names the exact knob change.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from kbopt.bench.backend import measure_with_backoff
+from kbopt.contracts.new_version import NewVersion, TrialCheck
+from kbopt.contracts.task import OptimizationTask
+from kbopt.errors import KbError
+from kbopt.kernel import VERSION_RE, KernelSpec
+from kbopt.moves import NotApplicable, PlannedMove, plan_move
+from kbopt.store import Store, atomic_write
+from kbopt.vocab import Language
+from kbopt.workflow.designers import DesignContext, DesignerUnavailable, Proposal
+from kbopt.workflow.record import RunRecord
+
+NAME = "catalog"
+STATE_FILE = "catalog-moves.json"
+NO_MOVE = (
+    "no ranked entry has a move for this kernel's knobs: "
+    "a person or the LLM designer must write code next"
+)
+
+
+def family_language(family: str | None) -> str | None:
+    """The catalog language of a version family (`triton`, `cute` -> cute-dsl...), if any."""
+    known = {lang.value for lang in Language}
+    if not family:
+        return None
+    for candidate in (family, f"{family}-dsl"):
+        if candidate in known:
+            return candidate
+    return None
+
+
+def next_version(spec: KernelSpec, family: str) -> str:
+    """`<family>_v<N+1>` after the highest version number of the family in the folder."""
+    numbers = [
+        int(m["number"])
+        for name in spec.version_files()
+        if (m := VERSION_RE.match(name)) is not None and m["family"] == family
+    ]
+    return f"{family}_v{max(numbers, default=0) + 1}"
+
+
+def profile_metrics(record: RunRecord) -> dict[str, float]:
+    from kbopt.contracts.profile import Profile
+    from kbopt.strategy import trigger_metrics
+
+    if not record.profile:
+        return {}
+    return trigger_metrics(Profile.parse(record.profile))
+
+
+class Candidate:
+    """One ranked entry's applicable move."""
+
+    def __init__(self, entry: str, index: int, rank: int, planned: PlannedMove, opp: Mapping):
+        self.entry = entry
+        self.index = index
+        self.rank = rank
+        self.planned = planned
+        self.opp = opp
+
+
+def candidates(
+    store: Store,
+    spec: KernelSpec,
+    version: str,
+    ranked: Sequence[Mapping[str, Any]],
+    metrics: Mapping[str, float],
+    *,
+    tried: set[tuple[str, int]] = frozenset(),  # type: ignore[assignment]
+    tried_values: set[frozenset] = frozenset(),  # type: ignore[assignment]
+    why_not: list[str] | None = None,
+) -> list[Candidate]:
+    """Every applicable move of the ranked optimizations, in ranking order then move order."""
+    from kbopt.workflow.knob_source import settable_knobs
+
+    knobs = spec.knobs_for(version)
+    values = spec.knob_values(version)
+    settable = settable_knobs(spec.version_path(version), [k.name for k in knobs])
+    out: list[Candidate] = []
+    for rank, opp in enumerate(ranked, 1):
+        if opp.get("kind", "optimization") != "optimization":
+            continue
+        name = str(opp["id"])
+        try:
+            entry = store.get(name)
+        except KbError:
+            continue
+        for i, move in enumerate(entry.moves):
+            planned = plan_move(move, knobs, values, metrics)
+            if isinstance(planned, NotApplicable):
+                if why_not is not None:
+                    why_not.append(f"#{rank} {name} ({move.describe()}): {planned.reason}")
+                continue
+            fixed = sorted(c.knob for c in planned.changes if c.knob not in settable)
+            if fixed:
+                if why_not is not None:
+                    why_not.append(
+                        f"#{rank} {name}: {version} sets {', '.join(fixed)} neither in "
+                        "CONFIG = ...(...) nor as a constant"
+                    )
+                continue
+            key = frozenset({**values, **planned.values}.items())
+            if (name, i) in tried or key in tried_values:
+                if why_not is not None:
+                    why_not.append(f"#{rank} {name}: {planned.text()} already tried from {version}")
+                continue
+            out.append(Candidate(name, i, rank, planned, opp))
+    return out
+
+
+class CatalogDesigner:
+    """Applies the top-ranked applicable catalog move (see the module docstring)."""
+
+    name = NAME
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.store: Store | None = None
+        self.spec: KernelSpec | None = None
+        self.run_dir: Path | None = None
+        self.language: str | None = None
+
+    def bind(self, *, store: Store, spec: KernelSpec, run_dir: Path, record: RunRecord) -> None:
+        """What the cycle knows that the designer needs (called before the run starts)."""
+        self.store, self.spec, self.run_dir = store, spec, run_dir
+        # The moves edit the current version's knobs: rank that family's language.
+        self.language = family_language(spec.version_family(record.current_version))
+
+    # ------------------------------------------------------------------ state
+
+    def _state(self) -> dict[str, Any]:
+        assert self.run_dir is not None
+        path = self.run_dir / STATE_FILE
+        if not path.is_file():
+            return {}
+        return dict(json.loads(path.read_text(encoding="utf-8")))
+
+    def _save(self, state: Mapping[str, Any]) -> None:
+        assert self.run_dir is not None
+        atomic_write(self.run_dir / STATE_FILE, json.dumps(state, indent=1, default=str) + "\n")
+
+    def _tried(self, record: RunRecord) -> tuple[set[tuple[str, int]], set[frozenset]]:
+        """Moves and knob values already tried from the current version (its children)."""
+        assert self.spec is not None
+        state = self._state()
+        parent = record.current_version
+        moves: set[tuple[str, int]] = set()
+        values: set[frozenset] = set()
+        for attempt in record.attempts:
+            chosen = state.get(str(attempt.iteration))
+            if chosen is None or chosen["from_version"] != parent:
+                continue
+            moves.add((chosen["entry"], int(chosen["move"])))
+            values.add(frozenset(dict(chosen["all_values"]).items()))
+        return moves, values
+
+    # ------------------------------------------------------------------ Designer
+
+    def propose(self, record: RunRecord, ranked: Sequence[Mapping[str, Any]]) -> Proposal:
+        if self.store is None or self.spec is None:
+            raise KbError("the catalog designer was not bound to a cycle")
+        spec, version = self.spec, record.current_version
+        family = spec.version_family(version)
+        if family is None or not spec.knobs_for(version):
+            raise DesignerUnavailable(
+                f"{NO_MOVE} ({version} declares no knobs in {spec.name}'s spec)"
+            )
+        from kbopt.workflow.knob_source import settable_knobs
+
+        if not settable_knobs(
+            spec.version_path(version), [k.name for k in spec.knobs_for(version)]
+        ):
+            raise DesignerUnavailable(
+                f"{NO_MOVE} ({version} sets none of its family's knobs in its source)"
+            )
+        tried, tried_values = self._tried(record)
+        why_not: list[str] = []
+        found = candidates(
+            self.store,
+            spec,
+            version,
+            ranked,
+            profile_metrics(record),
+            tried=tried,
+            tried_values=tried_values,
+            why_not=why_not,
+        )
+        if not found:
+            detail = "; ".join(why_not[:8]) or "no ranked optimization declares moves"
+            raise DesignerUnavailable(NO_MOVE, details=[f"{version}: {detail}"])
+        best = found[0]
+        new_version = next_version(spec, family)
+        values = spec.knob_values(version)
+        state = self._state()
+        state[str(len(record.attempts) + 1)] = {
+            "entry": best.entry,
+            "move": best.index,
+            "rank": best.rank,
+            "from_version": version,
+            "new_version": new_version,
+            "values": best.planned.values,
+            "all_values": {**values, **best.planned.values},
+            "changes": [c.text() for c in best.planned.changes],
+            "unchecked": best.planned.unchecked,
+        }
+        self._save(state)
+        unchecked = (
+            f"; preconditions not measured: {', '.join(best.planned.unchecked)}"
+            if best.planned.unchecked
+            else ""
+        )
+        return Proposal(
+            optimization=best.entry,
+            new_version=new_version,
+            language=self.language,
+            title=str(best.opp.get("title", best.entry)),
+            link=str(best.opp["path"]) if best.opp.get("path") else None,
+            rationale=(
+                f"ranked #{best.rank} by the strategy (trigger "
+                f"{best.opp.get('trigger') or 'text match'}); its move: "
+                f"{best.planned.text()}{unchecked}"
+            ),
+        )
+
+    def design(self, task: OptimizationTask, ctx: DesignContext) -> NewVersion:
+        from kbopt.workflow.knob_source import write_version
+
+        chosen = self._state().get(str(ctx.iteration))
+        if chosen is None:
+            raise KbError(f"no catalog move recorded for attempt {ctx.iteration}")
+        spec = ctx.spec
+        src = spec.version_path(chosen["from_version"])
+        dst = spec.version_path(chosen["new_version"])
+        values = dict(chosen["values"])
+        spec.check_knobs(chosen["new_version"], chosen["all_values"])
+        changes = [f"{chosen['entry']}: {c}" for c in chosen["changes"]]
+        write_version(
+            src,
+            dst,
+            values,
+            version=chosen["new_version"],
+            description=f"{chosen['from_version']} with {'; '.join(chosen['changes'])} "
+            f"(catalog move of {chosen['entry']})",
+        )
+        # A designer checks its own correctness before handing back (A5).
+        try:
+            m = measure_with_backoff(ctx.backend, spec, chosen["new_version"], ctx.configs[0])
+            correct = m.correct
+            detail = f"rel. error {m.error:.3g}" if m.error is not None else ""
+            if m.tolerance is not None and detail:
+                detail += f" (tolerance {m.tolerance:g})"
+        except KbError:
+            raise
+        except Exception as exc:  # the new configuration does not compile or run
+            correct, detail = False, f"does not run: {type(exc).__name__}: {exc}"[:300]
+        return NewVersion(
+            kernel=ctx.kernel,
+            version=chosen["new_version"],
+            changes=changes,
+            created=[_rel(ctx.root, dst)],
+            correct=correct,
+            correctness_detail=detail,
+            trials=[TrialCheck(dims=c.dims_dict, why=c.why or c.name) for c in ctx.configs],
+            devlog_entry=_rel(ctx.root, ctx.devlog_path),
+        )
+
+
+def chosen_move(run_dir: Path, iteration: int) -> dict[str, Any] | None:
+    """What the catalog designer applied at an attempt (None for other designers)."""
+    path = run_dir / STATE_FILE
+    if not path.is_file():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    found = data.get(str(iteration))
+    return dict(found) if found else None
+
+
+def _rel(root: Path, p: Path) -> str:
+    try:
+        return p.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(p)

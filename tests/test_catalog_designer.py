@@ -1,0 +1,364 @@
+"""`kbopt cycle --designer catalog`: the catalog's moves applied to a kernel's knobs, with
+no person and no LLM; what it does when nothing applies; what LEARN learns from it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from workflow_fixtures import StandInBackend
+
+from kbopt.bench.trials import default_matrix
+from kbopt.cli import main
+from kbopt.contracts.profile import Profile
+from kbopt.kernel import clear_cache, load_spec
+from kbopt.store import Store
+from kbopt.strategy import recommend
+from kbopt.workflow import cycle
+from kbopt.workflow.catalog_designer import NO_MOVE, CatalogDesigner, candidates
+from kbopt.workflow.record import AttemptStatus
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _project(tmp_path: Path, *kernels: str) -> Path:
+    """A project with this repository's catalog and copies of some kernels (no results)."""
+    shutil.copytree(REPO / "docs" / "knowledge", tmp_path / "docs" / "knowledge")
+    (tmp_path / "kernels").mkdir()
+    shutil.copy(REPO / "kernels" / "__init__.py", tmp_path / "kernels" / "__init__.py")
+    for k in kernels:
+        shutil.copytree(
+            REPO / "kernels" / k,
+            tmp_path / "kernels" / k,
+            ignore=shutil.ignore_patterns("results", "__pycache__"),
+        )
+    clear_cache()
+    return tmp_path
+
+
+def _cycle(root: Path, kernel: str, start: str, run_id: str, *extra: str) -> int:
+    return main(
+        [
+            "--root",
+            str(root),
+            "cycle",
+            kernel,
+            "--designer",
+            "catalog",
+            "--backend",
+            "fake",
+            "--from",
+            start,
+            "--target",
+            "pct_of_floor>=99",
+            "--counters",
+            "off",
+            "--run-id",
+            run_id,
+            *extra,
+        ]
+    )
+
+
+def _record(root: Path, run_id: str) -> dict:
+    return json.loads((root / "runs" / run_id / "record.json").read_text())
+
+
+def _knowledge(root: Path) -> dict[str, str]:
+    base = root / "docs" / "knowledge"
+    return {p.relative_to(base).as_posix(): p.read_text() for p in sorted(base.rglob("*.md"))}
+
+
+def test_catalog_designer_cycles_mla_decode_on_the_fake(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _project(tmp_path, "mla_decode")
+    before = _knowledge(root)
+    code = _cycle(root, "mla_decode", "triton_v2", "c1", "--max-iterations", "3")
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert out.startswith("## Optimization Summary")
+    record = _record(root, "c1")
+    assert len(record["attempts"]) == 3 and not record["designer_blocked"]
+    moves = json.loads((root / "runs" / "c1" / "catalog-moves.json").read_text())
+    store = Store(root)
+    spec = load_spec("mla_decode", root)
+    for attempt in record["attempts"]:
+        chosen = moves[str(attempt["iteration"])]
+        assert chosen["entry"] == attempt["optimization"]
+        assert store.get(chosen["entry"]).moves, "only entries with moves are applied"
+        assert attempt["strategy_rank"] == chosen["rank"]
+        assert chosen["from_version"] == attempt["from_version"]
+        if attempt["status"] == AttemptStatus.APPLIED:
+            # the kept version is the parent's file with exactly the planned knob values
+            got = spec.knob_values(attempt["new_version"])
+            assert {k: got.get(k) for k in chosen["values"]} == chosen["values"]
+        else:
+            assert not spec.version_path(attempt["new_version"]).exists()
+    # LEARN said what it would have written and wrote nothing: the figures are fake
+    assert _knowledge(root) == before
+    assert all(item["action"] == "skipped" for item in record["learned"])
+
+
+def test_no_applicable_move_stops_with_one_line_and_exit_4(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _project(tmp_path, "mla_decode")
+    code = _cycle(root, "mla_decode", "triton_v1", "c2")  # the naive version: no knobs set
+    out, err = capsys.readouterr()
+    assert code == 4
+    assert f"kbopt cycle: stopped: {NO_MOVE}" in err
+    assert out == ""  # nothing was attempted: no summary on stdout
+    record = _record(root, "c2")
+    assert record["attempts"] == [] and record["state"] == "DONE"
+    assert record["designer_blocked"].startswith(NO_MOVE)
+    assert (root / "runs" / "c2" / "summary.md").is_file()
+
+
+def test_agent_designer_without_a_key_stops_instead_of_failing_every_attempt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    root = _project(tmp_path, "mla_decode")
+    code = main(
+        [
+            "--root",
+            str(root),
+            "cycle",
+            "mla_decode",
+            "--designer",
+            "agent",
+            "--backend",
+            "fake",
+            "--from",
+            "triton_v2",
+            "--target",
+            "pct_of_floor>=99",
+            "--counters",
+            "off",
+            "--run-id",
+            "a1",
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 4
+    assert "ANTHROPIC_API_KEY is not set" in err
+    record = _record(root, "a1")
+    assert record["attempts"] == []
+    assert "ANTHROPIC_API_KEY" in record["designer_blocked"]
+
+
+def test_catalog_designer_on_add_rmsnorm_and_a_scaffolded_kernel(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _project(tmp_path, "add_rmsnorm")
+    code = _cycle(root, "add_rmsnorm", "triton_v3", "n1", "--max-iterations", "2")
+    assert code in (0, 4), capsys.readouterr().err
+    record = _record(root, "n1")
+    assert record["attempts"] or record["designer_blocked"].startswith(NO_MOVE)
+    for attempt in record["attempts"]:
+        assert Store(root).get(attempt["optimization"]).moves
+    # a kernel made by `kbopt kernel new`: its block_size knob has the vector_width role
+    assert main(["--root", str(root), "kernel", "new", "scale2x", "--dims", "n"]) == 0
+    clear_cache()
+    capsys.readouterr()
+    code = _cycle(root, "scale2x", "triton_v1", "s1", "--max-iterations", "2")
+    err = capsys.readouterr().err
+    record = _record(root, "s1")
+    if code == 4:  # nothing ranked for this profile has a move on its knobs
+        assert record["designer_blocked"].startswith(NO_MOVE), err
+        assert any("catalog designer:" in e["message"] for e in record["events"])
+    else:
+        assert code == 0, err
+        moves = json.loads((root / "runs" / "s1" / "catalog-moves.json").read_text())
+        assert set(moves["1"]["values"]) <= {"block_size", "num_warps"}
+    # its knobs are reachable by moves: wider accesses when DRAM is far from busy
+    spec = load_spec("scale2x", root)
+    ranked = [{"id": "coalesced-vectorized-global-access", "kind": "optimization"}]
+    found = candidates(Store(root), spec, "triton_v1", ranked, {"dram_throughput_pct": 40.0})
+    assert [c.planned.values for c in found] == [{"block_size": 2048}]
+    assert candidates(Store(root), spec, "triton_v1", ranked, {"dram_throughput_pct": 80.0}) == []
+
+
+# ---------------------------------------------------------------------- learning
+
+ENTRY = """\
+---
+name: {name}
+kind: optimization
+applies_to: [any-kernel]
+bottlenecks: [memory]
+impact: medium
+expected_gain_pct: 30
+risk: low
+status: validated
+created: 2026-12-01
+updated: 2026-12-01
+moves:
+  - change: {{{role}: "x2"}}
+---
+
+# {title}
+
+## When to Apply
+- Any memory-bound kernel.
+- `dram_throughput_pct < 60`: far from the bandwidth.
+
+## Mechanism
+It changes one knob.
+
+## Affected Metrics
+- `dram_throughput_pct`: rises
+
+## Implementation
+```python
+pass
+```
+
+## Performance Evidence
+Source type: external report
+Source: a test
+| Config | Before | After | Change |
+|--------|--------|-------|--------|
+| x | 1 us | 1 us | 0% |
+
+## Generalization
+None.
+
+## Pitfalls
+- None.
+
+## Interactions
+"""
+
+SPEC = '''\
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
+
+
+def _none(*args, **kwargs):
+    raise RuntimeError("measure with the fake backend")
+
+
+SPEC = KernelSpec(
+    name="knobby",
+    description="a kernel whose fake figures follow its knobs",
+    dims=(Dim("n", "elements"),),
+    trials=(Trial("one", {"n": 1024}, "the only point"),),
+    backoff_dim="n",
+    make_inputs=_none,
+    reference=_none,
+    flops=lambda d: 0,
+    bytes_moved=lambda d: 4 * d["n"],
+    tolerances={"bfloat16": 1e-2},
+    entry_point="knobby",
+    families=("triton",),
+    knobs={
+        "triton": (
+            Knob("num_warps", "int", (1, 2, 4, 8, 16), "warps"),
+            Knob("vectors", "int", (1, 2, 4, 8), "vector_width"),
+        )
+    },
+)
+'''
+
+VERSION = """\
+NUM_WARPS = 4
+VECTORS = 2
+# more warps are slower, wider vectors faster: the stand-in figures follow the knobs
+FAKE_DURATION_US = 20 * NUM_WARPS + 400 / VECTORS
+FAKE_FLOOR_US = 100
+FAKE_TIMING_METRICS = {"dram_throughput_pct": 40.0}
+
+
+def knobby(x):
+    return x
+"""
+
+
+def _learning_project(root: Path) -> Path:
+    base = root / "docs" / "knowledge" / "optimizations"
+    base.mkdir(parents=True)
+    # Same text, triggers and prior gain: only the name (the tie-break) and the move differ.
+    (base / "knob-alpha.md").write_text(
+        ENTRY.format(name="knob-alpha", role="warps", title="Knob alpha")
+    )
+    (base / "knob-beta.md").write_text(
+        ENTRY.format(name="knob-beta", role="vector_width", title="Knob beta")
+    )
+    kdir = root / "kernels" / "knobby"
+    kdir.mkdir(parents=True)
+    (root / "kernels" / "__init__.py").write_text("")
+    (kdir / "__init__.py").write_text("")
+    (kdir / "spec.py").write_text(SPEC)
+    (kdir / "triton_v1.py").write_text(VERSION)
+    clear_cache()
+    return root
+
+
+def _run_once(root: Path, run_id: str) -> cycle.Cycle:
+    store = Store(root)
+    spec = load_spec("knobby", root)
+    run = cycle.start(
+        root,
+        kernel=spec,
+        target="pct_of_floor>=99",
+        start_version="triton_v1",
+        backend=StandInBackend(root),
+        designer=CatalogDesigner(root),
+        designer_spec="catalog",
+        configs=default_matrix(spec),
+        store=store,
+        max_iterations=1,
+        counters="off",
+        run_id=run_id,
+    )
+    run.run()
+    return run
+
+
+def test_learned_gain_changes_the_next_runs_ranking(tmp_path: Path) -> None:
+    root = _learning_project(tmp_path)
+    first = _run_once(root, "r1")
+    a1 = first.record.attempts[0]
+    # equal scores: the tie goes to knob-alpha, whose move (more warps) is slower here
+    assert a1.optimization == "knob-alpha" and a1.status is AttemptStatus.ROLLED_BACK
+    store = Store(root)
+    alpha = store.get("knob-alpha")
+    block = alpha.evidence[-1]
+    # the evidence names the run, the version pair and the exact knob change
+    assert "attempt 1" in block.source and "triton_v1 -> triton_v2" in block.source
+    assert "num_warps 4 -> 8 (warps x2)" in block.source
+    assert block.device == "test-gpu"
+    # gain: running mean of the prior (30) and the measured -28.6% -> 0.7
+    assert alpha.expected_gain_pct == pytest.approx((30 - 28.57) / 2, abs=0.1)
+    assert store.get("knob-beta").evidence[-1].source == "a test"  # only the applied entry
+    ranked = recommend(Profile.parse(first.record.baseline_profile), store=store)
+    assert [o.id for o in ranked.opportunities][:2] == ["knob-beta", "knob-alpha"]
+    second = _run_once(root, "r2")
+    a2 = second.record.attempts[0]
+    assert a2.optimization == "knob-beta" and a2.status is AttemptStatus.APPLIED
+    assert "refined" not in a2.reason
+    beta = Store(root).get("knob-beta")
+    assert beta.expected_gain_pct == pytest.approx((30 + 35.71) / 2, abs=0.1)
+
+
+def test_repeated_slowdowns_refute_the_entry(tmp_path: Path) -> None:
+    root = _learning_project(tmp_path)
+    store = Store(root)
+    # a version where wider vectors cost more, and whose warps are at the largest value
+    # (knob-alpha's move does not apply): knob-beta's move is tried, and slower, each run
+    version = root / "kernels" / "knobby" / "triton_v1.py"
+    text = VERSION.replace("400 / VECTORS", "100 * VECTORS").replace("WARPS = 4", "WARPS = 16")
+    version.write_text(text)
+    for i in range(3):
+        assert store.get("knob-beta").status.value == "validated"
+        run = _run_once(root, f"f{i}")
+        assert run.record.attempts[0].optimization == "knob-beta"
+        assert run.record.attempts[0].status is AttemptStatus.ROLLED_BACK
+    beta = Store(root).get("knob-beta")
+    assert beta.status.value == "refuted" and beta.expected_gain_pct == 0
+    # a refuted entry is never proposed: the next run has nothing to apply
+    run = _run_once(root, "f3")
+    assert run.record.attempts == [] and run.record.designer_blocked.startswith(NO_MOVE)
