@@ -362,3 +362,34 @@ def test_repeated_slowdowns_refute_the_entry(tmp_path: Path) -> None:
     # a refuted entry is never proposed: the next run has nothing to apply
     run = _run_once(root, "f3")
     assert run.record.attempts == [] and run.record.designer_blocked.startswith(NO_MOVE)
+
+
+def test_record_evidence_refuses_a_missing_results_file_and_fake_figures(tmp_path: Path) -> None:
+    from kbopt.agents import roles
+    from kbopt.agents.remote import LocalExecutor
+    from kbopt.agents.tools import ToolContext, call_tool
+
+    root = _project(tmp_path)
+    ctx = ToolContext(
+        root=root, store=Store(root), executor=LocalExecutor(root), role=roles.ORCHESTRATOR
+    )
+    row = {"config": "b=1", "before": "10 us", "after": "8 us", "change": "-20%"}
+    block = {
+        "name": "split-kv-decode",
+        "source_type": "local experiment",
+        "source": "kernels/mla_decode/results/20990101T000000Z-NVIDIA-H200.json (rows v1, v2)",
+        "device": "NVIDIA H200",
+        "command": "kbopt bench mla_decode",
+        "rows": [row],
+    }
+    before = len(Store(root).get("split-kv-decode").evidence)
+    out = call_tool(ctx, "record_evidence", block)
+    assert out.is_error and "does not exist" in out.content
+    out = call_tool(ctx, "record_evidence", {**block, "source": "a run", "device": "fake-gpu"})
+    assert out.is_error and "fake" in out.content
+    results = root / "kernels/mla_decode/results/20990101T000000Z-NVIDIA-H200.json"
+    results.parent.mkdir(parents=True)
+    results.write_text("[]\n")
+    out = call_tool(ctx, "record_evidence", block)
+    assert not out.is_error, out.content
+    assert len(Store(root).get("split-kv-decode").evidence) == before + 1

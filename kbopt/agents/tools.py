@@ -209,7 +209,26 @@ def _evidence_block(inp: RecordEvidenceInput | ConvertKindInput) -> EvidenceBloc
     )
 
 
+# A file named in an evidence Source: a relative path with a folder and an extension.
+_SOURCE_FILE_RE = re.compile(r"(?<![\w/.:-])((?:[\w.-]+/)+[\w.-]+\.(?:json|csv|md|txt|log|toml))\b")
+
+
+def missing_source_files(source: str, root: Path) -> list[str]:
+    """Files a Source line names (results files, devlogs) that do not exist under `root`."""
+    return [p for p in _SOURCE_FILE_RE.findall(source) if not (root / p).is_file()]
+
+
 def _record_evidence(ctx: ToolContext, inp: RecordEvidenceInput) -> Any:
+    from kbopt.lint import FAKE_DEVICE
+
+    missing = missing_source_files(inp.source, ctx.root)
+    if missing:
+        raise ToolError(
+            f"the evidence source names {', '.join(missing)}, which does not exist in the "
+            "project: evidence cites the results file the tool that measured it wrote"
+        )
+    if FAKE_DEVICE in (inp.device or "") or "kbopt-fake" in (inp.versions or ""):
+        raise ToolError("figures from the fake backend are stand-ins, never evidence")
     block = _evidence_block(inp)
     path = ctx.store.append_evidence(inp.name, block, status=inp.status)
     return {"updated": ctx.store.display(path), "rows_added": len(inp.rows)}
@@ -578,7 +597,8 @@ TOOLS: dict[str, ToolSpec] = {
         ),
         ToolSpec(
             "record_evidence",
-            "Append a Performance Evidence block to an existing entry (KB7).",
+            "Append a Performance Evidence block to an existing entry (KB7). A results file "
+            "the Source names must exist; fake-backend figures are refused.",
             RecordEvidenceInput,
             _record_evidence,
             _generic_cli("record_evidence"),
