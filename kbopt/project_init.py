@@ -9,6 +9,8 @@ It creates what is missing and never overwrites a file, so running it again is s
 - `kernels/` with a README saying how to add a kernel;
 - `.claude/agents/` and `.claude/skills/`: the Claude Code agent and skill definitions
   (the files `kbopt agent export-claude` writes);
+- `.mcp.json` with the `kbopt mcp` server registered for Claude Code (merged into an
+  existing file: the user's other servers stay);
 - `catalog/`: the generated index of the entries, bundled ones included;
 - `.kbopt-cache/` (the search index) in `.gitignore`.
 """
@@ -151,6 +153,14 @@ def _claude_files(root: Path, report: InitReport) -> None:
 
     for rel, text in sorted(expected_files().items()):
         _write_new(root, rel, text, report)
+    # .mcp.json may already list the user's own MCP servers: kbopt's is merged in.
+    from kbopt.agents import mcp_config
+
+    existed = (root / mcp_config.MCP_JSON).exists()
+    if mcp_config.register(root):
+        (report.updated if existed else report.created).append(str(mcp_config.MCP_JSON))
+    else:
+        report.kept.append(str(mcp_config.MCP_JSON))
 
 
 def _catalog(root: Path, report: InitReport) -> None:

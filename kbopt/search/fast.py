@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -329,11 +330,15 @@ def make_snippet(content: str, stems: Iterable[str]) -> str:
     spans = [m.span() for m in pattern.finditer(text)]
     if not spans:
         return text[:_SNIPPET_CHARS]
-    # The window that starts shortly before a match and contains the most matches.
+    # The window that starts shortly before a match and contains the most matches (the
+    # first such window on a tie).  Matches do not overlap and come in order, so both
+    # their starts and their ends are sorted: two binary searches count a window.
+    starts = [a for a, _ in spans]
+    ends = [b for _, b in spans]
     best_start, best_count = 0, -1
     for s, _ in spans:
         start = max(0, s - 40)
-        count = sum(1 for a, b in spans if a >= start and b <= start + _SNIPPET_CHARS)
+        count = max(0, bisect_right(ends, start + _SNIPPET_CHARS) - bisect_left(starts, start))
         if count > best_count:
             best_start, best_count = start, count
     end = min(len(text), best_start + _SNIPPET_CHARS)
