@@ -185,6 +185,7 @@ def test_spec_checks_and_versions_expose_their_knobs(name: str) -> None:
         assert set(values) == {k.name for k in knobs}, version
         assert all(k.role for k in knobs), version
         spec.check_knobs(version, values)
+    assert spec.contexts, "the catalog contexts this kernel is an instance of"
 
 
 def test_sglang_v1_is_sglang_defaults() -> None:

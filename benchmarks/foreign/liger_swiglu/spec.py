@@ -107,4 +107,5 @@ SPEC = KernelSpec(
     baselines=_baselines,
     compare_with=("torch",),
     launch_info=_launch_info,
+    contexts=CONTEXTS,
 )

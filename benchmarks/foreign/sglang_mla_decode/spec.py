@@ -24,7 +24,6 @@ _common.ensure_repo_on_path()
 
 from kernels.mla_decode import shapes  # noqa: E402
 
-# Catalog contexts (`applies_to` tags) this kernel is an instance of.
 CONTEXTS = ("attention-decode", "mla", "online-softmax", "multi-kernel")
 
 
@@ -142,4 +141,5 @@ SPEC = KernelSpec(
     compare_with=("sglang", "torch"),
     fixed_metrics={"num_heads": shapes.N_HEADS, "head_dim": shapes.D_QK},
     launch_info=_launch_info,
+    contexts=CONTEXTS,
 )

@@ -17,7 +17,7 @@ from kbopt.kernel import Dim, KernelSpec, Trial, Version
 
 HEAD_DIM = 128
 ELEMENT_SIZE = {"float16": 2, "bfloat16": 2, "float32": 4}
-CONTEXTS = ("attention-decode", "multi-kernel", "small-grid")
+CONTEXTS = ("attention-decode", "multi-kernel", "memory-bound")
 
 
 def flops(d: Mapping[str, int]) -> int:
@@ -94,4 +94,5 @@ SPEC = KernelSpec(
     compare_with=("sdpa",),
     dtype="float16",
     fixed_metrics={"head_dim": HEAD_DIM, "query_len": 1},
+    contexts=CONTEXTS,
 )

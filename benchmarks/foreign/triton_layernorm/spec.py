@@ -111,4 +111,5 @@ SPEC = KernelSpec(
     compare_with=("torch",),
     dtype="float16",
     launch_info=_launch_info,
+    contexts=CONTEXTS,
 )

@@ -20,7 +20,7 @@ from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
 _common.require_sources(__file__, "triton_matmul")
 
 ELEMENT_SIZE = {"float16": 2, "bfloat16": 2, "float32": 4}
-CONTEXTS = ("gemm", "compute-bound")
+CONTEXTS = ("gemm",)  # the skinny trial is memory-bound, the square one compute-bound
 
 
 def flops(d: Mapping[str, int]) -> int:
@@ -118,4 +118,5 @@ SPEC = KernelSpec(
     compare_with=("torch",),
     dtype="float16",
     launch_info=_launch_info,
+    contexts=CONTEXTS,
 )

@@ -98,4 +98,5 @@ SPEC = KernelSpec(
     compare_with=("torch",),
     dtype="float32",
     launch_info=_launch_info,
+    contexts=CONTEXTS,
 )
