@@ -10,6 +10,7 @@ between the two representations.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import operator
 import re
 from collections.abc import Callable, Mapping
@@ -33,7 +34,22 @@ from kbopt.vocab import (
     Status,
 )
 
-NAME_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?$")
+# Kebab-case: words of lowercase letters and digits joined by single dashes.  `\Z`, not
+# `$`: `$` also matches before a final newline, and "name\n" is not a file name.
+NAME_RE = re.compile(r"\A[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+NAME_MAX = 80
+# Names whose file the knowledge tree keeps for the site (index.md, README.md), never an entry.
+RESERVED_NAMES = frozenset({"index", "readme"})
+# The range a value can take, by the metric's unit; a trigger or a profile outside it is
+# a typing mistake (a 150% occupancy), not a measurement.  Other units: finite and >= 0.
+UNIT_RANGES: dict[str, tuple[float, float]] = {"%": (0.0, 100.0)}
+# Percentages that can pass 100 (a measured time below an estimated floor).
+UNBOUNDED_PCT = frozenset({"pct_of_floor"})
+VALUE_MAX = 1e15  # above any count, byte total or duration a profiler reports
+# Entry dates: the span in which a GPU optimization can have been recorded.
+DATE_RANGE = (dt.date(1990, 1, 1), dt.date(2100, 12, 31))
+_DATE_RE = re.compile(r"\A\d{4}-\d{2}-\d{2}\Z")
+_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 # The comparison behind each trigger operator; strategy selection evaluates with these too.
 COMPARATORS: dict[str, Callable[[Any, Any], Any]] = {
@@ -51,18 +67,88 @@ _TRIGGER_RE = re.compile(
 )
 
 
+def name_problem(name: object) -> str | None:
+    """Why `name` is not a plain kebab-case entry name (no paths), or None."""
+    if not isinstance(name, str) or not NAME_RE.match(name) or len(name) > NAME_MAX:
+        return (
+            f"invalid entry name {name!r}: use lowercase letters, digits and single dashes "
+            f"(kebab-case, 1-{NAME_MAX} characters, no slashes or dots)"
+        )
+    if name in RESERVED_NAMES:
+        return f"invalid entry name {name!r}: {name}.md is kept for the site, not an entry"
+    return None
+
+
 def validate_name(name: str) -> str:
     """Refuse anything that is not a plain kebab-case entry name (no paths)."""
-    if not NAME_RE.match(name):
-        raise KbError(
-            f"invalid entry name {name!r}: use lowercase letters, digits and single dashes "
-            "(kebab-case, 1-80 characters, no slashes or dots)"
-        )
+    problem = name_problem(name)
+    if problem is not None:
+        raise KbError(problem)
     return name
+
+
+def metric_value_problem(metric: str, value: object) -> str | None:
+    """Why `value` cannot be a value of `metric` (not a finite number, outside its unit's
+    range), or None.  Used by triggers and by every profile reader."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return f"{metric}: {value!r} is not a number"
+    if not math.isfinite(value):
+        return f"{metric}: {value!r} is not a finite number"
+    known = METRICS.get(metric)
+    lo, hi = UNIT_RANGES.get(known.unit if known else "", (0.0, VALUE_MAX))
+    if metric in UNBOUNDED_PCT:
+        hi = VALUE_MAX
+    if not lo <= value <= hi:
+        unit = f" {known.unit}" if known else ""
+        return f"{metric}: {value:g} is outside {lo:g}..{hi:g}{unit}"
+    return None
+
+
+def strict_number(v: object) -> object:
+    """A before-validator: numbers only (YAML `true` is not 1, the text "30" is not 30)."""
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        raise ValueError(f"{v!r} is not a number")
+    if not math.isfinite(v):
+        raise ValueError(f"{v!r} is not a finite number")
+    return v
+
+
+def strict_date(v: object) -> object:
+    """A before-validator: a real calendar date written YYYY-MM-DD, within DATE_RANGE."""
+    if isinstance(v, dt.datetime):
+        raise ValueError(f"{v!r} is a date and time; write the date only (YYYY-MM-DD)")
+    if isinstance(v, str):
+        if not _DATE_RE.match(v):
+            raise ValueError(f"{v!r} is not a date written YYYY-MM-DD")
+        try:
+            v = dt.date.fromisoformat(v)
+        except ValueError:
+            raise ValueError(f"{v!r} is not a real calendar date") from None
+    if not isinstance(v, dt.date):
+        raise ValueError(f"{v!r} is not a date written YYYY-MM-DD")
+    lo, hi = DATE_RANGE
+    if not lo <= v <= hi:
+        raise ValueError(f"{v.isoformat()} is outside {lo.isoformat()}..{hi.isoformat()}")
+    return v
+
+
+def _one_line(what: str, v: str) -> str:
+    if "\n" in v or "\r" in v:
+        raise ValueError(f"{what} must be one line")
+    return v
 
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False, validate_assignment=True)
+
+    @field_validator("*")
+    @classmethod
+    def _no_control_chars(cls, v: Any) -> Any:
+        # NUL, ESC and the like have no place in a Markdown entry (tab and newline do).
+        for item in v if isinstance(v, list) else [v]:
+            if isinstance(item, str) and _CONTROL_RE.search(item):
+                raise ValueError("contains a control character (NUL, ESC...); remove it")
+        return v
 
 
 class Trigger(Strict):
@@ -79,6 +165,23 @@ class Trigger(Strict):
         if v not in METRICS:
             raise ValueError(f"unknown metric {v!r} (see `kbopt vocab`)")
         return v
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _number(cls, v: object) -> object:
+        return strict_number(v)
+
+    @field_validator("note")
+    @classmethod
+    def _note(cls, v: str) -> str:
+        return _one_line("a trigger's note", v)
+
+    @model_validator(mode="after")
+    def _in_range(self) -> Trigger:
+        problem = metric_value_problem(self.metric, self.value)
+        if problem is not None:
+            raise ValueError(problem)
+        return self
 
     @field_validator("op")
     @classmethod
@@ -120,12 +223,22 @@ class MetricEffect(Strict):
             raise ValueError(f"unknown metric {v!r} (see `kbopt vocab`)")
         return v
 
+    @field_validator("note")
+    @classmethod
+    def _note(cls, v: str) -> str:
+        return _one_line("a metric's note", v)
+
 
 class EvidenceRow(Strict):
     config: str
     before: str
     after: str
     change: str
+
+    @field_validator("config", "before", "after", "change")
+    @classmethod
+    def _cell(cls, v: str) -> str:
+        return _one_line("a table cell", v)
 
     @property
     def change_pct(self) -> float | None:
@@ -150,6 +263,11 @@ class EvidenceBlock(Strict):
     command: str | None = None
     rows: list[EvidenceRow] = Field(min_length=1)
 
+    @field_validator("source", "device", "versions", "date", "command")
+    @classmethod
+    def _line(cls, v: str | None) -> str | None:
+        return None if v is None else _one_line("a provenance line", v)
+
     @model_validator(mode="after")
     def _local_needs_command(self) -> EvidenceBlock:
         if self.source_type is SourceType.LOCAL_EXPERIMENT and not self.command:
@@ -165,9 +283,14 @@ class Interaction(Strict):
     @field_validator("target")
     @classmethod
     def _target_name(cls, v: str) -> str:
-        if not NAME_RE.match(v):
+        if name_problem(v) is not None:
             raise ValueError(f"interaction target {v!r} is not an entry name")
         return v
+
+    @field_validator("note")
+    @classmethod
+    def _note(cls, v: str) -> str:
+        return _one_line("an interaction's note", v)
 
 
 class Entry(Strict):
@@ -201,9 +324,45 @@ class Entry(Strict):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        if not NAME_RE.match(v):
-            raise ValueError(f"invalid entry name {v!r} (kebab-case, no slashes or dots)")
+        problem = name_problem(v)
+        if problem is not None:
+            raise ValueError(problem)
         return v
+
+    @field_validator("expected_gain_pct", mode="before")
+    @classmethod
+    def _gain(cls, v: object) -> object:
+        return strict_number(v)
+
+    @field_validator("created", "updated", mode="before")
+    @classmethod
+    def _date(cls, v: object) -> object:
+        return strict_date(v)
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, v: str) -> str:
+        return _one_line("the title", v)
+
+    @field_validator("contexts", "pitfalls")
+    @classmethod
+    def _bullets(cls, v: list[str]) -> list[str]:
+        for item in v:
+            _one_line("a bullet", item)
+            if not item.strip():
+                raise ValueError("a bullet is empty")
+        return v
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Entry:
+        if self.updated < self.created:
+            raise ValueError(
+                f"updated ({self.updated.isoformat()}) is before created "
+                f"({self.created.isoformat()})"
+            )
+        if any(i.target == self.name for i in self.interactions):
+            raise ValueError(f"interactions: an entry cannot interact with itself ({self.name!r})")
+        return self
 
     @field_validator("applies_to")
     @classmethod

@@ -19,15 +19,19 @@ The update protocol is the public API here: `add_optimization`, `add_anti_patter
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import json
 import os
+import socket
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from filelock import FileLock
+from filelock import FileLock, Timeout
 
 from kbopt.errors import KbError, Problem, ProblemList
 from kbopt.layers import BUNDLED, PACKAGED_RELPATH, PROJECT, BundledChoice, Layer, layers_for
@@ -40,11 +44,17 @@ from kbopt.model import (
     validate_name,
 )
 from kbopt.template import parse_entry, render_entry, scaffold
+from kbopt.textio import file_kind, read_text
 from kbopt.vocab import Kind, Language, Status
 
 KNOWLEDGE_DIR = Path("docs") / "knowledge"
 CATALOG_DIR = Path("catalog")
 LOCK_NAME = ".kbopt.lock"
+# Beside the lock: who holds it (pid, host, command, since), for the message of a writer
+# that gave up waiting.
+LOCK_OWNER_NAME = ".kbopt.lock.owner"
+LOCK_TIMEOUT_ENV = "KBOPT_LOCK_TIMEOUT"
+DEFAULT_LOCK_TIMEOUT_S = 60.0
 # Files a Sphinx tree may keep beside entries; everything else must be an entry.
 NON_ENTRY_FILES = {"index.md", "README.md"}
 # How generated files (catalog/, the site) name a bundled entry's file: its place inside
@@ -164,19 +174,81 @@ class Store:
     # ------------------------------------------------------------------ reading
 
     def display(self, path: Path) -> str:
+        # The path as walked first: a link is shown where it is, not where it points.
+        try:
+            return str(path.absolute().relative_to(self.root))
+        except ValueError:
+            pass
         try:
             return str(path.resolve().relative_to(self.root))
-        except ValueError:
+        except (ValueError, OSError, RuntimeError):  # outside, or a link loop
             return str(path)
 
     def _layer_files(self, layer: Layer) -> list[Path]:
-        if not layer.knowledge_dir.is_dir():
-            return []
-        return sorted(
-            p
-            for p in layer.knowledge_dir.rglob("*.md")
-            if p.name not in NON_ENTRY_FILES and not p.name.startswith(".")
-        )
+        return self._scan_layer(layer)[0]
+
+    def _scan_layer(self, layer: Layer) -> tuple[list[Path], list[KbError]]:
+        """The entry files of one layer, and the odd files skipped with a warning.
+
+        Folders are walked without following symbolic links.  A `.md` that is not a
+        regular file (a FIFO would block the reader, a device or folder is no entry) or a
+        link leading out of the layer is skipped, never opened, and reported.
+        """
+        root = layer.knowledge_dir
+        if not root.is_dir():
+            return [], []
+        files: list[Path] = []
+        skipped: list[KbError] = []
+        for folder, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            base = Path(folder)
+            for d in list(dirnames):
+                if (base / d).is_symlink():  # walked without following: say so
+                    dirnames.remove(d)
+                    skipped.append(
+                        Problem(
+                            "a symbolic link to a folder; skipped (not followed)",
+                            self.display(base / d),
+                            1,
+                        )
+                    )
+            for name in sorted(filenames):
+                if not name.endswith(".md") or name in NON_ENTRY_FILES or name.startswith("."):
+                    continue
+                path = base / name
+                why = self._odd_file(path, layer)
+                if why is None:
+                    files.append(path)
+                else:
+                    skipped.append(Problem(f"{why}; skipped", self.display(path), 1))
+            # A folder named like an entry (x.md/) is no entry either.
+            for d in list(dirnames):
+                if d.endswith(".md") and d not in NON_ENTRY_FILES:
+                    skipped.append(
+                        Problem(
+                            "is a folder, not an entry file; skipped", self.display(base / d), 1
+                        )
+                    )
+        return sorted(files), skipped
+
+    @staticmethod
+    def _odd_file(path: Path, layer: Layer) -> str | None:
+        """Why `path` cannot be read as an entry (without opening it), or None."""
+        try:
+            info = path.lstat()
+        except OSError as exc:
+            return f"cannot read: {exc.strerror}"
+        if stat.S_ISLNK(info.st_mode):
+            try:
+                target = path.resolve(strict=True)
+                info = target.stat()
+            except (OSError, RuntimeError):
+                return "a symbolic link to nothing (broken or looping)"
+            if not target.is_relative_to(layer.resolved):
+                return f"a symbolic link to {target}, outside the knowledge base"
+        if not stat.S_ISREG(info.st_mode):
+            return f"{file_kind(info.st_mode)}, not a regular file"
+        return None
 
     def _visible_files(self) -> tuple[list[tuple[Layer, Path]], set[str]]:
         """Every file a reader sees, with its layer, and the names the project overrides.
@@ -187,8 +259,10 @@ class Store:
         visible: list[tuple[Layer, Path]] = []
         above: set[str] = set()
         overridden: set[str] = set()
+        self._skipped: list[KbError] = []
         for layer in self.layers:
-            files = self._layer_files(layer)
+            files, skipped = self._scan_layer(layer)
+            self._skipped += skipped
             for path in files:
                 if path.stem in above:
                     overridden.add(path.stem)
@@ -211,13 +285,16 @@ class Store:
 
     def _read(self, path: Path, layer: Layer) -> Entry:
         shown = self.display(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise ProblemList([Problem(f"not UTF-8 text: {exc}", shown, 1)]) from None
-        except OSError as exc:
-            raise ProblemList([Problem(f"cannot read: {exc.strerror}", shown, 1)]) from None
-        rel = path.resolve().relative_to(layer.resolved)
+        why = self._odd_file(path, layer)
+        if why is not None:
+            raise ProblemList([Problem(why, shown, 1)])
+        text = read_text(path, shown=shown)
+        # Where the file is (a link inside the layer is placed by its own folder).
+        here = path.absolute()
+        if here.is_relative_to(layer.knowledge_dir.absolute()):
+            rel = here.relative_to(layer.knowledge_dir.absolute())
+        else:
+            rel = path.resolve().relative_to(layer.resolved)
         placed = classify_path(rel)
         if isinstance(placed, str):
             raise ProblemList([Problem(placed, shown, 1)])
@@ -255,6 +332,7 @@ class Store:
         """Every entry file a reader sees, parsed; every problem kept with its path and line."""
         result = LoadResult()
         visible, result.overrides = self._visible_files()
+        result.problems.extend(self._skipped)
         for layer, path in visible:
             try:
                 entry = self._read(path, layer)
@@ -307,11 +385,43 @@ class Store:
         self._listeners.append(listener)
 
     @contextmanager
-    def locked(self) -> Iterator[None]:
-        """The inter-process write lock: writers to one knowledge base take turns."""
+    def locked(self, timeout: float | None = None) -> Iterator[None]:
+        """The inter-process write lock: writers to one knowledge base take turns.
+
+        A writer waits up to `timeout` seconds (default: KBOPT_LOCK_TIMEOUT, else 60),
+        then gives up with a KbError naming the process that holds the lock.
+        """
         self.knowledge_dir.mkdir(parents=True, exist_ok=True)
-        with FileLock(str(self.knowledge_dir / LOCK_NAME), timeout=60):
+        lock_path = self.knowledge_dir / LOCK_NAME
+        owner_path = self.knowledge_dir / LOCK_OWNER_NAME
+        try:
+            mode = lock_path.lstat().st_mode
+        except FileNotFoundError:
+            mode = None
+        if mode is not None and not stat.S_ISREG(mode):
+            raise KbError(
+                f"{self.display(lock_path)} is {file_kind(mode)}, not the lock file kbopt "
+                "keeps there; remove it"
+            )
+        wait = lock_timeout() if timeout is None else timeout
+        lock = FileLock(str(lock_path), timeout=wait)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise KbError(
+                f"the knowledge base is locked by {_lock_owner(owner_path)}; gave up after "
+                f"{wait:g} s (wait for it to finish, or set {LOCK_TIMEOUT_ENV} to wait longer)"
+            ) from None
+        except OSError as exc:
+            raise KbError(
+                f"cannot take the lock {self.display(lock_path)}: {exc.strerror}"
+            ) from None
+        try:
+            _write_lock_owner(owner_path)
             yield
+        finally:
+            owner_path.unlink(missing_ok=True)
+            lock.release()
 
     def write(self, entry: Entry, *, overwrite: bool = False, check_targets: bool = True) -> Path:
         """Validate and write one entry atomically; refuse to clobber unless `overwrite`."""
@@ -339,9 +449,7 @@ class Store:
                 f"entry {entry.name!r} lives at {self.display(existing)} but its fields say "
                 f"{self.display(target)}; use convert_kind to move it between kinds"
             )
-        text = render_entry(entry)
-        # Re-parse what we are about to write: the file on disk must load back identically.
-        parse_entry(text, name=entry.name, path=self.display(target))
+        text = checked_text(entry, self.display(target))
         if check_targets:
             self._check_targets(entry)
         atomic_write(target, text)
@@ -365,10 +473,7 @@ class Store:
 
     def add_file(self, source: Path, *, overwrite: bool = False) -> Path:
         """`kbopt add FILE`: parse a draft anywhere on disk and file it at its path."""
-        try:
-            text = source.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise KbError(f"cannot read {source}: {exc.strerror}") from None
+        text = read_text(source, shown=str(source))
         entry = parse_entry(text, name=None, path=str(source))
         return self.write(entry, overwrite=overwrite)
 
@@ -523,8 +628,7 @@ class Store:
             new.status = Status.VALIDATED
             new.updated = today or dt.date.today()
             target = self.path_for(new)
-            text = render_entry(new)
-            parse_entry(text, name=new.name, path=self.display(target))
+            text = checked_text(new, self.display(target))
             atomic_write(target, text)
             changed = [target]
             if not self.is_bundled(path):
@@ -534,14 +638,98 @@ class Store:
             return target
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write `text` so that readers see the old file or the new one, never half of it."""
+def checked_text(entry: Entry, shown: str) -> str:
+    """The canonical Markdown of `entry`, checked to load back as the same entry.
+
+    Anything the Markdown cannot carry (a field that would split a line or a table
+    row, text that reads as another section) is refused here, before the file exists.
+    """
+    text = render_entry(entry)
+    back = parse_entry(text, name=entry.name, path=shown)
+    if back != entry:
+        fields = [
+            name for name in type(entry).model_fields if getattr(back, name) != getattr(entry, name)
+        ]
+        raise KbError(
+            f"entry {entry.name!r} would not load back as written (fields: "
+            f"{', '.join(fields) or 'unknown'}): remove line breaks, '## ' headings or "
+            "backticks that the template gives a meaning to",
+            shown,
+            1,
+        )
+    return text
+
+
+def lock_timeout() -> float:
+    """Seconds a writer waits for the lock: KBOPT_LOCK_TIMEOUT, else 60."""
+    raw = os.environ.get(LOCK_TIMEOUT_ENV)
+    if not raw:
+        return DEFAULT_LOCK_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 86400:  # NaN fails this too
+        raise KbError(f"{LOCK_TIMEOUT_ENV} must be seconds between 0 and 86400, got {raw!r}")
+    return value
+
+
+def _write_lock_owner(path: Path) -> None:
+    import sys
+
+    info = {
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "command": " ".join(sys.argv)[:200],
+        "since": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+    # The owner note is a courtesy; the lock itself is what serializes writers.
+    with contextlib.suppress(OSError):
+        path.write_text(json.dumps(info) + "\n", encoding="utf-8")
+
+
+def _lock_owner(path: Path) -> str:
+    """Who holds the lock, in words, from the owner note (when it can be read)."""
+    try:
+        if not path.is_file() or path.stat().st_size > 4096:
+            raise ValueError
+        info = json.loads(path.read_text(encoding="utf-8"))
+        who = f"process {int(info['pid'])} on {info['host']}"
+        if info.get("command"):
+            who += f" ({info['command']})"
+        if info.get("since"):
+            who += f" since {info['since']}"
+        return who
+    except (OSError, ValueError, KeyError, TypeError):
+        return "another process (it left no owner note)"
+
+
+def _new_file_mode() -> int:
+    """The mode `open()` gives a new file under the current umask (0o666 & ~umask)."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """Write `data` so that readers see the old file or the new one, never half of it.
+
+    Text is written as given (no newline translation).  A replaced file keeps its mode
+    (an executable script stays executable); a new file gets the usual mode under the
+    umask, not the owner-only mode of a temporary file.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        mode = _new_file_mode()
+    payload = data.encode("utf-8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
             fh.flush()
+            os.fchmod(fh.fileno(), mode)
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:

@@ -31,6 +31,7 @@ HEADER = (
 _READ_TOOLS = ["Read", "Grep", "Glob", "Bash"]
 _EDIT_TOOLS = ["Edit", "Write"]
 _NO_EDIT = ["Edit", "Write", "NotebookEdit"]
+_DELEGATE_READ = ["Read", "Grep", "Glob"]
 
 
 def _front_matter(data: dict[str, object]) -> str:
@@ -40,9 +41,13 @@ def _front_matter(data: dict[str, object]) -> str:
 
 def claude_tools(role: Role) -> dict[str, str]:
     if role.delegates:
-        # Delegation is Claude Code's Task tool; Bash runs kbopt. No reading of skill
-        # files, no editing of code: the orchestrator coordinates only.
-        return {"tools": "Task, Bash", "disallowedTools": ", ".join(_NO_EDIT)}
+        # The orchestrator coordinates only: Task to delegate, reading tools to look at
+        # the catalog and the code.  No shell (a shell edits files as well as any Edit
+        # tool) and no file-writing tool: every change is a specialist's.
+        return {
+            "tools": ", ".join(["Task", *_DELEGATE_READ]),
+            "disallowedTools": ", ".join(["Bash", *_NO_EDIT]),
+        }
     tools = list(_READ_TOOLS) + (_EDIT_TOOLS if role.edits_code else [])
     out = {"tools": ", ".join(tools)}
     if not role.edits_code:
@@ -53,15 +58,29 @@ def claude_tools(role: Role) -> dict[str, str]:
 def render_agent(role: Role) -> str:
     fm: dict[str, object] = {"name": role.name, "description": role.summary}
     fm.update(claude_tools(role))
-    if role.skills:
+    if role.skills and not role.delegates:  # a delegating role's skills are its delegates'
         fm["skills"] = list(role.skills)
     lines = [_front_matter(fm), HEADER, "", role.system_prompt().rstrip(), ""]
-    lines += ["## Your tools, through kbopt", ""]
-    lines += [f"- {name}: {TOOLS[name].description} `{TOOLS[name].cli}`" for name in role.tools]
+    if role.delegates:
+        lines += [
+            "## The kbopt commands behind your tools",
+            "",
+            "You have no shell and write no file. Read the catalog (`catalog/`, "
+            "`docs/knowledge/`) and the code with Read, Grep and Glob; a command below that "
+            "changes something is run for you by the specialist you delegate to (Task).",
+            "",
+        ]
+    else:
+        lines += ["## Your tools, through kbopt", ""]
+    lines += [
+        f"- {name}: {TOOLS[name].description} `{TOOLS[name].cli.replace('<role>', role.name)}`"
+        for name in role.tools
+    ]
     lines += [
         "",
-        "`kbopt agent tool <name> --input '<json>'` runs any of these with the same "
-        "validation as the Python agents; `kbopt agent tools --json` lists their input schemas.",
+        f"`kbopt agent tool <name> --role {role.name} --input '<json>'` runs any of these with "
+        "the same validation as the Python agents; `kbopt agent tools --json` lists their "
+        "input schemas.",
     ]
     return "\n".join(lines) + "\n"
 

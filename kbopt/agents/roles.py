@@ -554,11 +554,12 @@ Write (KB7-KB9), always through kbopt so every write is validated:
 - Draft with `kbopt new <kind> <name> [--language <lang>]`, fill every section of the
   template (When to Apply states the situation and the metric conditions), then
   `kbopt add <draft.md> --json` (or `--update`).
-- New numbers on an existing entry: `kbopt agent tool record_evidence --input '<json>'`.
-- An entry shown wrong: `kbopt agent tool narrow_conditions --input '<json>'` (contexts,
-  triggers, a pitfall), or `kbopt agent tool convert_kind --input '<json>'` when the
+- New numbers on an existing entry:
+  `kbopt agent tool record_evidence --role <your role> --input '<json>'`.
+- An entry shown wrong: `kbopt agent tool narrow_conditions --role <your role> --input
+  '<json>'` (contexts, triggers, a pitfall), or `... convert_kind ...` when the
   optimization hurts in that situation (it becomes an anti-pattern, with the evidence).
-- A new interaction: `kbopt agent tool add_interaction --input '<json>'`.
+- A new interaction: `kbopt agent tool add_interaction --role <your role> --input '<json>'`.
 - Input schemas: `kbopt agent tools --json`.
 - Keep local evidence (with device, versions, date, command) apart from the
   Generalization. Check with `kbopt lint`.

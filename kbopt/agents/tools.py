@@ -528,7 +528,8 @@ def _check_task_contract(task: str) -> None:
 
 
 def _generic_cli(name: str) -> str:
-    return f"kbopt agent tool {name} --input '<json>'"
+    # `<role>`: the caller's role; the Claude Code export writes each agent's own name.
+    return f"kbopt agent tool {name} --role <role> --input '<json>'"
 
 
 TOOLS: dict[str, ToolSpec] = {

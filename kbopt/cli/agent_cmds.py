@@ -8,12 +8,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kbopt.cli.common import check_or_regenerate, command, print_json, store_from
+from kbopt.cli.common import (
+    check_or_regenerate,
+    command,
+    positive_int,
+    print_json,
+    sm_version,
+    store_from,
+)
 from kbopt.errors import KbError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     from kbopt.agents.designer import register as register_agent_designer
+    from kbopt.agents.roles import ROLES
 
     register_agent_designer()  # `kbopt cycle ... --designer agent[:language]`
     group = sub.add_parser(
@@ -52,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         'kbopt agent route "Convert the Triton kernel to TileIR" --sm 100 --json',
     )
     p.add_argument("request")
-    p.add_argument("--sm", type=int, help="target GPU SM version (80, 90, 100...)")
+    p.add_argument("--sm", type=sm_version, help="target GPU SM version (80, 90, 100...)")
     p.add_argument("--existing-triton", action="store_true", help="a Triton kernel exists already")
     p.add_argument(
         "--to",
@@ -69,7 +77,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("name")
     p.add_argument("--input", default="{}", help="the tool input as a JSON object")
-    p.add_argument("--role", help="act as this role (default: a role that has the tool)")
+    p.add_argument(
+        "--role",
+        required=True,
+        choices=list(ROLES),
+        help="the agent calling the tool: only that role's tools are available to it",
+    )
     p.set_defaults(func=cmd_tool)
 
     p = command(
@@ -97,12 +110,12 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print what the orchestrator would receive (prompt, task, tools); no API call",
     )
-    p.add_argument("--sm", type=int, help="target GPU SM version, for hardware routing")
+    p.add_argument("--sm", type=sm_version, help="target GPU SM version, for hardware routing")
     p.add_argument("--existing-triton", action="store_true", help="a Triton kernel exists already")
     p.add_argument("--model", help="model id (default: KBOPT_AGENT_MODEL or the built-in)")
-    p.add_argument("--max-tokens", type=int, help="max output tokens per model call")
-    p.add_argument("--max-turns", type=int, help="max model calls per agent conversation")
-    p.add_argument("--max-delegations", type=int, help="max delegations per run")
+    p.add_argument("--max-tokens", type=positive_int, help="max output tokens per model call")
+    p.add_argument("--max-turns", type=positive_int, help="max model calls per agent conversation")
+    p.add_argument("--max-delegations", type=positive_int, help="max delegations per run")
     p.add_argument("--price", action="append", default=[], help="model=input,output in $ per MTok")
     p.add_argument(
         "--remote",
@@ -227,11 +240,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_autopilot(args: argparse.Namespace) -> int:
-    try:
-        text = args.analysis.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise KbError(f"cannot read {args.analysis}: {exc.strerror}") from None
     from kbopt.contracts.analysis import Analysis
+    from kbopt.textio import read_text
+
+    text = read_text(args.analysis)
 
     analysis = Analysis.parse(text, path=str(args.analysis))  # fails before any API call
     if args.dry_run:
@@ -273,7 +285,6 @@ def cmd_route(args: argparse.Namespace) -> int:
 
 def cmd_tool(args: argparse.Namespace) -> int:
     from kbopt.agents.remote import RemoteContext, make_executor
-    from kbopt.agents.roles import ROLES
     from kbopt.agents.tools import TOOLS, ToolContext, call_tool
 
     if args.name not in TOOLS:
@@ -282,9 +293,7 @@ def cmd_tool(args: argparse.Namespace) -> int:
         raw = json.loads(args.input)
     except json.JSONDecodeError as exc:
         raise KbError(f"--input is not JSON: {exc.msg} (column {exc.colno})") from None
-    role = args.role or next((r.name for r in ROLES.values() if args.name in r.tools), None)
-    if role is None:
-        raise KbError(f"no role has the tool {args.name!r}")
+    role = args.role  # required: a tool runs with its caller's tool set, never a guessed one
     store = store_from(args)
     remote = RemoteContext.from_env()
     ctx = ToolContext(

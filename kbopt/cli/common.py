@@ -4,15 +4,50 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from kbopt.errors import KbError
 from kbopt.store import Store
 
 
+def _number(kind: type, lo: float, hi: float, what: str) -> Callable[[str], Any]:
+    """An argparse `type=`: a finite number of `kind` in lo..hi, else a clear usage error."""
+
+    def convert(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not (math.isfinite(value) and lo <= value <= hi):
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what} ({lo:g}..{hi:g})")
+        return value
+
+    convert.__name__ = what  # argparse names the type in its messages
+    return convert
+
+
+# Command-line numbers: each option says which of these it takes.
+positive_int = _number(int, 1, 10**9, "a positive integer")
+count_limit = _number(int, 1, 1000, "a count")
+positive_float = _number(float, 1e-9, 1e9, "a positive number")
+sm_version = _number(int, 10, 999, "an SM version such as 80, 90 or 100")
+port_number = _number(int, 0, 65535, "a TCP port")
+
+
 def store_from(args: argparse.Namespace) -> Store:
-    return Store(args.root) if getattr(args, "root", None) else Store()
+    root = getattr(args, "root", None)
+    if not root:
+        return Store()
+    path = Path(root)
+    if not path.exists():
+        raise KbError(f"--root {root}: no such folder")
+    if not path.is_dir():
+        raise KbError(f"--root {root}: not a folder")
+    return Store(path)
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
@@ -20,8 +55,20 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def print_json(obj: Any) -> None:
-    json.dump(obj, sys.stdout, indent=2, ensure_ascii=False, default=str)
+    # Strict JSON: a NaN or an infinity that slipped through prints as null, never as
+    # the `NaN` / `Infinity` that JSON parsers reject.
+    json.dump(_finite(obj), sys.stdout, indent=2, ensure_ascii=False, default=str, allow_nan=False)
     sys.stdout.write("\n")
+
+
+def _finite(obj: Any) -> Any:
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_finite(v) for v in obj]
+    return obj
 
 
 def command(

@@ -6,9 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from kbopt.cli.common import command, print_json, store_from
+from kbopt.cli.common import command, count_limit, print_json, store_from
 from kbopt.contracts.profile import Profile
-from kbopt.errors import KbError
 from kbopt.layers import BUNDLED
 from kbopt.vocab import Bottleneck, Kind, Scope
 
@@ -26,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--language", help="a language, or 'shared'")
     p.add_argument("--bottleneck", choices=[b.value for b in Bottleneck])
     p.add_argument("--metric", help="a canonical metric name (see `kbopt vocab`)")
-    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--limit", type=count_limit, default=10)
     p.set_defaults(func=cmd_search)
 
     p = command(
@@ -41,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--language",
         help="keep shared entries plus this language's (default: shared only; 'all': every language)",
     )
-    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--limit", type=count_limit, default=10)
     p.add_argument(
         "--fill",
         action="store_true",
@@ -93,15 +92,9 @@ def cmd_search(args: argparse.Namespace) -> int:
 def read_profile(source: str) -> Profile:
     """A Profile from a file (or stdin): the A11 contract, or the A8 autopilot analysis."""
     from kbopt.contracts.analysis import Analysis
+    from kbopt.textio import read_source
 
-    if source == "-":
-        text, shown = sys.stdin.read(), "<stdin>"
-    else:
-        try:
-            text = Path(source).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise KbError(f"cannot read {source}: {exc.strerror}") from None
-        shown = source
+    text, shown = read_source(source)  # regular files only, strict UTF-8
     first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     if first.lower().startswith("primary bottleneck:"):
         return Analysis.parse(text, shown).to_profile(kernel=Path(shown).stem)

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kbopt.contracts.profile import Profile, canonical_metric, fmt_number, parse_bottleneck
 from kbopt.errors import Problem, ProblemList
+from kbopt.model import metric_value_problem
 from kbopt.vocab import Level
 
 # Estimated gain (%) from which an opportunity is rated High / Medium; below is Low.
@@ -50,6 +51,26 @@ _EVIDENCE_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"l2\s+hit\s+rate\s+(?:at\s+|of\s+)?(\d+(?:\.\d+)?)\s*%", "l2_hit_rate_pct"),
 )
 _ASSIGN_RE = re.compile(r"`?([a-z_][a-z0-9_]*)`?\s*=\s*([-+]?\d+(?:\.\d+)?)")
+
+
+def _evidence_values(evidence: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    low = evidence.lower()
+    for pattern, metric in _EVIDENCE_PATTERNS:
+        m = re.search(pattern, low)
+        if m and metric not in out:
+            out[metric] = float(m.group(1))
+    for name, value in _ASSIGN_RE.findall(low):
+        canonical = canonical_metric(name)
+        if canonical is not None:
+            out[canonical] = float(value)
+    return out
+
+
+def _evidence_problems(evidence: str) -> list[str]:
+    """Numbers the evidence states for a metric that are outside the metric's range."""
+    found = _evidence_values(evidence).items()
+    return [p for k, v in found if (p := metric_value_problem(k, v)) is not None]
 
 
 class Recommendation(BaseModel):
@@ -82,6 +103,7 @@ class Analysis(BaseModel):
         problems: list[Problem] = []
         data: dict[str, object] = {}
         recs: list[Recommendation] = []
+        seen: dict[str, int] = {}
         in_recs = False
         for n, line in enumerate(text.splitlines(), 1):
             if not line.strip():
@@ -90,10 +112,27 @@ class Analysis(BaseModel):
             if m:
                 key = m["key"].lower()
                 in_recs = key == "recommendations"
+                if key in seen:
+                    problems.append(
+                        Problem(f"`{m['key']}:` appears twice (first on line {seen[key]})", path, n)
+                    )
+                    continue
+                seen[key] = n
+                value = m["value"].strip()
                 if key == "primary bottleneck":
-                    data["primary_bottleneck"] = m["value"].strip()
+                    if not value:
+                        problems.append(
+                            Problem("`Primary bottleneck:` is empty (e.g. memory-bound)", path, n)
+                        )
+                    data["primary_bottleneck"] = value
                 elif key == "evidence":
-                    data["evidence"] = m["value"].strip()
+                    data["evidence"] = value
+                    for problem in _evidence_problems(value):
+                        problems.append(Problem(f"Evidence: {problem}", path, n))
+                elif value:
+                    problems.append(
+                        Problem("`Recommendations:` takes numbered lines below it", path, n)
+                    )
                 continue
             r = _REC_RE.match(line)
             if in_recs and r:
@@ -115,21 +154,21 @@ class Analysis(BaseModel):
         if problems:
             raise ProblemList(problems)
         data["recommendations"] = recs
-        return cls.model_validate(data)
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:  # what the line checks above did not foresee
+            raise ProblemList(
+                [Problem(f"invalid analysis: {e['msg']}", path, 1) for e in exc.errors()]
+            ) from None
 
     def evidence_metrics(self) -> dict[str, float]:
-        """Canonical metrics stated in the evidence (only unambiguous wordings)."""
-        out: dict[str, float] = {}
-        low = self.evidence.lower()
-        for pattern, metric in _EVIDENCE_PATTERNS:
-            m = re.search(pattern, low)
-            if m and metric not in out:
-                out[metric] = float(m.group(1))
-        for name, value in _ASSIGN_RE.findall(low):
-            canonical = canonical_metric(name)
-            if canonical is not None:
-                out[canonical] = float(value)
-        return out
+        """Canonical metrics stated in the evidence (only unambiguous wordings); values
+        outside their metric's range are left out (`parse` refuses them)."""
+        return {
+            k: v
+            for k, v in _evidence_values(self.evidence).items()
+            if metric_value_problem(k, v) is None
+        }
 
     def to_profile(self, kernel: str = "unknown", version: str = "") -> Profile:
         """A Profile carrying this analysis' class, evidence text and evidence metrics."""

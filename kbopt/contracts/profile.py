@@ -49,13 +49,15 @@ Parse errors are `KbError`s located as `path:line:`.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from kbopt.errors import Problem, ProblemList
 from kbopt.markdown import parse_table, render_table, split_row
+from kbopt.model import metric_value_problem
 from kbopt.vocab import METRICS, Bottleneck
 
 STAGE_COLUMNS = ("Stage", "Duration", "TC%", "DRAM%", "Occ%", "Bottleneck", "Key Issue")
@@ -75,7 +77,12 @@ TOTAL_STAGE_NAMES = {"total", "overall", "end-to-end", "whole kernel", "all"}
 _NCU_TO_CANONICAL = {m.ncu: m.name for m in METRICS.values() if m.ncu}
 _TITLE_RE = re.compile(r"^##\s+Profile:\s*(?P<body>.*)$")
 _HEADING_RE = re.compile(r"^###\s+(?P<title>.+?)\s*$")
-_NUMBER_RE = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
+# A whole cell: a number (thousands grouped by commas allowed: 1,024) and an optional
+# unit.  `0,24` (a decimal comma) and `12abc` are not numbers.
+_NUMBER_CELL_RE = re.compile(
+    r"(?P<num>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?|[-+]?\.\d+)"
+    r"\s*(?P<unit>%|[A-Za-zµμ/]+)?"
+)
 _OPP_RE = re.compile(
     r"^\s*(?P<num>\d+)[.)]\s+(?P<name>.+?)\s+(?:--|—|–)\s+est(?:imated|\.)?\s*"
     r"(?:~|≈|about\s+|up\s+to\s+)?"
@@ -110,6 +117,20 @@ class Stage(_Strict):
     bottleneck: str = ""  # free text as the profiler wrote it ("Memory", "Latency (launch)")
     key_issue: str = ""
 
+    @field_validator("duration_us")
+    @classmethod
+    def _duration(cls, v: float | None) -> float | None:
+        if v is not None and (not math.isfinite(v) or v < 0):
+            raise ValueError(f"duration {v!r} must be a finite number of microseconds >= 0")
+        return v
+
+    @field_validator("tc_pct", "dram_pct", "occ_pct")
+    @classmethod
+    def _pct(cls, v: float | None) -> float | None:
+        if v is not None and not (math.isfinite(v) and 0 <= v <= 100):
+            raise ValueError(f"percentage {v!r} is outside 0..100")
+        return v
+
     @property
     def is_total(self) -> bool:
         return self.name.strip().lower() in TOTAL_STAGE_NAMES
@@ -123,6 +144,13 @@ class Opportunity(_Strict):
     gain_pct: float
     gain_pct_max: float | None = None  # upper bound when the estimate is a range "20-40%"
     trigger: str = ""  # `metric=value` as observed in this profile
+
+    @field_validator("gain_pct", "gain_pct_max")
+    @classmethod
+    def _finite_gain(cls, v: float | None) -> float | None:
+        if v is not None and not (math.isfinite(v) and -100 <= v <= 100_000):
+            raise ValueError(f"estimated gain {v!r}% is not a plausible percentage")
+        return v
 
     @property
     def trigger_metric(self) -> str | None:
@@ -174,6 +202,19 @@ class Profile(_Strict):
         unknown = [k for k in v if k not in METRICS]
         if unknown:
             raise ValueError(f"unknown metric(s) {', '.join(unknown)} (see `kbopt vocab`)")
+        for metric, value in v.items():
+            problem = metric_value_problem(metric, value)
+            if problem is not None:
+                raise ValueError(problem)
+        return v
+
+    @field_validator("config")
+    @classmethod
+    def _finite_config(cls, v: dict[str, float]) -> dict[str, float]:
+        for key, value in v.items():
+            problem = config_value_problem(key, value)
+            if problem is not None:
+                raise ValueError(problem)
         return v
 
     # ------------------------------------------------------------------ views
@@ -293,6 +334,15 @@ def _stage_metrics(stages: list[Stage]) -> dict[str, float]:
     return out
 
 
+def config_value_problem(key: str, value: object) -> str | None:
+    """Why a title dimension cannot be `value` (not finite, or out of its metric's range)."""
+    if key in METRICS:
+        return metric_value_problem(key, value)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return f"{key}: {value!r} is not a finite number"
+    return None
+
+
 def parse_duration_us(cell: str) -> float | None:
     """`412 us`, `0.41 ms`, `412µs`, `900 ns`, `412` (microseconds) -> microseconds."""
     text = cell.strip()
@@ -301,7 +351,10 @@ def parse_duration_us(cell: str) -> float | None:
     m = re.fullmatch(r"(?P<v>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(?P<u>ns|us|µs|μs|ms|s)?", text)
     if not m:
         raise ValueError(f"duration {cell!r} is not a number with a unit (ns, us, ms, s)")
-    return float(m["v"]) * _DURATION_UNITS[m["u"] or "us"]
+    value = float(m["v"]) * _DURATION_UNITS[m["u"] or "us"]
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"duration {cell!r} must be a finite time >= 0")
+    return value
 
 
 def parse_pct(cell: str) -> float | None:
@@ -311,7 +364,31 @@ def parse_pct(cell: str) -> float | None:
     m = re.fullmatch(r"(?P<v>[-+]?\d+(?:\.\d+)?)\s*%?", text)
     if not m:
         raise ValueError(f"percentage {cell!r} is not a number (with or without %)")
-    return float(m["v"])
+    value = float(m["v"])
+    if not 0 <= value <= 100:
+        raise ValueError(f"percentage {cell!r} is outside 0..100%")
+    return value
+
+
+def parse_metric_value(metric: str, cell: str) -> float:
+    """A `### Metrics` cell as a number: the whole cell, an optional unit that is the
+    metric's own, finite and inside the range of that unit (ValueError otherwise)."""
+    text = cell.strip()
+    m = _NUMBER_CELL_RE.fullmatch(text)
+    if not m:
+        hint = " (use a point for decimals: 0.24)" if re.fullmatch(r"[-+]?\d+,\d+", text) else ""
+        raise ValueError(f"metric {metric} has value {cell!r}, expected a number{hint}")
+    unit = m["unit"]
+    known = METRICS[metric].unit
+    if unit is not None and unit.lower() != known.lower():
+        raise ValueError(
+            f"metric {metric} has value {cell!r}, expected a number (in {known}, unit optional)"
+        )
+    value = float(m["num"].replace(",", ""))
+    problem = metric_value_problem(metric, value)
+    if problem is not None:
+        raise ValueError(f"metric {problem}")
+    return value
 
 
 def parse_bottleneck(text: str) -> Bottleneck | None:
@@ -360,8 +437,11 @@ class _Parser:
             raise ProblemList(self.problems)
         try:
             return Profile.model_validate(data)
-        except ValueError as exc:  # pydantic ValidationError is a ValueError
-            self.add(start + 1, f"invalid profile: {exc}")
+        except ValidationError as exc:
+            for err in exc.errors():
+                where = ".".join(str(p) for p in err["loc"])
+                msg = str(err["msg"]).removeprefix("Value error, ")
+                self.add(start + 1, f"invalid profile: {where}: {msg}")
             raise ProblemList(self.problems) from None
 
     def _title(self, index: int, data: dict[str, object]) -> None:
@@ -376,16 +456,23 @@ class _Parser:
         data["version"] = " ".join(words[1:])
         config: dict[str, float] = {}
         for part in filter(None, (p.strip().strip("[]") for p in conf.split(","))):
-            key, eq, value = part.partition("=")
-            try:
-                if not eq:
-                    raise ValueError
-                config[key.strip()] = float(value.strip())
-            except ValueError:
+            key, eq, value = (x.strip() for x in part.partition("="))
+            m = _NUMBER_CELL_RE.fullmatch(value)
+            if not eq or not key or m is None or m["unit"] or "," in value:
                 self.add(
                     index + 1,
                     f"configuration item {part!r} is not `dim=number` (rows=8192, hidden=4096)",
                 )
+                continue
+            if key in config:
+                self.add(index + 1, f"dimension {key!r} is given twice")
+                continue
+            number = float(m["num"])
+            problem = config_value_problem(key, number)
+            if problem is not None:
+                self.add(index + 1, f"configuration: {problem}")
+                continue
+            config[key] = number
         data["config"] = config
 
     def _sections(self, start: int) -> list[tuple[str, int, list[tuple[int, str]]]]:
@@ -455,7 +542,13 @@ class _Parser:
 
     def _stages(self, lineno: int, body: list[tuple[int, str]]) -> list[Stage]:
         stages = []
+        seen: dict[str, int] = {}
         for n, cells in self._table(lineno, body, STAGE_COLUMNS, "Stages"):
+            name = cells[0].strip().lower()
+            if name in seen:
+                self.add(n, f"stage {cells[0]!r} is listed twice (first on line {seen[name]})")
+                continue
+            seen[name] = n
             try:
                 stages.append(
                     Stage(
@@ -474,16 +567,20 @@ class _Parser:
 
     def _metrics(self, lineno: int, body: list[tuple[int, str]]) -> dict[str, float]:
         out: dict[str, float] = {}
+        first: dict[str, int] = {}
         for n, (name, value) in self._table(lineno, body, METRIC_COLUMNS, "Metrics"):
             metric = canonical_metric(name)
             if metric is None:
                 self.add(n, f"unknown metric {name!r} (use a name from `kbopt vocab`)")
                 continue
-            m = _NUMBER_RE.match(value.strip().replace(",", ""))
-            if not m:
-                self.add(n, f"metric {metric} has value {value!r}, expected a number")
+            if metric in first:
+                self.add(n, f"metric {metric} is listed twice (first on line {first[metric]})")
                 continue
-            out[metric] = float(m.group(0))
+            first[metric] = n
+            try:
+                out[metric] = parse_metric_value(metric, value)
+            except ValueError as exc:
+                self.add(n, str(exc))
         return out
 
     def _bottleneck(
@@ -517,15 +614,18 @@ class _Parser:
             lm = _LINK_RE.match(name)
             if lm:
                 name, link = lm["text"], lm["link"]
-            out.append(
-                Opportunity(
-                    name=name.strip("[]"),
-                    link=link,
-                    gain_pct=float(m["lo"]),
-                    gain_pct_max=float(m["hi"]) if m["hi"] else None,
-                    trigger=(m["trigger"] or "").strip().strip("[]`"),
+            try:
+                out.append(
+                    Opportunity(
+                        name=name.strip("[]"),
+                        link=link,
+                        gain_pct=float(m["lo"]),
+                        gain_pct_max=float(m["hi"]) if m["hi"] else None,
+                        trigger=(m["trigger"] or "").strip().strip("[]`"),
+                    )
                 )
-            )
+            except ValidationError as exc:
+                self.add(n, _clean_validation(exc))
         return out
 
     def _baseline(self, lineno: int, body: list[tuple[int, str]]) -> list[BaselineRow]:
@@ -533,6 +633,11 @@ class _Parser:
             BaselineRow(metric=c[0], previous=c[1], current=c[2], change=c[3])
             for _, c in self._table(lineno, body, BASELINE_COLUMNS, "vs Baseline")
         ]
+
+
+def _clean_validation(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    return str(err["msg"]).removeprefix("Value error, ")
 
 
 def _clean(exc: Exception) -> str:

@@ -87,16 +87,21 @@ def test_route_to_checks_a_delegation(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_tool_command_runs_a_tool_and_reports_errors(capsys: pytest.CaptureFixture[str]) -> None:
-    assert (
-        main(["agent", "tool", "list_exports", "--input", '{"module": "kbopt.errors"}', "--json"])
-        == 0
-    )
+    as_profiler = ["--role", "profiler"]
+    argv = ["agent", "tool", "list_exports", *as_profiler, "--input", '{"module": "kbopt.errors"}']
+    assert main([*argv, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["ok"] and {"KbError", "ProblemList"} <= {n["name"] for n in out["result"]["names"]}
-    assert main(["agent", "tool", "read_file", "--input", '{"path": "../x"}']) == 1
+    assert main(["agent", "tool", "read_file", *as_profiler, "--input", '{"path": "../x"}']) == 1
     assert "outside the project root" in capsys.readouterr().err
-    assert main(["agent", "tool", "read_file", "--input", "{nope"]) == 2
-    assert main(["agent", "tool", "frobnicate"]) == 2
+    assert main(["agent", "tool", "read_file", *as_profiler, "--input", "{nope"]) == 2
+    assert main(["agent", "tool", "frobnicate", *as_profiler]) == 2
+    # The role is required and its tool set applies: the orchestrator never edits a file.
+    with pytest.raises(SystemExit):
+        main(["agent", "tool", "edit_file", "--input", "{}"])
+    edit = '{"path": "README.md", "old": "a", "new": "b"}'
+    assert main(["agent", "tool", "edit_file", "--role", "orchestrator", "--input", edit]) == 1
+    assert "not available to orchestrator" in capsys.readouterr().err
 
 
 def test_tools_listing(capsys: pytest.CaptureFixture[str]) -> None:
