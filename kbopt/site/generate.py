@@ -25,6 +25,7 @@ from kbopt.site.evidence import entry_plot_svg, overview_plot_svg, render_eviden
 from kbopt.site.facets import render_facet_table
 from kbopt.site.graph import render_graph_svg
 from kbopt.site.pages import ENTRIES_DIR, code, md_inline, render_entry_page
+from kbopt.site.ablation import render_ablation_fragment
 from kbopt.site.reference import api_modules, render_api_page, render_cli_reference
 from kbopt.store import Store
 
@@ -173,6 +174,7 @@ def expected_sources(store: Store, gen: Path, report: GenerateReport) -> dict[st
     files["evidence.inc"] = render_evidence_fragment(entries, overview_path, entry_href)
 
     files["kernels.md"] = render_devlogs_page(gen.parent)
+    files["ablation.inc"] = render_ablation_fragment(store.root)  # kbopt ablate results
     files["cli.inc"] = render_cli_reference()
     for module in api_modules():
         files[f"api/{module}.md"] = render_api_page(module)

@@ -98,13 +98,18 @@ def candidates(
     tried: set[tuple[str, int]] = frozenset(),  # type: ignore[assignment]
     tried_values: set[frozenset] = frozenset(),  # type: ignore[assignment]
     why_not: list[str] | None = None,
+    values: Mapping[str, Any] | None = None,
 ) -> list[Candidate]:
-    """Every applicable move of the ranked optimizations, in ranking order then move order."""
+    """Every applicable move of the ranked optimizations, in ranking order then move order.
+
+    `values`: the knob values to move from (default: what the version file sets; the
+    ablation passes the values it is exploring without writing files)."""
     from kbopt.workflow.knob_source import settable_knobs
 
     knobs = spec.knobs_for(version)
-    values = spec.knob_values(version)
     settable = settable_knobs(spec.version_path(version), [k.name for k in knobs])
+    if values is None:
+        values = spec.knob_values(version)
     out: list[Candidate] = []
     for rank, opp in enumerate(ranked, 1):
         if opp.get("kind", "optimization") != "optimization":

@@ -1,0 +1,126 @@
+"""`kbopt ablate`: the catalog-guided search against a random order of the same moves and
+a grid sample of the knobs, at an equal budget of measured trials (kbopt.workflow.ablation)."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+from kbopt.bench.trials import parse_config
+from kbopt.cli.common import command, print_json, store_from
+from kbopt.cli.cycle_cmds import BACKENDS, KERNEL_HELP, make_backend
+from kbopt.errors import KbError
+from kbopt.kernel import load_spec
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = command(
+        sub,
+        "ablate",
+        "Does the catalog choose well? Run the catalog-guided search (profile, rank, apply the "
+        "top applicable move, keep or go back), the same entries' moves in a random order, and "
+        "a random sample of the knob grid (an autotuner), each with the same number of measured "
+        "trials from the same version; report per arm the best %% of floor and the trials needed "
+        "to come within 5%% of the best any arm found. Real results go to results/ablation/; "
+        "fake ones only to --out.",
+        "kbopt ablate mla_decode --from triton_v2 --arms catalog,random,grid --trials 24 "
+        "--config decode --backend real",
+    )
+    p.add_argument("kernel", help=KERNEL_HELP)
+    p.add_argument("--spec", help="a spec.py path (or module:attr) to use instead of KERNEL")
+    p.add_argument(
+        "--from",
+        dest="start",
+        help="the version whose knobs are searched (default: the first that sets any knob)",
+    )
+    p.add_argument("--arms", default="catalog,random,grid", help="comma-separated arms")
+    p.add_argument(
+        "--trials", type=int, default=20, help="measured trials per arm (start included)"
+    )
+    p.add_argument("--config", help="a trial name or name=value dims (default: the spec's first)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random and grid arms")
+    p.add_argument("--budget-s", type=float, help="stop every arm after this much wall time")
+    p.add_argument("--backend", choices=BACKENDS, default="real", help="real GPU or the fake")
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="write the results here (default: results/ablation/<stamp>-<kernel>-<device>.json "
+        "for real measurements; fake ones are written only where --out says)",
+    )
+    p.set_defaults(func=cmd_ablate)
+
+
+def cmd_ablate(args: argparse.Namespace) -> int:
+    from kbopt.workflow.ablation import (
+        TrialRow,
+        default_start,
+        results_path,
+        run_ablation,
+        write_results,
+    )
+
+    store = store_from(args)
+    root = store.root
+    spec = load_spec(args.spec or args.kernel, root)
+    start = args.start or default_start(spec)
+    if start not in spec.version_files():
+        raise KbError(
+            f"{spec.name} has no version {start!r}; known: {', '.join(spec.version_files())}"
+        )
+    config = parse_config(args.config or spec.trials[0].name, spec)
+    arms = [a.strip() for a in args.arms.split(",") if a.strip()]
+    if args.budget_s is not None and args.budget_s <= 0:
+        raise KbError(f"--budget-s must be positive (got {args.budget_s})")
+    backend = make_backend(args.backend, root)
+
+    def progress(arm: str, row: TrialRow) -> None:
+        if args.json:
+            return
+        if row.status == "ok":
+            shown = f"{row.duration_us:.1f} us ({row.pct_of_floor:.1f}% of floor)"
+        else:
+            shown = f"{row.status}: {row.note}"
+        kept = "" if row.kept is None else (" kept" if row.kept else " back")
+        what = row.move or ",".join(f"{k}={v}" for k, v in row.values.items())
+        print(f"[ablate] {arm:<7} {row.n:>3}/{args.trials} {shown}{kept}  {what}", file=sys.stderr)
+
+    doc = run_ablation(
+        spec=spec,
+        backend=backend,
+        store=store,
+        start=start,
+        config=config,
+        arms=arms,
+        trials=args.trials,
+        seed=args.seed,
+        budget_s=args.budget_s,
+        progress=progress,
+    )
+    doc["command"] = "kbopt " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    for row in doc["rows"]:
+        row["date"], row["versions"], row["command"] = doc["date"], doc["versions"], doc["command"]
+    path = None
+    if args.out is not None:
+        path = write_results(args.out, doc)
+    elif not doc["fake"]:
+        path = write_results(results_path(root, doc), doc)
+    if args.json:
+        print_json({"written": str(path) if path else None, **doc})
+        return 0
+    print(f"{'arm':<8} {'trials':>6} {'best % of floor':>16} {'trials to 5% of best':>21}  stopped")
+    for row in doc["rows"]:
+        best = f"{row['best_pct_of_floor']:.1f}" if row["best_pct_of_floor"] is not None else "-"
+        reach = row["trials_to_within_5pct"] or "never"
+        print(f"{row['arm']:<8} {row['trials']:>6} {best:>16} {reach!s:>21}  {row['stopped']}")
+    if doc["fake"]:
+        print("[ablate] fake backend: stand-in figures, not measurements", file=sys.stderr)
+    if path is not None:
+        print(
+            f"[ablate] wrote {store.display(path) if path.is_relative_to(root) else path}",
+            file=sys.stderr,
+        )
+    else:
+        print("[ablate] nothing written (fake figures go only where --out says)", file=sys.stderr)
+    return 0

@@ -1,0 +1,131 @@
+"""The site's ablation page: committed `kbopt ablate` results as plots and a table.
+
+Reads `results/ablation/*.json` (written by `kbopt ablate`; fake-backend files are left
+out even when someone committed one) and renders, per kernel and run, a line chart of
+each arm's best % of floor so far against the number of measured trials, then the rows:
+trials, best % of floor and trials to come within 5% of the best any arm found.  The
+SVG is drawn by hand (no plotting library), so the page is cheap to rebuild.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from kbopt.workflow.ablation import RESULTS_DIR
+
+COLORS = {"catalog": "#1f77b4", "random": "#ff7f0e", "grid": "#7f7f7f"}
+WIDTH, HEIGHT, PAD = 560, 240, 42
+
+
+def load_results(root: Path) -> list[dict[str, Any]]:
+    """Every real ablation results file, oldest first."""
+    folder = Path(root) / RESULTS_DIR
+    docs = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(doc, dict) and doc.get("kind") == "kbopt-ablation" and not doc.get("fake"):
+            doc["_file"] = (RESULTS_DIR / path.name).as_posix()
+            docs.append(doc)
+    return docs
+
+
+def _best_pct_curve(row: dict[str, Any]) -> list[tuple[int, float]]:
+    best: float | None = None
+    out = []
+    for t in row.get("trajectory", []):
+        if t.get("status") == "ok" and t.get("pct_of_floor") is not None:
+            best = max(best or 0.0, float(t["pct_of_floor"]))
+        if best is not None:
+            out.append((int(t["n"]), best))
+    return out
+
+
+def plot_svg(doc: dict[str, Any]) -> str:
+    """Best % of floor so far per arm against the trial number."""
+    curves = {r["arm"]: _best_pct_curve(r) for r in doc["rows"]}
+    n_max = max([doc.get("trials_budget", 2), *(p[0] for c in curves.values() for p in c)])
+    values = [p[1] for c in curves.values() for p in c] or [0.0, 100.0]
+    lo = max(0.0, min(values) - 5)
+    hi = max(values) + 5
+
+    def x(n: float) -> float:
+        return PAD + (n - 1) / max(1, n_max - 1) * (WIDTH - 2 * PAD)
+
+    def y(v: float) -> float:
+        return HEIGHT - PAD + (lo - v) / max(1e-9, hi - lo) * (HEIGHT - 2 * PAD)
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
+        f'role="img" class="kbopt-ablation-plot">',
+        f"<title>{html.escape(doc['kernel'])}: best % of floor per trial</title>",
+        f'<line x1="{PAD}" y1="{HEIGHT - PAD}" x2="{WIDTH - PAD}" y2="{HEIGHT - PAD}" '
+        'stroke="#444"/>',
+        f'<line x1="{PAD}" y1="{PAD}" x2="{PAD}" y2="{HEIGHT - PAD}" stroke="#444"/>',
+        f'<text x="{WIDTH / 2}" y="{HEIGHT - 8}" text-anchor="middle" font-size="12">'
+        "measured trials</text>",
+        f'<text x="12" y="{HEIGHT / 2}" font-size="12" transform="rotate(-90 12 {HEIGHT / 2})" '
+        'text-anchor="middle">best % of floor</text>',
+    ]
+    for v in (lo, (lo + hi) / 2, hi):
+        parts.append(
+            f'<text x="{PAD - 4}" y="{y(v) + 4:.1f}" text-anchor="end" font-size="10">{v:.0f}</text>'
+        )
+    for n in sorted({1, n_max, (1 + n_max) // 2}):
+        parts.append(
+            f'<text x="{x(n):.1f}" y="{HEIGHT - PAD + 14}" text-anchor="middle" '
+            f'font-size="10">{n}</text>'
+        )
+    for i, (arm, curve) in enumerate(curves.items()):
+        color = COLORS.get(arm, "#2ca02c")
+        if curve:
+            points = " ".join(f"{x(n):.1f},{y(v):.1f}" for n, v in curve)
+            parts.append(
+                f'<polyline points="{points}" fill="none" stroke="{color}" stroke-width="2"/>'
+            )
+        parts.append(
+            f'<text x="{WIDTH - PAD + 4}" y="{PAD + 14 * i}" font-size="11" fill="{color}">'
+            f"{html.escape(arm)}</text>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def render_ablation_fragment(root: Path) -> str:
+    """MyST for the ablation page (included by docs/catalog-ablation.md)."""
+    docs = load_results(root)
+    if not docs:
+        return (
+            "No ablation results are committed yet: `kbopt ablate KERNEL --backend real` "
+            "writes them to `results/ablation/`.\n"
+        )
+    out: list[str] = []
+    for doc in docs:
+        out += [
+            f"## {doc['kernel']} from {doc.get('start_version', '?')}, "
+            f"{doc.get('device', '?')}, {str(doc.get('date', ''))[:10]}",
+            "",
+            f"Command: `{doc.get('command', '')}`; results file `{doc['_file']}`; "
+            f"configuration {doc.get('config', {}).get('dims', {})}; "
+            f"{doc.get('trials_budget')} trials per arm.",
+            "",
+            "```{raw} html",
+            plot_svg(doc),
+            "```",
+            "",
+            "| Arm | Trials | Best % of floor | Trials to within 5% of the best | Stopped |",
+            "|-----|--------|-----------------|---------------------------------|---------|",
+        ]
+        for r in doc["rows"]:
+            best = r.get("best_pct_of_floor")
+            out.append(
+                f"| {r['arm']} | {r['trials']} | {f'{best:.1f}' if best is not None else '-'} "
+                f"| {r.get('trials_to_within_5pct') or 'never'} | {r.get('stopped') or ''} |"
+            )
+        out.append("")
+    return "\n".join(out)

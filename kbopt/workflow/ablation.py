@@ -1,0 +1,448 @@
+"""`kbopt ablate`: does the catalog choose well?  Three searches over one knob space at an
+equal budget of measured trials.
+
+All arms start from the same version and its knob values (what its file sets), measure
+at one trial configuration, and count every measurement as a trial, the starting point
+included (trial 1, measured once and shared).  A configuration that does not compile,
+fails its correctness check or runs out of memory is a trial too, recorded with why.
+
+- `catalog`: the catalog designer's loop without writing files.  Profile the current
+  values (timing-only: the measurement's metrics and the spec's shape metrics), rank the
+  catalog for it (`kbopt.strategy.recommend`, the family's language), apply the top
+  applicable move not tried from these values (`kbopt.workflow.catalog_designer.candidates`),
+  measure, keep it unless it is wrong or more than 5% slower (the cycle's rule), else go
+  back.  Stops early when no ranked entry has an applicable move.
+- `random`: the same entries' moves (every optimization in scope that declares moves),
+  with the same applicability rules and keep / go back, picked in a random order instead
+  of the ranking's.
+- `grid`: what an autotuner does: the product of every knob's allowed values, sampled
+  without replacement (or all of it, in a random order, when it fits the budget).
+
+Knob values are applied per measurement as `params` (the backends' `measure(...,
+params)`, as `kbopt tune` does), so nothing is written to the kernel's folder or to
+the catalog.  A configuration reached twice (by two arms, or twice by one) is measured
+once per run and reused; it still counts as a trial of each arm that reached it.
+
+Per arm the result row has `best_pct_of_floor` and `trials_to_within_5pct`: the first
+trial at which the arm's best time so far is within 5% of the best time any arm found.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import random
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kbopt.bench.backend import Measurement, MeasurementBackend, measure_with_backoff
+from kbopt.bench.trials import TrialConfig
+from kbopt.errors import KbError
+from kbopt.kernel import KernelSpec, Knob
+from kbopt.moves import NotApplicable, PlannedMove, plan_move
+from kbopt.store import Store
+from kbopt.workflow.catalog_designer import candidates, family_language
+
+ARMS = ("catalog", "random", "grid")
+KEEP_SLOWDOWN_PCT = 5.0  # the cycle's rule: more than 5% slower is rolled back
+WITHIN_PCT = 5.0
+RESULTS_DIR = Path("results") / "ablation"
+
+
+@dataclass
+class TrialRow:
+    """One measured trial of one arm."""
+
+    n: int
+    values: dict[str, Any]
+    status: str  # ok | wrong | error
+    duration_us: float | None = None
+    pct_of_floor: float | None = None
+    move: str = ""  # catalog / random: the entry and the knob change
+    kept: bool | None = None  # catalog / random: kept as the new current values
+    note: str = ""
+    best_us: float | None = None  # the arm's best correct time so far
+
+
+@dataclass
+class ArmResult:
+    arm: str
+    trials: list[TrialRow] = field(default_factory=list)
+    stopped: str = ""  # why the arm ran fewer trials than the budget
+
+    def best(self) -> TrialRow | None:
+        ok = [t for t in self.trials if t.status == "ok" and t.duration_us is not None]
+        return min(ok, key=lambda t: t.duration_us or 0.0) if ok else None
+
+
+class Lab:
+    """Measures knob values of one version at one configuration, once each."""
+
+    def __init__(
+        self,
+        backend: MeasurementBackend,
+        spec: KernelSpec,
+        version: str,
+        config: TrialConfig,
+        file_values: Mapping[str, Any],
+    ):
+        self.backend, self.spec, self.version, self.config = backend, spec, version, config
+        self.file_values = dict(file_values)
+        self.cache: dict[frozenset, tuple[Measurement | None, str]] = {}
+        self.first: Measurement | None = None  # provenance of the run
+
+    def measure(self, values: Mapping[str, Any]) -> tuple[Measurement | None, str]:
+        key = frozenset(values.items())
+        if key in self.cache:
+            return self.cache[key]
+        params = {
+            k: v for k, v in values.items() if k not in self.file_values or self.file_values[k] != v
+        }
+        try:
+            m: Measurement | None = measure_with_backoff(
+                self.backend, self.spec, self.version, self.config, params or None
+            )
+            err = (
+                ""
+                if m is not None and m.correct
+                else f"wrong result (error {m.error if m else '?'})"
+            )
+        except Exception as exc:  # a configuration that does not compile, run or fit
+            m, err = None, f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+        if m is not None and self.first is None:
+            self.first = m
+        self.cache[key] = (m, err)
+        return m, err
+
+
+def _row(n: int, values: Mapping[str, Any], m: Measurement | None, err: str) -> TrialRow:
+    if m is None:
+        return TrialRow(n, dict(values), "error", note=err)
+    return TrialRow(
+        n,
+        dict(values),
+        "ok" if m.correct else "wrong",
+        duration_us=round(m.duration_us, 3),
+        pct_of_floor=round(m.pct_of_floor, 2) if m.pct_of_floor is not None else None,
+        note=err,
+    )
+
+
+class _Walk:
+    """The catalog and random arms: move from the current values, keep or go back."""
+
+    def __init__(self, arm: str, lab: Lab, start: TrialRow, start_m: Measurement):
+        self.result = ArmResult(arm, [start])
+        self.lab = lab
+        self.values = dict(start.values)
+        self.current = start_m
+        self.tried: dict[frozenset, set[frozenset]] = {}
+
+    def _tried_here(self) -> set[frozenset]:
+        return self.tried.setdefault(frozenset(self.values.items()), set())
+
+    def choose(self) -> tuple[str, PlannedMove] | str:
+        raise NotImplementedError
+
+    def step(self, n: int) -> bool:
+        choice = self.choose()
+        if isinstance(choice, str):
+            self.result.stopped = choice
+            return False
+        label, planned = choice
+        new = {**self.values, **planned.values}
+        self._tried_here().add(frozenset(new.items()))
+        m, err = self.lab.measure(new)
+        row = _row(n, new, m, err)
+        row.move = f"{label}: {planned.text()}"
+        slower = (
+            m is not None
+            and (m.duration_us - self.current.duration_us) / self.current.duration_us * 100
+            > KEEP_SLOWDOWN_PCT
+        )
+        row.kept = m is not None and m.correct and not slower
+        if row.kept and m is not None:
+            self.values, self.current = new, m
+        self.result.trials.append(row)
+        return True
+
+
+class CatalogWalk(_Walk):
+    def __init__(self, *args: Any, store: Store, language: str | None, spec: KernelSpec):
+        super().__init__("catalog", *args)
+        self.store, self.language, self.spec = store, language, spec
+
+    def choose(self) -> tuple[str, PlannedMove] | str:
+        from kbopt.strategy import recommend, trigger_metrics
+        from kbopt.workflow.profiler import build_profile
+
+        profile, _ = build_profile(self.current, None, "timing only (kbopt ablate)")
+        ranked = recommend(profile, language=self.language, store=self.store, limit=10)
+        found = candidates(
+            self.store,
+            self.spec,
+            self.lab.version,
+            [o.to_dict() for o in ranked.opportunities],
+            trigger_metrics(profile),
+            tried_values=self._tried_here(),
+            values=self.values,
+        )
+        if not found:
+            return "no ranked entry has an applicable move left"
+        best = found[0]
+        return f"#{best.rank} {best.entry}", best.planned
+
+
+class RandomWalk(_Walk):
+    def __init__(self, *args: Any, pool: Sequence[tuple[str, Any]], spec: KernelSpec, seed: int):
+        super().__init__("random", *args)
+        self.pool, self.spec = list(pool), spec
+        self.rng = random.Random(seed)
+
+    def choose(self) -> tuple[str, PlannedMove] | str:
+        from kbopt.strategy import trigger_metrics
+        from kbopt.workflow.profiler import build_profile
+
+        profile, _ = build_profile(self.current, None, "timing only (kbopt ablate)")
+        metrics = trigger_metrics(profile)
+        knobs = self.spec.knobs_for(self.lab.version)
+        tried = self._tried_here()
+        options = []
+        for name, move in self.pool:
+            planned = plan_move(move, knobs, self.values, metrics)
+            if isinstance(planned, NotApplicable):
+                continue
+            if frozenset({**self.values, **planned.values}.items()) in tried:
+                continue
+            options.append((name, planned))
+        if not options:
+            return "no entry's move applies to the current values any more"
+        name, planned = self.rng.choice(options)
+        return name, planned
+
+
+def grid_space(knobs: Sequence[Knob]) -> list[tuple[str, tuple[Any, ...]]]:
+    return [(k.name, tuple(k.values)) for k in knobs if k.values]
+
+
+def grid_points(
+    knobs: Sequence[Knob], count: int, rng: random.Random, skip: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """`count` points of the knob grid without replacement (all of it, shuffled, when it
+    fits), never the starting point `skip`."""
+    space = grid_space(knobs)
+    sizes = [len(v) for _, v in space]
+    total = 1
+    for s in sizes:
+        total *= s
+
+    def point(index: int) -> dict[str, Any]:
+        out = {}
+        for (name, values), size in zip(space, sizes, strict=True):
+            index, r = divmod(index, size)
+            out[name] = values[r]
+        return out
+
+    start = frozenset(skip.items())
+    order = rng.sample(range(total), min(total, count + 1))
+    points = [p for p in map(point, order) if frozenset({**skip, **p}.items()) != start]
+    return points[:count]
+
+
+def pool_of_moves(store: Store, language: str | None) -> list[tuple[str, Any]]:
+    """Every move of every optimization in scope (shared + the family's language)."""
+    out = []
+    for e in sorted(store.entries(), key=lambda e: e.name):
+        if e.kind.value != "optimization" or e.status.value == "refuted":
+            continue
+        if e.language is not None and e.language.value != language:
+            continue
+        out += [(e.name, m) for m in e.moves]
+    return out
+
+
+def default_start(spec: KernelSpec) -> str:
+    """The first version (ladder order) that sets at least one of its family's knobs."""
+    for name in spec.version_files():
+        if spec.knobs_for(name) and spec.knob_values(name):
+            return name
+    raise KbError(f"{spec.name}: no version sets any knob its spec declares; name one with --from")
+
+
+def run_ablation(
+    *,
+    spec: KernelSpec,
+    backend: MeasurementBackend,
+    store: Store,
+    start: str,
+    config: TrialConfig,
+    arms: Sequence[str],
+    trials: int,
+    seed: int = 0,
+    budget_s: float | None = None,
+    progress: Callable[[str, TrialRow], None] = lambda arm, row: None,
+) -> dict[str, Any]:
+    """Run the arms (interleaved, one trial each in turn) and return the results document."""
+    unknown = [a for a in arms if a not in ARMS]
+    if unknown or not arms:
+        raise KbError(
+            f"--arms: unknown arm(s) {', '.join(unknown) or '(none)'}; use {', '.join(ARMS)}"
+        )
+    if trials < 2:
+        raise KbError(f"--trials must be at least 2 (the start and one more); got {trials}")
+    knobs = spec.knobs_for(start)
+    if not knobs:
+        raise KbError(f"{start} has no knobs in {spec.name}'s spec: nothing to search")
+    file_values = spec.knob_values(start)
+    family = spec.version_family(start)
+    language = family_language(family)
+    lab = Lab(backend, spec, start, config, file_values)
+    began = time.monotonic()
+    m0, err0 = lab.measure(file_values)
+    if m0 is None or not m0.correct:
+        raise KbError(f"the starting point {start} fails at {config.shape}: {err0}")
+    start_row = _row(1, file_values, m0, "")
+    start_row.kept = True
+    results: dict[str, Any] = {}
+    walkers: dict[str, Any] = {}
+    grid: list[dict[str, Any]] = []
+    for arm in arms:
+        if arm == "catalog":
+            walkers[arm] = CatalogWalk(
+                lab, _copy(start_row), m0, store=store, language=language, spec=spec
+            )
+        elif arm == "random":
+            walkers[arm] = RandomWalk(
+                lab, _copy(start_row), m0, pool=pool_of_moves(store, language), spec=spec, seed=seed
+            )
+        else:
+            results[arm] = ArmResult(arm, [_copy(start_row)])
+            grid = grid_points(knobs, trials - 1, random.Random(seed), file_values)
+    for arm in arms:
+        progress(arm, start_row)
+    timed_out = False
+    for n in range(2, trials + 1):
+        for arm in arms:
+            if budget_s is not None and time.monotonic() - began > budget_s:
+                timed_out = True
+                break
+            if arm in walkers:
+                w = walkers[arm]
+                if w.result.stopped:
+                    continue
+                if w.step(n):
+                    progress(arm, w.result.trials[-1])
+            else:
+                res = results[arm]
+                if n - 2 >= len(grid):
+                    res.stopped = res.stopped or "the whole grid was measured"
+                    continue
+                values = {**file_values, **grid[n - 2]}
+                m, err = lab.measure(values)
+                row = _row(n, values, m, err)
+                res.trials.append(row)
+                progress(arm, row)
+        if timed_out:
+            break
+    for arm, w in walkers.items():
+        results[arm] = w.result
+    if timed_out:
+        for res in results.values():
+            if len(res.trials) < trials and not res.stopped:
+                res.stopped = f"wall-time budget ({budget_s:g} s) reached"
+    return _document(spec, start, config, arms, trials, seed, budget_s, lab, results, backend)
+
+
+def _copy(row: TrialRow) -> TrialRow:
+    return TrialRow(**asdict(row))
+
+
+def _document(
+    spec: KernelSpec,
+    start: str,
+    config: TrialConfig,
+    arms: Sequence[str],
+    trials: int,
+    seed: int,
+    budget_s: float | None,
+    lab: Lab,
+    results: Mapping[str, ArmResult],
+    backend: MeasurementBackend,
+) -> dict[str, Any]:
+    bests = [r.best() for r in results.values()]
+    overall = min((b.duration_us for b in bests if b and b.duration_us), default=None)
+    first = lab.first
+    device = first.device if first else ""
+    rows = []
+    for arm in arms:
+        res = results[arm]
+        best_so_far: float | None = None
+        reached: int | None = None
+        for t in res.trials:
+            if t.status == "ok" and t.duration_us is not None:
+                best_so_far = min(best_so_far or t.duration_us, t.duration_us)
+            t.best_us = best_so_far
+            if (
+                reached is None
+                and best_so_far is not None
+                and overall is not None
+                and best_so_far <= overall * (1 + WITHIN_PCT / 100)
+            ):
+                reached = t.n
+        best = res.best()
+        rows.append(
+            {
+                "kernel": spec.name,
+                "arm": arm,
+                "trials": len(res.trials),
+                "best_pct_of_floor": best.pct_of_floor if best else None,
+                "best_us": best.duration_us if best else None,
+                "best_values": best.values if best else None,
+                "trials_to_within_5pct": reached,
+                "failed_trials": sum(t.status != "ok" for t in res.trials),
+                "stopped": res.stopped,
+                "device": device,
+                "fake": backend.name == "fake",
+                "trajectory": [asdict(t) for t in res.trials],
+            }
+        )
+    return {
+        "kind": "kbopt-ablation",
+        "kernel": spec.name,
+        "spec": spec.locator if ":" in spec.locator else spec.source or spec.name,
+        "start_version": start,
+        "config": config.as_dict(),
+        "backend": backend.name,
+        "fake": backend.name == "fake",
+        "device": device,
+        "versions": dict(first.versions) if first else {},
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "trials_budget": trials,
+        "budget_s": budget_s,
+        "seed": seed,
+        "arms": list(arms),
+        "best_us_any_arm": overall,
+        "knobs": {k.name: list(k.values) for k in spec.knobs_for(start)},
+        "rows": rows,
+    }
+
+
+def results_path(root: Path, doc: Mapping[str, Any]) -> Path:
+    stamp = str(doc["date"]).replace("-", "").replace(":", "")
+    device = re.sub(r"[^A-Za-z0-9]+", "-", str(doc["device"]) or "unknown").strip("-")
+    return root / RESULTS_DIR / f"{stamp}-{doc['kernel']}-{device}.json"
+
+
+def write_results(path: Path, doc: Mapping[str, Any]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=1, default=str) + "\n", encoding="utf-8")
+    return path
+
+
+def grid_size(knobs: Sequence[Knob]) -> int:
+    return math.prod(len(v) for _, v in grid_space(knobs))

@@ -1,0 +1,187 @@
+"""`kbopt ablate` on the fake backend: three arms at an equal trial budget, no files left
+in the kernel's folder or the catalog, fake figures written only where --out says."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kbopt.bench.backend import FakeBackend, Measurement
+from kbopt.bench.trials import TrialConfig
+from kbopt.cli import main
+from kbopt.kernel import KernelSpec, clear_cache, load_spec
+from kbopt.store import Store
+from kbopt.workflow.ablation import grid_points, run_ablation
+
+REPO = Path(__file__).resolve().parent.parent
+FIELDS = {"kernel", "arm", "trials", "best_pct_of_floor", "trials_to_within_5pct", "device"}
+
+
+def _project(tmp_path: Path, *kernels: str) -> Path:
+    shutil.copytree(REPO / "docs" / "knowledge", tmp_path / "docs" / "knowledge")
+    (tmp_path / "kernels").mkdir()
+    shutil.copy(REPO / "kernels" / "__init__.py", tmp_path / "kernels" / "__init__.py")
+    for k in kernels:
+        shutil.copytree(
+            REPO / "kernels" / k,
+            tmp_path / "kernels" / k,
+            ignore=shutil.ignore_patterns("results", "__pycache__"),
+        )
+    clear_cache()
+    return tmp_path
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for sub in ("kernels", "docs/knowledge")
+        for p in sorted((root / sub).rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+@pytest.mark.parametrize(("kernel", "start"), [("mla_decode", "triton_v2"), ("add_rmsnorm", None)])
+def test_three_arms_on_the_fake(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kernel: str, start: str | None
+) -> None:
+    root = _project(tmp_path, kernel)
+    before = _tree(root)
+    out = tmp_path / "fake-ablation.json"
+    argv = ["--root", str(root), "ablate", kernel, "--trials", "8", "--backend", "fake"]
+    argv += ["--from", start] if start else []
+    assert main([*argv, "--seed", "3"]) == 0
+    err = capsys.readouterr().err
+    assert "[ablate] grid" in err and "nothing written" in err
+    assert not (root / "results").exists()  # fake figures never go to results/ablation
+    assert main([*argv, "--seed", "3", "--out", str(out), "--json"]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["fake"] is True and doc["device"] == "fake-gpu"
+    assert [r["arm"] for r in doc["rows"]] == ["catalog", "random", "grid"]
+    for row in doc["rows"]:
+        assert set(row) >= FIELDS and row["kernel"] == kernel
+        assert 1 <= row["trials"] <= 8 == doc["trials_budget"]
+        assert row["trials"] == len(row["trajectory"])
+        assert row["command"].startswith("kbopt ") and row["date"] and row["versions"]
+        if row["trials"] < 8:
+            assert row["stopped"]
+    grid = doc["rows"][2]["trajectory"]
+    assert len({json.dumps(t["values"], sort_keys=True) for t in grid}) == len(grid)
+    for row in doc["rows"][:2]:  # every catalog / random trial names the move it made
+        assert all(t["move"] for t in row["trajectory"][1:])
+    best = doc["best_us_any_arm"]
+    reached = [r for r in doc["rows"] if r["trials_to_within_5pct"] is not None]
+    assert reached and all(
+        min(t["duration_us"] for t in r["trajectory"][: r["trials_to_within_5pct"]] if t["status"] == "ok")
+        <= best * 1.05
+        for r in reached
+    )
+    assert _tree(root) == before  # no version files, no catalog changes
+
+
+class FailingBackend(FakeBackend):
+    """Some configurations do not compile: they must count as trials, with the error."""
+
+    def measure(
+        self,
+        spec: KernelSpec,
+        version: str,
+        config: TrialConfig,
+        params: Any = None,
+    ) -> Measurement:
+        if params and params.get("num_warps") == 16:
+            raise RuntimeError("triton.CompilationError: out of resources (fake)")
+        return super().measure(spec, version, config, params)
+
+
+def test_invalid_configurations_are_trials_and_the_budget_stops_every_arm(tmp_path: Path) -> None:
+    root = _project(tmp_path, "mla_decode")
+    spec = load_spec("mla_decode", root)
+    cfg = TrialConfig.from_dict({"name": "decode", "dims": {"b": 32, "s": 1, "t": 4096}})
+    doc = run_ablation(
+        spec=spec,
+        backend=FailingBackend(root),
+        store=Store(root),
+        start="triton_v2",
+        config=cfg,
+        arms=["grid"],
+        trials=40,
+        seed=1,
+    )
+    traj = doc["rows"][0]["trajectory"]
+    failed = [t for t in traj if t["values"]["num_warps"] == 16]
+    assert failed and all(t["status"] == "error" and "out of resources" in t["note"] for t in failed)
+    assert doc["rows"][0]["failed_trials"] == len(failed) and doc["rows"][0]["trials"] == 40
+    doc = run_ablation(
+        spec=spec,
+        backend=FakeBackend(root),
+        store=Store(root),
+        start="triton_v2",
+        config=cfg,
+        arms=["catalog", "grid"],
+        trials=40,
+        budget_s=1e-9,
+    )
+    assert all(r["trials"] == 1 and "budget" in r["stopped"] for r in doc["rows"])
+
+
+def test_grid_points_are_distinct_and_exhaustive_when_the_grid_fits() -> None:
+    import random
+
+    from kbopt.kernel import Knob
+
+    knobs = [Knob("a", "int", (1, 2, 3), "warps"), Knob("b", "bool", (False, True), "tma")]
+    points = grid_points(knobs, 50, random.Random(0), {"a": 1, "b": False})
+    assert len(points) == 5  # 6 points, the start left out
+    assert {(p["a"], p["b"]) for p in points} == {(a, b) for a in (1, 2, 3) for b in (0, 1)} - {
+        (1, False)
+    }
+
+
+def test_a_scaffolded_kernel_and_bad_arguments(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _project(tmp_path)
+    assert main(["--root", str(root), "kernel", "new", "scale2x", "--dims", "n"]) == 0
+    clear_cache()
+    out = tmp_path / "a.json"
+    argv = ["--root", str(root), "ablate", "scale2x", "--backend", "fake"]
+    assert main([*argv, "--trials", "6", "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["start_version"] == "triton_v1" and len(doc["rows"]) == 3
+    capsys.readouterr()
+    assert main([*argv, "--arms", "catalog,bogus"]) == 2
+    assert "unknown arm" in capsys.readouterr().err
+    assert main([*argv, "--trials", "1"]) == 2
+    assert main([*argv, "--from", "triton_v9"]) == 2
+
+
+def test_site_page_shows_real_results_and_leaves_out_fake_ones(tmp_path: Path) -> None:
+    from kbopt.site.ablation import render_ablation_fragment
+
+    root = _project(tmp_path, "mla_decode")
+    spec = load_spec("mla_decode", root)
+    cfg = TrialConfig.from_dict({"name": "decode", "dims": {"b": 32, "s": 1, "t": 4096}})
+    doc = run_ablation(
+        spec=spec,
+        backend=FakeBackend(root),
+        store=Store(root),
+        start="triton_v2",
+        config=cfg,
+        arms=["catalog", "random", "grid"],
+        trials=6,
+    )
+    folder = root / "results" / "ablation"
+    folder.mkdir(parents=True)
+    (folder / "fake.json").write_text(json.dumps(doc))
+    assert "No ablation results" in render_ablation_fragment(root)
+    # the same document as a real device would label it
+    real = {**doc, "fake": False, "device": "NVIDIA H200", "command": "kbopt ablate mla_decode"}
+    (folder / "real.json").write_text(json.dumps(real))
+    page = render_ablation_fragment(root)
+    assert "## mla_decode from triton_v2, NVIDIA H200" in page
+    assert page.count("<polyline") == 3 and "| catalog | " in page
+    assert "results/ablation/real.json" in page and "fake.json" not in page
