@@ -55,10 +55,25 @@ from kbopt.model import EvidenceBlock
 from kbopt.store import Store
 
 KNOWLEDGE_PREFIX = Path("docs") / "knowledge"
-# Folders no tool may write into: version control, the generated catalog (written by the
-# store), the generated Claude Code definitions (written by `kbopt agent export-claude`).
-PROTECTED = (Path(".git"), Path("catalog"), Path(".claude"))
+# Top-level paths no tool may write, back up or revert: version control and CI (a
+# workflow or a submodule runs code elsewhere), the generated catalog (written by the
+# store), the generated Claude Code definitions and MCP registration (written by
+# `kbopt agent export-claude`), and kbopt's cache, where the backups live.
+PROTECTED = (
+    Path(".git"),
+    Path(".github"),
+    Path(".gitmodules"),
+    Path(".gitlab-ci.yml"),
+    Path(".ci"),
+    Path("catalog"),
+    Path(".claude"),
+    Path(".mcp.json"),
+    Path(".kbopt-cache"),
+)
 MAX_READ_CHARS = 60_000
+MAX_READ_BYTES = 16 * 1024 * 1024
+# A kernel, a test or a script is far below this; a 50 MB "source file" is a mistake.
+MAX_WRITE_BYTES = 4 * 1024 * 1024
 
 
 @dataclass
@@ -124,18 +139,76 @@ class ToolOutcome:
 
 
 def project_path(ctx: ToolContext, path: str, *, for_write: bool = False) -> Path:
-    """`path` resolved inside the project root; writes also avoid protected folders."""
+    """`path` resolved inside the project root; writes also avoid protected paths."""
     full, rel = resolve_inside(ctx.root, path)
     if for_write:
-        for protected in PROTECTED:
-            if rel == protected or protected in rel.parents:
-                raise ToolError(f"{rel} is generated or version control; not writable by tools")
-        if rel == KNOWLEDGE_PREFIX or KNOWLEDGE_PREFIX in rel.parents:
-            raise ToolError(
-                f"{rel} is in the knowledge base: use write_entry / record_evidence, "
-                "which validate every write"
-            )
+        check_writable(rel)
     return full
+
+
+def check_writable(rel: Path) -> None:
+    """Refuse a path (relative to the root) that no tool may change, or that holds one."""
+    if rel == Path("."):
+        raise ToolError("the project root itself is not writable by tools; name a file")
+    if ".git" in rel.parts:
+        raise ToolError(f"{rel} is version control; not writable by tools")
+    for protected in PROTECTED:
+        if rel == protected or protected in rel.parents:
+            raise ToolError(
+                f"{rel} is version control, CI, generated or kbopt's own cache; not writable "
+                "by tools"
+            )
+    if rel == KNOWLEDGE_PREFIX or KNOWLEDGE_PREFIX in rel.parents:
+        raise ToolError(
+            f"{rel} is in the knowledge base: use write_entry / record_evidence, "
+            "which validate every write"
+        )
+    if rel in KNOWLEDGE_PREFIX.parents:
+        raise ToolError(
+            f"{rel} holds the knowledge base, which changes only through write_entry / "
+            "record_evidence; name the file you change"
+        )
+
+
+def backup_path(ctx: ToolContext, path: str) -> Path:
+    """`path` inside the root with its folders resolved but not its last name: a link is
+    backed up and restored as the link it is, never followed."""
+    base = ctx.root.resolve()
+    raw = Path(path)
+    joined = raw if raw.is_absolute() else base / raw
+    if joined.name in ("", ".", ".."):
+        full, _ = resolve_inside(ctx.root, path)
+    else:
+        full = joined.parent.resolve() / joined.name
+    try:
+        rel = full.relative_to(base)
+    except ValueError:
+        raise ToolError(f"path {path!r} is outside the project root; refused") from None
+    check_writable(rel)
+    return full
+
+
+def _single_link(full: Path) -> None:
+    """A file with a second hard link may be a file outside the project: never read or
+    written through it."""
+    try:
+        info = full.stat()
+    except FileNotFoundError:
+        return
+    if info.st_nlink > 1 and not full.is_dir():
+        raise ToolError(
+            f"{full.name} is a hard link to a file that has another name (maybe outside the "
+            "project); refused"
+        )
+
+
+def _bounded(data: bytes, what: str) -> bytes:
+    if len(data) > MAX_WRITE_BYTES:
+        raise ToolError(
+            f"{what} would be {len(data)} bytes, more than the {MAX_WRITE_BYTES}-byte limit for "
+            "a file written by a tool"
+        )
+    return data
 
 
 def _rel(ctx: ToolContext, full: Path) -> str:
@@ -393,19 +466,19 @@ def _backups(ctx: ToolContext) -> Any:
 
 
 def _backup_file(ctx: ToolContext, inp: PathInput) -> Any:
-    full = project_path(ctx, inp.path, for_write=True)
+    full = backup_path(ctx, inp.path)
     record = _backups(ctx).backup(full)
     return {"backed_up": _rel(ctx, full), **record}
 
 
 def _revert_file(ctx: ToolContext, inp: PathInput) -> Any:
-    full = project_path(ctx, inp.path, for_write=True)
+    full = backup_path(ctx, inp.path)
     action = _backups(ctx).revert(full)
     return {"reverted": _rel(ctx, full), "action": action}
 
 
 def _discard_backup(ctx: ToolContext, inp: PathInput) -> Any:
-    full = project_path(ctx, inp.path, for_write=True)
+    full = backup_path(ctx, inp.path)
     if not _backups(ctx).discard(full):
         raise ToolError(f"no backup of {_rel(ctx, full)} to discard")
     return {"kept": _rel(ctx, full), "backup": "discarded"}
@@ -422,10 +495,8 @@ def _read_file(ctx: ToolContext, inp: PathInput) -> Any:
     full = project_path(ctx, inp.path)
     if not full.is_file():
         raise ToolError(f"no such file: {inp.path}")
-    try:
-        text = full.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ToolError(f"{inp.path} is not UTF-8 text") from None
+    _single_link(full)
+    text = _read_utf8(full, inp.path, limit=MAX_READ_BYTES)
     shown = text[:MAX_READ_CHARS]
     return {"path": _rel(ctx, full), "text": shown, "truncated": len(text) > len(shown)}
 
@@ -438,12 +509,36 @@ def _require_backup(ctx: ToolContext, full: Path) -> None:
         )
 
 
+def _read_utf8(full: Path, shown: str, *, limit: int) -> str:
+    """A project file's text, bytes as they are (CRLF and a BOM kept), at most `limit`."""
+    from kbopt.textio import read_bytes
+
+    try:
+        data = read_bytes(full, shown=shown, limit=limit)
+    except KbError as exc:
+        raise ToolError(str(exc)) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolError(f"{shown} is not UTF-8 text") from None
+
+
+def _same_line_endings(text: str, piece: str) -> str:
+    """`piece` with the file's line endings: an agent writes `\n`, a CRLF file keeps CRLF."""
+    crlf = text.count("\r\n")
+    if crlf and crlf == text.count("\n") and "\r" not in piece:
+        return piece.replace("\n", "\r\n")
+    return piece
+
+
 def _edit_file(ctx: ToolContext, inp: EditInput) -> Any:
     full = project_path(ctx, inp.path, for_write=True)
     if not full.is_file():
         raise ToolError(f"no such file: {inp.path} (use write_file to create one)")
-    text = full.read_text(encoding="utf-8")
-    count = text.count(inp.old)
+    _single_link(full)
+    text = _read_utf8(full, inp.path, limit=MAX_WRITE_BYTES)
+    old, new = _same_line_endings(text, inp.old), _same_line_endings(text, inp.new)
+    count = text.count(old)
     if count != 1:
         raise ToolError(
             f"`old` occurs {count} times in {inp.path}; give text that occurs exactly once"
@@ -451,7 +546,9 @@ def _edit_file(ctx: ToolContext, inp: EditInput) -> Any:
     _require_backup(ctx, full)
     from kbopt.store import atomic_write
 
-    atomic_write(full, text.replace(inp.old, inp.new, 1))
+    # Bytes in, bytes out: the mode (an executable script), the BOM and the line endings
+    # of the file stay as they were.
+    atomic_write(full, _bounded(text.replace(old, new, 1).encode("utf-8"), inp.path))
     ctx.state.files_written.append(_rel(ctx, full))
     return {"edited": _rel(ctx, full)}
 
@@ -459,10 +556,14 @@ def _edit_file(ctx: ToolContext, inp: EditInput) -> Any:
 def _write_file(ctx: ToolContext, inp: WriteFileInput) -> Any:
     full = project_path(ctx, inp.path, for_write=True)
     existed = full.exists()
+    if full.is_dir():
+        raise ToolError(f"{inp.path} is a folder; name a file")
+    _single_link(full)
+    data = _bounded(inp.content.encode("utf-8"), inp.path)
     _require_backup(ctx, full)
     from kbopt.store import atomic_write
 
-    atomic_write(full, inp.content)
+    atomic_write(full, data)
     ctx.state.files_written.append(_rel(ctx, full))
     return {"written": _rel(ctx, full), "created": not existed}
 
