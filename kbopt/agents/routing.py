@@ -46,6 +46,7 @@ RULES: dict[str, str] = {
     "A3.1-generate": "'generate a TileIR kernel': kernel-triton-specialist FIRST, then kernel-tileir-specialist",
     "A3.1-optimize": "'optimize for TileIR': kernel-triton-specialist first if no kernel exists, then kernel-tileir-specialist",
     "A3.1-convert": "'convert a Triton kernel to TileIR': kernel-tileir-specialist only (the kernel exists)",
+    "A3.1-convert-other": "'convert a CuTe (or CUDA, PyTorch...) kernel to TileIR': kernel-triton-specialist FIRST writes the Triton kernel, then kernel-tileir-specialist (TileIR optimizes existing Triton kernels)",
     "A3.2-cute": "a request that mentions CuTe DSL goes to kernel-cute-specialist",
     "A3.3-triton": "a request that mentions Triton without TileIR context goes to kernel-triton-specialist",
     "A3.4-blackwell-new": "no preference, Blackwell (SM100+), new kernel: kernel-triton-specialist FIRST, then kernel-tileir-specialist",
@@ -95,66 +96,185 @@ class Route:
 
 
 # --------------------------------------------------------------------------- intent detection
+#
+# Requests come in English, French and Japanese.  Words are matched with ASCII
+# boundaries, not `\b`: in Python every kana and kanji is a word character, so
+# "TileIRで" has no `\b` after "TileIR".  Each language a request names is then read in
+# its context: negated ("not a TileIR one", "sans CuTe", "TileIRではなく"), the source of
+# a conversion ("convert the CuTe kernel to TileIR": CuTe is where it comes from), or
+# requested.
 
-_TILEIR = re.compile(r"\btile[\s_-]?ir\b|nvtriton|enable_tile", re.IGNORECASE)
+
+def _ascii_word(pattern: str) -> str:
+    return rf"(?<![A-Za-z0-9])(?:{pattern})(?![A-Za-z0-9])"
+
+
+_TILEIR = re.compile(_ascii_word(r"tile[\s_-]?ir|nvtriton|enable_tile"), re.IGNORECASE)
 # "CuTe" alone counts in its own spelling only ("cute" is also an English word).
-_CUTE = re.compile(r"(?i:\bcute[\s_-]?dsl\b)|\bCuTe\b|(?i:\bcutlass[\s_-]?(?:4|dsl)\b)")
-_CUDA_GRAPH = re.compile(r"cuda[\s_-]?graphs?|graphes?\s+cuda|cudagraph", re.IGNORECASE)
-_MEASURE = re.compile(
-    r"\b(profile|profil\w*|measure\w*|mesur\w*|benchmark\w*|validate|valide\w*|time|timing)\b",
+_CUTE = re.compile(
+    _ascii_word(r"(?i:cute[\s_-]?dsl)|CuTe|CUTE(?=[\s_-]?DSL)|(?i:cutlass[\s_-]?(?:4|dsl))")
+    + r"|(?i:(?<![A-Za-z0-9])cute_(?=[A-Za-z0-9]))"  # kbopt's file names: cute_v2.py
+)
+_TRITON = re.compile(r"(?<![A-Za-z0-9])triton(?![A-Za-z0-9])", re.IGNORECASE)
+_CUDA_GRAPH = re.compile(
+    r"cuda[\s_-]?graphs?|graphes?\s+cuda|cudagraph|cuda\s*グラフ", re.IGNORECASE
+)
+# Languages a kernel can be converted FROM that are not Triton: a TileIR request then
+# needs a Triton kernel written first.
+_OTHER_SOURCE = re.compile(
+    _ascii_word(r"cuda(?![\s_-]*graph)|c\+\+|pytorch|torch|numpy|jax|cutile|cu[\s_-]?tile"),
     re.IGNORECASE,
 )
-# Verbs that make a task a change of code, not a measurement (English and French).
+_MEASURE = re.compile(
+    _ascii_word(
+        r"profile|profil\w*|measure\w*|mesur\w*|benchmark\w*|validate|valide\w*|time|timing"
+    )
+    + r"|計測|測定|プロファイル|ベンチマーク|性能評価|実行時間",
+    re.IGNORECASE,
+)
+# Verbs that make a task a change of code, not a measurement (English, French, Japanese).
 _CHANGE = re.compile(
-    r"\b(write|writes|generate|create|implement|optimi[sz]e|convert|port|fuse|apply|add|"
-    r"rewrite|refactor|tune|change|modify|edit|replace|shrink|grow|increase|reduce|raise|"
-    r"lower|set|switch|update|make|"
-    r"écri\w*|ecri\w*|génér\w*|gener\w*|cré\w*|implément\w*|optimis\w*|convert\w*|"
-    r"fusion\w*|fusionn\w*|appliqu\w*|ajout\w*|modifi\w*|chang\w*|rédui\w*|"
-    r"augment\w*|remplac\w*|ajust\w*)\b",
+    _ascii_word(
+        r"write|writes|generate|create|implement|optimi[sz]e|convert|port|fuse|apply|add|"
+        r"rewrite|refactor|tune|change|modify|edit|replace|shrink|grow|increase|reduce|raise|"
+        r"lower|set|switch|update|make|speed\s+up|accelerate|improve|translate|migrate"
+    )
+    + r"|(?<![A-Za-z0-9])(?:écri\w*|ecri\w*|génér\w*|gener\w*|cré\w*|implément\w*|optimis\w*|"
+    r"convert\w*|fusion\w*|fusionn\w*|appliqu\w*|ajout\w*|modifi\w*|chang\w*|rédui\w*|"
+    r"augment\w*|remplac\w*|ajust\w*|accélér\w*|amélior\w*|port\w*|tradui\w*|réécri\w*)"
+    # Japanese nouns of action count as a change when used as a verb (最適化して, not
+    # 最適化の前後: "before and after the optimization" is a measurement).
+    r"|書い|書く|書き|作っ|増や|減ら|置き換え"
+    r"|(?:生成|作成|最適化|高速化|変換|移植|実装|適用|追加|修正|変更|削減|チューニング|融合|改善)"
+    r"(?:して|する|し|させ|を(?:して|する|行|お願い)|$)",
+    re.IGNORECASE,
+)
+_CONVERT = re.compile(
+    _ascii_word(r"convert\w*|port|ports|porting|ported|translate\w*|migrat\w*|rewrite|porte\w*")
+    + r"|(?<![A-Za-z0-9])(?:tradui\w*|réécri\w*|migre\w*)|変換|移植|書き換え|置き換え",
     re.IGNORECASE,
 )
 _EXISTING = re.compile(
-    r"\b(existing|existant\w*|already|déjà|deja|convert\w*|port)\b", re.IGNORECASE
+    _ascii_word(r"existing|existant\w*|already|déjà|deja|current")
+    + r"|既存|既に|すでに|今ある|現在の|手元の",
+    re.IGNORECASE,
 )
 _PY_FILE = re.compile(r"[\w./-]+\.py\b")
 _NEGATED_EXISTING = re.compile(
-    r"\b(no|without|aucun\w*|sans|pas\s+de)\s+(?:\w+\s+){0,3}(existing|existant\w*|exist\w*)",
+    r"(?<![A-Za-z0-9])(no|without|aucun\w*|sans|pas\s+de)\s+(?:\w+\s+){0,3}"
+    r"(existing|existant\w*|exist\w*)"
+    r"|(?:カーネル|kernel)\s*(?:は|が)\s*(?:まだ)?\s*(?:ない|無い|ありません|存在しない)",
     re.IGNORECASE,
 )
 _GENERATE = re.compile(
-    r"\b(generate|write|create|new|génér\w*|écri\w*|cré\w*|nouveau)\b", re.IGNORECASE
+    _ascii_word(r"generate|write|create|new|from\s+scratch")
+    + r"|(?<![A-Za-z0-9])(?:génér\w*|écri\w*|cré\w*|nouveau|nouvelle)"
+    r"|生成|作成|新規|新しい|書い|書く|書き|作っ|ゼロから",
+    re.IGNORECASE,
 )
 _LANGUAGE_LINE = re.compile(r"^\s*Language:\s*([A-Za-z-]+)", re.IGNORECASE | re.MULTILINE)
+# Negation before a language, at most two words away: "not a TileIR one", "without the
+# TileIR backend", "pas de CuTe", "sans TileIR", "instead of Triton".
+_NEGATION_BEFORE = re.compile(
+    r"(?<![A-Za-z0-9])(?:not|no|without|instead\s+of|rather\s+than|avoid\w*|never|except|"
+    r"don'?t|do\s+not|"
+    r"pas|sans|plutôt\s+que|au\s+lieu\s+de|jamais|non)"
+    r"(?:\s+(?:use|using|utiliser|d'|de|du|en|un|une|a|an|the|le|la|l')?)?"
+    r"(?:\s+[^\s,;.!?]+){0,2}\s*$",
+    re.IGNORECASE,
+)
+# Negation after a language (Japanese): "TileIRではなく", "CuTeは使わずに", "TileIR以外".
+_NEGATION_AFTER = re.compile(
+    r"^\s*(?:の)?\s*(?:カーネル|kernel)?\s*"
+    r"(?:ではなく|じゃなく|ではない|じゃない|以外|は使わ|を使わ|は不要|なしで|抜きで|は禁止)",
+    re.IGNORECASE,
+)
+# A conversion's target: "to TileIR", "into a Triton kernel", "en TileIR", "vers CuTe".
+_TARGET_BEFORE = re.compile(
+    r"(?<![A-Za-z0-9])(?:to|into|en|vers)\s+(?:(?:a|an|the|un|une|le|la|du|kernel|kernels)\s+)*$",
+    re.IGNORECASE,
+)
+# ... and in Japanese after it: "TileIRに変換", "CuTeへ移植", "Tritonカーネルに".
+_TARGET_AFTER = re.compile(r"^\s*(?:の)?\s*(?:カーネル)?\s*(?:に|へ)(?!は)")
+
+TRITON_LANG, TILEIR_LANG, CUTE_LANG = "triton", "tileir", "cute"
+_LANGUAGE_PATTERNS = ((TILEIR_LANG, _TILEIR), (CUTE_LANG, _CUTE), (TRITON_LANG, _TRITON))
 
 
-def _tokens(text: str) -> set[str]:
-    # File names count too: `triton_v2.py` names Triton, `nvtriton` does not.
-    return set(re.split(r"[^a-z0-9]+", text.lower()))
+@dataclass(frozen=True)
+class Intent:
+    """What a request asks for, language by language."""
+
+    requested: frozenset[str]  # languages asked for (the target of a conversion)
+    sources: frozenset[str]  # languages a conversion starts from
+    negated: frozenset[str]  # languages the request rules out
+    other_source: bool  # converting from CUDA, PyTorch... (not a Triton kernel)
+
+
+def _clause_before(text: str, start: int) -> str:
+    before = text[max(0, start - 60) : start]
+    cut = max(before.rfind(c) for c in ",;.!?、。；")
+    return before[cut + 1 :] if cut >= 0 else before
+
+
+def read_intent(text: str) -> Intent:
+    mentions: list[tuple[str, int, int]] = []
+    for lang, pattern in _LANGUAGE_PATTERNS:
+        for m in pattern.finditer(text):
+            # "nvtriton" and "TileIR" are TileIR, not also Triton.
+            if lang == TRITON_LANG and any(s <= m.start() < e for _, s, e in mentions):
+                continue
+            mentions.append((lang, m.start(), m.end()))
+    converting = bool(_CONVERT.search(text))
+    negated: set[str] = set()
+    targets: set[str] = set()
+    named: set[str] = set()
+    for lang, start, end in mentions:
+        before, after = _clause_before(text, start), text[end : end + 20]
+        if _NEGATION_BEFORE.search(before) or _NEGATION_AFTER.match(after):
+            negated.add(lang)
+            continue
+        named.add(lang)
+        if converting and (_TARGET_BEFORE.search(before) or _TARGET_AFTER.match(after)):
+            targets.add(lang)
+    negated -= named  # named positively somewhere else too: not ruled out
+    if targets:
+        requested, sources = targets, named - targets
+    else:
+        requested, sources = named, set()
+    other = converting and bool(_OTHER_SOURCE.search(text)) and not (sources & {TRITON_LANG})
+    return Intent(frozenset(requested), frozenset(sources), frozenset(negated), other)
 
 
 def mentions_tileir(text: str) -> bool:
-    return bool(_TILEIR.search(text))
+    return TILEIR_LANG in read_intent(text).requested
 
 
 def mentions_cute(text: str) -> bool:
-    # `cute_v2.py`, `cute_common`: kbopt's file names for CuTe DSL kernels.
-    return bool(_CUTE.search(text)) or bool(re.search(r"(?i)\bcute_\w", text))
+    return CUTE_LANG in read_intent(text).requested
 
 
 def mentions_triton(text: str) -> bool:
-    return "triton" in _tokens(text)
+    return TRITON_LANG in read_intent(text).requested
 
 
 def mentions_existing_kernel(text: str) -> bool:
     """The request says the kernel already exists (or points at its file)."""
     if _NEGATED_EXISTING.search(text):
         return False
-    if _EXISTING.search(text):
+    if _EXISTING.search(text) or _CONVERT.search(text):
         return True
     # A file to work on ("add TileIR configs to fused_gelu.py") is an existing kernel,
     # unless the request creates it.
     return bool(_PY_FILE.search(text)) and not _GENERATE.search(text)
+
+
+def existing_triton_kernel(text: str) -> bool:
+    """The request works on a Triton kernel that exists: an existing kernel that is not
+    a CuTe, CUDA or PyTorch one being converted (TileIR starts from Triton only)."""
+    intent = read_intent(text)
+    from_other = bool(intent.sources & {CUTE_LANG}) or intent.other_source
+    return mentions_existing_kernel(text) and not from_other
 
 
 def is_measurement(text: str) -> bool:
@@ -166,23 +286,46 @@ def is_measurement(text: str) -> bool:
 
 def route(request: str, *, sm: int | None = None, existing_triton: bool = False) -> Route:
     """The specialist stages for a request, decided by the first rule that applies."""
-    existing = existing_triton or mentions_existing_kernel(request)
     if _CUDA_GRAPH.search(request):
         return Route("A1-cuda-graph", (CUDA_GRAPH,))
     if is_measurement(request):
         return Route("A1-profiling", (PROFILING,))
-    if mentions_tileir(request):
-        if existing and not _NEGATED_EXISTING.search(request):
+    intent = read_intent(request)
+    # The kernel that exists is a Triton kernel unless the request converts from CuTe,
+    # CUDA, PyTorch... (TileIR optimizes Triton kernels only).
+    from_other = bool(intent.sources & {CUTE_LANG}) or intent.other_source
+    existing = existing_triton or existing_triton_kernel(request)
+    if TILEIR_LANG in intent.requested:
+        if from_other and not existing_triton:
+            return Route(
+                "A3.1-convert-other",
+                (TRITON, TILEIR),
+                notes=("the kernel to convert is not a Triton kernel: write the Triton one first",),
+            )
+        if existing:
             return Route(
                 "A3.1-convert", (TILEIR,), notes=("stage one skipped: the Triton kernel exists",)
             )
         rule = "A3.1-generate" if _GENERATE.search(request) else "A3.1-optimize"
         return Route(rule, (TRITON, TILEIR), notes=("two-stage TileIR pipeline",))
-    if mentions_cute(request):
+    if CUTE_LANG in intent.requested:
         return Route("A3.2-cute", (CUTE,))
-    if mentions_triton(request):
+    if TRITON_LANG in intent.requested:
         return Route("A3.3-triton", (TRITON,))
-    return route_by_hardware(sm, existing_triton=existing)
+    if TILEIR_LANG in intent.negated and TRITON_LANG not in intent.negated:
+        # "not TileIR" with no other language: a plain Triton kernel is what remains.
+        return Route("A3.3-triton", (TRITON,), notes=("TileIR ruled out by the request",))
+    r = route_by_hardware(sm, existing_triton=existing)
+    if intent.negated & {TILEIR_LANG, CUTE_LANG}:
+        # The hardware rule, minus what the request rules out.
+        keep = tuple(s for s in r.stages if _LANG_OF.get(s) not in intent.negated)
+        alts = tuple(s for s in r.alternatives if _LANG_OF.get(s) not in intent.negated)
+        if keep:
+            return Route(r.rule, keep, alts, (*r.notes, "a language ruled out by the request"))
+    return r
+
+
+_LANG_OF = {TRITON: TRITON_LANG, TILEIR: TILEIR_LANG, CUTE: CUTE_LANG}
 
 
 def route_by_hardware(sm: int | None, *, existing_triton: bool) -> Route:
@@ -219,7 +362,7 @@ def check_delegation(
     if target in (PROFILER, KERNEL_DESIGNER):
         _check_language_line(task)
         return None
-    existing = existing_triton or mentions_existing_kernel(task)
+    existing = existing_triton or existing_triton_kernel(task)
     try:
         r = route(task, sm=sm, existing_triton=existing)
     except RoutingError:

@@ -106,6 +106,15 @@ ROUTES = [
         (TILEIR,),
         (),
     ),
+    # A CuTe kernel converted to TileIR: TileIR optimizes Triton kernels, so Triton first
+    (
+        "A3.1-convert-other",
+        "Convert the CuTe kernel to TileIR",
+        None,
+        False,
+        (TRITON, TILEIR),
+        (),
+    ),
     # 2. CuTe DSL -> kernel-cute-specialist (whatever the hardware)
     ("A3.2-cute", "Générer un kernel CuTe DSL", None, False, (CUTE,), ()),
     (
