@@ -65,6 +65,11 @@ class AgentConfig:
     # Mark the system prompt (and with it the tool definitions before it) as a prompt-cache
     # prefix: every turn of an agent's conversation re-sends them unchanged.
     cache_prompts: bool = True
+    # The API client gives up on a server that does not answer: seconds to connect, and
+    # to wait for a reply (a whole non-streamed reply of max_tokens must fit in it).
+    connect_timeout_s: float = 10.0
+    read_timeout_s: float = 300.0
+    max_retries: int = 2  # the SDK's retries of a failed call (each under the timeouts)
     prices: dict[str, Price] = field(default_factory=lambda: dict(DEFAULT_PRICES))
 
     @classmethod
@@ -81,6 +86,14 @@ class AgentConfig:
         ):
             if env.get(key):
                 setattr(cfg, attr, _positive_int(env[key], key))
+        for key, attr in (
+            ("KBOPT_AGENT_CONNECT_TIMEOUT", "connect_timeout_s"),
+            ("KBOPT_AGENT_READ_TIMEOUT", "read_timeout_s"),
+        ):
+            if env.get(key):
+                setattr(cfg, attr, positive_seconds(env[key], key))
+        if env.get("KBOPT_AGENT_MAX_RETRIES"):
+            cfg.max_retries = _retries(env["KBOPT_AGENT_MAX_RETRIES"], "KBOPT_AGENT_MAX_RETRIES")
         if env.get("KBOPT_AGENT_PRICES"):
             cfg.prices.update(parse_prices(env["KBOPT_AGENT_PRICES"], "KBOPT_AGENT_PRICES"))
         for attr, value in overrides.items():
@@ -96,6 +109,26 @@ def _positive_int(text: str, what: str) -> int:
         raise KbError(f"{what} must be a positive integer, got {text!r}") from None
     if value < 1:
         raise KbError(f"{what} must be a positive integer, got {text!r}")
+    return value
+
+
+def positive_seconds(text: str, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= 86400:  # NaN fails this too
+        raise KbError(f"{what} must be seconds between 0 and 86400, got {text!r}")
+    return value
+
+
+def _retries(text: str, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 10:
+        raise KbError(f"{what} must be an integer from 0 to 10, got {text!r}")
     return value
 
 
@@ -328,6 +361,13 @@ class AgentRunner:
             raise RunAborted(
                 f"Anthropic API error {exc.status_code}: {_api_message(exc)}"
             ) from None
+        except anthropic.APITimeoutError:
+            cfg = self.config
+            raise RunAborted(
+                f"the Anthropic API did not answer (connect timeout {cfg.connect_timeout_s:g} s, "
+                f"read timeout {cfg.read_timeout_s:g} s, {cfg.max_retries} retries); set "
+                "KBOPT_AGENT_READ_TIMEOUT / KBOPT_AGENT_CONNECT_TIMEOUT to wait longer"
+            ) from None
         except anthropic.APIConnectionError as exc:
             raise RunAborted(f"cannot reach the Anthropic API: {exc}") from None
 
@@ -437,8 +477,9 @@ def autopilot_prompt(analysis: Any) -> str:
 # --------------------------------------------------------------------------- client
 
 
-def make_client(api_key: str | None = None) -> Any:
-    """An Anthropic client; a missing key is one clear KbError, checked before any import."""
+def make_client(api_key: str | None = None, config: AgentConfig | None = None) -> Any:
+    """An Anthropic client with connect and read timeouts (from `config`, by default the
+    environment's); a missing key is one clear KbError, checked before any import."""
     key = api_key or os.environ.get(API_KEY_ENV)
     if not key:
         raise KbError(
@@ -449,4 +490,6 @@ def make_client(api_key: str | None = None) -> Any:
         import anthropic
     except ImportError:
         raise KbError("the anthropic package is missing: pip install 'kbopt[agents]'") from None
-    return anthropic.Anthropic(api_key=key)
+    cfg = config or AgentConfig.from_env()
+    timeout = anthropic.Timeout(cfg.read_timeout_s, connect=cfg.connect_timeout_s)
+    return anthropic.Anthropic(api_key=key, timeout=timeout, max_retries=cfg.max_retries)

@@ -11,6 +11,7 @@ from typing import Any
 from kbopt.cli.common import (
     check_or_regenerate,
     command,
+    positive_float,
     positive_int,
     print_json,
     sm_version,
@@ -118,6 +119,20 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-delegations", type=positive_int, help="max delegations per run")
     p.add_argument("--price", action="append", default=[], help="model=input,output in $ per MTok")
     p.add_argument(
+        "--connect-timeout",
+        type=positive_float,
+        metavar="SECONDS",
+        help="give up connecting to the API after SECONDS (default: KBOPT_AGENT_CONNECT_TIMEOUT "
+        "or 10)",
+    )
+    p.add_argument(
+        "--read-timeout",
+        type=positive_float,
+        metavar="SECONDS",
+        help="give up on an API reply after SECONDS (default: KBOPT_AGENT_READ_TIMEOUT or 300); "
+        "kbopt --timeout bounds the whole run",
+    )
+    p.add_argument(
         "--remote",
         type=Path,
         help="Remote Execution Context JSON (host, job_id, workdir...); default: KBOPT_REMOTE",
@@ -131,16 +146,8 @@ def _run_options(p: argparse.ArgumentParser) -> None:
 
 def _runner(args: argparse.Namespace) -> Any:
     # The key is checked first: without one, nothing else is read or imported.
-    from kbopt.agents.runner import make_client
+    from kbopt.agents.runner import AgentConfig, make_client
 
-    client = make_client()
-    from kbopt.agents.remote import RemoteContext, make_executor
-    from kbopt.agents.runner import AgentConfig, AgentRunner, parse_prices
-    from kbopt.agents.tools import ToolContext
-
-    prices = {}
-    for text in args.price:
-        prices.update(parse_prices(text, "--price"))
     config = AgentConfig.from_env(
         model=args.model,
         max_tokens=args.max_tokens,
@@ -148,7 +155,17 @@ def _runner(args: argparse.Namespace) -> Any:
         max_delegations=args.max_delegations,
         sm=args.sm,
         existing_triton=args.existing_triton or None,
+        connect_timeout_s=args.connect_timeout,
+        read_timeout_s=args.read_timeout,
     )
+    client = make_client(config=config)
+    from kbopt.agents.remote import RemoteContext, make_executor
+    from kbopt.agents.runner import AgentRunner, parse_prices
+    from kbopt.agents.tools import ToolContext
+
+    prices = {}
+    for text in args.price:
+        prices.update(parse_prices(text, "--price"))
     config.prices.update(prices)
     remote = RemoteContext.load(args.remote) if args.remote else RemoteContext.from_env()
     store = store_from(args)

@@ -1,0 +1,112 @@
+"""No hang: an API server that never answers, Ctrl-C, and `--timeout` all end a run.
+
+A local socket that accepts connections and never replies stands in for a dead or
+black-holed `ANTHROPIC_BASE_URL`; `kbopt agent run` must give up on its own (client
+read timeout), stop on SIGINT (exit 130) and stop at `--timeout` (exit 124).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def silent_server() -> Iterator[str]:
+    """http://127.0.0.1:PORT that accepts connections and never sends a byte."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(16)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        srv.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                continue
+            held.append(conn)  # never read, never answered, never closed until the end
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{srv.getsockname()[1]}"
+    stop.set()
+    thread.join(2)
+    for conn in held:
+        conn.close()
+    srv.close()
+
+
+def _start(root: Path, url: str, *extra: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    environ = {
+        **os.environ,
+        "ANTHROPIC_API_KEY": "test-key",
+        "ANTHROPIC_BASE_URL": url,
+        "KBOPT_AGENT_MAX_RETRIES": "0",
+        **(env or {}),
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "kbopt", "--root", str(root), *extra, "agent", "run", "Write a Triton kernel", "--sm", "90"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environ,
+    )
+
+
+def test_a_server_that_never_answers_times_out(empty_kb: Path, silent_server: str) -> None:
+    began = time.monotonic()
+    proc = _start(empty_kb, silent_server, env={"KBOPT_AGENT_READ_TIMEOUT": "1"})
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, (out, err)
+    assert "did not answer" in err and "Traceback" not in err
+    assert time.monotonic() - began < 30
+
+
+def test_ctrl_c_stops_a_waiting_run(empty_kb: Path, silent_server: str) -> None:
+    proc = _start(empty_kb, silent_server, env={"KBOPT_AGENT_READ_TIMEOUT": "600"})
+    time.sleep(3)  # started, waiting on the API
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, (out, err)
+    assert "interrupted" in err and "Traceback" not in err
+
+
+def test_timeout_option_stops_a_waiting_run(empty_kb: Path, silent_server: str) -> None:
+    proc = _start(empty_kb, silent_server, "--timeout", "2", env={"KBOPT_AGENT_READ_TIMEOUT": "600"})
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 124, (out, err)
+    assert "--timeout" in err and "Traceback" not in err
+
+
+def test_client_timeouts_come_from_the_configuration(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kbopt.agents.runner import AgentConfig, make_client
+
+    monkeypatch.setenv("KBOPT_AGENT_CONNECT_TIMEOUT", "3")
+    monkeypatch.setenv("KBOPT_AGENT_READ_TIMEOUT", "45")
+    monkeypatch.setenv("KBOPT_AGENT_MAX_RETRIES", "1")
+    client = make_client(api_key="k")
+    assert (client.timeout.connect, client.timeout.read, client.max_retries) == (3.0, 45.0, 1)
+    client = make_client(api_key="k", config=AgentConfig(connect_timeout_s=1.5, read_timeout_s=9))
+    assert (client.timeout.connect, client.timeout.read) == (1.5, 9)
+
+
+@pytest.mark.parametrize(("var", "value"), [("KBOPT_AGENT_READ_TIMEOUT", "0"), ("KBOPT_AGENT_READ_TIMEOUT", "nan"), ("KBOPT_AGENT_CONNECT_TIMEOUT", "-1"), ("KBOPT_AGENT_MAX_RETRIES", "many")])
+def test_bad_timeout_settings_are_refused(monkeypatch: pytest.MonkeyPatch, var: str, value: str) -> None:
+    from kbopt.agents.runner import AgentConfig
+    from kbopt.errors import KbError
+
+    monkeypatch.setenv(var, value)
+    with pytest.raises(KbError, match=var):
+        AgentConfig.from_env()
