@@ -1,4 +1,4 @@
-"""Sphinx configuration for the kbopt site (SPEC D1).
+"""Sphinx configuration for the kbopt site.
 
 Sources live under docs/; this file sits at the repository root.  Build with
 `kbopt site build` (or `make docs`), or by hand:
@@ -9,6 +9,8 @@ store (docs/knowledge/) into docs/generated/, which is git-ignored.
 
 from __future__ import annotations
 
+import os
+
 import kbopt
 
 project = "kbopt"
@@ -18,7 +20,7 @@ release = version = kbopt.__version__
 
 extensions = [
     "myst_parser",
-    "sphinx.ext.autodoc",
+    "sphinx_copybutton",
     "kbopt.site",
 ]
 
@@ -41,22 +43,29 @@ nitpick_ignore_regex = [
     (r"py:.*", r"kbopt(\.\w+)*\.[A-Z]"),
 ]
 
-autodoc_member_order = "bysource"
-autodoc_typehints = "description"
-autodoc_default_options = {"undoc-members": False}
-# Heavy optional dependencies are not needed to read docstrings.
-autodoc_mock_imports = ["torch", "triton", "cutlass", "anthropic"]
+# The API pages are written by kbopt.site.apidoc from the imported modules (no
+# sphinx.ext.autodoc: it made a full build several times slower).
 
-html_theme = "alabaster"
-html_title = "kbopt"
-html_static_path: list[str] = []
+# Furo: light and dark modes that follow the reader's system, an on-page table of
+# contents, a drawer for the navigation on narrow screens, and the lightest pages of
+# the modern themes (no Bootstrap), which keeps the build fast.
+html_theme = "furo"
+html_title = f"kbopt {release}"
+html_favicon = "docs/_static/favicon.svg"
+html_static_path: list[str] = ["docs/_static"]
+templates_path = ["docs/_templates"]
 html_theme_options = {
-    "description": "GPU kernel optimization knowledge base",
-    "page_width": "1180px",
-    "sidebar_width": "230px",
-    "sidebar_collapse": True,
-    # Entry pages sit in hidden toctrees: 1,000 entries in every sidebar would make
-    # each page megabytes long.  The catalog pages list them instead.
-    "sidebar_includehidden": False,
+    "navigation_with_keys": True,
+    "top_of_page_buttons": ["view", "edit"],
 }
+html_copy_source = True  # the "view source" button of guides and devlogs
 html_show_sourcelink = False
+
+# "Edit this page" needs a hosted copy of the repository, e.g.
+# KBOPT_REPOSITORY=https://github.com/ORG/kbopt; without one the button is left out.
+kbopt_repository = os.environ.get("KBOPT_REPOSITORY", "")
+kbopt_branch = os.environ.get("KBOPT_BRANCH", "main")
+
+# Copy buttons on code blocks, without the prompts and the output.
+copybutton_prompt_text = r"\$ |>>> |\.\.\. "
+copybutton_prompt_is_regexp = True

@@ -1,7 +1,7 @@
 """Build the site in-process: what `kbopt site build` and the tests call.
 
-A full build starts from nothing (fresh Sphinx environment, generated sources and
-output folder removed); an incremental build keeps all three, so Sphinx re-reads only
+A full build starts from nothing (fresh Sphinx environment, generated sources,
+doctrees and output folder removed); an incremental build keeps them all, so Sphinx re-reads only
 the documents whose sources changed.
 """
 
@@ -62,6 +62,12 @@ def default_out(root: Path) -> Path:
     return root / "_build" / "html"
 
 
+def doctrees_dir(out: Path) -> Path:
+    """Sphinx's pickled doctrees, beside the output folder and not in it: they are
+    only for incremental builds (tens of MB), never for publishing."""
+    return out.parent / f"{out.name}.doctrees"
+
+
 def build_site(
     root: Path,
     out: Path | None = None,
@@ -85,9 +91,11 @@ def build_site(
     if not (root / "conf.py").is_file() or not srcdir.is_dir():
         raise KbError(f"{root} has no site sources: expected conf.py and docs/ there")
     out = (out or default_out(root)).resolve()
-    doctrees = out / ".doctrees"
+    doctrees = doctrees_dir(out)
+    shutil.rmtree(out / ".doctrees", ignore_errors=True)  # where older versions kept them
     if not incremental:
         shutil.rmtree(out, ignore_errors=True)
+        shutil.rmtree(doctrees, ignore_errors=True)
         shutil.rmtree(srcdir / GENERATED_DIR, ignore_errors=True)
     warnings = _Tee(echo=verbose)
     status = sys.stdout if verbose else None

@@ -3,8 +3,13 @@
 Each row carries its facet values as `data-` attributes (space-separated where an
 entry has several, e.g. bottlenecks).  `static/kbopt-catalog.js` reads the selects
 above the table and hides the rows that do not match; no server is involved.  The
-options come from the closed vocabularies in `kbopt.vocab`, with the number of
-entries that carry each value.
+filter behaves like the command line: a language keeps the shared entries (as
+`kbopt recommend --language` does; a checkbox leaves them out), the text box matches
+whole words (every word of the query must start a word of the entry's id, title,
+triggers, contexts or bottlenecks), and the state lives in the page's URL so a
+filtered view can be shared.  The options come from the closed vocabularies in
+`kbopt.vocab`; each shows how many entries it would leave with the other filters
+as they are.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from kbopt.model import Entry
 from kbopt.vocab import METRICS, Bottleneck, Kind, Language, Scope, Status
 
 SHARED = "shared"  # the language facet's value for entries of no particular language
+IMPACT_RANK = {"low": 1, "medium": 2, "high": 3}  # sort order of the Impact column
 
 
 def entry_metrics(entry: Entry) -> list[str]:
@@ -82,24 +88,56 @@ def render_facet_table(entries: Sequence[Entry], href: Callable[[str], str]) -> 
         counts: Counter[str] = Counter(v for fv in values.values() for v in fv[key])
         controls.append(_select(key, label, vocabulary(), counts))
     controls.append(
-        '<label class="kbopt-facet">Text <input type="search" id="kbopt-facet-text" '
-        'data-facet-text placeholder="name, title, trigger"></label>'
+        '<label class="kbopt-facet" title="with a language, keep the entries of no '
+        'particular language too (as kbopt recommend --language does)">'
+        '<input type="checkbox" id="kbopt-facet-shared" checked> with shared entries</label>'
+    )
+    controls.append(
+        '<label class="kbopt-facet">Words <input type="search" id="kbopt-facet-text" '
+        'data-facet-text placeholder="e.g. split kv"></label>'
     )
     controls.append('<button type="button" id="kbopt-facet-reset">Reset</button>')
     total = len(ordered)
+    columns = [
+        ("Entry", "name"),
+        ("Kind", "kind"),
+        ("Language", "language"),
+        ("Bottlenecks", None),
+        ("When to apply", None),
+        ("Impact", "impact"),
+        ("Status", "status"),
+        ("Evidence", "evidence"),
+    ]
     head = (
-        "<tr><th>Entry</th><th>Kind</th><th>Language</th><th>Bottlenecks</th>"
-        "<th>When to apply</th><th>Impact</th><th>Status</th><th>Evidence</th></tr>"
+        "<tr>"
+        + "".join(
+            f'<th data-sort="{key}" title="sort by {label.lower()}">{label}</th>'
+            if key
+            else f"<th>{label}</th>"
+            for label, key in columns
+        )
+        + "</tr>"
     )
     rows = []
     for e in ordered:
         fv = values[e.name]
         attrs = " ".join(f'data-{k}="{escape(" ".join(v))}"' for k, v in fv.items())
-        text = " ".join([e.name, e.title, *(t.expression for t in e.triggers), *e.applies_to])
+        text = " ".join(
+            [
+                e.name,
+                e.title,
+                *(t.expression for t in e.triggers),
+                *e.applies_to,
+                *e.contexts,
+                *fv["bottleneck"],
+            ]
+        )
         evidence_rows = sum(len(b.rows) for b in e.evidence)
         rows.append(
             f'<tr class="kbopt-entry-row" id="row-{escape(e.name)}" {attrs} '
-            f'data-text="{escape(text.lower())}">'
+            f'data-text="{escape(text.lower())}" data-name="{escape(e.name)}" '
+            f'data-impact-rank="{IMPACT_RANK.get(e.impact.value, 0)}" '
+            f'data-evidence="{evidence_rows}">'
             f'<td><a href="{escape(href(e.name))}"><code>{escape(e.name)}</code></a>'
             f'<br><span class="kbopt-title">{escape(e.title)}</span></td>'
             f"<td>{escape(e.kind.value)}</td>"
@@ -113,10 +151,12 @@ def render_facet_table(entries: Sequence[Entry], href: Callable[[str], str]) -> 
     return (
         '<div class="kbopt-catalog" id="kbopt-catalog">\n'
         f'<form class="kbopt-facets" onsubmit="return false">{"".join(controls)}</form>\n'
+        '<p class="kbopt-url-problems" id="kbopt-url-problems" hidden></p>\n'
         f'<p class="kbopt-count" id="kbopt-count" data-total="{total}">'
         f"{total} of {total} entries shown</p>\n"
+        '<div class="kbopt-table-wrap">'
         '<table class="kbopt-catalog-table docutils" id="kbopt-catalog-table">'
-        f"<thead>{head}</thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody></table>\n"
+        f"<thead>{head}</thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody></table></div>\n"
         '<p class="kbopt-empty" id="kbopt-empty" hidden>No entry matches these filters.</p>\n'
         "</div>"
     )

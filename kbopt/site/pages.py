@@ -9,9 +9,10 @@ the entries that name it).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from kbopt.model import Entry, EvidenceBlock
+from kbopt.site.speedup import row_speedup
 from kbopt.vocab import CONTEXTS, METRICS
 
 ENTRIES_DIR = "entries"  # under the generated folder
@@ -69,7 +70,7 @@ def header_rows(entry: Entry, source_path: str) -> list[tuple[str, str]]:
     ]
 
 
-def _evidence_block(block: EvidenceBlock, index: int) -> list[str]:
+def _evidence_block(block: EvidenceBlock, index: int, links: str) -> list[str]:
     lines = [f"**Evidence {index}** — {block.source_type.value}", ""]
     provenance = [
         ("Source", block.source),
@@ -81,9 +82,17 @@ def _evidence_block(block: EvidenceBlock, index: int) -> list[str]:
     for key, value in provenance:
         if value:
             lines.append(f"- {key}: {md_inline(value) if key != 'Command' else value}")
-    lines += ["", "| Config | Before | After | Change |", "|---|---|---|---|"]
+    if links:
+        lines.append(f"- Links: {links}")
+    lines += [
+        "",
+        "| Config | Before | After | Change (as written) | Speed-up |",
+        "|---|---|---|---|---|",
+    ]
     for row in block.rows:
         cells = [md_inline(c) for c in (row.config, row.before, row.after, row.change)]
+        s = row_speedup(row)
+        cells.append(f"{s.text} ({s.basis})" if s else "—")
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     return lines
@@ -95,15 +104,22 @@ def render_entry_page(
     source_path: str,
     known: Mapping[str, Entry],
     incoming: Sequence[tuple[str, str, str]],
-    plot_path: str | None,
+    plot_html: str | None,
+    source_links: Callable[[EvidenceBlock], str] = lambda _b: "",
 ) -> str:
     """The page text of one entry.
 
     `known` maps names to entries (for link titles); `incoming` is the list of
     (source name, relation, note) of the interactions that point at this entry;
-    `plot_path` is the srcdir-absolute path of its evidence plot, if it has one.
+    `plot_html` is its evidence plot (inline SVG), if it has one; `source_links`
+    gives the MyST links of an evidence block's Source (devlog section, results file,
+    web address).  Entry pages are orphans: the catalog pages list them, and leaving
+    them out of the toctree keeps 1,000 entries out of every page's navigation.
     """
     lines = [
+        "---",
+        "orphan: true",
+        "---",
         f"(entry-{entry.name})=",
         f"# {md_inline(entry.title)}",
         "",
@@ -131,17 +147,11 @@ def render_entry_page(
     lines += [fenced(entry.implementation, "python") if entry.implementation.strip() else "—"]
     lines += ["", "## Performance Evidence", ""]
     for i, block in enumerate(entry.evidence, start=1):
-        lines += _evidence_block(block, i)
+        lines += _evidence_block(block, i, source_links(block))
     if not entry.evidence:
         lines += ["*(no evidence yet: `kbopt lint` flags this entry)*", ""]
-    if plot_path:
-        lines += [
-            f"```{{image}} {plot_path}",
-            f":alt: change per evidence row of {entry.name}",
-            ":class: kbopt-evidence-plot",
-            "```",
-            "",
-        ]
+    if plot_html:
+        lines += ["```{raw} html", plot_html, "```", ""]
     lines += ["## Generalization", "", entry.generalization.strip() or "—", ""]
     lines += ["## Pitfalls", ""]
     lines += [f"- {md_inline(p)}" for p in entry.pitfalls] or ["—"]

@@ -1,5 +1,6 @@
 """Reference pages generated from the code: the CLI (from the argparse tree) and the
-API (one autodoc page per `kbopt` module), so neither can drift from what ships."""
+API (one page per `kbopt` module, `kbopt.site.apidoc`), so neither can drift from
+what ships."""
 
 from __future__ import annotations
 
@@ -13,10 +14,13 @@ from kbopt.site.pages import fenced
 
 # Modules that run code on import or are not API.
 SKIP_MODULES = {"kbopt.__main__"}
+# argparse wraps help at this width: what a code block of the content column holds
+# without scrolling at 1400 px (narrower screens scroll inside the block).
+CLI_COLUMNS = 78
 
 
 @contextmanager
-def _fixed_width(columns: int = 88) -> Iterator[None]:
+def _fixed_width(columns: int = CLI_COLUMNS) -> Iterator[None]:
     """argparse wraps help at the terminal width; pin it so the page is stable."""
     old = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = str(columns)
@@ -81,8 +85,10 @@ def api_modules() -> list[str]:
 
 
 def render_api_page(module: str) -> str:
-    """One autodoc page.  The package root only gets its docstring: its members are
-    re-exports documented in their own modules (documenting them twice would be a
-    duplicate-object warning)."""
-    options = "" if module == "kbopt" else "   :members:\n"
-    return f"# `{module}`\n\n```{{eval-rst}}\n.. automodule:: {module}\n{options}```\n"
+    """One API page (`kbopt.site.apidoc`).  The package root only gets its docstring:
+    its members are re-exports documented in their own modules (documenting them
+    twice would be a duplicate-object warning)."""
+    from kbopt.site.apidoc import render_api_rst
+
+    rst = render_api_rst(module, members=module != "kbopt")
+    return f"# `{module}`\n\n" + fenced(rst, "{eval-rst}") + "\n"
