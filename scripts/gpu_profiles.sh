@@ -7,16 +7,19 @@
 #   PLAN=benchmarks/real_profiles/plan.txt BUDGET_S=120 bash scripts/gpu_profiles.sh
 #
 # A plan line is `SPEC VERSION CONFIG` (SPEC: a kernel name or a spec path; CONFIG: a trial
-# name or dims); `#` starts a comment.  Each profile lands in $OUT/profiles/<kernel>--
-# <version>--<config>.json with ncu's raw CSV under $OUT/ncu/<same name>/, and a table of
-# what each took (wall seconds against the budget) is printed last.
+# name or dims); `#` starts a comment.  Each profile is written to profiles/<kernel>--
+# <version>--<config>.json with ncu's raw CSV under ncu/<same name>/, in a work folder
+# packed into $OUT/profiles.tgz after every line (the device machine returns at most eight
+# files, and a run stopped at its limit keeps what was packed); a table of what each took
+# (wall seconds against the budget) is printed last and saved as summary.txt.
 set -u
 OUT=${OUT:-/tmp/out}
 PLAN=${PLAN:-benchmarks/real_profiles/plan.txt}
 BUDGET_S=${BUDGET_S:-120}
 ONLY=${ONLY:-}  # a substring: profile only the plan lines that contain it
 REPO=$PWD
-mkdir -p "$OUT/profiles" "$OUT/ncu"
+WORK=${WORK:-/tmp/profiles-work}
+mkdir -p "$OUT" "$WORK/profiles" "$WORK/ncu"
 
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site .whl/*.whl || exit 1
@@ -36,19 +39,21 @@ while read -r spec version config rest; do
     name="$kernel--$version--${config//[=,]/_}"
     echo "=== $name ($(date -u +%H:%M:%S))"
     start=$(date +%s)
-    KBOPT_NCU_SAVE_DIR="$OUT/ncu/$name" timeout $((BUDGET_S + 120)) $KB --root "$REPO" \
+    KBOPT_NCU_SAVE_DIR="$WORK/ncu/$name" timeout $((BUDGET_S + 120)) $KB --root "$REPO" \
         profile "$spec" "$version" --config "$config" --counters auto --no-devlog \
-        --budget-s "$BUDGET_S" --language triton --json > "$OUT/profiles/$name.json" \
-        2> "$OUT/profiles/$name.log"
+        --budget-s "$BUDGET_S" --language triton --json > "$WORK/profiles/$name.json" \
+        2> "$WORK/profiles/$name.log"
     rc=$?
     took=$(( $(date +%s) - start ))
-    tail -4 "$OUT/profiles/$name.log"
-    python3 - "$OUT/profiles/$name.json" <<'PY' || true
+    tail -4 "$WORK/profiles/$name.log"
+    python3 - "$WORK/profiles/$name.json" <<'PY' || true
 import json, sys
 d = json.load(open(sys.argv[1]))
 print(d["profile"])
 PY
     table+=("$(printf '%-60s rc=%-3s %4ss (budget %ss)' "$name" "$rc" "$took" "$BUDGET_S")")
+    printf '%s\n' "${table[@]}" > "$WORK/summary.txt"
+    tar czf "$OUT/profiles.tgz" -C "$WORK" .
 done < "$PLAN"
 
 echo "=== summary"

@@ -367,3 +367,37 @@ def test_rules_on_a_csv_captured_on_the_h200() -> None:
     first = classify(kernels[0].metrics, from_counters=True)
     assert first.bottleneck is Bottleneck.LATENCY
     assert first.key_issue == "register spills"
+
+
+def test_new_counters_on_csvs_captured_on_the_h200() -> None:
+    """ncu's output for kbopt's own two-pass command line on the H200 (2026-12-03):
+    add_rmsnorm triton_v1 at rows=8192, hidden=4096 (a two-pass loop with 4-byte loads)
+    and triton_v3 at rows=32 (32 programs on 132 SMs)."""
+    data = Path(__file__).parent / "data"
+    (v1,) = parse_csv((data / "ncu_h200_add_rmsnorm_v1_large.csv").read_text())
+    m = v1.metrics
+    for metric in (
+        "stall_long_scoreboard_pct",
+        "stall_barrier_pct",
+        "issue_slot_util_pct",
+        "sectors_per_request",
+        "shared_bank_conflicts",
+        "dram_bytes",
+        "tail_wave_pct",
+        "ctas_per_sm",
+        "occupancy_limit_registers",
+    ):
+        assert metric in m, metric
+    assert m["sectors_per_request"] == pytest.approx(4.0)  # 4 bytes per thread per load
+    assert m["stall_long_scoreboard_pct"] > 50
+    c = classify(m, from_counters=True)
+    assert c.bottleneck is Bottleneck.MEMORY
+    assert "X5" in [f.rule for f in c.findings]
+
+    (v3,) = parse_csv((data / "ncu_h200_add_rmsnorm_v3_decode.csv").read_text())
+    assert v3.metrics["ctas_per_sm"] == pytest.approx(32 / 132, abs=0.01)
+    c3 = classify(v3.metrics, from_counters=True)
+    assert c3.bottleneck is Bottleneck.LATENCY
+    assert c3.key_issue == "grid smaller than the GPU"
+    timing = parse_csv((data / "ncu_h200_add_rmsnorm_v3_decode_timing.csv").read_text())
+    assert [k.metrics.keys() >= {"duration_us"} for k in timing] == [True]
