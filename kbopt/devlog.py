@@ -1,4 +1,4 @@
-"""A kernel's devlog, `docs/kernels/<kernel>.md`, as a typed document (W4).
+"""A kernel's devlog, `docs/kernels/<kernel>.md`, as a typed document.
 
 The file belongs to people (the kernel engineer writes its overview and the design
 notes); tools own two marked blocks inside it and one append-only list:

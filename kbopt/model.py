@@ -383,7 +383,7 @@ class Entry(Strict):
         return "; ".join(parts)
 
     def relpath(self) -> str:
-        """Path under the knowledge root that KB2 prescribes for this entry."""
+        """Path under the knowledge root that the folder layout prescribes for this entry."""
         return entry_relpath(self.kind, self.language, self.name)
 
     def front_matter(self) -> dict[str, Any]:

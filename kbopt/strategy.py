@@ -1,6 +1,6 @@
-"""Strategy selection (S2, S3): from a profile to ranked opportunities and warnings.
+"""Strategy selection: from a profile to ranked opportunities and warnings.
 
-For every entry of the allowed scope (shared entries plus the chosen language's, S3)
+For every entry of the allowed scope (shared entries plus the chosen language's)
 `recommend` combines, in the spirit of Nsight Compute's guided-analysis rules:
 
 * **triggers** — each `metric op value` of When to Apply is evaluated against the
@@ -496,9 +496,9 @@ def recommend(
     limit: int = 10,
     store: Store | None = None,
 ) -> Strategy:
-    """Ranked opportunities and anti-pattern warnings for `profile` (S2).
+    """Ranked opportunities and anti-pattern warnings for `profile`.
 
-    `language` keeps shared entries plus that language's (S3); None keeps shared entries
+    `language` keeps shared entries plus that language's; None keeps shared entries
     only and `"all"` every language.  `profile` may be a `Profile` or its Markdown text.
     """
     from kbopt.search import get_index

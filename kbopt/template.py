@@ -1,4 +1,4 @@
-"""Markdown <-> Entry: the detail-file template of the Japanese source, typed.
+"""Markdown <-> Entry: the entry file's template, typed.
 
 File shape (sections in exactly this order)::
 

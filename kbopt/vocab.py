@@ -17,7 +17,7 @@ class Kind(StrEnum):
 
     @property
     def folder(self) -> str:
-        """The folder name of this kind under the knowledge root (KB2)."""
+        """The folder name of this kind under the knowledge root."""
         return "optimizations" if self is Kind.OPTIMIZATION else "anti-patterns"
 
 
@@ -34,7 +34,7 @@ class Language(StrEnum):
 
 
 class Bottleneck(StrEnum):
-    """The profiler contract's three classes (Japanese source, A11)."""
+    """The profiler contract's three classes."""
 
     MEMORY = "memory"
     COMPUTE = "compute"

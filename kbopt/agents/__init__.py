@@ -2,7 +2,7 @@
 
 - `roles`: the one source of truth for the eight roles and the skills (prompts, tools,
   output contracts); both the Python agents and `.claude/` are generated from it.
-- `routing`: the French source's delegation and routing rules as code.
+- `routing`: which specialist gets a task (delegation and routing rules) as code.
 - `tools`: the tools the agents call, bound to the kbopt library.
 - `remote`: the Remote Execution Context (ssh + srun, one allocation for everyone).
 - `runner`: the orchestrator's loop with LLM delegations (needs `anthropic`).

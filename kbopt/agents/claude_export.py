@@ -4,7 +4,7 @@
 Claude Code tools that match the role's tools (no Edit / Write for a role without
 a code-editing tool, such as the orchestrator), the preloaded skills, and the
 kbopt command behind each of the role's tools.  `.claude/skills/<skill>/SKILL.md`
-are the skills named by the Japanese source, calling the kbopt CLI.
+are the skills the roles preload, each calling the kbopt CLI.
 
 `export(root)` writes them; `stale(root)` lists the files that differ from what the
 roles would generate (a test and `kbopt agent export-claude --check` use it).

@@ -2,7 +2,7 @@
 
 `kbopt.workflow` drives the cycle (profile, select, strategize, verify, evaluate, learn)
 and hands one Optimization Task at a time to a `Designer`.  `AgentDesigner` sends that
-task to the kernel-designer agent - the A11 task contract followed by the A10 launch
+task to the kernel-designer agent - the Optimization Task contract followed by the launch
 template - and parses the agent's answer as the New Version contract.  The cycle has
 backed up the kernel's files before DESIGN and restores them on failure.
 
@@ -38,7 +38,7 @@ class AgentDesigner:
         self.last_report = ""
 
     def propose(self, record: Any, ranked: Sequence[Mapping[str, Any]]) -> Any:
-        """The best-ranked opportunity not tried yet (the strategy's order, S2)."""
+        """The best-ranked opportunity not tried yet (in the strategy's order)."""
         from kbopt.workflow.designers import DesignerUnavailable, Proposal
 
         if self._runner_factory is default_runner:

@@ -1,4 +1,4 @@
-"""A7: the names a module really exports, read from its source (never guessed).
+"""The names a module really exports, read from its source (never guessed).
 
 `module_file` finds the source of a dotted module (inside the project first, then the
 installed packages, without importing the module itself) or takes a `.py` path inside

@@ -1,4 +1,4 @@
-"""The Remote Execution Context (A6) and the executors that run the agents' commands.
+"""The Remote Execution Context and the executors that run the agents' commands.
 
 On a SLURM cluster every delegation carries the same context block: the ssh
 destination, the ONE allocation (job id) that all specialists share, and the remote
@@ -74,7 +74,7 @@ class RemoteContext(BaseModel):
         return f"{ssh} 'cd {self.workdir} && {srun} <command>'"
 
     def block(self) -> str:
-        """The block that goes, unchanged, into every delegation (A6)."""
+        """The block that goes, unchanged, into every delegation."""
         return "\n".join(
             [
                 BLOCK_TITLE,

@@ -5,11 +5,11 @@ Both the Python agents (`kbopt.agents.runner`) and the Claude Code definitions
 `kbopt.agents.claude_export`) are generated from `ROLES` and `SKILLS`, and a test
 fails when the files on disk drift from them.
 
-The prompts restate the rules of the two source documents in our own words:
-the French coordination rules (roles, delegation, routing, TileIR pipeline, remote
+The prompts state the rules the agents work by:
+the coordination rules (roles, delegation, routing, TileIR pipeline, remote
 execution, integration code, modes, safe modification, output formats) and the
-Japanese workflow (cycle, launch templates, contracts, knowledge-base protocol).
-Role names are exactly the sources' names.
+optimization workflow (cycle, launch templates, contracts, knowledge-base protocol).
+Role names are the names the agents use for each other.
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ def profiler_launch(kernel: str, version: str, dims: Mapping[str, int]) -> str:
 def designer_launch(
     kernel: str, new_version: str, current_version: str, language: str, optimizations: list[str]
 ) -> str:
-    """The Japanese source's kernel-designer launch prompt, filled in."""
+    """The kernel-designer launch prompt, filled in."""
     Language(language)  # a closed vocabulary: refuse unknown languages early
     items = "\n".join(f"- {o}" for o in optimizations) or "- (none given)"
     return (

@@ -1,4 +1,4 @@
-"""Which specialist gets a task: the French source's rules A2-A4 as one function.
+"""Which specialist gets a task: the delegation and routing rules as one function.
 
 `route(request, sm=..., existing_triton=...)` returns the ordered stages (one
 specialist, or the TileIR two-stage pipeline) and the rule that decided.
@@ -329,7 +329,7 @@ _LANG_OF = {TRITON: TRITON_LANG, TILEIR: TILEIR_LANG, CUTE: CUTE_LANG}
 
 
 def route_by_hardware(sm: int | None, *, existing_triton: bool) -> Route:
-    """Rule A3.4: no language preference, so the GPU's SM version decides."""
+    """No language preference, so the GPU's SM version decides."""
     if sm is None:
         raise RoutingError(
             "the request names no kernel language (TileIR, CuTe DSL, Triton) and no SM version "

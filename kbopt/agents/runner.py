@@ -250,13 +250,13 @@ class AgentRunner:
     # ------------------------------------------------------------------ entry points
 
     def run_request(self, request: str) -> RunResult:
-        """User-specified mode (A8): one request, the orchestrator plans and delegates."""
+        """User-specified mode: one request, the orchestrator plans and delegates."""
         return self._finish(
             self.run_agent(roles.ORCHESTRATOR, user_mode_prompt(request, self.config))
         )
 
     def run_autopilot(self, analysis_text: str, path: str = "<analysis>") -> RunResult:
-        """Autopilot mode (A8): an analysis in, one optimization at a time, a summary out."""
+        """Autopilot mode: an analysis in, one optimization at a time, a summary out."""
         from kbopt.contracts.analysis import Analysis
 
         analysis = Analysis.parse(analysis_text, path=path)

@@ -502,7 +502,7 @@ def _read_file(ctx: ToolContext, inp: PathInput) -> Any:
 
 
 def _require_backup(ctx: ToolContext, full: Path) -> None:
-    """W5: an existing file is changed only after backup_file (new files need none)."""
+    """An existing file is changed only after backup_file (new files need none)."""
     if full.exists() and not _backups(ctx).has_backup(full):
         raise ToolError(
             f"{_rel(ctx, full)} has no backup: call backup_file on it before modifying it"
@@ -608,7 +608,7 @@ def _delegate(ctx: ToolContext, inp: DelegateInput) -> Any:
 
 
 def _check_task_contract(task: str) -> None:
-    """A11: the orchestrator instructs the designer with the Optimization Task contract."""
+    """The orchestrator instructs the designer with the Optimization Task contract."""
     from kbopt.contracts.task import OptimizationTask
 
     start = task.find("## Optimization Task:")

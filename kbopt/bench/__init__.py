@@ -2,8 +2,8 @@
 
 - `kbopt.bench.ncu`: the Nsight Compute runner and its CSV parser (hardware counters).
 - `kbopt.bench.classify`: the documented rules that name a bottleneck from counters or timing.
-- `kbopt.bench.trials`: trial configurations, the default matrix (W2) and out-of-memory backoff.
-- `kbopt.bench.tuning`: manual tiles first, then a coarse autotune inside a time budget (W3).
+- `kbopt.bench.trials`: trial configurations, the default matrix and out-of-memory backoff.
+- `kbopt.bench.tuning`: manual tiles first, then a coarse autotune inside a time budget.
 - `kbopt.bench.backend`: the measurement backend interface, the real one (torch + kernels/)
   and a deterministic fake for tests.
 

@@ -1,6 +1,6 @@
-"""Tuning inside a budget (W3): a few manual tiles first, then a coarse, pruned autotune.
+"""Tuning inside a budget: a few manual tiles first, then a coarse, pruned autotune.
 
-The Japanese source's rule: test a few promising manual tile configurations and see how
+The rule: test a few promising manual tile configurations and see how
 performance moves with tile size; autotune coarsely only when needed, with the space cut
 down by domain knowledge and a short budget (under one hour per kernel version); tune
 finely only versions with real promise.  Its bad example, `mla_var6_plus_v3`, ran 10,000

@@ -90,7 +90,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def read_profile(source: str) -> Profile:
-    """A Profile from a file (or stdin): the A11 contract, or the A8 autopilot analysis."""
+    """A Profile from a file (or stdin): the profiler contract, or the autopilot analysis."""
     from kbopt.contracts.analysis import Analysis
     from kbopt.textio import read_source
 

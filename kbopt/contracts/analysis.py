@@ -1,4 +1,4 @@
-"""The autopilot analysis format (A8, French source), typed.
+"""The autopilot analysis format, typed.
 
 Shape::
 

@@ -1,4 +1,4 @@
-"""The kernel designer -> orchestrator summary (A11, Japanese source), typed.
+"""The kernel designer -> orchestrator summary (New Version), typed.
 
 Shape::
 

@@ -1,4 +1,4 @@
-"""The profiler -> orchestrator contract (A11, Japanese source), typed.
+"""The profiler -> orchestrator contract, typed.
 
 Shape (sections after the title may be absent; this is also the render order)::
 

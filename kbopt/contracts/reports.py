@@ -1,4 +1,4 @@
-"""The orchestrator's two output formats (A12, French source), typed.
+"""The orchestrator's two output formats (Optimization Applied, Optimization Summary), typed.
 
 "Optimization Applied" (one optimization, user-specified mode)::
 
@@ -380,5 +380,5 @@ def pct_change(before: float, after: float) -> str:
 
 
 def impact_text(before_us: float, after_us: float) -> str:
-    """`412.0 us --> 298.3 us (-27.6%)`, the Impact line of the French source."""
+    """`412.0 us --> 298.3 us (-27.6%)`, a report's Impact line."""
     return f"{before_us:.1f} us --> {after_us:.1f} us ({pct_change(before_us, after_us)})"

@@ -1,4 +1,4 @@
-"""The orchestrator -> kernel designer task (A11, Japanese source), typed.
+"""The orchestrator -> kernel designer task (Optimization Task), typed.
 
 Shape (the seed's, with each bracket filled in a fixed way)::
 
@@ -16,7 +16,7 @@ Shape (the seed's, with each bracket filled in a fixed way)::
 
 An optimization without a knowledge-base file is written without the link
 (`1. <name> -- <rationale>`).  Constraint bullets that are none of the named ones are
-kept in `other`, verbatim.  `designer_prompt()` renders the A10 launch template.
+kept in `other`, verbatim.  `designer_prompt()` renders the designer's launch template.
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ class OptimizationTask(_Strict):
         return "\n".join(out) + "\n"
 
     def designer_prompt(self) -> str:
-        """The kernel-designer launch template of the Japanese source (A10)."""
+        """The kernel-designer launch template, filled in with this task."""
         language = self.constraints.language.value if self.constraints.language else "triton"
         listed = "; ".join(f"{o.name} ({o.rationale})" for o in self.optimizations)
         return (

@@ -1,4 +1,4 @@
-"""Full-text and fielded search over the catalog (S1).
+"""Full-text and fielded search over the catalog.
 
 `search("register spill", kind="optimization", language="triton")` returns ranked
 `Hit`s.  The index lives in a cache folder (see `kbopt.search.index`), is built on

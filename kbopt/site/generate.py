@@ -76,7 +76,7 @@ def render_search_entries(entries: list[Entry]) -> str:
 
 
 def render_entries_index(entries: list[Entry]) -> str:
-    """The catalog index (KB6) with links: one table per kind, plus the toctree."""
+    """The catalog index with links: one table per kind."""
     lines = [
         "# Catalog index",
         "",

@@ -1,4 +1,4 @@
-"""The optimization cycle (W1) as an explicit, persisted state machine.
+"""The optimization cycle as an explicit, persisted state machine.
 
     ANALYZE -> PROFILE -> SELECT -> STRATEGIZE -> DESIGN -> VERIFY -> EVALUATE -+-> LEARN -> DONE
                             ^                                                  |
@@ -6,7 +6,7 @@
 
 - ANALYZE reads the devlog's overview and current best results (and a stress
   configuration the devlog asks for).
-- PROFILE measures the baseline at every configuration first (W5), profiles the primary
+- PROFILE measures the baseline at every configuration first, profiles the primary
   one, and updates the devlog's performance section.
 - SELECT picks the language: the user's `--language`, else the designer's, else the
   language of the top-ranked language-specific entry, else Triton (tile-level control is
@@ -547,7 +547,7 @@ def _is_entry_name(name: str) -> bool:
 
 
 def summary(r: RunRecord) -> OptimizationSummary:
-    """The French source's Optimization Summary of a run."""
+    """The Optimization Summary of a run."""
     names = [c["name"] for c in r.configs]
 
     def times(block: dict[str, dict]) -> str:
@@ -716,7 +716,7 @@ def resume(
 
 
 def comparison_rows(config: str, before: Measurement, after: Measurement) -> list[MetricRow]:
-    """Latency and SOL% rows of one configuration, for both report formats (A12)."""
+    """Latency and SOL% rows of one configuration, for both report formats."""
     rows = [
         MetricRow(
             metric=f"Latency ({config})",

@@ -1,16 +1,16 @@
-"""LEARN (W1 step 8, KB7-KB9): write back what the run showed, through the store only.
+"""LEARN (the cycle's last step): write back what the run showed, through the store only.
 
 Rules, per finished attempt, first match wins:
 
 | # | the attempt                                              | what is written                                  |
 |---|----------------------------------------------------------|--------------------------------------------------|
 | 1 | carries a draft entry from the designer, and the         | the draft, with this run's evidence appended: a   |
-|   | measurements confirm it (an optimization kept and >= 5%  | new optimization / anti-pattern (KB8 / KB9) at    |
+|   | measurements confirm it (an optimization kept and >= 5%  | new optimization / anti-pattern at                |
 |   | faster somewhere, an anti-pattern > 5% slower)           | its shared or language path, or new evidence if   |
 |   |                                                          | the entry already exists; unconfirmed: nothing    |
 | 2 | names a catalog entry and was kept, >= 5% faster         | evidence appended; a `proposed` entry becomes     |
-|   | somewhere                                                | `validated` (KB7: evidence refines the effect)    |
-| 3 | names a catalog entry and was rolled back for a          | evidence appended with the slowdown (KB7: the     |
+|   | somewhere                                                | `validated` (evidence refines the effect)         |
+| 3 | names a catalog entry and was rolled back for a          | evidence appended with the slowdown (the          |
 |   | slowdown over 5%                                         | failure mode is refined)                          |
 | 4 | was a catalog move (`--designer catalog`) on a catalog   | evidence appended whatever the effect, and the    |
 |   | entry, kept or rolled back for speed (not correctness)   | entry's expected gain refined (below)             |
@@ -23,7 +23,7 @@ Source names the run, the attempt, the version pair and the exact change applied
 catalog move, every knob's old and new value).  It is attached to the entry the attempt
 applied, and to no other.
 
-**How new evidence refines an entry's estimated gain** (KB7; `refine_gain`), for the
+**How new evidence refines an entry's estimated gain** (`refine_gain`), for the
 entry whose catalog move was measured on a real device: the entry's `expected_gain_pct`
 becomes the running mean of its prior estimate, counted as one observation, and every
 catalog-move measurement recorded on it, `new = prior + (gain - prior) / (n + 1)`, where
@@ -35,7 +35,7 @@ the entry's status becomes `refuted` and the strategy stops proposing it.  The
 strategy's ranking reads `expected_gain_pct`, so the next run ranks with what was
 learned.  It
 goes in Performance Evidence only; the entry's Generalization is left to its author
-(KB5: local evidence apart from generalization).  The catalog is linted afterwards and
+(local evidence apart from generalization).  The catalog is linted afterwards and
 the result is kept in the run record.
 
 A run on the fake backend writes nothing: its figures are stand-ins, so each finding is

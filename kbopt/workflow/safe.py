@@ -1,4 +1,4 @@
-"""Safe modification (W5, French source): back up before any change, restore byte for byte.
+"""Safe modification: back up before any change, restore byte for byte.
 
 `Snapshot.take(root, paths, dest)` copies every file under `paths` (files or folders)
 into `dest/files/` and writes `dest/manifest.json` with each file's SHA-256 — and the
@@ -145,11 +145,11 @@ def _stored(store: Path, rel: str) -> Path:
 
 
 def backup_file(path: Path, backup_dir: Path, root: Path | None = None) -> Snapshot:
-    """Back up one file before changing it (French source: `backup_file(file_path)`)."""
+    """Back up one file before changing it (`backup_file(file_path)`)."""
     base = (root or path.parent).resolve()
     return Snapshot.take(base, [path], backup_dir)
 
 
 def revert_file(backup_dir: Path) -> list[str]:
-    """Restore the file backed up in `backup_dir` (French source: `revert_file(file_path)`)."""
+    """Restore the file backed up in `backup_dir` (`revert_file(file_path)`)."""
     return Snapshot.load(backup_dir).restore()
