@@ -43,6 +43,8 @@ from kbopt.model import (
     entry_relpath,
     validate_name,
 )
+from kbopt.store_hooks import _ATTACH_TO_EVERY_STORE
+from kbopt.store_hooks import attach_to_every_store as attach_to_every_store
 from kbopt.template import parse_entry, render_entry, scaffold
 from kbopt.textio import file_kind, read_text
 from kbopt.vocab import Kind, Language, Status
@@ -62,15 +64,8 @@ NON_ENTRY_FILES = {"index.md", "README.md"}
 BUNDLED_PUBLIC_DIR = Path("kbopt") / PACKAGED_RELPATH
 
 Listener = Callable[[list[Path]], None]
-# Run on every new Store to attach what is derived from its entries: kbopt/__init__.py
-# registers the catalog/ index here, so the store itself imports none of them.
-_ATTACH_TO_EVERY_STORE: list[Callable[[Store], None]] = []
-
-
-def attach_to_every_store(attach: Callable[[Store], None]) -> None:
-    """Call `attach(store)` for every Store created from now on (once per function)."""
-    if attach not in _ATTACH_TO_EVERY_STORE:
-        _ATTACH_TO_EVERY_STORE.append(attach)
+# What every new Store attaches is registered in kbopt.store_hooks (kbopt/__init__.py
+# registers the catalog/ index there, without importing this module).
 
 
 def find_project_root(start: Path | None = None) -> Path:

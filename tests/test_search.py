@@ -123,7 +123,8 @@ CLI = "import sys; from kbopt.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
 def _fresh_process_search(kb: Store, query: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "KBOPT_ROOT": str(kb.root)}
+    # The whoosh path: the quick path answers from the snapshot without opening whoosh.
+    env = {**os.environ, "KBOPT_ROOT": str(kb.root), "KBOPT_QUICK": "0"}
     env.pop("KBOPT_CACHE_DIR", None)
     return subprocess.run(
         [sys.executable, "-c", CLI, "search", query, "--json"],

@@ -84,6 +84,13 @@ def _error(args: argparse.Namespace, problems: Sequence[object]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # `search|show|list ... --json` straight from the index snapshot when it can give
+    # the full command's exact answer (no whoosh, numpy or pydantic to load).
+    from kbopt.cli.quick import answer
+
+    quick = answer(argv)
+    if quick is not None:
+        return quick
     parser = build_parser()
     args = parser.parse_args(argv)
     timer = args.timeout is not None and hasattr(signal, "SIGALRM")

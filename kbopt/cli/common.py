@@ -8,10 +8,12 @@ import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kbopt.errors import KbError
-from kbopt.store import Store
+
+if TYPE_CHECKING:  # the store (pydantic, yaml) loads only for commands that use it
+    from kbopt.store import Store
 
 
 def _number(kind: type, lo: float, hi: float, what: str) -> Callable[[str], Any]:
@@ -39,6 +41,8 @@ port_number = _number(int, 0, 65535, "a TCP port")
 
 
 def store_from(args: argparse.Namespace) -> Store:
+    from kbopt.store import Store
+
     root = getattr(args, "root", None)
     if not root:
         return Store()

@@ -5,8 +5,9 @@
 first use, kept up to date incrementally, and rebuilt with a one-line notice when it
 is missing, corrupt or from another schema version.
 
-This module stays light: whoosh is imported only when an index is opened, so
-`import kbopt` does not pay for it.  Query syntax is whoosh's: words are ANDed,
+This module stays light: whoosh, pydantic and the store are imported only when an
+index is opened or an entry decoded, so `import kbopt` (and the quick path of the
+command line, `kbopt.cli.quick`) does not pay for them.  Query syntax is whoosh's: words are ANDed,
 `OR`, `NOT`, `"phrases"`, `prefix*`, and fields such as `title:split`,
 `metric:ctas_per_sm`, `context:mla`, `bottleneck:memory`.
 """
@@ -21,11 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kbopt.layers import PROJECT
-from kbopt.model import Entry
-from kbopt.store import KNOWLEDGE_DIR, Store
+from kbopt.search.snapshot import hit_json
 
 if TYPE_CHECKING:
+    from kbopt.model import Entry
     from kbopt.search.index import SearchIndex
+    from kbopt.store import Store
 
 __all__ = ["Hit", "attach", "get_index", "search"]
 
@@ -53,6 +55,8 @@ class Hit:
 
     @cached_property
     def entry(self) -> Entry:
+        from kbopt.model import Entry
+
         return Entry.model_validate(self._entry_json)
 
     @cached_property
@@ -61,27 +65,22 @@ class Hit:
         return data
 
     def to_dict(self) -> dict[str, Any]:
-        e = self._entry_json
-        return {
-            "id": self.id,
-            "title": e["title"],
-            "kind": self.kind,
-            "scope": self.stored["scope"],
-            "language": e.get("language"),
-            "path": self.path,
-            "layer": self.layer,
-            "score": round(self.score, 4),
-            "snippet": self.snippet,
-            "bottlenecks": e["bottlenecks"],
-            "applies_to": e["applies_to"],
-            "impact": e["impact"],
-            "expected_gain_pct": e["expected_gain_pct"],
-            "triggers": [_expression(t) for t in e.get("triggers", [])],
-        }
+        return hit_json(
+            id=self.id,
+            kind=self.kind,
+            scope=self.stored["scope"],
+            entry=self._entry_json,
+            path=self.path,
+            layer=self.layer,
+            score=self.score,
+            snippet=self.snippet,
+        )
 
 
 def _where(store: Store, rel: str) -> tuple[str, str]:
     """(layer, path as a user opens it) of the document keyed `rel`."""
+    from kbopt.store import KNOWLEDGE_DIR
+
     project = f"{KNOWLEDGE_DIR.as_posix()}/{rel}"
     if len(store.layers) == 1:
         return PROJECT, project
@@ -91,15 +90,10 @@ def _where(store: Store, rel: str) -> tuple[str, str]:
     return store.layer_of(found).name, store.display(found)
 
 
-def _expression(t: dict[str, Any]) -> str:
-    v = float(t["value"])
-    shown = str(int(v)) if v.is_integer() else repr(v)
-    return f"{t['metric']} {t['op']} {shown}"
-
-
 def get_index(store: Store | None = None) -> SearchIndex:
     """The process-wide index object of a knowledge base (opened lazily, reused)."""
     from kbopt.search.index import SearchIndex, index_dir
+    from kbopt.store import Store
 
     store = store or Store()
     # Two stores of one project with other layers see other entries: one object each.

@@ -11,15 +11,15 @@ multi-field parser produces), and ANDs / ORs of those, with keyword terms
 (`kind:optimization`, `metric:ctas_per_sm`) acting as filters.  Anything else —
 phrases, prefixes, wildcards, NOT, ranges — returns None and whoosh runs the query.
 Scoring is BM25 (k1=1.2, b=0.75 against the entry's word count, no length
-normalization on the title and When to Apply) with the field boosts of the schema.
+normalization on the title and When to Apply) with the field boosts of the schema, in
+float64 and in a fixed order of operations, with ties broken by document number: the
+quick path's Python copy (`kbopt.search.snapshot`) gives the same scores bit for bit.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from bisect import bisect_left, bisect_right
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +27,9 @@ import numpy as np
 from whoosh import query as wq
 
 from kbopt.search.schema import FIELD_BOOSTS, KEYWORD_FIELDS, LENGTH_FIELD, TEXT_FIELDS
+from kbopt.search.snippets import _SNIPPET_CHARS, make_snippet
+
+__all__ = ["_SNIPPET_CHARS", "FastIndex", "Plan", "compile_query", "make_snippet", "stems_of"]
 
 K1 = 1.2
 B = 0.75
@@ -150,9 +153,9 @@ def read_postings(reader: Any, fieldname: str, text: str) -> tuple[np.ndarray, n
                 np.fromiter((p[1] for p in pairs), dtype=np.float32, count=len(pairs)),
             )
         ids_parts.append(blocks[0] + offset)
-        tf_parts.append(blocks[1])
+        tf_parts.append(blocks[1].astype(np.float64))
     if not ids_parts:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
     return np.concatenate(ids_parts), np.concatenate(tf_parts)
 
 
@@ -201,11 +204,14 @@ class FastIndex:
         self.live = np.zeros(self.n, dtype=bool)
         self.live[np.fromiter(reader.all_doc_ids(), dtype=np.int64)] = True
         self.live_count = int(self.live.sum())
-        lengths = np.zeros(self.n, dtype=np.float32)
+        lengths = np.zeros(self.n, dtype=np.float64)
         if reader.has_column(LENGTH_FIELD):
             col = reader.column_reader(LENGTH_FIELD)
-            lengths[:] = np.fromiter((float(v or 0) for v in col), dtype=np.float32, count=self.n)
-        self.length_norm = 1.0 - B + B * lengths / max(1.0, float(lengths[self.live].mean() or 1.0))
+            lengths[:] = np.fromiter((float(v or 0) for v in col), dtype=np.float64, count=self.n)
+        live_lengths = lengths[self.live].tolist()
+        # fsum: the exactly rounded mean, the same whatever the summation order.
+        mean = math.fsum(live_lengths) / len(live_lengths) if live_lengths else 1.0
+        self.length_norm = (1.0 - B) + (B * lengths) / max(1.0, mean or 1.0)
         self._ids: list[str] | None = None
         self._postings: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
         self._masks: dict[tuple[str, str], np.ndarray] = {}
@@ -244,7 +250,7 @@ class FastIndex:
         allowed = self.live.copy()
         for f, v in [*filters.items(), *plan.masks]:
             allowed &= self.mask(f, v)
-        scores = np.zeros(self.n, dtype=np.float32)
+        scores = np.zeros(self.n, dtype=np.float64)
         if plan.words:
             matched = (
                 np.ones(self.n, dtype=bool) if plan.mode == "and" else np.zeros(self.n, dtype=bool)
@@ -278,7 +284,13 @@ class FastIndex:
         if plan.phrases:
             return self._verified(candidates, cand_scores, plan.phrases, limit)
         if len(candidates) > limit:
-            top = np.argpartition(-cand_scores, limit - 1)[:limit]
+            # The `limit` best, ties at the cut taken in document order (as a full sort
+            # by score then document number would): deterministic, and what the quick
+            # path's plain sort returns.
+            kth = -np.partition(-cand_scores, limit - 1)[limit - 1]
+            above = cand_scores > kth
+            tied = np.flatnonzero(cand_scores == kth)[: limit - int(above.sum())]
+            top = np.concatenate([np.flatnonzero(above), tied])
             candidates, cand_scores = candidates[top], cand_scores[top]
         order = np.lexsort((candidates, -cand_scores))
         return [(int(candidates[i]), float(cand_scores[i])) for i in order]
@@ -302,8 +314,6 @@ class FastIndex:
 
 # ------------------------------------------------------------------ snippets
 
-_SNIPPET_CHARS = 180
-
 
 def stems_of(q: Any) -> list[str]:
     """The analysed words of a query in text fields (what a snippet should show)."""
@@ -312,36 +322,3 @@ def stems_of(q: Any) -> list[str]:
         if fieldname in TEXT_FIELDS and isinstance(text, str) and text not in out:
             out.append(text)
     return out
-
-
-def make_snippet(content: str, stems: Iterable[str]) -> str:
-    """About 180 characters around the densest run of query words, matches in **bold**.
-
-    Stems are matched as word prefixes (`conflict` finds "conflicts"); a trailing `i`
-    that the stemmer writes for `y` is dropped so "occupancy" still matches `occup`.
-    """
-    prefixes = sorted({s[:-1] if s.endswith("i") and len(s) > 3 else s for s in stems}, key=len)
-    text = " ".join(content.split())
-    if not prefixes:
-        return text[:_SNIPPET_CHARS]
-    pattern = re.compile(
-        r"\b(?:" + "|".join(re.escape(p) for p in reversed(prefixes)) + r")\w*", re.I
-    )
-    spans = [m.span() for m in pattern.finditer(text)]
-    if not spans:
-        return text[:_SNIPPET_CHARS]
-    # The window that starts shortly before a match and contains the most matches (the
-    # first such window on a tie).  Matches do not overlap and come in order, so both
-    # their starts and their ends are sorted: two binary searches count a window.
-    starts = [a for a, _ in spans]
-    ends = [b for _, b in spans]
-    best_start, best_count = 0, -1
-    for s, _ in spans:
-        start = max(0, s - 40)
-        count = max(0, bisect_right(ends, start + _SNIPPET_CHARS) - bisect_left(starts, start))
-        if count > best_count:
-            best_start, best_count = start, count
-    end = min(len(text), best_start + _SNIPPET_CHARS)
-    window = text[best_start:end]
-    body = pattern.sub(lambda m: f"**{m.group(0)}**", window)
-    return ("…" if best_start > 0 else "") + body + ("…" if end < len(text) else "")

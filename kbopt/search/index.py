@@ -58,16 +58,25 @@ from typing import Any, TypeVar
 from filelock import FileLock, Timeout
 
 from kbopt.errors import KbError, ProblemList
+from kbopt.search import snapshot
 from kbopt.search.cachefs import ensure_dir, read_regular, remove_obstacle, replace_text
+from kbopt.search.locations import (
+    CACHE_ENV,
+    CURRENT,
+    DEFAULT_CACHE,
+    LOCK,
+    MANIFEST,
+    SNAPSHOT,
+    index_dir_for,
+    owned_dir,
+    visible_entries,
+)
+from kbopt.search.locations import stem as _stem
 from kbopt.search.schema import SCHEMA_VERSION, build_schema, entry_document
-from kbopt.store import NON_ENTRY_FILES, Store
+from kbopt.store import Store
 
 T = TypeVar("T")
-CACHE_ENV = "KBOPT_CACHE_DIR"
-DEFAULT_CACHE = ".kbopt-cache"
-MANIFEST = "manifest.json"
-CURRENT = "CURRENT"
-LOCK = "write.lock"
+__all__ = ["CACHE_ENV", "CURRENT", "DEFAULT_CACHE", "LOCK", "MANIFEST", "SNAPSHOT", "SearchIndex"]
 # A long-lived process re-scans the entry files at most this often (seconds); writes
 # through a Store attached with `attach()` are indexed at once.
 RECHECK_S = 2.0
@@ -79,19 +88,7 @@ MAX_MANIFEST_BYTES = 1 << 30
 
 
 def index_dir(store: Store) -> Path:
-    override = os.environ.get(CACHE_ENV)
-    if override:
-        digest = hashlib.sha1(str(store.root).encode()).hexdigest()[:12]
-        return Path(override).expanduser().resolve() / "search" / digest
-    return store.root / DEFAULT_CACHE / "search"
-
-
-def owned_dir(index_folder: Path) -> Path:
-    """The topmost folder of the cache that kbopt owns (and may clear when damaged):
-    `.kbopt-cache/` of a project, `search/` inside a user's KBOPT_CACHE_DIR."""
-    if index_folder.name == "search" and index_folder.parent.name == DEFAULT_CACHE:
-        return index_folder.parent
-    return index_folder.parent if index_folder.parent.name == "search" else index_folder
+    return index_dir_for(store.root)
 
 
 def notice(message: str) -> None:
@@ -104,11 +101,6 @@ def _sha1(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
-
-
-def _stem(rel: str) -> str:
-    """The entry name of a document key (`languages/triton/optimizations/x.md` -> x)."""
-    return rel.rsplit("/", 1)[-1][:-3]
 
 
 class IndexBroken(Exception):
@@ -181,6 +173,7 @@ def _index_files(gen: Path) -> list[Path]:
         and p.name != MANIFEST
         and not p.name.endswith("LOCK")
         and not p.name.startswith(".")
+        and not snapshot.is_snapshot(p.name)  # derived from the rest, checked when read
     ]
 
 
@@ -244,6 +237,17 @@ class Generation:
         except OSError:
             raise IndexBroken("has no manifest") from None
         self._fast: Any = None
+        self.snapshot_checked = False
+
+    def live_paths(self) -> list[str]:
+        """The document keys of the live documents, in whoosh's document order."""
+        reader = self.searcher.reader()
+        col = reader.column_reader("path")
+        out = []
+        for doc in reader.all_doc_ids():
+            rel = col[doc]
+            out.append(rel.decode() if isinstance(rel, bytes) else str(rel))
+        return out
 
     def fast(self) -> Any:
         """The numpy scoring view of this generation (`kbopt.search.fast`), built once."""
@@ -273,6 +277,9 @@ class SearchIndex:
         self._dir_mtimes: dict[str, int] = {}
         self.version = 0  # bumped whenever what the searcher sees may have changed
         self.read_only = False  # set when the cache could not be written (notice once)
+        # What the documents indexed by the current commit give the snapshot.
+        self._snap_new: dict[str, tuple[dict[str, Any], Any] | None] = {}
+        self._snap_problems: dict[str, list[str]] = {}
 
     # ------------------------------------------------------------ locations
 
@@ -350,6 +357,7 @@ class SearchIndex:
             try:
                 self._ensure_open()
                 self._maybe_update(force_scan)
+                self._ensure_snapshot()
                 return
             except IndexBroken as exc:
                 if attempt == 2:
@@ -439,50 +447,12 @@ class SearchIndex:
         return self.diff(self.stat_entries(), manifest)
 
     def stat_entries(self) -> dict[str, tuple[int, int]]:
-        """(mtime_ns, size) of every entry file, by path under its knowledge root.
-
-        The same files as `Store.entry_files` (a lower layer's file is left out when an
-        upper layer has one of the same name), walked with `os.scandir` (no Path
-        objects: this runs on every freshness check over thousands of files).  The
-        folders' mtimes are recorded on the way for the cheap between-scans check.
-        """
-        out: dict[str, tuple[int, int]] = {}
+        """(mtime_ns, size) of every entry file a reader sees, by path under its knowledge
+        root (`kbopt.search.locations.visible_entries`); the folders' mtimes are recorded
+        on the way for the cheap between-scans check."""
         folders: dict[str, int] = {}
-        above: set[str] = set()  # entry names of the layers walked so far
-        for i, layer in enumerate(self.store.layers):
-            found = self._walk(str(layer.knowledge_dir), folders)
-            if i == 0:  # the top layer hides nothing of its own
-                out.update(found)
-            else:
-                out.update((rel, st) for rel, st in found.items() if _stem(rel) not in above)
-            if i + 1 < len(self.store.layers):
-                above |= {_stem(rel) for rel in found}
+        out = visible_entries([str(la.knowledge_dir) for la in self.store.layers], folders)
         self._dir_mtimes = folders
-        return out
-
-    @staticmethod
-    def _walk(root: str, folders: dict[str, int]) -> dict[str, tuple[int, int]]:
-        out: dict[str, tuple[int, int]] = {}
-
-        def walk(folder: str, prefix: str) -> None:
-            try:
-                folders[folder] = os.stat(folder).st_mtime_ns
-                entries = list(os.scandir(folder))
-            except OSError:
-                return
-            for e in entries:
-                if e.name.startswith("."):
-                    continue
-                if e.is_dir(follow_symlinks=False):
-                    walk(e.path, prefix + e.name + "/")
-                elif e.name.endswith(".md") and e.name not in NON_ENTRY_FILES:
-                    try:
-                        st = e.stat()
-                    except OSError:  # vanished, or a link to nowhere: not an entry
-                        continue
-                    out[prefix + e.name] = (st.st_mtime_ns, st.st_size)
-
-        walk(root, "")
         return out
 
     def diff(self, stats: dict[str, tuple[int, int]], manifest: Manifest) -> Changes:
@@ -586,9 +556,108 @@ class SearchIndex:
         sha = _sha1(path)
         try:
             entry = self.store.read_file(path)
-        except (ProblemList, KbError):
-            return None, sha  # `kbopt lint` reports it; the index skips it until it changes
-        return entry_document(entry, rel), sha
+        except (ProblemList, KbError) as exc:
+            # `kbopt lint` reports it; the index skips it until it changes.
+            problems = exc.problems if isinstance(exc, ProblemList) else [exc]
+            self._snap_new[rel] = None
+            self._snap_problems[rel] = [str(p) for p in problems]
+            return None, sha
+        doc = entry_document(entry, rel)
+        self._snap_new[rel] = (doc, entry)
+        self._snap_problems.pop(rel, None)
+        return doc, sha
+
+    # ------------------------------------------------------------ snapshot
+
+    def _write_snapshot(self, gen: Generation, incremental: bool) -> None:
+        """The small-catalog snapshot of `gen` (`kbopt.search.snapshot`), from the
+        documents indexed in this commit plus, after an update, the previous snapshot's
+        records of the others.  Best effort: the snapshot only speeds up readers."""
+        new, problems = self._snap_new, self._snap_problems
+        self._snap_new, self._snap_problems = {}, {}
+        try:
+            order = gen.live_paths()
+            if len(order) > snapshot.MAX_DOCS:
+                snapshot.remove_others(gen.path)
+                return
+            old = snapshot.load(gen.path) if incremental else None
+            records: dict[str, dict[str, Any]] = {}
+            all_problems = dict(old.problems) if old is not None else {}
+            all_problems.update(problems)
+            for rel in list(all_problems):
+                if rel not in gen.manifest.entries or (rel in new and new[rel] is not None):
+                    del all_problems[rel]
+            for rel in order:
+                got = new.get(rel)
+                if got is None and old is not None and rel in old.docs:
+                    records[rel] = old.docs[rel]
+                    continue
+                if got is None:  # no record to carry over: index the file's text again
+                    doc, entry = self._document_for_snapshot(rel)
+                else:
+                    doc, entry = got
+                records[rel] = self._snapshot_record(doc, entry, rel)
+            schema = gen.ix.schema
+            analyzer = schema["mechanism"].analyzer
+            stops = next(
+                (f.stops for f in getattr(analyzer, "items", []) if hasattr(f, "stops")), ()
+            )
+            from kbopt.search.query import FILTER_VALUES
+            from kbopt.search.schema import DEFAULT_FIELDS, FIELD_BOOSTS
+
+            snapshot.write(
+                gen.path,
+                order=order,
+                records=records,
+                entries=gen.manifest.entries,
+                problems=all_problems,
+                layers=[str(la.knowledge_dir) for la in self.store.layers],
+                stop_words=sorted(stops),
+                fields=list(DEFAULT_FIELDS),
+                boosts=dict(FIELD_BOOSTS),
+                filter_values=dict(FILTER_VALUES),
+            )
+        except Exception:  # derived, optional data: never fail a commit for it
+            snapshot.remove_others(gen.path)
+        gen.snapshot_checked = True
+
+    def _document_for_snapshot(self, rel: str) -> tuple[dict[str, Any], Any]:
+        entry = self.store.read_file(self._file(rel))
+        return entry_document(entry, rel), entry
+
+    def _snapshot_record(self, doc: dict[str, Any], entry: Any, rel: str) -> dict[str, Any]:
+        from kbopt.search import _where
+        from kbopt.search.schema import TEXT_FIELDS
+
+        assert self.gen is not None
+        layer, path = _where(self.store, rel)
+        return snapshot.record(
+            doc,
+            schema=self.gen.ix.schema,
+            text_fields=TEXT_FIELDS,
+            summary=entry.summary(),
+            path=path,
+            layer=layer,
+        )
+
+    def _ensure_snapshot(self) -> None:
+        """Write the snapshot of the open generation if it is small and has none from
+        this code (after damage or an upgrade); skipped when the lock is busy."""
+        gen = self.gen
+        if gen is None or gen.snapshot_checked or self.read_only:
+            return
+        gen.snapshot_checked = True
+        if os.path.exists(gen.path / snapshot.file_name()):
+            return
+        if sum(1 for v in gen.manifest.entries.values() if v[3]) > snapshot.MAX_DOCS:
+            return
+        try:
+            with self._locked(0):
+                if self.gen is gen:
+                    self._snap_new, self._snap_problems = {}, {}
+                    self._write_snapshot(gen, incremental=False)
+        except (Timeout, CacheReadOnly, IndexBroken):
+            pass
 
     def _apply_locked_or_read_only(self, changes: Changes) -> None:
         """Apply `changes`; a folder that refuses the new files (read-only, immutable,
@@ -602,6 +671,7 @@ class SearchIndex:
         assert self.gen is not None
         gen = self.gen
         manifest = gen.manifest
+        self._snap_new, self._snap_problems = {}, {}
         writer = gen.ix.writer(timeout=REBUILD_WAIT_S)
         try:
             for rel in changes.removed:
@@ -625,6 +695,8 @@ class SearchIndex:
         # A full reopen: whoosh's `refresh` would reuse segment readers whose deletions
         # changed (a stale view of updated entries).
         self._swap_generation(Generation(gen.path, manifest), self._current_seen or gen.path.name)
+        assert self.gen is not None
+        self._write_snapshot(self.gen, incremental=True)
 
     def rebuild(self) -> int:
         """Rebuild from scratch under the lock; returns the number of indexed entries."""
@@ -649,6 +721,7 @@ class SearchIndex:
         ix = windex.create_in(str(path), build_schema())
         manifest = Manifest()
         changes = self.scan(manifest)
+        self._snap_new, self._snap_problems = {}, {}
         writer = ix.writer(limitmb=256)
         indexed = 0
         try:
@@ -667,11 +740,13 @@ class SearchIndex:
         ix.close()
         record_files(path, manifest)
         manifest.save(path / MANIFEST)
+        new_gen = Generation(path, manifest)
+        self._swap_generation(new_gen, name)
+        self._write_snapshot(new_gen, incremental=False)  # before readers are sent here
         try:
             replace_text(self.dir / CURRENT, name + "\n")
         except OSError as exc:
             raise CacheReadOnly(exc.strerror or str(exc)) from None
-        self._swap_generation(Generation(path, manifest), name)
         self._remove_old_generations(keep={name})
         return indexed
 

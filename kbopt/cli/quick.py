@@ -1,0 +1,261 @@
+"""The quick path of `kbopt search|show|list ... --json`: answers in a blink.
+
+Agents call these commands again and again, each time as a new process.  Importing
+whoosh, numpy and pydantic to answer from a 42-entry catalog cost most of a second,
+so `kbopt.cli.main` first offers the command line to `answer` here, which uses the
+standard library only: it finds the project and its index like the store does, reads
+the generation's snapshot (`kbopt.search.snapshot`), checks every entry file's
+(mtime, size) against it, and prints exactly what the full command would print.
+
+It declines (returns None, and the full command runs) whenever it is not sure to give
+the same answer: an option it does not handle or a value the full command would
+refuse, a query with operators, phrases, fields or wildcards, an entry file changed
+since the snapshot, a catalog too big for a snapshot, a problem the full command
+would warn about, a damaged or missing snapshot.  Tests run every case both ways and
+compare the output byte for byte.  `KBOPT_QUICK=0` turns it off.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+QUICK_ENV = "KBOPT_QUICK"
+KNOWLEDGE = Path("docs") / "knowledge"
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9_]+")
+_OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT", "ANDMAYBE", "TO"})
+_OPTIONS = {
+    "search": ("--kind", "--scope", "--language", "--bottleneck", "--metric", "--limit"),
+    "show": (),
+    "list": ("--kind", "--language"),
+}
+
+
+def answer(argv: Sequence[str] | None) -> int | None:
+    """Print the answer and return the exit code, or None to let the full CLI run."""
+    if os.environ.get(QUICK_ENV, "").strip().lower() in ("0", "off", "no", "false"):
+        return None
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        parsed = _parse(args)
+        if parsed is None:
+            return None
+        command, root_arg, positional, options = parsed
+        snap = _snapshot(root_arg)
+        if snap is None:
+            return None
+        out = _RUN[command](snap, positional, options)
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return None  # whatever surprised us, the full command knows how to say it
+    if out is None:
+        return None
+    from kbopt.cli.common import print_json
+
+    print_json(out)
+    return 0
+
+
+def _parse(args: list[str]) -> tuple[str, str | None, str | None, dict[str, str]] | None:
+    """(command, --root, the positional argument, options) of the command lines handled."""
+    root: str | None = None
+    i = 0
+    while i < len(args) and args[i].startswith("--root"):
+        if args[i] == "--root" and i + 1 < len(args):
+            root, i = args[i + 1], i + 2
+        elif args[i].startswith("--root="):
+            root, i = args[i].split("=", 1)[1], i + 1
+        else:
+            return None
+    if i >= len(args) or args[i] not in _OPTIONS:
+        return None
+    command, rest = args[i], args[i + 1 :]
+    allowed = _OPTIONS[command]
+    positional: list[str] = []
+    options: dict[str, str] = {}
+    seen_json = False
+    j = 0
+    while j < len(rest):
+        a = rest[j]
+        if a == "--json" and not seen_json:
+            seen_json = True
+        elif a.startswith("-") and a != "-":
+            name, eq, value = a.partition("=")
+            if name not in allowed or name in options:
+                return None
+            if not eq:
+                if j + 1 >= len(rest) or rest[j + 1].startswith("-"):
+                    return None
+                j += 1
+                value = rest[j]
+            options[name] = value
+        else:
+            positional.append(a)
+        j += 1
+    want_positional = 0 if command == "list" else 1
+    if not seen_json or len(positional) != want_positional:
+        return None
+    return command, root, positional[0] if positional else None, options
+
+
+def _project_root(root_arg: str | None) -> Path | None:
+    """The project root as `kbopt.store.find_project_root` and `--root` find it."""
+    if root_arg is not None:
+        path = Path(root_arg)
+        return path.resolve() if path.is_dir() else None
+    env = os.environ.get("KBOPT_ROOT")
+    if env:
+        return Path(env).resolve()
+    here = Path.cwd().resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / KNOWLEDGE).is_dir():
+            return candidate
+    package_parent = Path(__file__).resolve().parent.parent.parent
+    if (package_parent / KNOWLEDGE).is_dir():
+        return package_parent
+    return None
+
+
+def _snapshot(root_arg: str | None) -> Any:
+    """The snapshot of the project's current index generation, if it is fresh."""
+    from kbopt.layers import layers_for
+    from kbopt.search.cachefs import read_regular
+    from kbopt.search.locations import CURRENT, index_dir_for, visible_entries
+    from kbopt.search.snapshot import load
+
+    root = _project_root(root_arg)
+    if root is None:
+        return None
+    layers = [str(la.knowledge_dir) for la in layers_for(root / KNOWLEDGE)]
+    index = index_dir_for(root)
+    raw = read_regular(index / CURRENT, 256)
+    if raw is None:
+        return None
+    name = raw.decode("ascii").strip()
+    if not re.fullmatch(r"gen-[0-9A-Za-z-]{1,64}", name):
+        return None
+    snap = load(index / name)
+    if snap is None or snap.layers != layers:
+        return None
+    skipped: list[str] = []
+    if visible_entries(layers, skipped=skipped) != snap.entries or skipped:
+        return None  # something changed (or is odd) since: the full path updates the index
+    return snap
+
+
+# ---------------------------------------------------------------------- commands
+
+
+def _filters(snap: Any, options: dict[str, str]) -> dict[str, str] | None:
+    """Validated search filters, or None when the full command would refuse one."""
+    out = {}
+    for key in ("kind", "scope", "language", "bottleneck", "metric"):
+        value = options.get(f"--{key}")
+        if value is None or value == "":
+            continue
+        if value not in snap.filter_values.get(key, ()):
+            return None
+        out[key] = value
+    return out
+
+
+def _limit(text: str | None, default: int) -> int | None:
+    if text is None:
+        return default
+    if not re.fullmatch(r"[0-9]{1,4}", text):
+        return None
+    value = int(text)
+    return value if 1 <= value <= 1000 else None
+
+
+def plain_plan(query: str, snap: Any) -> tuple[Any, list[str]] | None:
+    """The plan of a query of plain words (what the whoosh parser makes of it: every
+    word lowercased, stop words and one-letter words dropped, stemmed, searched in
+    every text field), and its stems; None for anything else."""
+    from whoosh.lang.porter2 import stem  # one small module, not whoosh's index
+
+    from kbopt.search.snapshot import Plan
+
+    words = query.split()
+    if not words or any(not _PLAIN_WORD.fullmatch(w) or w in _OPERATORS for w in words):
+        return None
+    stems: list[str] = []
+    for w in words:
+        token = w.lower()
+        if len(token) < 2 or token in snap.stop_words:
+            continue
+        stems.append(stem(token))
+    if not stems or len(set(stems)) != len(stems):
+        return None  # nothing left (the full command explains), or repeated words
+    return Plan(words=[[(f, s) for f in snap.fields] for s in stems], mode="and"), stems
+
+
+def _search(snap: Any, query: str | None, options: dict[str, str]) -> list[Any] | None:
+    from kbopt.search.snapshot import hit_json
+    from kbopt.search.snippets import make_snippet
+
+    filters = _filters(snap, options)
+    limit = _limit(options.get("--limit"), 10)
+    if filters is None or limit is None or query is None:
+        return None
+    planned = plain_plan(query, snap)
+    if planned is None:
+        return None
+    plan, stems = planned
+    out = []
+    for pos, score in snap.run(plan, filters, limit):
+        d = snap.docs[snap.order[pos]]
+        out.append(
+            hit_json(
+                id=d["id"],
+                kind=d["kind"],
+                scope=d["scope"],
+                entry=d["entry"],
+                path=d["path"],
+                layer=d["layer"],
+                score=score,
+                snippet=make_snippet(d["content"], stems),
+            )
+        )
+    return out
+
+
+def _show(snap: Any, name: str | None, options: dict[str, str]) -> dict[str, Any] | None:
+    found = [d for d in snap.docs.values() if d["id"] == name]
+    if len(found) != 1 or snap.problems:
+        return None  # unknown, ambiguous, or the store might find an unparsable file
+    d = found[0]
+    data = dict(d["entry"])
+    data["id"] = d["id"]
+    data["scope"] = d["scope"]
+    data["path"] = d["path"]
+    data["layer"] = d["layer"]
+    return data
+
+
+def _list(snap: Any, _: str | None, options: dict[str, str]) -> list[Any] | None:
+    kind, language = options.get("--kind"), options.get("--language")
+    if snap.problems or (kind is not None and kind not in snap.filter_values.get("kind", ())):
+        return None  # the full command warns about each problem
+    ids = [d["id"] for d in snap.docs.values()]
+    if len(set(ids)) != len(ids):
+        return None  # duplicate names: the full command reports them
+    rows = []
+    for d in snap.docs.values():
+        row = dict(d["summary"])
+        row["path"] = d["path"]
+        row["layer"] = d["layer"]
+        rows.append(row)
+    if kind:
+        rows = [r for r in rows if r["kind"] == kind]
+    if language:
+        want = None if language == "shared" else language
+        rows = [r for r in rows if r["language"] == want]
+    rows.sort(key=lambda r: (r["kind"], r["language"] or "", r["id"]))
+    return rows
+
+
+_RUN = {"search": _search, "show": _show, "list": _list}
