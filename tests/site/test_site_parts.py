@@ -3,6 +3,7 @@ the navigation marks, the API pages, the view / edit links."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -19,6 +20,7 @@ from kbopt.site.devlog_links import (
 )
 from kbopt.site.evidence import Bar, distinct_labels, render_bars_svg
 from kbopt.site.navigation import mark_current
+from kbopt.site.reference import api_modules, render_cli_reference
 from kbopt.site.speedup import Speedup, row_speedup
 
 
@@ -241,3 +243,26 @@ def test_view_and_edit_links() -> None:
     assert local["kbopt_edit_url"] is None and local["kbopt_view_url"]
     generated = _links("generated/api/kbopt.store", "https://git.example/o/kbopt", sources)
     assert generated["kbopt_edit_url"] is None  # a generated page has no file to edit
+
+
+# Requirement codes of the project's own specification (KB7, W5, A11, S2...) and
+# references to the documents it was written from mean nothing to a reader.
+_INTERNAL = re.compile(
+    r"\b(?:KB|W|A|S|D|I|K)\d{1,2}(?:\.\d+)?\b(?! codec)|French source|Japanese source|"
+    r"source documents?|seed document"
+)
+
+
+def test_public_reference_text_cites_no_internal_codes() -> None:
+    problems = []
+    for module in api_modules():
+        rst = render_api_rst(module, members=module != "kbopt")
+        problems += [
+            f"{module}: {line.strip()}" for line in rst.splitlines() if _INTERNAL.search(line)
+        ]
+    problems += [
+        f"CLI: {line.strip()}"
+        for line in render_cli_reference().splitlines()
+        if _INTERNAL.search(line)
+    ]
+    assert not problems, "\n".join(problems)
