@@ -81,7 +81,10 @@ def test_design_without_the_contract_is_an_error(project: Path, make_runner: Run
         designer.design(task, SimpleNamespace())
 
 
-def test_propose_takes_the_best_untried_opportunity(project: Path) -> None:
+def test_propose_takes_the_best_untried_opportunity(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")  # without one, propose stops the cycle
     designer = AgentDesigner(project, "cute-dsl")
     record = SimpleNamespace(
         attempts=[SimpleNamespace(optimization="a")],
