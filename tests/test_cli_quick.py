@@ -66,6 +66,21 @@ def test_search_answers_equal(kb: Path, args: list[str], capsys, monkeypatch) ->
     _both(kb, ["search", *args, "--json"], capsys, monkeypatch)
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "split kv"],
+        ["search", "zzzunknownword"],
+        ["search", "tile", "--kind", "anti-pattern", "--limit", "3"],
+        ["list"],
+        ["list", "--kind", "anti-pattern"],
+        ["show", "split-kv-decode"],
+    ],
+)
+def test_human_output_equal(kb: Path, argv: list[str], capsys, monkeypatch) -> None:
+    _both(kb, argv, capsys, monkeypatch)
+
+
 def test_show_and_list_answer_equal(kb: Path, capsys, monkeypatch) -> None:
     for path in sorted(Store(kb).entry_files()):
         _both(kb, ["show", path.stem, "--json"], capsys, monkeypatch)
@@ -90,7 +105,6 @@ def test_show_and_list_answer_equal(kb: Path, capsys, monkeypatch) -> None:
         ["search", "split", "--limit", "0", "--json"],
         ["search", "the and", "--json"],
         ["search", "split split", "--json"],
-        ["search", "split"],  # not --json: the human format is the full command's
         ["search", "split", "--lim", "3", "--json"],
         ["show", "no-such-entry", "--json"],
         ["show", "--json"],
@@ -195,3 +209,17 @@ def _new_process() -> None:
 
 def _rel(ix, docnum: int) -> str:
     return ix.searcher().stored_fields(docnum)["path"]
+
+
+def test_each_command_home_registers_its_command() -> None:
+    """`kbopt.cli.COMMAND_HOMES` lets a command line load one command module: it must
+    name the module that really registers the command."""
+    import argparse
+    import importlib
+
+    from kbopt.cli import COMMAND_HOMES
+
+    for command, module in COMMAND_HOMES.items():
+        sub = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(module).register(sub)
+        assert command in sub.choices, (command, module)

@@ -32,7 +32,7 @@ COMMAND_MODULES = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kbopt",
         description="kbopt: a typed, searchable knowledge base of GPU kernel optimizations.",
@@ -51,9 +51,39 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for module_name in COMMAND_MODULES:
+    # For a command line (`argv`), a command an agent calls often loads its own module
+    # only (the others import the workflow, the site builder, the bench...); anything
+    # else, `--help` included, and a parser built for introspection (no `argv`) load all.
+    home = COMMAND_HOMES.get(_command_word(argv) or "") if argv is not None else None
+    for module_name in (home,) if home else COMMAND_MODULES:
         importlib.import_module(module_name).register(sub)
     return parser
+
+
+# The module that registers each of the commands agents call again and again (a test
+# checks each is registered there).
+COMMAND_HOMES = {
+    **dict.fromkeys(("search", "recommend", "index"), "kbopt.cli.search_cmds"),
+    **dict.fromkeys(("show", "list", "vocab", "lint", "add", "new"), "kbopt.cli.catalog_cmds"),
+    "mcp": "kbopt.cli.mcp_cmds",
+}
+
+
+def _command_word(argv: Sequence[str] | None) -> str | None:
+    """The COMMAND of `kbopt [--root R] [--timeout S] COMMAND ...`, if there is one."""
+    args = list(argv or ())
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("--root", "--timeout"):
+            i += 2
+        elif a.startswith(("--root=", "--timeout=")):
+            i += 1
+        elif a.startswith("-"):
+            return None  # --help, or something the full parser should judge
+        else:
+            return a
+    return None
 
 
 class CommandTimeout(BaseException):
@@ -91,7 +121,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     quick = answer(argv)
     if quick is not None:
         return quick
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     timer = args.timeout is not None and hasattr(signal, "SIGALRM")
     if timer:

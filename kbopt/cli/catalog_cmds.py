@@ -5,16 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kbopt.catalog_index import stale_files, write_catalog
 from kbopt.cli.common import check_or_regenerate, command, print_json, store_from
 from kbopt.layers import BUNDLED, PROJECT
-from kbopt.lint import lint
-from kbopt.model import Entry
-from kbopt.store import LoadResult, Store
-from kbopt.template import render_entry
 from kbopt.vocab import Kind, Language, closed_vocabularies
+
+if TYPE_CHECKING:  # loaded by the commands that use them, not to build the parser
+    from kbopt.model import Entry
+    from kbopt.store import LoadResult, Store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -123,6 +122,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         data.update(_where(store, path))
         print_json(data)
     else:
+        from kbopt.template import render_entry
+
         sys.stdout.write(render_entry(entry))
     return 0
 
@@ -153,6 +154,9 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
+    from kbopt.catalog_index import stale_files
+    from kbopt.lint import lint
+
     store = store_from(args)
     problems = lint(store)
     stale = stale_files(store)
@@ -214,6 +218,8 @@ def _layer_counts(layers: list[dict[str, Any]]) -> str:
 
 
 def cmd_catalog(args: argparse.Namespace) -> int:
+    from kbopt.catalog_index import stale_files, write_catalog
+
     store = store_from(args)
     return check_or_regenerate(
         args,

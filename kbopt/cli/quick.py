@@ -1,4 +1,4 @@
-"""The quick path of `kbopt search|show|list ... --json`: answers in a blink.
+"""The quick path of `kbopt search|show|list`: answers in a blink.
 
 Agents call these commands again and again, each time as a new process.  Importing
 whoosh, numpy and pydantic to answer from a 42-entry catalog cost most of a second,
@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,23 +44,30 @@ def answer(argv: Sequence[str] | None) -> int | None:
         parsed = _parse(args)
         if parsed is None:
             return None
-        command, root_arg, positional, options = parsed
+        command, root_arg, positional, options, as_json = parsed
         snap = _snapshot(root_arg)
         if snap is None:
             return None
         out = _RUN[command](snap, positional, options)
+        if out is None:
+            return None
+        text = None if as_json else _TEXT[command](snap, out)
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None  # whatever surprised us, the full command knows how to say it
-    if out is None:
-        return None
+    if text is not None:
+        sys.stdout.write(text)
+        return 0
     from kbopt.cli.common import print_json
 
     print_json(out)
     return 0
 
 
-def _parse(args: list[str]) -> tuple[str, str | None, str | None, dict[str, str]] | None:
-    """(command, --root, the positional argument, options) of the command lines handled."""
+def _parse(
+    args: list[str],
+) -> tuple[str, str | None, str | None, dict[str, str], bool] | None:
+    """(command, --root, the positional argument, options, --json) of the command lines
+    handled."""
     root: str | None = None
     i = 0
     while i < len(args) and args[i].startswith("--root"):
@@ -96,9 +103,9 @@ def _parse(args: list[str]) -> tuple[str, str | None, str | None, dict[str, str]
             positional.append(a)
         j += 1
     want_positional = 0 if command == "list" else 1
-    if not seen_json or len(positional) != want_positional:
+    if len(positional) != want_positional:
         return None
-    return command, root, positional[0] if positional else None, options
+    return command, root, positional[0] if positional else None, options, seen_json
 
 
 def _project_root(root_arg: str | None) -> Path | None:
@@ -258,4 +265,46 @@ def _list(snap: Any, _: str | None, options: dict[str, str]) -> list[Any] | None
     return rows
 
 
-_RUN = {"search": _search, "show": _show, "list": _list}
+def _search_text(snap: Any, hits: list[dict[str, Any]]) -> str:
+    if not hits:
+        return "no match\n"
+    lines = []
+    for h in hits:
+        where = ", bundled" if h["layer"] == "bundled" else ""
+        lines.append(
+            f"{h['score']:7.2f}  {h['id']}  [{h['kind']}, {h['language'] or 'shared'}{where}]  "
+            f"{h['title']}"
+        )
+        lines.append(f"         {h['path']}")
+        if h["snippet"]:
+            lines.append(f"         {h['snippet']}")
+    return "\n".join(lines) + "\n"
+
+
+def _show_text(snap: Any, data: dict[str, Any]) -> str:
+    found = [d for d in snap.docs.values() if d["id"] == data["id"]]
+    return str(found[0]["markdown"])
+
+
+def _list_text(snap: Any, rows: list[dict[str, Any]]) -> str:
+    layered = len(snap.layers) > 1  # one layer: nothing to tell apart
+    out = []
+    for r in rows:
+        layer = f"{r['layer']:<8} " if layered else ""
+        out.append(
+            f"{r['id']:<44} {r['kind']:<13} {r['language'] or 'shared':<10} {r['impact']:<6} "
+            f"{layer}{r['title']}\n"
+        )
+    return "".join(out)
+
+
+_RUN: dict[str, Callable[[Any, str | None, dict[str, str]], Any]] = {
+    "search": _search,
+    "show": _show,
+    "list": _list,
+}
+_TEXT: dict[str, Callable[[Any, Any], str]] = {
+    "search": _search_text,
+    "show": _show_text,
+    "list": _list_text,
+}

@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kbopt.cli.common import command, count_limit, print_json, store_from
-from kbopt.contracts.profile import Profile
 from kbopt.layers import BUNDLED
 from kbopt.vocab import Bottleneck, Kind, Scope
+
+if TYPE_CHECKING:  # pydantic's models load with the command that reads a profile
+    from kbopt.contracts.profile import Profile
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -92,6 +95,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 def read_profile(source: str) -> Profile:
     """A Profile from a file (or stdin): the profiler contract, or the autopilot analysis."""
     from kbopt.contracts.analysis import Analysis
+    from kbopt.contracts.profile import Profile
     from kbopt.textio import read_source
 
     text, shown = read_source(source)  # regular files only, strict UTF-8

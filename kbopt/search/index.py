@@ -628,6 +628,7 @@ class SearchIndex:
     def _snapshot_record(self, doc: dict[str, Any], entry: Any, rel: str) -> dict[str, Any]:
         from kbopt.search import _where
         from kbopt.search.schema import TEXT_FIELDS
+        from kbopt.template import render_entry
 
         assert self.gen is not None
         layer, path = _where(self.store, rel)
@@ -636,6 +637,7 @@ class SearchIndex:
             schema=self.gen.ix.schema,
             text_fields=TEXT_FIELDS,
             summary=entry.summary(),
+            markdown=render_entry(entry),
             path=path,
             layer=layer,
         )

@@ -32,7 +32,7 @@ from typing import Any
 
 from kbopt.search.locations import SNAPSHOT
 
-FORMAT = 1
+FORMAT = 2
 MAX_DOCS = 400  # beyond this the file would cost more to load than whoosh + numpy
 MAX_BYTES = 64 << 20
 K1 = 1.2
@@ -121,6 +121,7 @@ def record(
     schema: Any,
     text_fields: tuple[str, ...],
     summary: dict[str, Any],
+    markdown: str,
     path: str,
     layer: str,
 ) -> dict[str, Any]:
@@ -146,6 +147,7 @@ def record(
         "content": doc["content"],
         "entry": json.loads(doc["entry"]),
         "summary": summary,
+        "markdown": markdown,
         "path": path,
         "layer": layer,
         "tf": tf,
