@@ -559,13 +559,18 @@ class SearchIndex:
         except (ProblemList, KbError) as exc:
             # `kbopt lint` reports it; the index skips it until it changes.
             problems = exc.problems if isinstance(exc, ProblemList) else [exc]
-            self._snap_new[rel] = None
+            self._keep_for_snapshot(rel, None)
             self._snap_problems[rel] = [str(p) for p in problems]
             return None, sha
         doc = entry_document(entry, rel)
-        self._snap_new[rel] = (doc, entry)
+        self._keep_for_snapshot(rel, (doc, entry))
         self._snap_problems.pop(rel, None)
         return doc, sha
+
+    def _keep_for_snapshot(self, rel: str, got: tuple[dict[str, Any], Any] | None) -> None:
+        # A commit of more documents than a snapshot holds keeps none of them in memory.
+        if len(self._snap_new) <= snapshot.MAX_DOCS:
+            self._snap_new[rel] = got
 
     # ------------------------------------------------------------ snapshot
 
@@ -576,10 +581,12 @@ class SearchIndex:
         new, problems = self._snap_new, self._snap_problems
         self._snap_new, self._snap_problems = {}, {}
         try:
-            order = gen.live_paths()
-            if len(order) > snapshot.MAX_DOCS:
-                snapshot.remove_others(gen.path)
+            indexed = sum(1 for v in gen.manifest.entries.values() if v[3])
+            if indexed > snapshot.MAX_DOCS:  # too big to be worth it: whoosh answers
+                if new or problems:
+                    snapshot.remove_others(gen.path)
                 return
+            order = gen.live_paths()
             old = snapshot.load(gen.path) if incremental else None
             records: dict[str, dict[str, Any]] = {}
             all_problems = dict(old.problems) if old is not None else {}
