@@ -303,7 +303,10 @@ def machine() -> dict[str, object]:
 def versions() -> dict[str, str]:
     from importlib.metadata import version
 
-    return {p: version(p) for p in ("kbopt", "sphinx", "myst-parser", "docutils", "matplotlib")}
+    return {
+        p: version(p)
+        for p in ("kbopt", "sphinx", "myst-parser", "docutils", "furo", "sphinx-copybutton")
+    }
 
 
 def render_markdown(doc: dict) -> str:  # type: ignore[type-arg]
@@ -336,7 +339,7 @@ def render_markdown(doc: dict) -> str:  # type: ignore[type-arg]
         "",
         f"Medians of {doc['repeats']['bundled']} (bundled) and {doc['repeats']['synthetic']} "
         "(synthetic) runs; min/max and the load average in build_times.json.  Full: fresh "
-        "Sphinx environment, generated sources and output removed.  +1 entry: one entry "
+        "Sphinx environment, generated sources, doctrees and output removed.  +1 entry: one entry "
         "added through `Store.add_optimization` between builds (the write is not timed).  "
         f"Load average (1, 5, 15 min) at start {doc['load_average_1_5_15_at_start']}, at end "
         f"{doc['load_average_1_5_15_at_end']} on {doc['machine']['cores']} cores: wall times "

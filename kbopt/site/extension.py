@@ -143,10 +143,11 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", _generate)
     app.connect("source-read", _prepare_devlog)
     app.connect("html-page-context", _page_links)
-    from kbopt.site import navigation
+    from kbopt.site import navigation, speed
     from kbopt.site.fold import VISITORS, Fold, fold
 
     navigation.install(app)
+    speed.install(app)
 
     app.add_node(fold, **VISITORS)  # type: ignore[arg-type]
     app.add_directive("kbopt-fold", Fold)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import pkgutil
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -33,6 +34,35 @@ def _fixed_width(columns: int = CLI_COLUMNS) -> Iterator[None]:
             os.environ["COLUMNS"] = old
 
 
+_PIECE = re.compile(r"(\S+?,(?=\S)|\S+)(\s*)")
+
+
+def wrap_help(text: str, width: int = CLI_COLUMNS) -> str:
+    """argparse's help with every line at most `width` wide where it can be broken.
+
+    kbopt's commands keep their descriptions and examples unwrapped (a raw formatter,
+    so examples stay copyable in a terminal); on the page they would make the block
+    scroll sideways.  Long lines break at spaces and after the commas of a ``{a,b,c}``
+    choice list, continuing under the line's own indentation.
+    """
+    out = []
+    for line in text.splitlines():
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        cont = indent + ("    " if len(indent) < 24 else "")
+        current = indent
+        for m in _PIECE.finditer(line.lstrip()):
+            piece, sep = m.group(1), m.group(2)
+            if current.strip() and len(current) + len(piece) > width:
+                out.append(current.rstrip())
+                current = cont
+            current += piece + (" " if sep else "")
+        out.append(current.rstrip())
+    return "\n".join(out) + ("\n" if text.endswith("\n") else "")
+
+
 def walk_commands(
     parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
 ) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser, str]]:
@@ -55,7 +85,7 @@ def render_cli_reference(parser: argparse.ArgumentParser | None = None) -> str:
         lines = [
             "## `kbopt`",
             "",
-            fenced(parser.format_help(), "text"),
+            fenced(wrap_help(parser.format_help()), "text"),
             "",
         ]
         for path, sub, help_text in walk_commands(parser):
@@ -67,7 +97,7 @@ def render_cli_reference(parser: argparse.ArgumentParser | None = None) -> str:
                 "",
                 help_text or "",
                 "",
-                fenced(sub.format_help(), "text"),
+                fenced(wrap_help(sub.format_help()), "text"),
                 "",
             ]
     return "\n".join(lines).rstrip() + "\n"

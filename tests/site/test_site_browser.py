@@ -233,6 +233,14 @@ def test_no_page_is_wider_than_the_window(
                 )
                 if max(widths[0], widths[2]) > widths[1]:
                     too_wide.append(f"{page} at {width} px: {widths[0]} > {widths[1]}")
+            if width == 1400:
+                # The CLI reference is rendered at the content width: no block scrolls.
+                browser.get(f"{site_url}/reference/cli.html")
+                clipped = browser.execute_script(
+                    "return Array.from(document.querySelectorAll('pre'))"
+                    ".filter(p => p.scrollWidth > p.clientWidth).length;"
+                )
+                assert clipped == 0, f"{clipped} CLI help blocks scroll sideways at 1400 px"
             if width == 400:
                 browser.get(f"{site_url}/kernels/mla_decode.html")
                 assert browser.save_screenshot(str(ARTIFACTS / "devlog-400px.png"))

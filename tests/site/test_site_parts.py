@@ -20,7 +20,7 @@ from kbopt.site.devlog_links import (
 )
 from kbopt.site.evidence import Bar, distinct_labels, render_bars_svg
 from kbopt.site.navigation import mark_current
-from kbopt.site.reference import api_modules, render_cli_reference
+from kbopt.site.reference import CLI_COLUMNS, api_modules, render_cli_reference, wrap_help
 from kbopt.site.speedup import Speedup, row_speedup
 
 
@@ -266,3 +266,21 @@ def test_public_reference_text_cites_no_internal_codes() -> None:
         if _INTERNAL.search(line)
     ]
     assert not problems, "\n".join(problems)
+
+
+def test_cli_help_is_wrapped_to_the_content_width() -> None:
+    text = (
+        "usage: kbopt x --role\n"
+        + " " * 24
+        + "{"
+        + ",".join(f"role-number-{i}" for i in range(12))
+        + "}\n"
+    )
+    text += "A description written on one long line " * 4 + "\n"
+    wrapped = wrap_help(text, 60)
+    assert max(len(line) for line in wrapped.splitlines()) <= 60
+    assert " ".join(wrapped.split()).replace(", ", ",") == " ".join(text.split())
+    assert all(line.startswith(" " * 24) for line in wrapped.splitlines()[1:4])
+    reference = render_cli_reference()
+    blocks = re.findall(r"```text\n(.*?)```", reference, re.S)
+    assert blocks and max(len(line) for b in blocks for line in b.splitlines()) <= CLI_COLUMNS + 1
