@@ -428,10 +428,12 @@ def _profile(ctx: ToolContext, inp: ProfileKernelInput) -> Any:
 
 
 def _benchmark(ctx: ToolContext, inp: BenchmarkInput) -> Any:
-    spec = ctx.root / "kernels" / inp.kernel / "spec.py"
-    if not spec.is_file():
+    spec = f"kernels/{inp.kernel}/spec.py"
+    # Checked where the command runs: on the cluster when the files live there.
+    if not ctx.executor.exists(spec, timeout=ctx.timeout_s):
+        where = f" on {ctx.executor.remote.host}" if ctx.executor.remote else ""
         raise ToolError(
-            f"benchmarking is not available: {_rel(ctx, spec)} does not exist for kernel "
+            f"benchmarking is not available: {spec} does not exist{where} for kernel "
             f"{inp.kernel!r} (`kbopt kernel new` scaffolds a kernel with its spec)"
         )
     # `kbopt bench` checks every version against the reference, then times it with the
@@ -447,10 +449,13 @@ def _benchmark(ctx: ToolContext, inp: BenchmarkInput) -> Any:
 
 
 def _run_tests(ctx: ToolContext, inp: RunTestsInput) -> Any:
-    target = project_path(ctx, inp.path)
-    if not target.exists():
-        raise ToolError(f"no such test path: {inp.path}")
-    argv = [ctx.executor.python, "-m", "pytest", "-q", "-x", _rel(ctx, target)]
+    target = project_path(ctx, inp.path)  # inside the project (checked without the files)
+    rel = _rel(ctx, target) if target != ctx.root.resolve() else "."
+    # Checked where the tests run: on the cluster when the files live there.
+    if not ctx.executor.exists(rel, timeout=ctx.timeout_s):
+        where = f" on {ctx.executor.remote.host}" if ctx.executor.remote else ""
+        raise ToolError(f"no such test path{where}: {inp.path}")
+    argv = [ctx.executor.python, "-m", "pytest", "-q", "-x", rel]
     if inp.keyword:
         argv += ["-k", inp.keyword]
     return _command_result(ctx.executor.run(argv, timeout=ctx.timeout_s))
@@ -598,6 +603,14 @@ def _delegate(ctx: ToolContext, inp: DelegateInput) -> Any:
         raise ToolError(str(exc)) from None
     if inp.specialist == roles.KERNEL_DESIGNER:
         _check_task_contract(inp.task)
+    check_alive = getattr(ctx.executor, "check_alive", None)
+    if check_alive is not None:
+        # The one allocation every specialist shares must still be there; if it ended,
+        # the whole run stops (no specialist can do anything in it).
+        try:
+            check_alive(timeout=min(ctx.timeout_s, 120.0))
+        except KbError as exc:
+            raise RunAborted(str(exc)) from None
     before = len(ctx.state.files_written)
     ctx.state.delegations.append({"specialist": inp.specialist, "task": inp.task})
     report = ctx.delegate_fn(inp.specialist, inp.task)

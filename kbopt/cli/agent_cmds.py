@@ -222,17 +222,23 @@ def _report(args: argparse.Namespace, runner: Any, result: Any) -> int:
 
 
 def _dry_run(args: argparse.Namespace, task: str) -> int:
+    from kbopt.agents.remote import RemoteContext
     from kbopt.agents.roles import ORCHESTRATOR, ROLES
     from kbopt.agents.runner import AgentConfig
 
     role = ROLES[ORCHESTRATOR]
     cfg = AgentConfig.from_env(model=args.model)
+    # What the orchestrator would receive, the Remote Execution Context block included.
+    remote = RemoteContext.load(args.remote) if args.remote else RemoteContext.from_env()
+    if remote is not None:
+        task = f"{task}\n\n{remote.block()}"
     data = {
         "model": cfg.model,
         "role": role.name,
         "tools": list(role.tools),
         "task": task,
         "system": role.system_prompt(),
+        "remote": remote.model_dump(mode="json") if remote is not None else None,
     }
     if args.json:
         print_json(data)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from kbopt.bench.backend import FAKE_DEVICE_NAME, MeasurementBackend
 from kbopt.bench.trials import TrialConfig, default_matrix, parse_config, trial_matrix
-from kbopt.cli.common import command, print_json, store_from
+from kbopt.cli.common import command, positive_int, print_json, store_from
 from kbopt.errors import KbError
 from kbopt.kernel import KernelSpec, load_spec
 from kbopt.vocab import Language
@@ -83,10 +83,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--stress-reason", default="", help="the evidence that the default points are not enough"
     )
-    p.add_argument("--max-iterations", type=int, default=4)
+    p.add_argument("--max-iterations", type=positive_int, default=4)
     p.add_argument("--run-id", help="name of the run folder under runs/")
     p.add_argument("--resume", metavar="RUN_ID", help="continue a stopped or crashed run")
     _common(p, cycle=True)
+    p.add_argument(
+        "--remote",
+        type=Path,
+        metavar="CONTEXT.json",
+        help="run the cycle on a SLURM cluster: the same command inside the allocation of "
+        "this Remote Execution Context (ssh + srun, checked alive first), output streamed back",
+    )
     p.set_defaults(func=cmd_cycle)
 
     p = command(
@@ -207,7 +214,56 @@ def _progress() -> Callable[[RunRecord], None]:
     return show
 
 
+# `kbopt cycle` options forwarded to the cluster by --remote: (flag, attribute).
+REMOTE_CYCLE_OPTIONS = (
+    ("--target", "target"),
+    ("--from", "start"),
+    ("--designer", "designer"),
+    ("--configs", "configs"),
+    ("--stress", "stress"),
+    ("--stress-reason", "stress_reason"),
+    ("--max-iterations", "max_iterations"),
+    ("--run-id", "run_id"),
+    ("--resume", "resume"),
+    ("--counters", "counters"),
+    ("--language", "language"),
+    ("--backend", "backend"),
+)
+
+
+def remote_cycle_argv(args: argparse.Namespace, python: str) -> list[str]:
+    """The `kbopt cycle` command line to run in the remote project root."""
+    argv = [python, "-m", "kbopt", "--root", ".", "cycle", args.kernel]
+    for flag, attr in REMOTE_CYCLE_OPTIONS:
+        value = getattr(args, attr, None)
+        if value not in (None, ""):
+            argv += [flag, str(value)]
+    if args.json:
+        argv.append("--json")
+    return argv
+
+
+def _cycle_remote(args: argparse.Namespace) -> int:
+    import subprocess
+
+    from kbopt.agents.remote import RemoteContext, RemoteExecutor
+
+    context = RemoteContext.load(args.remote)
+    local_root = store_from(args).root
+    RemoteExecutor(context, local_root).check_alive()
+    wrapped = context.wrap(remote_cycle_argv(args, context.python))
+    if not args.json:
+        print(f"[cycle] on {context.host}, SLURM job {context.job_id}", file=sys.stderr)
+    try:
+        # Output streams through; Ctrl-C and --timeout stop ssh (and with it the step).
+        return subprocess.run(wrapped, cwd=local_root, check=False).returncode
+    except FileNotFoundError:
+        raise KbError("ssh is not installed here: --remote needs an ssh client") from None
+
+
 def cmd_cycle(args: argparse.Namespace) -> int:
+    if getattr(args, "remote", None):
+        return _cycle_remote(args)
     from kbopt.workflow import cycle
     from kbopt.workflow.designers import make_designer
     from kbopt.workflow.record import State

@@ -258,9 +258,14 @@ def _fake_cluster(tmp_path: Path) -> tuple[Path, Path]:
     bindir = tmp_path / "bin"
     bindir.mkdir()
     log = tmp_path / "cluster.log"
+    # ssh's options (-o X) come before the destination; the remote line runs in sh.
     (bindir / "ssh").write_text(
-        f'#!/bin/sh\necho "ssh $*" >> {log}\nhost="$1"; shift\nexec sh -c "$*"\n'
+        f'#!/bin/sh\necho "ssh $*" >> {log}\n'
+        'while [ $# -gt 0 ]; do case "$1" in -o|-p|-i) shift 2;; -*) shift;; *) break;; esac; done\n'
+        'host="$1"; shift\nexec sh -c "$*"\n'
     )
+    # The allocation is alive (asked before each delegation).
+    (bindir / "squeue").write_text(f'#!/bin/sh\necho "squeue $*" >> {log}\necho RUNNING\n')
     (bindir / "srun").write_text(
         f'#!/bin/sh\necho "srun $*" >> {log}\n'
         'while [ $# -gt 0 ]; do case "$1" in --*) shift;; *) break;; esac; done\nexec "$@"\n'
@@ -309,7 +314,8 @@ def test_remote_context_goes_to_every_delegation_and_wraps_every_command(
     assert "SLURM job 4242" in block
     bench_out = json.loads(api.tool_results(roles.PROFILING)[0]["content"])
     assert bench_out["ok"] and _latency(api.tool_results(roles.PROFILING)[0]) == 64.0
-    assert bench_out["command"].startswith("ssh me@login.cluster ")
+    assert bench_out["command"].startswith("ssh -o BatchMode=yes ")
+    assert " me@login.cluster " in bench_out["command"]
     assert json.loads(api.tool_results(roles.TRITON)[0]["content"])["ok"]
     lines = log.read_text().splitlines()
     srun_lines = [ln for ln in lines if ln.startswith("srun ")]
@@ -515,7 +521,9 @@ def test_remote_files_mode_edits_the_cluster_copy_not_the_local_one(
     assert json.loads(revert["content"])["action"] == "restored"
     assert (cluster / kernel).read_text() == TOY_KERNEL  # restored on the cluster
     ssh_lines = [ln for ln in log.read_text().splitlines() if ln.startswith("ssh ")]
-    assert len(ssh_lines) == 5 and all("agent tool" in ln for ln in ssh_lines)
+    tool_lines = [ln for ln in ssh_lines if "agent tool" in ln]
+    assert len(tool_lines) == 5  # every file tool ran on the cluster ...
+    assert all("squeue" in ln for ln in ssh_lines if ln not in tool_lines)  # ... or alive checks
     assert "srun" not in log.read_text()  # file operations take no job step
 
 
