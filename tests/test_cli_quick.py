@@ -109,6 +109,8 @@ def test_show_and_list_answer_equal(kb: Path, capsys, monkeypatch) -> None:
         ["show", "no-such-entry", "--json"],
         ["show", "--json"],
         ["list", "--kind", "recipe", "--json"],
+        ["list", "--language", "cobol", "--json"],
+        ["list", "--language", "", "--json"],
         ["recommend", "p.md", "--json"],
         ["--timeout", "5", "search", "split", "--json"],
         ["search", "split", "--json", "-h"],

@@ -245,8 +245,12 @@ def _show(snap: Any, name: str | None, options: dict[str, str]) -> dict[str, Any
 
 def _list(snap: Any, _: str | None, options: dict[str, str]) -> list[Any] | None:
     kind, language = options.get("--kind"), options.get("--language")
-    if snap.problems or (kind is not None and kind not in snap.filter_values.get("kind", ())):
+    if snap.problems:
         return None  # the full command warns about each problem
+    if kind is not None and kind not in snap.filter_values.get("kind", ()):
+        return None  # ... and refuses an unknown kind or language
+    if language is not None and language not in snap.filter_values.get("language", ()):
+        return None
     ids = [d["id"] for d in snap.docs.values()]
     if len(set(ids)) != len(ids):
         return None  # duplicate names: the full command reports them
