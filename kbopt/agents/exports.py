@@ -23,6 +23,8 @@ def resolve_inside(root: Path, path: str) -> tuple[Path, Path]:
     Symbolic links are resolved first, so a link pointing outside is refused too.
     """
     base = root.resolve()
+    if any(ord(c) < 32 or c == "\x7f" for c in path):
+        raise ToolError(f"path {path!r} contains a control character; refused")
     candidate = Path(path)
     full = (candidate if candidate.is_absolute() else base / candidate).resolve()
     try:

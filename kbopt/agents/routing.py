@@ -159,7 +159,8 @@ _EXISTING = re.compile(
     + r"|既存|既に|すでに|今ある|現在の|手元の",
     re.IGNORECASE,
 )
-_PY_FILE = re.compile(r"[\w./-]+\.py\b")
+# A file name starts where a name cannot continue (linear time on a long unbroken word).
+_PY_FILE = re.compile(r"(?<![\w./-])[\w./-]{1,255}\.py\b")
 _NEGATED_EXISTING = re.compile(
     r"(?<![A-Za-z0-9])(no|without|aucun\w*|sans|pas\s+de)\s+(?:\w+\s+){0,3}"
     r"(existing|existant\w*|exist\w*)"

@@ -897,7 +897,9 @@ def call_tool(ctx: ToolContext, name: str, raw_input: object) -> ToolOutcome:
         return ToolOutcome(f"{name} failed:\n{exc}", True)
     except KbError as exc:
         return ToolOutcome(f"{name} failed: {exc}", True)
-    except (ValueError, ValidationError, OSError) as exc:
+    except ValidationError as exc:  # a value the library's models refuse
+        return ToolOutcome(f"{name} failed: {_validation_text(exc)}", True)
+    except (ValueError, OSError) as exc:
         return ToolOutcome(f"{name} failed: {type(exc).__name__}: {exc}", True)
     text = result if isinstance(result, str) else json.dumps(result, indent=1, default=str)
     return ToolOutcome(text)
@@ -907,7 +909,7 @@ def _validation_text(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors():
         loc = ".".join(str(p) for p in err["loc"]) or "(input)"
-        parts.append(f"{loc}: {err['msg']}")
+        parts.append(f"{loc}: {str(err['msg']).removeprefix('Value error, ')}")
     return "; ".join(parts)
 
 

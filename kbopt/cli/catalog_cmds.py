@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kbopt.cli.common import check_or_regenerate, command, print_json, store_from
+from kbopt.errors import KbError
 from kbopt.layers import BUNDLED, PROJECT
 from kbopt.vocab import Kind, Language, closed_vocabularies
 
@@ -134,7 +135,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     rows = [_row(store, e, result.paths[e.name]) for e in result.entries]
     if args.kind:
         rows = [r for r in rows if r["kind"] == args.kind]
-    if args.language:
+    if args.language is not None:
+        known = ["shared", *(lang.value for lang in Language)]
+        if args.language not in known:
+            raise KbError(f"unknown language {args.language!r}; use one of: {', '.join(known)}")
         want = None if args.language == "shared" else args.language
         rows = [r for r in rows if r["language"] == want]
     rows.sort(key=lambda r: (r["kind"], r["language"] or "", r["id"]))

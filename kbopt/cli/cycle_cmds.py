@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from kbopt.bench.backend import FAKE_DEVICE_NAME, MeasurementBackend
 from kbopt.bench.trials import TrialConfig, default_matrix, parse_config, trial_matrix
-from kbopt.cli.common import command, positive_int, print_json, store_from
+from kbopt.cli.common import command, positive_float, positive_int, print_json, store_from
 from kbopt.errors import KbError
 from kbopt.kernel import KernelSpec, load_spec
 from kbopt.vocab import Language
@@ -50,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--budget-s",
-        type=float,
+        type=positive_float,
         default=300.0,
         help="seconds ncu may take per configuration (timing pass + counters of the kernels "
         "that carry the time); past it the profile keeps what was read (default 300)",
@@ -115,8 +115,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--param", action="append", default=[], help="NAME=v1,v2 or NAME=lo..hi:xN (autotune)"
     )
-    p.add_argument("--budget-min", type=float, default=60.0)
-    p.add_argument("--seconds-per-config", type=float, help="override the measured estimate")
+    p.add_argument("--budget-min", type=positive_float, default=60.0)
+    p.add_argument(
+        "--seconds-per-config", type=positive_float, help="override the measured estimate"
+    )
     p.add_argument("--promising", default="", help="why this version deserves > 1 hour")
     p.add_argument("--out", type=Path, help="write the tuning rows as JSON here")
     p.add_argument("--backend", choices=BACKENDS, default="real")

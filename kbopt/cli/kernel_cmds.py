@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kbopt.cli.common import command, print_json
+from kbopt.cli.common import command, positive_int, print_json
 from kbopt.errors import KbError, ProblemList
 
 KERNEL_HELP = (
@@ -90,7 +90,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="append",
         help="a trial name or name=value dims; repeat (default: the spec's whole trial matrix)",
     )
-    p.add_argument("--rep-ms", type=int, default=200, help="timing repetition per version (ms)")
+    p.add_argument(
+        "--rep-ms", type=positive_int, default=200, help="timing repetition per version (ms)"
+    )
     p.add_argument("--repeat", action="store_true", help="time every version twice (spread)")
     p.add_argument(
         "--graph",

@@ -8,7 +8,7 @@ import http.server
 import sys
 from pathlib import Path
 
-from kbopt.cli.common import command, print_json
+from kbopt.cli.common import command, count_limit, port_number, print_json
 from kbopt.errors import KbError
 from kbopt.store import find_project_root
 
@@ -42,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="fail (exit 2) on any Sphinx warning, as CI does",
     )
-    p.add_argument("-j", "--jobs", type=int, default=1, help="parallel Sphinx processes")
+    p.add_argument("-j", "--jobs", type=count_limit, default=1, help="parallel Sphinx processes")
     p.add_argument("-v", "--verbose", action="store_true", help="show Sphinx's progress")
     p.set_defaults(func=cmd_build)
 
@@ -54,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         json_flag=False,
     )
     p.add_argument("--out", type=Path, help="built site folder (default: <root>/_build/html)")
-    p.add_argument("--port", type=int, default=8000, help="port (0 picks a free one)")
+    p.add_argument("--port", type=port_number, default=8000, help="port (0 picks a free one)")
     p.set_defaults(func=cmd_serve)
 
 

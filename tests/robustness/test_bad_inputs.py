@@ -379,6 +379,15 @@ ARGUMENT_CASES: list[tuple[str, list[str], str]] = [
     ("tool-unknown-role", ["agent", "tool", "show_entry", "--role", "root", "--input", "{}"], "invalid choice"),
     ("autopilot-missing", ["agent", "autopilot", "nope.md", "--dry-run"], "cannot read"),
     ("route-to-unknown", ["agent", "route", "Write a Triton kernel", "--to", "kernel-cuda-specialist"], "unknown delegate"),
+    ("list-unknown-language", ["list", "--language", "cobol"], "unknown language"),
+    ("profile-budget-nan", ["profile", "k", "v1", "--budget-s", "nan"], "positive number"),
+    ("tune-budget-negative", ["tune", "k", "v1", "--budget-min", "-5"], "positive number"),
+    ("tune-seconds-zero", ["tune", "k", "v1", "--seconds-per-config", "0"], "positive number"),
+    ("bench-rep-ms-negative", ["bench", "k", "--rep-ms", "-1"], "positive integer"),
+    ("site-port-out-of-range", ["site", "serve", "--port", "99999"], "TCP port"),
+    ("site-jobs-zero", ["site", "build", "-j", "0"], "not a count"),
+    ("cycle-max-iterations-zero", ["cycle", "k", "--max-iterations", "0"], "positive integer"),
+    ("read-timeout-zero", ["agent", "run", "x", "--dry-run", "--read-timeout", "0"], "positive number"),
 ]
 
 
@@ -526,3 +535,22 @@ def test_timeout_stops_any_command(empty_kb: Path, tmp_path: Path) -> None:
         )
     assert r.returncode == 124, r.stderr
     assert "gave up after 1 s (--timeout)" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_huge_request_routes_in_linear_time(empty_kb: Path) -> None:
+    r = call(empty_kb, "agent", "route", "x" * 200_000 + ".py", "--sm", "90", "--json")  # under the deadline
+    assert r.rc == 0 and strict_json(r.out)["rule"] == "A3.4-ampere-hopper"  # type: ignore[index]
+
+
+def test_tool_validation_errors_are_one_line(empty_kb: Path, tmp_path: Path) -> None:
+    draft = _draft(tmp_path, VALID.encode())
+    assert call(empty_kb, "add", str(draft)).rc == 0
+    for tool, inp in (
+        ("narrow_conditions", '{"name": "sample-opt", "contexts": ["two\\nlines"]}'),
+        ("add_interaction", '{"name": "sample-opt", "relation": "composes", "target": "sample-opt"}'),
+        ("record_evidence", '{"name": "sample-opt", "source_type": "external report", "source": "a\\nb", "rows": [{"config": "a", "before": "b", "after": "c", "change": "d"}]}'),
+    ):
+        r = call(empty_kb, "agent", "tool", tool, "--role", "orchestrator", "--input", inp)
+        assert r.rc == 1 and len(r.err.strip().splitlines()) == 1 and "pydantic" not in r.err, r.err
+    r = call(empty_kb, "agent", "tool", "read_file", "--role", "profiler", "--input", '{"path": "a\\u0000b"}')
+    assert r.rc == 1 and "control character" in r.err
