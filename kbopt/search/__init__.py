@@ -130,8 +130,9 @@ def search(
     `KbError` with a message that says what to change.
     """
     from kbopt.errors import KbError
-    from kbopt.search.fast import make_snippet, stems_of
+    from kbopt.search.fast import stems_of
     from kbopt.search.query import check_filters, parse_query, run
+    from kbopt.search.snippets import make_snippet
 
     if limit < 1:
         raise KbError(f"limit must be at least 1 (got {limit})")
@@ -154,7 +155,7 @@ def search(
         stems = stems_of(q) if snippets else []
         hits = []
         for docnum, score in ranked:
-            stored = searcher.stored_fields(docnum)
+            stored, text = ix.gen.stored(docnum)
             layer, path = _where(ix.store, stored["path"])
             hits.append(
                 Hit(
@@ -162,7 +163,7 @@ def search(
                     kind=stored["kind"],
                     path=path,
                     score=score,
-                    snippet=make_snippet(stored["content"], stems) if snippets else "",
+                    snippet=make_snippet(text, stems, normalized=True) if snippets else "",
                     stored=stored,
                     layer=layer,
                 )

@@ -85,6 +85,7 @@ MERGE_AT_SEGMENTS = 8
 # What a generation folder may be called (anything else in CURRENT is damage).
 GEN_NAME = re.compile(r"gen-[0-9A-Za-z-]{1,64}")
 MAX_MANIFEST_BYTES = 1 << 30
+STORED_CACHE = 2048  # documents whose stored fields a warm generation keeps decoded
 
 
 def index_dir(store: Store) -> Path:
@@ -238,6 +239,22 @@ class Generation:
             raise IndexBroken("has no manifest") from None
         self._fast: Any = None
         self.snapshot_checked = False
+        # Stored fields of the documents hits were made from, with their snippet text:
+        # a generation never changes, so a warm process decodes each document once.
+        self._stored: dict[int, tuple[dict[str, Any], str]] = {}
+
+    def stored(self, docnum: int) -> tuple[dict[str, Any], str]:
+        """(stored fields, whitespace-normalized content) of one document, kept."""
+        got = self._stored.get(docnum)
+        if got is None:
+            from kbopt.search.snippets import normalize
+
+            fields = self.searcher.stored_fields(docnum)
+            got = (fields, normalize(fields.get("content", "")))
+            if len(self._stored) >= STORED_CACHE:
+                self._stored.clear()
+            self._stored[docnum] = got
+        return got
 
     def live_paths(self) -> list[str]:
         """The document keys of the live documents, in whoosh's document order."""

@@ -13,14 +13,20 @@ from collections.abc import Iterable
 _SNIPPET_CHARS = 180
 
 
-def make_snippet(content: str, stems: Iterable[str]) -> str:
+def normalize(content: str) -> str:
+    """The text a snippet is cut from: every run of white space made one space."""
+    return " ".join(content.split())
+
+
+def make_snippet(content: str, stems: Iterable[str], *, normalized: bool = False) -> str:
     """About 180 characters around the densest run of query words, matches in **bold**.
 
     Stems are matched as word prefixes (`conflict` finds "conflicts"); a trailing `i`
     that the stemmer writes for `y` is dropped so "occupancy" still matches `occup`.
+    `normalized`: `content` is already `normalize`d (a warm index keeps it so).
     """
     prefixes = sorted({s[:-1] if s.endswith("i") and len(s) > 3 else s for s in stems}, key=len)
-    text = " ".join(content.split())
+    text = content if normalized else normalize(content)
     if not prefixes:
         return text[:_SNIPPET_CHARS]
     pattern = re.compile(
