@@ -39,6 +39,8 @@ class Speedup:
 
     @property
     def text(self) -> str:
+        if self.factor >= 100:
+            return f"{self.factor:,.0f}×"  # 3,330×, not 3.33e+03×
         return f"{self.factor:.3g}×"
 
 
