@@ -14,6 +14,7 @@ import json
 import signal
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from kbopt.errors import KbError, ProblemList
 
@@ -32,8 +33,21 @@ COMMAND_MODULES = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, except that under `--json` a usage error is a JSON `{"error": [...]}`
+    too (exit 2): an agent that asked for JSON gets JSON, whatever went wrong."""
+
+    json_requested = False  # set by `main` from the command line
+
+    def error(self, message: str) -> NoReturn:
+        if _Parser.json_requested:
+            print(json.dumps({"error": [f"{self.prog}: {message}"]}, indent=2))
+            sys.exit(2)
+        super().error(message)
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="kbopt",
         description="kbopt: a typed, searchable knowledge base of GPU kernel optimizations.",
         epilog="Run `kbopt COMMAND --help` for a command's options and an example.",
@@ -122,6 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if quick is not None:
         return quick
     argv = list(sys.argv[1:] if argv is None else argv)
+    _Parser.json_requested = "--json" in argv
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     timer = args.timeout is not None and hasattr(signal, "SIGALRM")

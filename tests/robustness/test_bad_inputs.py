@@ -554,3 +554,10 @@ def test_tool_validation_errors_are_one_line(empty_kb: Path, tmp_path: Path) -> 
         assert r.rc == 1 and len(r.err.strip().splitlines()) == 1 and "pydantic" not in r.err, r.err
     r = call(empty_kb, "agent", "tool", "read_file", "--role", "profiler", "--input", '{"path": "a\\u0000b"}')
     assert r.rc == 1 and "control character" in r.err
+
+
+@pytest.mark.parametrize(("case", "argv", "fragment"), ARGUMENT_CASES, ids=[c[0] for c in ARGUMENT_CASES])
+def test_bad_argument_under_json_is_a_json_error(empty_kb: Path, case: str, argv: list[str], fragment: str) -> None:
+    """An agent that asked for --json gets JSON back, even for a usage error."""
+    errors = json_error(call(empty_kb, *argv, "--json"), "")
+    assert errors and all(isinstance(e, str) and e for e in errors)
