@@ -393,6 +393,7 @@ class Store:
             mode = lock_path.lstat().st_mode
         except FileNotFoundError:
             mode = None
+        # A link would make the lock truncate whatever it points to: refused like a folder.
         if mode is not None and not stat.S_ISREG(mode):
             raise KbError(
                 f"{self.display(lock_path)} is {file_kind(mode)}, not the lock file kbopt "
@@ -447,9 +448,20 @@ class Store:
         text = checked_text(entry, self.display(target))
         if check_targets:
             self._check_targets(entry)
+        self._check_inside(target)
         atomic_write(target, text)
         self._after_write([target])
         return target
+
+    def _check_inside(self, target: Path) -> None:
+        """A write lands in the project's knowledge folder: never through a folder link
+        that leads out of it."""
+        root = self.knowledge_dir.resolve()
+        if not target.parent.resolve().is_relative_to(root):
+            raise KbError(
+                f"{self.display(target.parent)} leads out of the knowledge base (a symbolic "
+                "link?); refused to write there"
+            )
 
     def _relpath(self, path: Path) -> str:
         return path.resolve().relative_to(self.layer_of(path).resolved).as_posix()
@@ -483,6 +495,7 @@ class Store:
             path = entry_path(self.root, kind, language, name)
             if path.exists():
                 raise KbError(f"{self.display(path)} already exists")
+            self._check_inside(path)
             atomic_write(path, scaffold(name, kind.value, language.value if language else None))
             self._after_write([path])
             return path
@@ -624,6 +637,7 @@ class Store:
             new.updated = today or dt.date.today()
             target = self.path_for(new)
             text = checked_text(new, self.display(target))
+            self._check_inside(target)
             atomic_write(target, text)
             changed = [target]
             if not self.is_bundled(path):
@@ -678,15 +692,16 @@ def _write_lock_owner(path: Path) -> None:
         "command": " ".join(sys.argv)[:200],
         "since": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
-    # The owner note is a courtesy; the lock itself is what serializes writers.
+    # The owner note is a courtesy; the lock itself is what serializes writers.  Replaced,
+    # never written through: a link planted there is replaced, not followed.
     with contextlib.suppress(OSError):
-        path.write_text(json.dumps(info) + "\n", encoding="utf-8")
+        atomic_write(path, json.dumps(info) + "\n")
 
 
 def _lock_owner(path: Path) -> str:
     """Who holds the lock, in words, from the owner note (when it can be read)."""
     try:
-        if not path.is_file() or path.stat().st_size > 4096:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > 4096:
             raise ValueError
         info = json.loads(path.read_text(encoding="utf-8"))
         who = f"process {int(info['pid'])} on {info['host']}"

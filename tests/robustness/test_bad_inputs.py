@@ -561,3 +561,28 @@ def test_bad_argument_under_json_is_a_json_error(empty_kb: Path, case: str, argv
     """An agent that asked for --json gets JSON back, even for a usage error."""
     errors = json_error(call(empty_kb, *argv, "--json"), "")
     assert errors and all(isinstance(e, str) and e for e in errors)
+
+
+def test_no_write_goes_through_a_link_out_of_the_knowledge_base(empty_kb: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (empty_kb / "docs" / "knowledge" / "optimizations").symlink_to(outside)
+    clean_error(call(empty_kb, "add", str(_draft(tmp_path, VALID.encode()))), "leads out of the knowledge base")
+    clean_error(call(empty_kb, "new", "optimization", "fresh-idea"), "leads out of the knowledge base")
+    assert list(outside.iterdir()) == []
+
+
+def test_a_lock_link_never_truncates_its_target(empty_kb: Path, tmp_path: Path) -> None:
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep me\n")
+    (empty_kb / "docs" / "knowledge" / ".kbopt.lock").symlink_to(precious)
+    clean_error(call(empty_kb, "add", str(_draft(tmp_path, VALID.encode()))), "not the lock file")
+    assert precious.read_text() == "keep me\n"
+
+
+def test_the_lock_owner_note_is_replaced_not_written_through(empty_kb: Path, tmp_path: Path) -> None:
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep me\n")
+    (empty_kb / "docs" / "knowledge" / ".kbopt.lock.owner").symlink_to(precious)
+    assert call(empty_kb, "add", str(_draft(tmp_path, VALID.encode()))).rc == 0
+    assert precious.read_text() == "keep me\n"
