@@ -54,12 +54,19 @@ def answer(argv: Sequence[str] | None) -> int | None:
         text = None if as_json else _TEXT[command](snap, out)
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None  # whatever surprised us, the full command knows how to say it
-    if text is not None:
-        sys.stdout.write(text)
-        return 0
-    from kbopt.cli.common import print_json
+    except KeyboardInterrupt:
+        print("kbopt: interrupted", file=sys.stderr)
+        return 130
+    try:
+        if text is not None:
+            sys.stdout.write(text)
+        else:
+            from kbopt.cli.common import print_json
 
-    print_json(out)
+            print_json(out)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `kbopt search x | head`: as the full command, no traceback
+        return 0
     return 0
 
 
