@@ -58,7 +58,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--timeout",
-        type=_seconds,
+        type=seconds,
         metavar="SECONDS",
         help="give up after SECONDS of wall time (exit 124), whatever the command; "
         "Ctrl-C stops any command too (exit 130)",
@@ -104,7 +104,7 @@ class CommandTimeout(BaseException):
     """`--timeout` ran out (a BaseException: no `except Exception` in a library swallows it)."""
 
 
-def _seconds(text: str) -> float:
+def seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:

@@ -88,6 +88,16 @@ def command(
     )
     if json_flag:
         add_json_flag(parser)
+    from kbopt.cli import seconds
+
+    # The global `kbopt --timeout S COMMAND` may also follow the command.
+    parser.add_argument(
+        "--timeout",
+        type=seconds,
+        default=argparse.SUPPRESS,
+        metavar="SECONDS",
+        help="give up after SECONDS of wall time (exit 124); the same as kbopt --timeout",
+    )
     return parser
 
 

@@ -518,16 +518,19 @@ def test_lock_path_that_is_not_a_file_is_refused(empty_kb: Path, tmp_path: Path)
     clean_error(call(empty_kb, "add", str(_draft(tmp_path, VALID.encode()))), "not the lock file")
 
 
-def test_timeout_stops_any_command(empty_kb: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_timeout_stops_any_command(empty_kb: Path, tmp_path: Path, where: str) -> None:
     from kbopt import Store
 
+    draft = str(_draft(tmp_path, VALID.encode()))
+    argv = ["--timeout", "1", "add", draft] if where == "before" else ["add", draft, "--timeout", "1"]
     fifo_lock = Store(empty_kb)
     with fifo_lock.locked():  # held by this process: a second taker waits
         import subprocess
         import sys
 
         r = subprocess.run(
-            [sys.executable, "-m", "kbopt", "--root", str(empty_kb), "--timeout", "1", "add", str(_draft(tmp_path, VALID.encode()))],
+            [sys.executable, "-m", "kbopt", "--root", str(empty_kb), *argv],
             capture_output=True,
             text=True,
             timeout=60,
