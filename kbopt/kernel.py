@@ -314,7 +314,7 @@ class KernelSpec:
             family=family,
             description=str(getattr(mod, "DESCRIPTION", doc[0] if doc else "")),
             fn=fn,
-            prepare=getattr(mod, "prepare", None),
+            prepare=_own_function(mod, "prepare"),
             path=self.version_path(name),
         )
 
@@ -349,6 +349,15 @@ class KernelSpec:
 
 
 # ---------------------------------------------------------------------- reading sources
+
+
+def _own_function(mod: Any, name: str) -> Callable[..., Any] | None:
+    """`mod.name` when the module defines it: a helper of the same name imported from
+    elsewhere (MLA's shared `prepare(q, kv, lens)`) is not the version's set-up hook."""
+    fn = getattr(mod, name, None)
+    if callable(fn) and getattr(fn, "__module__", None) == mod.__name__:
+        return fn
+    return None
 
 
 def read_knob_values(path: Path, names: Iterable[str]) -> dict[str, Any]:

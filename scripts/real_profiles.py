@@ -7,7 +7,8 @@ Each `<kernel>--<version>--<config>.json` (scripts/gpu_profiles.sh) becomes
 `<same>.md`: the profile as `kbopt profile` rendered it, with its Top 3 Opportunities
 removed (a labeller writes the expected first move from the measurements alone, and
 scripts/hit_rate.py ranks the profile again), and a first comment line with the device,
-date and command of the measurement.  The JSON is kept beside it under json/.
+date and command of the measurement.  The JSON as measured (with the ranking made at the
+time) is kept apart, under results/profiles/, out of the labeller's folder.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 
-def convert(src: Path, into: Path) -> Path | None:
+def convert(src: Path, into: Path, json_into: Path) -> Path | None:
     from kbopt.contracts.profile import Profile
 
     data = json.loads(src.read_text(encoding="utf-8"))
@@ -38,8 +39,8 @@ def convert(src: Path, into: Path) -> Path | None:
     )
     out = into / f"{src.stem}.md"
     out.write_text(head + profile.render(), encoding="utf-8")
-    (into / "json").mkdir(exist_ok=True)
-    shutil.copyfile(src, into / "json" / src.name)
+    json_into.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, json_into / src.name)
     return out
 
 
@@ -47,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("source", type=Path, help="folder of kbopt profile --json outputs")
     ap.add_argument("--into", type=Path, default=REPO / "benchmarks" / "real_profiles")
+    ap.add_argument("--json-into", type=Path, default=REPO / "results" / "profiles" / "h200")
     args = ap.parse_args(argv)
     args.into.mkdir(parents=True, exist_ok=True)
     done = [

@@ -401,3 +401,33 @@ def test_new_counters_on_csvs_captured_on_the_h200() -> None:
     assert c3.key_issue == "grid smaller than the GPU"
     timing = parse_csv((data / "ncu_h200_add_rmsnorm_v3_decode_timing.csv").read_text())
     assert [k.metrics.keys() >= {"duration_us"} for k in timing] == [True]
+
+
+def test_an_imported_helper_named_prepare_is_not_the_set_up_hook() -> None:
+    import types
+
+    from kbopt.kernel import _own_function
+
+    helper = types.ModuleType("helpers")
+    exec("def prepare(q, kv, lens):\n    return q", helper.__dict__)
+    version = types.ModuleType("kernels.k.triton_v1")
+    version.prepare = helper.prepare  # type: ignore[attr-defined]
+    assert _own_function(version, "prepare") is None
+    exec("def prepare(a, b):\n    return lambda: a", version.__dict__)
+    assert _own_function(version, "prepare") is version.prepare  # type: ignore[attr-defined]
+
+
+def test_a_version_that_raises_fails_its_check_instead_of_crashing() -> None:
+    from kbopt.bench import harness
+    from kbopt.kernel import Version, load_spec
+
+    spec = load_spec("add_rmsnorm", REPO)
+
+    def broken(*_args: object) -> None:
+        raise TypeError("prepare() takes 3 positional arguments but 4 were given")
+
+    err, problem = harness.check(
+        spec, Version("v", "triton", "", broken), {"rows": 2, "hidden": 64}, "float32", "cpu"
+    )
+    assert err == float("inf")
+    assert problem is not None and "raised TypeError" in problem

@@ -685,8 +685,9 @@ def readable_name(name: str, width: int = 48) -> str:
         args = [a.strip() for a in re.split(r",(?![^<]*>)", inner.group(1)) if a.strip()]
         named = [a for a in args if not re.fullmatch(r"[-\d\s(),]+u?l?", a)]
         if named:
-            arg = re.sub(r"\w+::", "", re.sub(r"<.*", "", named[0]))
-            base = f"{base}<{arg}>"
+            arg = re.sub(r"\w+::", "", re.sub(r"<.*", "", named[0])).split()
+            if arg and arg[-1]:  # `void gpu_kernel_impl<...>` -> gpu_kernel_impl
+                base = f"{base}<{arg[-1]}>"
     return base if len(base) <= width else base[: width - 3] + "..."
 
 
