@@ -225,3 +225,12 @@ def test_each_command_home_registers_its_command() -> None:
         sub = argparse.ArgumentParser().add_subparsers()
         importlib.import_module(module).register(sub)
         assert command in sub.choices, (command, module)
+
+
+def test_a_bad_environment_is_left_to_the_full_command(
+    kb: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    monkeypatch.setenv("KBOPT_BUNDLED", str(kb / "nowhere"))
+    assert answer(["--root", str(kb), "list", "--json"]) is None
+    assert main(["--root", str(kb), "list", "--json"]) == 2
+    assert "is not a folder" in capsys.readouterr().out

@@ -24,6 +24,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from kbopt.errors import KbError
+
 QUICK_ENV = "KBOPT_QUICK"
 KNOWLEDGE = Path("docs") / "knowledge"
 _PLAIN_WORD = re.compile(r"[A-Za-z0-9_]+")
@@ -52,7 +54,7 @@ def answer(argv: Sequence[str] | None) -> int | None:
         if out is None:
             return None
         text = None if as_json else _TEXT[command](snap, out)
-    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+    except (KbError, OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None  # whatever surprised us, the full command knows how to say it
     except KeyboardInterrupt:
         print("kbopt: interrupted", file=sys.stderr)
