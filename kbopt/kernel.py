@@ -77,6 +77,14 @@ class Trial:
     aliases: tuple[str, ...] = ()
 
 
+class _NoDefault:
+    def __repr__(self) -> str:
+        return "NO_DEFAULT"
+
+
+NO_DEFAULT: Any = _NoDefault()
+
+
 @dataclass(frozen=True)
 class Knob:
     """A tunable parameter of a version family."""
@@ -86,6 +94,13 @@ class Knob:
     values: tuple[Any, ...]  # the allowed values, in order
     role: str = ""  # what a catalog move acts on: "kv_tile", "pipeline_stages", "splits"...
     doc: str = ""
+    # The value a version has when its file does not set the knob (the config class's
+    # default): lets a move start from a version that leaves the knob alone.
+    default: Any = NO_DEFAULT
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not NO_DEFAULT
 
     def coerce(self, value: Any) -> Any:
         """A value given as text (a command line's `evict=true`) in the knob's type."""
@@ -264,7 +279,9 @@ class KernelSpec:
         knobs = self.knobs_for(version)
         if not knobs:
             return {}
-        return read_knob_values(self.version_path(version), [k.name for k in knobs])
+        found = read_knob_values(self.version_path(version), [k.name for k in knobs])
+        defaults = {k.name: k.default for k in knobs if k.has_default and k.name not in found}
+        return {**defaults, **found}
 
     @property
     def locator(self) -> str:
@@ -629,6 +646,8 @@ def check_spec(spec: KernelSpec, path: Path | None = None) -> list[Problem]:
             ]
             if wrong:
                 bad(f"knobs: {fam}.{k.name} allows {wrong!r}, which are not {k.type}")
+            elif k.has_default and not k.admits(k.default):
+                bad(f"knobs: {fam}.{k.name} default {k.default!r} is not one of its values")
     for ctx in spec.contexts:
         if ctx not in CONTEXTS:
             bad(f"contexts: unknown context {ctx!r}; use one of {', '.join(CONTEXTS)}")

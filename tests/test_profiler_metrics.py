@@ -431,3 +431,14 @@ def test_a_version_that_raises_fails_its_check_instead_of_crashing() -> None:
     )
     assert err == float("inf")
     assert problem is not None and "raised TypeError" in problem
+
+
+def test_a_knob_left_at_its_default_is_read_from_the_spec() -> None:
+    from kbopt.kernel import Knob, load_spec
+
+    spec = load_spec("add_rmsnorm", REPO)
+    values = spec.knob_values("triton_v1")  # its CONFIG sets block and num_warps only
+    assert values["block"] == 256 and values["num_warps"] == 4
+    assert values["vectors_per_thread"] == 4 and values["num_stages"] == 1
+    assert not Knob("x", "int", (1, 2)).has_default
+    assert Knob("x", "int", (1, 2), default=None).has_default

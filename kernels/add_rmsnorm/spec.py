@@ -98,6 +98,7 @@ TRITON_KNOBS = (
         "tile_n",
         "triton_v1: columns per step of its two-pass loop; one-pass versions need None "
         "(the whole row, next_pow2(hidden))",
+        default=None,
     ),
     Knob(
         "num_warps",
@@ -105,6 +106,7 @@ TRITON_KNOBS = (
         (None, 1, 2, 4, 8, 16, 32),
         "warps",
         "warps per program; None: sized from vectors_per_thread",
+        default=None,
     ),
     Knob(
         "vectors_per_thread",
@@ -112,6 +114,7 @@ TRITON_KNOBS = (
         (1, 2, 4, 8),
         "vector_width",
         "16-byte vectors of each streamed tensor per thread, when num_warps is None",
+        default=4,
     ),
     Knob(
         "rows_per_program",
@@ -119,6 +122,7 @@ TRITON_KNOBS = (
         (1, 2, 4, 8),
         "rows_per_program",
         "rows per block (halved while the grid would have fewer programs than SMs)",
+        default=1,
     ),
     Knob(
         "persistent",
@@ -126,6 +130,7 @@ TRITON_KNOBS = (
         (False, True),
         "persistent",
         "one wave of programs striding over the row blocks",
+        default=False,
     ),
     Knob(
         "programs_per_sm",
@@ -133,6 +138,7 @@ TRITON_KNOBS = (
         (None, 1, 2, 3, 4, 6, 8),
         "occupancy",
         "persistent grid: programs per SM; None: as many as fit resident",
+        default=None,
     ),
     Knob(
         "num_stages",
@@ -140,6 +146,7 @@ TRITON_KNOBS = (
         (1, 2, 3, 4),
         "pipeline_stages",
         "persistent loop: software pipelining depth (cp.async ring), lowered if it won't fit",
+        default=1,
     ),
     Knob(
         "evict",
@@ -147,6 +154,7 @@ TRITON_KNOBS = (
         (False, True),
         "cache_hints",
         "evict_first on streamed loads and stores, evict_last on the weight",
+        default=False,
     ),
 )
 

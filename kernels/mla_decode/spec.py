@@ -89,7 +89,14 @@ def _launch_info(family: str) -> dict[str, Any]:
 
 # The tiled Triton kernel's TiledConfig fields (kernels/mla_decode/triton_tiled.py).
 TRITON_KNOBS = (
-    Knob("block_m", "int", (16, 32, 64, 128), "rows_per_program", "query rows per program"),
+    Knob(
+        "block_m",
+        "int",
+        (16, 32, 64, 128),
+        "heads_per_program",
+        "query rows per program: (position, head) rows with the head fastest, so at s=1 the "
+        "heads that share each KV tile read",
+    ),
     Knob("block_n", "int", (16, 32, 64, 128), "kv_tile", "KV rows per loop step"),
     Knob("num_warps", "int", (4, 8, 16), "warps", "warps per program"),
     Knob("num_stages", "int", (1, 2, 3, 4), "pipeline_stages", "software pipeline depth"),
