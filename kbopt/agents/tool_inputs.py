@@ -6,16 +6,60 @@ same model validates what `kbopt agent tool NAME --input JSON` receives.
 
 from __future__ import annotations
 
-from typing import Literal
+import re
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from kbopt.model import EvidenceRow
 from kbopt.vocab import Bottleneck, Kind, Language, Relation, SourceType, Status
 
+# File contents are bytes an agent chooses (a form feed in a source file is its own
+# business); every other text field is refused a control character, and the fields
+# below must be one line (a heading, a name, a path, a provenance line).
+_FREE_TEXT = frozenset({"content", "old", "new"})
+_ONE_LINE = frozenset(
+    {
+        "name",
+        "target",
+        "source",
+        "device",
+        "versions",
+        "date",
+        "command",
+        "heading",
+        "path",
+        "keyword",
+        "module",
+        "kernel",
+        "version",
+        "config",
+        "language",
+        "metric",
+        "context",
+        "pitfall",
+    }
+)
+_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
 
 class _Input(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @field_validator("*")
+    @classmethod
+    def _clean_text(cls, v: Any, info: ValidationInfo) -> Any:
+        name = info.field_name or ""
+        if name in _FREE_TEXT:
+            return v
+        for item in v if isinstance(v, list) else [v]:
+            if not isinstance(item, str):
+                continue
+            if _CONTROL_RE.search(item):
+                raise ValueError("contains a control character (NUL, ESC...)")
+            if name in _ONE_LINE and ("\n" in item or "\r" in item):
+                raise ValueError("must be one line")
+        return v
 
 
 class SearchInput(_Input):

@@ -132,7 +132,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the full command's exact answer (no whoosh, numpy or pydantic to load).
     from kbopt.cli.quick import answer
 
-    quick = answer(argv)
+    try:
+        quick = answer(argv)
+    except Exception:  # the quick path only ever saves time: on any doubt the full CLI answers
+        quick = None
     if quick is not None:
         return quick
     argv = list(sys.argv[1:] if argv is None else argv)

@@ -589,3 +589,21 @@ def test_the_lock_owner_note_is_replaced_not_written_through(empty_kb: Path, tmp
     (empty_kb / "docs" / "knowledge" / ".kbopt.lock.owner").symlink_to(precious)
     assert call(empty_kb, "add", str(_draft(tmp_path, VALID.encode()))).rc == 0
     assert precious.read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize(
+    ("tool", "role", "inp", "fragment"),
+    [
+        ("update_devlog", "profiler", {"kernel": "k", "section": "entry", "text": "x", "heading": "v2\n## Overview"}, "one line"),
+        ("run_tests", "perf-profiling-specialist", {"path": "tests", "keyword": "a\nb"}, "one line"),
+        ("search_catalog", "profiler", {"query": "split\u001b[2J"}, "control character"),
+        ("delegate", "orchestrator", {"specialist": "kernel-triton-specialist", "task": "Write\u0000"}, "control character"),
+    ],
+)
+def test_tool_inputs_refuse_control_characters_and_split_lines(empty_kb: Path, tool: str, role: str, inp: dict[str, object], fragment: str) -> None:
+    import json as _json
+
+    r = call(empty_kb, "agent", "tool", tool, "--role", role, "--input", _json.dumps(inp), "--json")
+    assert r.rc == 1 and "Traceback" not in r.both
+    data = strict_json(r.out)
+    assert data["ok"] is False and fragment in str(data["result"])  # type: ignore[index]
