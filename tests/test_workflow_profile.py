@@ -59,7 +59,7 @@ def test_without_counters_the_profile_says_so(tmp_path: Path) -> None:
     )
     assert not run.from_counters
     assert "timing estimates" in run.profile.notes["Counters"]
-    assert "estimated from timing" in run.profile.root_cause
+    assert "fake backend: stand-in figures, not measured" in run.profile.root_cause
     assert [s.name for s in run.profile.stages] == ["total"]
     with pytest.raises(KbError, match="counters unavailable"):
         profile_version(

@@ -260,8 +260,19 @@ _GENERIC = {
 }
 
 
-def classify(metrics: Mapping[str, float], *, from_counters: bool) -> Classification:
-    """Speed of light, then the causes, then the memory path (see the module doc)."""
+def _pct(value: float | None) -> str:
+    """A percentage as read, or 'not measured': an absent figure is never shown as 0%."""
+    return f"{value:.0f}%" if value is not None else "not measured"
+
+
+def classify(
+    metrics: Mapping[str, float], *, from_counters: bool, source: str | None = None
+) -> Classification:
+    """Speed of light, then the causes, then the memory path (see the module doc).
+
+    `source` names where the figures came from when it is neither a counter read nor a
+    timing estimate (the fake backend's stand-in figures say so).
+    """
     mem = _get(metrics, "dram_throughput_pct")
     parts = [
         v
@@ -270,24 +281,25 @@ def classify(metrics: Mapping[str, float], *, from_counters: bool) -> Classifica
     ]
     comp = max(parts) if parts else None
     m, c = mem or 0.0, comp or 0.0
-    source = "measured" if from_counters else "estimated from timing"
+    if source is None:
+        source = "measured" if from_counters else "estimated from timing"
     if m >= BUSY_PCT and m >= c:
         bottleneck, rule = Bottleneck.MEMORY, "M1"
         first = (
             f"DRAM throughput is {m:.0f}% of peak ({source}), above the {BUSY_PCT:.0f}% busy "
-            f"line and above compute ({c:.0f}%)."
+            f"line and above compute ({_pct(comp)})."
         )
     elif c >= BUSY_PCT and c > m:
         bottleneck, rule = Bottleneck.COMPUTE, "C1"
         first = (
             f"Compute throughput is {c:.0f}% of peak ({source}), above the {BUSY_PCT:.0f}% "
-            f"busy line and above DRAM ({m:.0f}%)."
+            f"busy line and above DRAM ({_pct(mem)})."
         )
     else:
         bottleneck, rule = Bottleneck.LATENCY, "L1"
         first = (
-            f"Neither DRAM ({m:.0f}%) nor compute ({c:.0f}%) reaches {BUSY_PCT:.0f}% of peak "
-            f"({source})."
+            f"Neither DRAM ({_pct(mem)}) nor compute ({_pct(comp)}) reaches {BUSY_PCT:.0f}% "
+            f"of peak ({source})."
         )
     findings = _causes(metrics, bottleneck) + _memory_path(metrics, bottleneck)
     # A launch-bound call is explained by the launches; otherwise the memory path explains

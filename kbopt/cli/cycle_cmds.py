@@ -204,16 +204,11 @@ def _configs(args: argparse.Namespace, spec: KernelSpec) -> list[TrialConfig]:
 
 
 def _progress() -> Callable[[RunRecord], None]:
-    """Print each state once, as the run enters it (on stderr: stdout is the summary)."""
-    last: list[str] = []
+    """Each event as it happens, under the state that wrote it (on stderr: stdout is the
+    summary)."""
+    from kbopt.workflow.cycle import progress_printer
 
-    def show(record: RunRecord) -> None:
-        if not last or last[-1] != record.state.value:
-            last.append(record.state.value)
-            event = record.events[-1].message if record.events else ""
-            print(f"[cycle] {record.state.value:<10} {event}", file=sys.stderr)
-
-    return show
+    return progress_printer(sys.stderr)
 
 
 # `kbopt cycle` options forwarded to the cluster by --remote: (flag, attribute).

@@ -32,6 +32,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from kbopt.bench.backend import Measurement, MeasurementBackend, measure_with_backoff
 from kbopt.bench.trials import TrialConfig, stress_from_devlog
@@ -538,6 +539,29 @@ class Cycle:
         lint = "clean" if self.record.lint_ok else f"{len(self.record.lint_problems)} problem(s)"
         self.go(State.DONE, f"learned {len(self.record.learned)} item(s); catalog lint {lint}")
         return True
+
+
+def progress_printer(stream: TextIO) -> Callable[[RunRecord], None]:
+    """Print each new event of a run under the state that wrote it, then DONE once.
+
+    A transition's message describes the state being left (PROFILE ends with "baseline
+    measured"), so it is shown under that state, as `record.json` has it; a resumed run
+    shows its history from the last event on.
+    """
+    seen: list[int] = []
+    done: list[bool] = []
+
+    def show(record: RunRecord) -> None:
+        if not seen:
+            seen.append(max(len(record.events) - 1, 0))
+        for event in record.events[seen[0] :]:
+            print(f"[cycle] {event.state:<10} {event.message}", file=stream)
+        seen[0] = len(record.events)
+        if record.state is State.DONE and not done:
+            done.append(True)
+            print(f"[cycle] {State.DONE.value}", file=stream)
+
+    return show
 
 
 def _is_entry_name(name: str) -> bool:

@@ -21,7 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kbopt.bench.backend import Measurement, MeasurementBackend, measure_with_backoff
+from kbopt.bench.backend import (
+    FAKE_DEVICE_NAME,
+    Measurement,
+    MeasurementBackend,
+    measure_with_backoff,
+)
 from kbopt.bench.classify import Classification, classify
 from kbopt.bench.ncu import NcuOutcome, aggregate, readable_name
 from kbopt.bench.trials import TrialConfig
@@ -38,6 +43,7 @@ COUNTER_MODES = ("auto", "off", "require")
 # The cycle also accepts "baseline": counters for the baseline profile, timing for VERIFY
 # (each ncu run costs a process start and many kernel replays on a budgeted machine).
 CYCLE_COUNTER_MODES = (*COUNTER_MODES, "baseline")
+FAKE_SOURCE = "fake backend: stand-in figures, not measured"
 # Stage columns already carry these; the `### Metrics` table holds the rest.
 _STAGE_KEYS = {"tensor_core_util_pct", "dram_throughput_pct", "achieved_occupancy_pct"}
 
@@ -203,6 +209,9 @@ def build_profile(
 ) -> tuple[Profile, Classification]:
     """The contract for one measurement (and its counters, when available)."""
     timing = measurement.all_metrics()
+    # The fake backend's figures are stand-ins: the root cause says so rather than
+    # calling them measured or estimated.
+    fake = FAKE_SOURCE if measurement.device == FAKE_DEVICE_NAME else None
     stages: list[Stage] = []
     if counters is not None and counters.available:
         per_kernel = counters.kernels
@@ -213,7 +222,7 @@ def build_profile(
         other = _other_row(counters)
         merged = {**timing, **{k: v for k, v in total.items() if k != "duration_us"}}
         merged.update(derived_metrics(spec, measurement, counters, merged))
-        cls = classify(merged, from_counters=True)
+        cls = classify(merged, from_counters=True, source=fake)
         if other is not None:
             stages.append(other)
         if len(stages) > 1:
@@ -221,7 +230,7 @@ def build_profile(
     else:
         merged = dict(timing)
         merged.update(derived_metrics(spec, measurement, None, merged))
-        cls = classify(merged, from_counters=False)
+        cls = classify(merged, from_counters=False, source=fake)
         stages.append(_stage("total", merged, cls))
     # The catalog metrics the kernel's dimensions stand for (from the spec) are written out
     # here, so that the profile's triggers read them without knowing the kernel.
