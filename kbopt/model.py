@@ -268,6 +268,17 @@ class EvidenceBlock(Strict):
     def _line(cls, v: str | None) -> str | None:
         return None if v is None else _one_line("a provenance line", v)
 
+    @field_validator("date")
+    @classmethod
+    def _real_date(cls, v: str | None) -> str | None:
+        # Free text ("Dec 2023", "2023") is fine; a YYYY-MM-DD date must exist.
+        for day in re.findall(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)", v or ""):
+            try:
+                dt.date.fromisoformat(day)
+            except ValueError:
+                raise ValueError(f"Date: {day} is not a real calendar date") from None
+        return v
+
     @model_validator(mode="after")
     def _local_needs_command(self) -> EvidenceBlock:
         if self.source_type is SourceType.LOCAL_EXPERIMENT and not self.command:

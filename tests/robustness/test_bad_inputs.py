@@ -108,6 +108,7 @@ ENTRY_CASES: list[tuple[str, Callable[[str], bytes], str, int | None]] = [
     ("evidence-row-cells", _sub("| b=1 | 10 us | 5 us | -50% |", "| b=1 | 10 us | -50% |"), "cells", None),
     ("evidence-header", _sub("| Config | Before | After | Change |", "| A | B | C | D |"), "header", None),
     ("evidence-no-source", _sub("Source: Some paper (2023), A100\n", ""), "source", None),
+    ("evidence-impossible-date", _sub("Source: Some paper (2023), A100\n", "Source: Some paper (2023), A100\nDate: 2026-02-30\n"), "not a real calendar date", None),
 ]
 
 # Inputs an entry file may have that are fine and must be accepted as they are.
