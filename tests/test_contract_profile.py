@@ -242,3 +242,10 @@ def test_lenient_on_what_chatty_profilers_write() -> None:
         "sectors_per_request=16",
     )
     assert (p.opportunities[1].gain_pct, p.opportunities[1].gain_pct_max) == (10, 20)
+
+
+def test_a_provenance_comment_may_come_before_the_title() -> None:
+    text = "<!-- measured on NVIDIA H200; command: kbopt profile k v1 -->\n" + Profile.parse(
+        SEED_SHAPED
+    ).render()
+    assert Profile.parse(text) == Profile.parse(SEED_SHAPED)

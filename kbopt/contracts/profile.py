@@ -75,6 +75,7 @@ STAGE_METRICS = {
 TOTAL_STAGE_NAMES = {"total", "overall", "end-to-end", "whole kernel", "all"}
 
 _NCU_TO_CANONICAL = {m.ncu: m.name for m in METRICS.values() if m.ncu}
+_COMMENT_RE = re.compile(r"^\s*<!--.*-->\s*$")
 _TITLE_RE = re.compile(r"^##\s+Profile:\s*(?P<body>.*)$")
 _HEADING_RE = re.compile(r"^###\s+(?P<title>.+?)\s*$")
 # A whole cell: a number (thousands grouped by commas allowed: 1,024) and an optional
@@ -421,7 +422,12 @@ class _Parser:
         self.problems.append(Problem(message, self.path, line))
 
     def parse(self) -> Profile:
-        start = next((i for i, ln in enumerate(self.lines) if ln.strip()), None)
+        # Blank lines and one-line HTML comments (provenance: device, date, command) may
+        # come before the title.
+        start = next(
+            (i for i, ln in enumerate(self.lines) if ln.strip() and not _COMMENT_RE.match(ln)),
+            None,
+        )
         if start is None or not _TITLE_RE.match(self.lines[start].strip()):
             self.add(
                 (start or 0) + 1,
