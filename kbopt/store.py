@@ -211,6 +211,11 @@ class Store:
                 if not name.endswith(".md") or name in NON_ENTRY_FILES or name.startswith("."):
                     continue
                 path = base / name
+                if any(ord(c) < 32 or c == "\x7f" for c in name):
+                    # A newline in a file name would split every line that shows it.
+                    shown = self.display(base) + "/" + repr(name)[1:-1]
+                    skipped.append(Problem("file name has a control character; skipped", shown, 1))
+                    continue
                 why = self._odd_file(path, layer)
                 if why is None:
                     files.append(path)

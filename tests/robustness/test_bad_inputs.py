@@ -451,13 +451,17 @@ def _odd(kdir: Path, kind: str, tmp_path: Path) -> tuple[Path, str]:
     if kind == "latin-1":
         path.write_bytes(VALID.replace("sample-opt", "odd-one").replace("Splits", "Sépare").encode("latin-1"))
         return path, "not UTF-8"
+    if kind == "newline-name":
+        odd = folder / "odd-one\n.md"
+        odd.write_text(VALID.replace("sample-opt", "odd-one"))
+        return odd, "control character"
     if kind == "bad-date":
         path.write_text(VALID.replace("sample-opt", "odd-one").replace("2026-12-01", "2026-02-30"))
         return path, "not a real calendar date"
     raise AssertionError(kind)
 
 
-ODD_FILES = ["link-out", "link-to-etc", "broken-link", "link-loop", "fifo", "folder", "socket", "folder-link", "latin-1", "bad-date"]
+ODD_FILES = ["link-out", "link-to-etc", "broken-link", "link-loop", "fifo", "folder", "socket", "folder-link", "latin-1", "bad-date", "newline-name"]
 
 
 @pytest.mark.parametrize("kind", ODD_FILES)
@@ -467,7 +471,7 @@ def test_odd_file_in_the_knowledge_base_is_reported_never_read(empty_kb: Path, t
     good.parent.mkdir(parents=True)
     good.write_text(VALID)
     odd, fragment = _odd(kdir, kind, tmp_path)
-    shown = str(odd.relative_to(empty_kb))
+    shown = repr(str(odd.relative_to(empty_kb)))[1:-1]  # a control character shown escaped
 
     r = call(empty_kb, "lint", "--json")
     assert r.rc == 1 and "Traceback" not in r.both, r.both
