@@ -25,6 +25,7 @@ from pydantic import BaseModel, ValidationError
 from kbopt.agents import roles
 from kbopt.agents.errors import RunAborted, ToolError
 from kbopt.agents.exports import exported_names, module_file, resolve_inside
+from kbopt.agents.import_check import check_imports
 from kbopt.agents.remote import CommandResult, Executor
 from kbopt.agents.routing import DelegationRefused, check_delegation, route
 from kbopt.agents.tool_inputs import (
@@ -549,11 +550,13 @@ def _edit_file(ctx: ToolContext, inp: EditInput) -> Any:
             f"`old` occurs {count} times in {inp.path}; give text that occurs exactly once"
         )
     _require_backup(ctx, full)
+    edited = text.replace(old, new, 1)
+    check_imports(ctx.root, Path(_rel(ctx, full)), edited, before=text)
     from kbopt.store import atomic_write
 
     # Bytes in, bytes out: the mode (an executable script), the BOM and the line endings
     # of the file stay as they were.
-    atomic_write(full, _bounded(text.replace(old, new, 1).encode("utf-8"), inp.path))
+    atomic_write(full, _bounded(edited.encode("utf-8"), inp.path))
     ctx.state.files_written.append(_rel(ctx, full))
     return {"edited": _rel(ctx, full)}
 
@@ -566,6 +569,10 @@ def _write_file(ctx: ToolContext, inp: WriteFileInput) -> Any:
     _single_link(full)
     data = _bounded(inp.content.encode("utf-8"), inp.path)
     _require_backup(ctx, full)
+    before = None
+    if existed and full.suffix == ".py":
+        before = _read_utf8(full, inp.path, limit=MAX_WRITE_BYTES)
+    check_imports(ctx.root, Path(_rel(ctx, full)), inp.content, before=before)
     from kbopt.store import atomic_write
 
     atomic_write(full, data)
@@ -785,14 +792,16 @@ TOOLS: dict[str, ToolSpec] = {
         ),
         ToolSpec(
             "edit_file",
-            "Replace one exact occurrence of `old` by `new` in a project file (back it up first).",
+            "Replace one exact occurrence of `old` by `new` in a project file (back it up "
+            "first); a new import of a project module must name what that module defines.",
             EditInput,
             _edit_file,
             _generic_cli("edit_file"),
         ),
         ToolSpec(
             "write_file",
-            "Create a project file (or overwrite a backed-up one).",
+            "Create a project file (or overwrite a backed-up one); an import of a project "
+            "module that names what the module does not define is refused, with its exports.",
             WriteFileInput,
             _write_file,
             _generic_cli("write_file"),
