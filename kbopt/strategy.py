@@ -65,6 +65,11 @@ UNRELATED_FACTOR = 0.6
 GENERIC_CONTEXTS = frozenset(
     {"any-kernel", "memory-bound", "compute-bound", "small-grid", "multi-kernel"}
 )
+# Contexts about how a kernel is called, not what it computes: an entry tagged with one
+# applies to any kind of kernel (CUDA graphs, per-call host work, autotuning).
+CALL_CONTEXTS = frozenset({"any-kernel", "inference-step", "multi-kernel", "autotuning"})
+# Properties any kind of kernel can have; they do not make an entry fit a kernel kind.
+PROPERTY_CONTEXTS = frozenset({"memory-bound", "compute-bound", "small-grid"})
 TEXT_CANDIDATES = 200
 # Metrics that describe the problem's shape rather than a measured symptom.
 SHAPE_METRICS = frozenset(
@@ -380,7 +385,14 @@ class _Table:
         self.refuted = np.array([c.status == "refuted" for c in cards], dtype=bool)
         self.anti = np.array([c.kind == "anti-pattern" for c in cards], dtype=bool)
         self.generic = np.array([bool(c.contexts & GENERIC_CONTEXTS) for c in cards], dtype=bool)
-        self.specific = np.array([bool(c.contexts - GENERIC_CONTEXTS) for c in cards], dtype=bool)
+        kind_of = [c.contexts - CALL_CONTEXTS - PROPERTY_CONTEXTS for c in cards]
+        self.specific = np.array(
+            [
+                bool(kinds) and not (c.contexts & CALL_CONTEXTS)
+                for c, kinds in zip(cards, kind_of, strict=True)
+            ],
+            dtype=bool,
+        )
         self.by_context = {
             ctx: np.array([ctx in c.contexts for c in cards], dtype=bool)
             for ctx in {ctx for c in cards for ctx in c.contexts}
@@ -434,9 +446,10 @@ class _Table:
         if contexts:
             # The kernel's spec says what it is: an entry tied to other kinds of kernels
             # (attention, MLA...) does not apply to it, whatever its triggers say.  Entries
-            # with generic tags only (memory-bound, small-grid...) or `any-kernel` fit all.
-            fits = ~self.specific | self.by_context.get("any-kernel", np.zeros(n, dtype=bool))
-            for ctx in contexts - GENERIC_CONTEXTS:
+            # with property tags only (memory-bound, small-grid...) or a call-level tag
+            # (any-kernel, inference-step...) fit all.
+            fits = ~self.specific
+            for ctx in contexts - CALL_CONTEXTS - PROPERTY_CONTEXTS:
                 if ctx in self.by_context:
                     fits |= self.by_context[ctx]
             in_scope = in_scope & fits

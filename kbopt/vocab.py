@@ -211,6 +211,12 @@ METRICS: dict[str, Metric] = {
             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
         ),
         _m(
+            "shared_bank_conflict_pct",
+            "%",
+            "shared-memory bank conflicts per shared-memory wavefront (extra replays), x100",
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+        ),
+        _m(
             "global_reduction_sectors",
             "count",
             "L2 sectors touched by global reductions and atomics (atomicAdd, tl.atomic_add)",

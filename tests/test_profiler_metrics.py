@@ -442,3 +442,17 @@ def test_a_knob_left_at_its_default_is_read_from_the_spec() -> None:
     assert values["vectors_per_thread"] == 4 and values["num_stages"] == 1
     assert not Knob("x", "int", (1, 2)).has_default
     assert Knob("x", "int", (1, 2), default=None).has_default
+
+
+def test_spec_contexts_keep_other_kernels_entries_off_a_real_norm_profile() -> None:
+    """add_rmsnorm at rows=32 on the H200 (a real profile): call-level entries (CUDA graphs)
+    apply to any kernel, attention entries tagged memory-bound do not apply to a norm."""
+    from kbopt.strategy import recommend
+
+    text = (REPO / "benchmarks/real_profiles/add_rmsnorm--triton_v3--decode.md").read_text()
+    result = recommend(text, language="triton", store=Store(REPO))
+    ids = [o.id for o in result.opportunities]
+    assert "cuda-graph-capture-decode-step" in ids[:3]
+    for attention_only in ("flash-attention-online-softmax-tiling", "split-kv-decode"):
+        assert attention_only not in ids
+    assert all("mla" not in w.id for w in result.warnings)

@@ -43,7 +43,7 @@ PROFILE_CONTRACT = """\
 |-------|----------|-----|-------|------|------------|-----------|
 ### Bottleneck: [Memory/Compute/Latency]-bound
 Root cause: [2 sentences]
-### Top 3 Opportunities (ranked by estimated impact)
+### Top 3 Opportunities (ranked by how strongly the profile calls for each)
 1. [name] -- est. X% gain -- trigger: [metric=value]
 
 ### vs Baseline (if applicable)

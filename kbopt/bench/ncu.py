@@ -185,10 +185,16 @@ STALL_NCU = {
 GLOBAL_LD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
 GLOBAL_LD_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
 SM_COUNT = "device__attribute_multiprocessor_count"
+SHARED_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
+BANK_CONFLICTS = (
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+)
 # canonical metric -> the ncu metrics `derived_metrics` combines into it
 DERIVED_READS: dict[str, tuple[str, ...]] = {
     **{metric: (name, WARPS_PER_ISSUE) for metric, name in STALL_NCU.items()},
     "sectors_per_request": (GLOBAL_LD_SECTORS, GLOBAL_LD_REQUESTS),
+    "shared_bank_conflict_pct": (*BANK_CONFLICTS, SHARED_WAVEFRONTS),
     "tail_wave_pct": ("launch__waves_per_multiprocessor",),
     "ctas_per_sm": ("launch__grid_size", SM_COUNT),
 }
@@ -199,6 +205,7 @@ EXTRA_REQUESTS = (
     GLOBAL_LD_SECTORS,
     GLOBAL_LD_REQUESTS,
     SM_COUNT,
+    SHARED_WAVEFRONTS,
 )
 
 # Unit scale factors into the canonical unit of each metric (vocab.METRICS[...].unit).
@@ -335,7 +342,11 @@ def derived_metrics(
       addresses per thread);
     * `tail_wave_pct`: the share of the last wave's CTA slots left idle,
       100 x (ceil(waves) - waves) / ceil(waves) of the waves per SM;
-    * `ctas_per_sm`: grid size / SM count, when the CSV carries the device's SM count.
+    * `ctas_per_sm`: grid size / SM count, when the CSV carries the device's SM count;
+    * `shared_bank_conflict_pct`: bank conflicts per shared-memory wavefront (the extra
+      replays conflicts cause, as Nsight Compute's shared-memory rule compares them): a
+      reduction that leaves a few thousand conflicts among millions of wavefronts is not
+      conflict-bound.
     """
     out: dict[str, float] = {}
     per_issue = _raw_value(raw, WARPS_PER_ISSUE)
@@ -347,6 +358,9 @@ def derived_metrics(
     sectors, requests = _raw_value(raw, GLOBAL_LD_SECTORS), _raw_value(raw, GLOBAL_LD_REQUESTS)
     if sectors is not None and requests:
         out["sectors_per_request"] = sectors / requests
+    wavefronts, conflicts = _raw_value(raw, SHARED_WAVEFRONTS), direct.get("shared_bank_conflicts")
+    if wavefronts and conflicts is not None:
+        out["shared_bank_conflict_pct"] = 100.0 * conflicts / wavefronts
     waves = direct.get("waves_per_sm")
     if waves is not None and waves > 0:
         out["tail_wave_pct"] = tail_wave_pct(waves)

@@ -153,11 +153,11 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
     store = store_from(args)
     backend = make_backend(args.backend, store.root)
-    spec = load_spec(args.kernel, store.root)
     if args.budget_s <= 0:
         raise KbError(f"--budget-s must be positive (got {args.budget_s})")
     if hasattr(backend, "ncu_timeout_s"):
         backend.ncu_timeout_s = args.budget_s
+    spec = load_spec(args.kernel, store.root)
     configs = [parse_config(c, spec) for c in (args.config or [spec.trials[0].name])]
     results = []
     for i, config in enumerate(configs, 1):
