@@ -20,14 +20,22 @@ from pathlib import Path
 import pytest
 
 
+class Silent(str):
+    """The server's URL; `connected` is set once a client is waiting on it."""
+
+    connected: threading.Event
+
+
 @pytest.fixture
-def silent_server() -> Iterator[str]:
+def silent_server() -> Iterator[Silent]:
     """http://127.0.0.1:PORT that accepts connections and never sends a byte."""
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen(16)
     held: list[socket.socket] = []
     stop = threading.Event()
+    url = Silent(f"http://127.0.0.1:{srv.getsockname()[1]}")
+    url.connected = threading.Event()
 
     def accept() -> None:
         srv.settimeout(0.2)
@@ -37,10 +45,11 @@ def silent_server() -> Iterator[str]:
             except OSError:
                 continue
             held.append(conn)  # never read, never answered, never closed until the end
+            url.connected.set()
 
     thread = threading.Thread(target=accept, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{srv.getsockname()[1]}"
+    yield url
     stop.set()
     thread.join(2)
     for conn in held:
@@ -74,9 +83,10 @@ def test_a_server_that_never_answers_times_out(empty_kb: Path, silent_server: st
     assert time.monotonic() - began < 30
 
 
-def test_ctrl_c_stops_a_waiting_run(empty_kb: Path, silent_server: str) -> None:
+def test_ctrl_c_stops_a_waiting_run(empty_kb: Path, silent_server: Silent) -> None:
     proc = _start(empty_kb, silent_server, env={"KBOPT_AGENT_READ_TIMEOUT": "600"})
-    time.sleep(3)  # started, waiting on the API
+    assert silent_server.connected.wait(60)  # started, and waiting on the API
+    time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, (out, err)
