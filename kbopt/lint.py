@@ -6,7 +6,9 @@ in the wrong folder, duplicate names.  Lint adds what needs the whole catalog or
 reader's eye: interactions that point at unknown entries, entries with no evidence,
 placeholders left from `kbopt new`, evidence from kbopt's fake measurement backend
 (stand-in figures for dry runs and tests, never a measurement), triggers on a metric
-that nothing measures (`kbopt.metric_sources`).
+that nothing measures (`kbopt.metric_sources`), local evidence (devices, absolute
+times, versions) in a Generalization, and an anti-pattern whose evidence says it helps
+(`kbopt.entry_checks`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from kbopt.entry_checks import anti_pattern_helps, generalization_problems
 from kbopt.errors import KbError, Problem
 from kbopt.metric_sources import produced_by
 from kbopt.store import Store
@@ -83,6 +86,21 @@ def lint(store: Store) -> list[KbError]:
                         line,
                     )
                 )
+        for message, needle in generalization_problems(entry):
+            line = _line_of(path, needle, after="## Generalization")
+            problems.append(Problem(message, shown, line))
+        for row in anti_pattern_helps(entry):
+            line = _line_of(path, row.change, after="## Performance Evidence")
+            problems.append(
+                Problem(
+                    f"anti-pattern evidence says the pattern helps ({row.config!r}: "
+                    f"{row.change}); an anti-pattern's evidence is the harm it does (write the "
+                    "row as 'with the pattern -> without it', or file the entry as an "
+                    "optimization)",
+                    shown,
+                    line,
+                )
+            )
         for i, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             if _PLACEHOLDER.search(text):
                 problems.append(Problem("placeholder 'TODO' left in the entry", shown, i))

@@ -39,6 +39,7 @@ from kbopt.model import (
     Entry,
     EvidenceBlock,
     Interaction,
+    MetricEffect,
     Trigger,
     entry_relpath,
     validate_name,
@@ -620,26 +621,49 @@ class Store:
         *,
         evidence: EvidenceBlock,
         context: str,
+        failure: str = "",
+        revealed_by: list[MetricEffect] | None = None,
+        trigger: Trigger | None = None,
+        situations: list[str] | None = None,
+        generalization: str = "",
         today: dt.date | None = None,
     ) -> Path:
         """An optimization shown to hurt becomes an anti-pattern (or back).
 
-        The old file is removed and the new one written at the other kind's path in
-        one locked step; `context` says in which situation the opposite holds and
-        `evidence` is the measurement that showed it.  A bundled entry stays where it
-        is: the converted project entry of the same name replaces it.
+        Into an anti-pattern the entry is rewritten as one: `failure` (the failure pattern)
+        is its Mechanism, `revealed_by` (the metrics that showed it) its Affected Metrics,
+        `context` plus `situations` (where it happens) its When to Apply, `trigger` (which
+        detects that situation) its trigger, and `evidence` (the regression) its only
+        evidence.  The optimization's text survives only as a history note in Pitfalls.
+        Back into an optimization, `context` and `evidence` are added to what the entry
+        says.  The old file is removed and the new one written at the other kind's path in
+        one locked step; a bundled entry stays where it is: the converted project entry of
+        the same name replaces it.
         """
         with self.locked():
             path = self.find(name)
             if path is None:
                 raise KbError(f"no entry named {name!r}")
             old = self.read_file(path)
-            new = old.model_copy(deep=True)
-            new.kind = Kind.ANTI_PATTERN if old.kind is Kind.OPTIMIZATION else Kind.OPTIMIZATION
-            new.contexts = [context, *old.contexts]
-            new.evidence = [*old.evidence, evidence]
+            day = today or dt.date.today()
+            if old.kind is Kind.OPTIMIZATION:
+                new = _as_anti_pattern(
+                    old,
+                    evidence=evidence,
+                    situations=[context, *(situations or [])],
+                    failure=failure,
+                    revealed_by=revealed_by or [],
+                    trigger=trigger,
+                    generalization=generalization,
+                    day=day,
+                )
+            else:
+                new = old.model_copy(deep=True)
+                new.kind = Kind.OPTIMIZATION
+                new.contexts = [context, *old.contexts]
+                new.evidence = [*old.evidence, evidence]
             new.status = Status.VALIDATED
-            new.updated = today or dt.date.today()
+            new.updated = day
             target = self.path_for(new)
             text = checked_text(new, self.display(target))
             self._check_inside(target)
@@ -650,6 +674,53 @@ class Store:
                 changed.insert(0, path)
             self._after_write(changed)
             return target
+
+
+def _as_anti_pattern(
+    old: Entry,
+    *,
+    evidence: EvidenceBlock,
+    situations: list[str],
+    failure: str,
+    revealed_by: list[MetricEffect],
+    trigger: Trigger | None,
+    generalization: str,
+    day: dt.date,
+) -> Entry:
+    """`old` (an optimization) rewritten as the anti-pattern its regression showed."""
+    missing = [
+        what
+        for what, value in (
+            ("the failure pattern (failure)", failure.strip()),
+            ("the metrics that revealed it (revealed_by)", revealed_by),
+            ("a trigger that detects the situation (trigger)", trigger),
+        )
+        if not value
+    ]
+    if missing:
+        raise KbError(
+            f"converting {old.name!r} into an anti-pattern needs {', '.join(missing)}: the "
+            "entry is rewritten as a failure pattern, not moved with its optimization text"
+        )
+    assert trigger is not None
+    new = old.model_copy(deep=True)
+    new.kind = Kind.ANTI_PATTERN
+    new.title = old.title if "regress" in old.title.lower() else f"{old.title}, where it regresses"
+    new.contexts = [s for s in situations if s.strip()]
+    new.triggers = [trigger]
+    new.mechanism = failure.strip()
+    new.affected_metrics = list(revealed_by)
+    new.evidence = [evidence]
+    new.generalization = generalization.strip() or (
+        f"Before applying this change, check `{trigger.expression}`: where it holds, the "
+        "change is a regression, for the reason given in Mechanism."
+    )
+    sources = "; ".join(b.source for b in old.evidence) or "none"
+    new.pitfalls = [
+        f"History: filed as the optimization {old.title!r} until {day.isoformat()}; its "
+        f"earlier evidence ({sources}) and text are in the version history of this entry.",
+    ]
+    return new
 
 
 def checked_text(entry: Entry, shown: str) -> str:

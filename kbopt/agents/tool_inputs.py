@@ -124,6 +124,11 @@ class InteractionInput(_Input):
     note: str = ""
 
 
+class MetricEffectInput(_Input):
+    metric: str = Field(min_length=1, description="a canonical metric (see `kbopt vocab`)")
+    note: str = ""
+
+
 class ConvertKindInput(_Input):
     name: str = Field(min_length=1)
     context: str = Field(min_length=1, description="the situation in which the opposite holds")
@@ -134,6 +139,23 @@ class ConvertKindInput(_Input):
     date: str | None = None
     command: str | None = None
     rows: list[EvidenceRow] = Field(min_length=1, description="the measurement that showed it")
+    failure: str = Field(
+        default="",
+        description="into an anti-pattern: the failure pattern (why the change hurts there); "
+        "it becomes the Mechanism",
+    )
+    revealed_by: list[MetricEffectInput] = Field(
+        default_factory=list,
+        description="into an anti-pattern: the metrics that revealed the regression",
+    )
+    trigger: str | None = Field(
+        default=None,
+        description="into an anti-pattern: `metric op value` that detects the situation",
+    )
+    situations: list[str] = Field(
+        default_factory=list, description="more situations where the failure happens"
+    )
+    generalization: str = Field(default="", description="the reusable rule (optional)")
 
 
 class KernelInput(_Input):

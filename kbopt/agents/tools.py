@@ -337,8 +337,19 @@ def _add_interaction(ctx: ToolContext, inp: InteractionInput) -> Any:
 
 
 def _convert_kind(ctx: ToolContext, inp: ConvertKindInput) -> Any:
+    from kbopt.model import MetricEffect, Trigger
+
     block = _evidence_block(inp)
-    path = ctx.store.convert_kind(inp.name, evidence=block, context=inp.context)
+    path = ctx.store.convert_kind(
+        inp.name,
+        evidence=block,
+        context=inp.context,
+        failure=inp.failure,
+        revealed_by=[MetricEffect(metric=m.metric, note=m.note) for m in inp.revealed_by],
+        trigger=Trigger.parse(inp.trigger) if inp.trigger else None,
+        situations=inp.situations,
+        generalization=inp.generalization,
+    )
     return {"moved_to": ctx.store.display(path)}
 
 

@@ -340,6 +340,9 @@ def test_kb7_update_tools_go_through_the_store(project: Path) -> None:
             "source_type": "external report",
             "source": "a named report, table 2",
             "rows": [row],
+            "failure": "The combine pass costs more than the split gains on short caches.",
+            "revealed_by": [{"metric": "kernel_count", "note": "the combine launch"}],
+            "trigger": "kv_len <= 64",
         },
     )
     assert moved["moved_to"] == "docs/knowledge/anti-patterns/split-kv-decode.md"

@@ -11,7 +11,7 @@ import pytest
 from kbopt import KbError, ProblemList, Store, parse_entry
 from kbopt.catalog_index import stale_files
 from kbopt.lint import lint
-from kbopt.model import EvidenceBlock, EvidenceRow, Interaction, Trigger
+from kbopt.model import EvidenceBlock, EvidenceRow, Interaction, MetricEffect, Trigger
 from kbopt.vocab import Kind, Language, Relation, SourceType, Status
 from tests.core.sample import VALID
 
@@ -141,7 +141,7 @@ def test_update_protocol(empty_kb: Path) -> None:
     store.add_interaction("base-opt", Interaction(relation=Relation.COMPOSES, target="other-opt"), today=DAY)
     assert store.get("base-opt").interactions[0].target == "other-opt"
 
-    path = store.convert_kind("other-opt", evidence=local, context="On H200 decode it made things slower.", today=DAY)
+    path = store.convert_kind("other-opt", evidence=local, context="On H200 decode it made things slower.", today=DAY, failure="The combine pass costs more than the split gains on short caches.", revealed_by=[MetricEffect(metric="kernel_count")], trigger=Trigger.parse("kv_len <= 64"))
     assert path == empty_kb / "docs" / "knowledge" / "anti-patterns" / "other-opt.md"
     assert not (empty_kb / "docs" / "knowledge" / "optimizations" / "other-opt.md").exists()
     assert store.get("other-opt").kind is Kind.ANTI_PATTERN
