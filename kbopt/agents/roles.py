@@ -545,7 +545,7 @@ Read:
 - `kbopt recommend <profile.md> --json`: ranked opportunities for a profile, with the
   metric that triggered each and warnings from matching anti-patterns.
 
-Write (KB7-KB9), always through kbopt so every write is validated:
+Write back what you learned, always through kbopt so every write is validated:
 - When: a useful optimization or anti-pattern not yet in the catalog; an entry shown wrong
   (narrow its conditions or turn it into the opposite kind); new evidence refining an
   effect or a failure mode; a new interaction; a device result that abstracts into a rule.

@@ -692,7 +692,8 @@ TOOLS: dict[str, ToolSpec] = {
         ToolSpec(
             "write_entry",
             "Create (or with update=true replace) a catalog entry from its whole Markdown "
-            "file; validated, filed at its KB2 path, indexed; returns lint findings.",
+            "file; validated, filed under its kind and language folder, indexed; returns lint "
+            "findings.",
             WriteEntryInput,
             _write_entry,
             "kbopt add <draft.md> [--update] --json",
@@ -706,7 +707,7 @@ TOOLS: dict[str, ToolSpec] = {
         ),
         ToolSpec(
             "narrow_conditions",
-            "KB7: an entry shown wrong somewhere gets tighter When to Apply (contexts, "
+            "An entry shown wrong somewhere gets tighter When to Apply (contexts, "
             "triggers) or a pitfall.",
             NarrowInput,
             _narrow_conditions,
@@ -714,7 +715,7 @@ TOOLS: dict[str, ToolSpec] = {
         ),
         ToolSpec(
             "add_interaction",
-            "KB7: record a new interaction between two entries (requires, enables, "
+            "Record a new interaction between two entries (requires, enables, "
             "conflicts, composes, supersedes).",
             InteractionInput,
             _add_interaction,
@@ -722,7 +723,7 @@ TOOLS: dict[str, ToolSpec] = {
         ),
         ToolSpec(
             "convert_kind",
-            "KB7/KB9: an optimization shown to hurt becomes an anti-pattern (or back), with "
+            "An optimization shown to hurt becomes an anti-pattern (or back), with "
             "the situation and the measurement that showed it.",
             ConvertKindInput,
             _convert_kind,
@@ -730,7 +731,7 @@ TOOLS: dict[str, ToolSpec] = {
         ),
         ToolSpec(
             "record_evidence",
-            "Append a Performance Evidence block to an existing entry (KB7). A results file "
+            "Append a Performance Evidence block to an existing entry. A results file "
             "the Source names must exist; fake-backend figures are refused.",
             RecordEvidenceInput,
             _record_evidence,
