@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from kbopt.agents import mcp_config
+from kbopt.agents import claude_hooks, mcp_config
 from kbopt.agents.roles import ROLES, SKILLS, Role, Skill
 from kbopt.agents.tools import TOOLS
 from kbopt.store import atomic_write
@@ -117,6 +117,8 @@ def stale(root: Path) -> list[str]:
                 out.append(f"{path.relative_to(root)} (no such role)")
     if not mcp_config.is_current(root):
         out.append(str(mcp_config.MCP_JSON))
+    if not claude_hooks.is_current(root):
+        out.append(f"{claude_hooks.SETTINGS} (the Task routing hook)")
     return out
 
 
@@ -131,4 +133,7 @@ def export(root: Path) -> list[str]:
     # The kbopt MCP server, merged into the project's .mcp.json (other servers kept).
     if mcp_config.register(root):
         changed.append(str(mcp_config.MCP_JSON))
+    # The routing rules checked on every Task call (the orchestrator has no shell).
+    if claude_hooks.register(root):
+        changed.append(str(claude_hooks.SETTINGS))
     return changed

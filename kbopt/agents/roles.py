@@ -199,7 +199,7 @@ _ORCHESTRATOR_RULES = (
     "kernel-triton-specialist (never kernel-cute-specialist); TileIR optimization goes to "
     "kernel-tileir-specialist. The delegate tool applies these rules and refuses a wrong "
     "target with the rule that forbids it; route_request tells you the route in advance "
-    '(in Claude Code: `kbopt agent route "<task>" --to <specialist>` before each Task).',
+    "(in Claude Code a hook applies the same rules to every Task call and blocks a wrong one).",
     "Terminology: TileIR is NVIDIA's Triton backend (nvtriton) for Blackwell GPUs. CuTe DSL "
     "is NVIDIA's Python DSL of CUTLASS 4.x, not Triton. They are unrelated: a 'TileIR "
     "kernel' means Triton + TileIR, never CuTe DSL.",

@@ -88,6 +88,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = command(
         agent_sub,
+        "check-task",
+        "Claude Code's hook before each Task call: block (exit 2) a delegation the routing "
+        "rules forbid, reading the call as JSON on standard input.",
+        'echo \'{"tool_name": "Task", "tool_input": {...}}\' | kbopt agent check-task',
+        json_flag=False,
+    )
+    p.set_defaults(func=cmd_check_task)
+
+    p = command(
+        agent_sub,
         "tools",
         "List the agent tools, their input schemas and the roles that have them.",
         "kbopt agent tools --role orchestrator --json",
@@ -332,6 +342,21 @@ def cmd_tool(args: argparse.Namespace) -> int:
     else:
         print(outcome.content, file=sys.stderr if outcome.is_error else sys.stdout)
     return 1 if outcome.is_error else 0
+
+
+def cmd_check_task(args: argparse.Namespace) -> int:
+    from kbopt.agents.claude_hooks import check_task
+
+    raw = sys.stdin.buffer.read(4 * 1024 * 1024 + 1)
+    try:
+        payload = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise KbError("the hook input on standard input is not JSON") from None
+    why = check_task(payload)
+    if why is None:
+        return 0
+    print(why, file=sys.stderr)  # Claude Code shows this to the agent and blocks the call
+    return 2
 
 
 def cmd_tools(args: argparse.Namespace) -> int:

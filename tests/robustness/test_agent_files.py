@@ -302,3 +302,36 @@ def test_claude_code_orchestrator_has_no_shell_no_writes_no_skill() -> None:
     # Specialists keep their shell and skills.
     fm = yaml.safe_load(render_agent(ROLES[roles.TRITON]).split("---\n")[1])
     assert "Bash" in fm["tools"] and fm["skills"]
+
+
+def test_claude_code_routing_hook_blocks_a_wrong_task(tmp_path: Path) -> None:
+    """The orchestrator has no shell: a hook checks every Task call against the rules."""
+    import subprocess
+    import sys
+
+    from kbopt.agents import claude_hooks
+
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"permissions": {"allow": ["Read"]}, "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": []}]}}')
+    assert not claude_hooks.is_current(tmp_path)
+    assert claude_hooks.register(tmp_path) and not claude_hooks.register(tmp_path)
+    data = json.loads(settings.read_text())
+    assert data["permissions"] == {"allow": ["Read"]} and len(data["hooks"]["PreToolUse"]) == 2
+    assert claude_hooks.is_current(tmp_path)
+
+    def hook(subagent: str, prompt: str) -> subprocess.CompletedProcess[str]:
+        payload = {"tool_name": "Task", "tool_input": {"subagent_type": subagent, "prompt": prompt}}
+        return subprocess.run(
+            [sys.executable, "-m", "kbopt", "agent", "check-task"],
+            input=json.dumps(payload), capture_output=True, text=True, timeout=60,
+        )
+
+    r = hook(roles.TRITON, "Générez un kernel CuTe DSL pour l'opération GEMM")
+    assert r.returncode == 2 and "rule A2-cute" in r.stderr
+    r = hook(roles.TILEIR, "Convert the CuTe kernel to TileIR")
+    assert r.returncode == 2 and "A3-tileir-no-scratch" in r.stderr
+    assert hook(roles.CUTE, "Générez un kernel CuTe DSL pour l'opération GEMM").returncode == 0
+    assert hook("Explore", "look around").returncode == 0  # Claude Code's own agents pass
+    r = subprocess.run([sys.executable, "-m", "kbopt", "agent", "check-task"], input="not json", capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
