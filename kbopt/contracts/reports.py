@@ -15,6 +15,7 @@
     ### Validation
     | Metric | Before | After | Change |
     |--------|--------|-------|--------|
+    | Throughput | X GB/s | Y GB/s | +Z% |
     | Latency | X ms | Y ms | -Z% |
 
     ### Result
@@ -37,6 +38,8 @@
     ### Cumulative Results
     | Metric | Baseline | Final | Total Change |
     |--------|----------|-------|--------------|
+    | Throughput | X GB/s | Y GB/s | +Z% |
+    | Latency | X ms | Y ms | -Z% |
     | SOL% | X% | Y% | +Z points |
 
     ### Remaining Opportunities
@@ -108,15 +111,11 @@ class MetricRow(_Strict):
     change: str
 
 
-DEFAULT_CHECKS = (
-    Check(done=True, text="Code compatibility verified"),
-    Check(done=True, text="Hardware requirements met"),
-)
-
-
 class OptimizationApplied(_Strict):
     name: str = Field(min_length=1)
-    prerequisites: list[Check] = Field(default_factory=lambda: list(DEFAULT_CHECKS))
+    # Checked, never assumed: the cycle fills these from what it ran and measured
+    # (kbopt.workflow.prerequisites); an unticked box says what was not met or not checked.
+    prerequisites: list[Check] = Field(min_length=1)
     specialist: str = Field(min_length=1)
     changes: str = Field(min_length=1)
     validation: list[MetricRow] = Field(default_factory=list)

@@ -59,10 +59,12 @@ from kbopt.vocab import Language
 from kbopt.workflow import record as rec
 from kbopt.workflow.designers import DesignContext, Designer, DesignerUnavailable, Proposal
 from kbopt.workflow.learn import run_learn
+from kbopt.workflow.prerequisites import check_prerequisites, specialist_line
 from kbopt.workflow.profiler import CYCLE_COUNTER_MODES, profile_version, update_devlog
 from kbopt.workflow.record import Attempt, AttemptStatus, RunRecord, State
 from kbopt.workflow.safe import Snapshot
 
+THROUGHPUT_RIDGE = 100.0  # FLOPs per byte above which a kernel's work is counted in FLOPs
 REGRESSION_PCT = 5.0  # W5: more than 5% slower is a regression
 CONTROL_LEVEL = {
     "triton": "tile-level (Triton: blocks, dots, pipelining stages)",
@@ -424,14 +426,24 @@ class Cycle:
         rows = []
         for name, after_d in attempt.measurements.items():
             before = Measurement.from_dict(self._before(attempt, name))
-            rows += comparison_rows(name, before, Measurement.from_dict(after_d))
+            rows += comparison_rows(name, before, Measurement.from_dict(after_d), self.spec)
+        r = self.record
+        language = attempt.language or r.selected_language or "triton"
+        checks = check_prerequisites(
+            version=attempt.new_version,
+            language=language,
+            measurements={k: Measurement.from_dict(v) for k, v in attempt.measurements.items()},
+            baseline={k: Measurement.from_dict(v) for k, v in r.baseline.items()},
+            baseline_version=r.start_version,
+        )
         if outcome is Outcome.SUCCESS and attempt.changes_pct:
             best = -min(attempt.changes_pct.values())
             detail = f"Achieved {best:.1f}% improvement ({detail})"
         nv = NewVersion.parse(attempt.new_version_summary)
         return OptimizationApplied(
             name=attempt.optimization,
-            specialist=f"{self.designer.name} designer ({attempt.language or 'triton'})",
+            prerequisites=checks,
+            specialist=specialist_line(language, self.designer.name),
             changes=f"{attempt.from_version} -> {attempt.new_version}: " + "; ".join(nv.changes),
             validation=rows,
             outcome=outcome,
@@ -534,7 +546,7 @@ class Cycle:
 
     def learn(self) -> bool:
         run_learn(self.store, self.record, self.root, persist=self.save)
-        self.record.summary = summary(self.record).render()
+        self.record.summary = summary(self.record, self.spec).render()
         atomic_write(self.folder / "summary.md", self.record.summary)
         lint = "clean" if self.record.lint_ok else f"{len(self.record.lint_problems)} problem(s)"
         self.go(State.DONE, f"learned {len(self.record.learned)} item(s); catalog lint {lint}")
@@ -570,8 +582,9 @@ def _is_entry_name(name: str) -> bool:
     return bool(NAME_RE.match(name))
 
 
-def summary(r: RunRecord) -> OptimizationSummary:
-    """The Optimization Summary of a run."""
+def summary(r: RunRecord, spec: KernelSpec | None = None) -> OptimizationSummary:
+    """The Optimization Summary of a run (with a Throughput row per configuration when the
+    kernel's spec is given)."""
     names = [c["name"] for c in r.configs]
 
     def times(block: dict[str, dict]) -> str:
@@ -630,7 +643,7 @@ def summary(r: RunRecord) -> OptimizationSummary:
         if n not in r.baseline or n not in r.current:
             continue
         cumulative += comparison_rows(
-            n, Measurement.from_dict(r.baseline[n]), Measurement.from_dict(r.current[n])
+            n, Measurement.from_dict(r.baseline[n]), Measurement.from_dict(r.current[n]), spec
         )
     tried = {a.optimization for a in r.attempts}
     remaining = [
@@ -739,9 +752,35 @@ def resume(
     return Cycle(root, folder, record, spec, backend, designer, store, on_state)
 
 
-def comparison_rows(config: str, before: Measurement, after: Measurement) -> list[MetricRow]:
-    """Latency and SOL% rows of one configuration, for both report formats."""
-    rows = [
+def throughput_row(
+    config: str, before: Measurement, after: Measurement, spec: KernelSpec
+) -> MetricRow | None:
+    """Throughput from the spec's work per call: TFLOP/s where the FLOPs dominate the
+    kernel's floor (at least THROUGHPUT_RIDGE FLOPs per byte), else GB/s of bytes moved."""
+    flops = spec.flops(after.config.dims_dict)
+    moved = spec.bytes_moved(after.config.dims_dict)
+    if before.config.dims != after.config.dims or not (flops or moved):
+        return None
+    if moved == 0 or flops / moved >= THROUGHPUT_RIDGE:
+        work, scale, unit = flops, 1e6, "TFLOP/s"  # FLOPs per us -> TFLOP/s
+    else:
+        work, scale, unit = moved, 1e3, "GB/s"  # bytes per us -> GB/s
+    b, a = work / before.duration_us / scale, work / after.duration_us / scale
+    return MetricRow(
+        metric=f"Throughput ({config})",
+        before=f"{b:.3g} {unit}",
+        after=f"{a:.3g} {unit}",
+        change=f"{(a - b) / b * 100:+.1f}%" if b else "n/a",
+    )
+
+
+def comparison_rows(
+    config: str, before: Measurement, after: Measurement, spec: KernelSpec | None = None
+) -> list[MetricRow]:
+    """Throughput (with a spec), latency and SOL% rows of one configuration, for both
+    report formats."""
+    rows = [] if spec is None else [r for r in [throughput_row(config, before, after, spec)] if r]
+    rows += [
         MetricRow(
             metric=f"Latency ({config})",
             before=f"{before.duration_us:.1f} us",
