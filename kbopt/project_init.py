@@ -161,6 +161,14 @@ def _claude_files(root: Path, report: InitReport) -> None:
         (report.updated if existed else report.created).append(str(mcp_config.MCP_JSON))
     else:
         report.kept.append(str(mcp_config.MCP_JSON))
+    # .claude/settings.json likewise: the Task routing hook merged into the user's settings.
+    from kbopt.agents import claude_hooks
+
+    existed = (root / claude_hooks.SETTINGS).exists()
+    if claude_hooks.register(root):
+        (report.updated if existed else report.created).append(str(claude_hooks.SETTINGS))
+    else:
+        report.kept.append(str(claude_hooks.SETTINGS))
 
 
 def _catalog(root: Path, report: InitReport) -> None:
