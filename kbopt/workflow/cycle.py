@@ -64,6 +64,7 @@ from kbopt.workflow.profiler import CYCLE_COUNTER_MODES, profile_version, update
 from kbopt.workflow.record import Attempt, AttemptStatus, RunRecord, State
 from kbopt.workflow.safe import Snapshot
 
+PLANNED = 3  # the top-ranked opportunities SELECT reads the needed control from
 THROUGHPUT_RIDGE = 100.0  # FLOPs per byte above which a kernel's work is counted in FLOPs
 REGRESSION_PCT = 5.0  # W5: more than 5% slower is a regression
 CONTROL_LEVEL = {
@@ -173,22 +174,35 @@ class Cycle:
 
     def select(self) -> bool:
         r = self.record
-        if r.language:
-            lang, why = r.language, "given by the user"
-        elif designer_language := getattr(self.designer, "language", None):
-            lang, why = str(designer_language), "the designer works in it"
-        else:
-            from kbopt.strategy import ALL_LANGUAGES, recommend
+        from kbopt.strategy import ALL_LANGUAGES, recommend
+        from kbopt.workflow.select import Planned, choose_language, existing_languages
 
-            top = recommend(
-                Profile.parse(r.profile), language=ALL_LANGUAGES, store=self.store, limit=3
-            )
-            specific = [o for o in top.opportunities if o.language]
-            if specific and top.opportunities[0].language:
-                lang = str(specific[0].language)
-                why = f"the top-ranked entry {specific[0].id} is {lang}-specific"
-            else:
-                lang, why = "triton", "tile-level control is enough for the top-ranked entries"
+        ranked = recommend(
+            Profile.parse(r.profile), language=ALL_LANGUAGES, store=self.store, limit=PLANNED
+        )
+        planned = []
+        for o in ranked.opportunities:
+            entry = self.store.get(o.id)
+            text = f"{o.id} {o.title} {entry.mechanism}"
+            planned.append(Planned(o.id, str(o.language) if o.language else None, text))
+        devices = [str(m.get("device", "")) for m in r.baseline.values()]
+        families = {self.spec.version_family(v) or "" for v in self.spec.version_files()}
+        designer_language = getattr(self.designer, "language", None)
+        given, given_by = (
+            (r.language, "the user")
+            if r.language
+            else (str(designer_language), "the designer")
+            if designer_language
+            else (None, "")
+        )
+        choice = choose_language(
+            planned,
+            device=devices[0] if devices else "",
+            existing=existing_languages(families),
+            given=given,
+            given_by=given_by,
+        )
+        lang, why = choice.language, choice.reason
         Language(lang)  # a closed vocabulary: refuse anything else early
         r.selected_language, r.selection_reason = lang, why
         self.go(State.STRATEGIZE, f"language {lang}: {why}")
@@ -331,7 +345,12 @@ class Cycle:
             constraints=Constraints(
                 register_budget=int(regs) if regs else None,
                 target_occupancy_pct=round(occ, 1) if occ else None,
-                control_level=CONTROL_LEVEL.get(lang, ""),
+                control_level=CONTROL_LEVEL.get(lang, "")
+                + (
+                    f"; language chosen because {self.record.selection_reason}"
+                    if self.record.selection_reason
+                    else ""
+                ),
                 language=Language(lang),
                 language_constraints=[
                     f"keep the signature of {self.spec.entry_point}(), which every version of "
