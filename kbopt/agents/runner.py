@@ -257,10 +257,17 @@ class AgentRunner:
 
     def run_autopilot(self, analysis_text: str, path: str = "<analysis>") -> RunResult:
         """Autopilot mode: an analysis in, one optimization at a time, a summary out."""
+        from kbopt.agents.autoplan import plan, render_plan
         from kbopt.contracts.analysis import Analysis
 
         analysis = Analysis.parse(analysis_text, path=path)
-        prompt = autopilot_prompt(analysis)
+        steps = plan(
+            analysis,
+            self.ctx.store,
+            sm=self.config.sm,
+            existing_triton=self.config.existing_triton,
+        )
+        prompt = autopilot_prompt(analysis, render_plan(analysis, steps))
         return self._finish(self.run_agent(roles.ORCHESTRATOR, prompt, contract="summary"))
 
     def _finish(self, text: str) -> RunResult:
@@ -455,21 +462,21 @@ def user_mode_prompt(request: str, config: AgentConfig) -> str:
     )
 
 
-def autopilot_prompt(analysis: Any) -> str:
-    order = sorted(enumerate(analysis.recommendations), key=lambda p: (-p[1].level.rank, p[0]))
-    ranked = "\n".join(f"{n}. [{r.level.value}] {r.text}" for n, (_, r) in enumerate(order, 1))
+def autopilot_prompt(analysis: Any, plan_text: str) -> str:
+    """The orchestrator's autopilot task: the analysis and the plan built from it
+    (`kbopt.agents.autoplan`: catalog entries, specialists, order, dependencies)."""
     return "\n".join(
         [
             "Mode: autopilot (goal-driven).",
             "Analysis received:",
             analysis.render().rstrip(),
             "",
-            "Recommendations by expected impact (refine by risk, dependencies, interactions):",
-            ranked or "(none)",
+            plan_text.rstrip(),
             "",
-            "Measure the baseline, then implement one optimization at a time with validation; "
-            "revert_file on a regression (more than 5% slower or a correctness problem) and "
-            "try the next. Report in the 'Optimization Summary' format.",
+            "Follow the plan one optimization at a time, in its order: measure the baseline, "
+            "back up, delegate the step's task, validate; revert_file on a regression (more "
+            "than 5% slower or a correctness problem) and go on with the next. Report in the "
+            "'Optimization Summary' format.",
         ]
     )
 

@@ -280,9 +280,13 @@ def cmd_autopilot(args: argparse.Namespace) -> int:
 
     analysis = Analysis.parse(text, path=str(args.analysis))  # fails before any API call
     if args.dry_run:
+        from kbopt.agents.autoplan import plan, render_plan
         from kbopt.agents.runner import autopilot_prompt
 
-        return _dry_run(args, autopilot_prompt(analysis))
+        steps = plan(
+            analysis, store_from(args), sm=args.sm, existing_triton=bool(args.existing_triton)
+        )
+        return _dry_run(args, autopilot_prompt(analysis, render_plan(analysis, steps)))
     runner = _runner(args)
     return _report(args, runner, runner.run_autopilot(text, path=str(args.analysis)))
 

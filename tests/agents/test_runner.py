@@ -381,7 +381,7 @@ def test_autopilot_kickoff_ranks_recommendations_by_impact(
     )
     kickoff = api.first_user_message(roles.ORCHESTRATOR)
     ranked = kickoff.split("by expected impact")[1]
-    assert ranked.index("[high] A") < ranked.index("[medium] B") < ranked.index("[low] C")
+    assert ranked.index("[High] A") < ranked.index("[Medium] B") < ranked.index("[Low] C")
     assert "Optimization Summary" in kickoff
 
 

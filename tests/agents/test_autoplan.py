@@ -1,0 +1,81 @@
+"""Autopilot plans: recommendations matched to ranked catalog entries, routed to a specialist,
+one task each, ordered by impact, risk and dependencies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kbopt.agents.autoplan import plan, render_plan
+from kbopt.cli import main
+from kbopt.contracts.analysis import Analysis
+from kbopt.store import Store
+
+SEEDS = Path("/work/shared/seeds/orchestrator-coordination.fr.txt")
+# The French source's own example analysis, as the orchestrator receives it.
+SOURCE_EXAMPLE = """\
+Primary bottleneck: memory-bound
+Evidence: Memory bandwidth at 89% of peak, compute at 35%
+Recommendations:
+1. [High] Enable FlashAttention for self-attention layers
+2. [Medium] Apply memory pooling for attention buffers
+3. [Low] Consider gradient checkpointing for memory reduction
+"""
+
+
+def test_the_source_example_is_planned(kb_copy: Path) -> None:
+    if SEEDS.is_file():  # the example above is the source's, word for word
+        assert SOURCE_EXAMPLE.strip() in SEEDS.read_text(encoding="utf-8")
+    analysis = Analysis.parse(SOURCE_EXAMPLE)
+    steps = plan(analysis, Store(kb_copy), sm=90)
+    assert [s.recommendation.level.value for s in steps] == ["high", "medium", "low"]
+    flash = steps[0]
+    assert flash.entry == "flash-attention-online-softmax-tiling"
+    assert flash.specialists == ["kernel-triton-specialist"]  # no preference, SM90
+    # a recommendation the catalog has nothing for is said to be unmatched, not forced
+    assert steps[2].entry is None
+    text = render_plan(analysis, steps)
+    assert text.count('Delegate to kernel-triton-specialist: "') == 3  # one task each
+    assert "Catalog: no ranked entry matches" in text
+
+
+def test_order_is_impact_then_risk_then_dependencies(kb_copy: Path) -> None:
+    analysis = Analysis.parse(
+        "Primary bottleneck: compute-bound\n"
+        "Evidence: Memory bandwidth at 20% of peak, compute at 85%\n"
+        "Recommendations:\n"
+        "1. [High] Overlap the softmax with asynchronous MMA\n"
+        "2. [High] Warp specialization: producer warps load with TMA\n"
+        "3. [Low] Capture the decode step in a CUDA graph\n"
+    )
+    steps = plan(analysis, Store(kb_copy), sm=90)
+    ids = [s.entry for s in steps]
+    # overlap-softmax-with-async-mma requires warp-specialized-producer-consumer
+    assert ids.index("warp-specialized-producer-consumer") < ids.index(
+        "overlap-softmax-with-async-mma"
+    )
+    overlap = steps[ids.index("overlap-softmax-with-async-mma")]
+    assert overlap.depends_on == [ids.index("warp-specialized-producer-consumer") + 1]
+    assert ids[-1] == "cuda-graph-capture-decode-step"  # Low comes last
+    assert steps[-1].specialists == ["perf-torch-cuda-graph-specialist"]
+    text = render_plan(analysis, steps)
+    assert f"Depends on: step {overlap.depends_on[0]}" in text
+
+
+def test_dry_run_prints_the_plan(
+    kb_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "analysis.md"
+    src.write_text(SOURCE_EXAMPLE)
+    assert main(["--root", str(kb_copy), "agent", "autopilot", str(src), "--dry-run", "--sm", "90"]) == 0
+    out = capsys.readouterr().out
+    assert "## Autopilot Plan" in out
+    assert "flash-attention-online-softmax-tiling.md" in out
+    assert out.index("[High]", out.index("## Autopilot Plan")) < out.index("[Low]", out.index("## Autopilot Plan"))
+
+
+def test_without_an_sm_the_plan_says_it_could_not_route(kb_copy: Path) -> None:
+    steps = plan(Analysis.parse(SOURCE_EXAMPLE), Store(kb_copy))
+    assert steps[0].specialists == [] and steps[0].routing_reason.startswith("not routed: ")
+    assert "Specialist: none yet (not routed: " in render_plan(Analysis.parse(SOURCE_EXAMPLE), steps)
