@@ -104,10 +104,22 @@ def cmd_add(args: argparse.Namespace) -> int:
     store = store_from(args)
     path = store.add_file(args.file, overwrite=args.update)
     entry = store.read_file(path)
+    # What `kbopt lint` will flag in this entry, said at once (the entry is kept).
+    from kbopt.entry_checks import anti_pattern_helps, generalization_problems
+
+    warnings = [m for m, _ in generalization_problems(entry)] + [
+        f"anti-pattern evidence says the pattern helps ({r.config!r}: {r.change})"
+        for r in anti_pattern_helps(entry)
+    ]
     if args.json:
-        print_json(_row(store, entry, path))
+        print_json({**_row(store, entry, path), "warnings": warnings})
     else:
         print(f"{'updated' if args.update else 'added'} {store.display(path)}")
+        for warning in warnings:
+            print(
+                f"warning: {store.display(path)}: {warning} (kbopt lint reports it)",
+                file=sys.stderr,
+            )
     return 0
 
 

@@ -8,9 +8,11 @@
   configuration the devlog asks for).
 - PROFILE measures the baseline at every configuration first, profiles the primary
   one, and updates the devlog's performance section.
-- SELECT picks the language: the user's `--language`, else the designer's, else the
-  language of the top-ranked language-specific entry, else Triton (tile-level control is
-  enough unless the catalog says otherwise).
+- SELECT picks the language from the control the top-ranked entries need (warp-level:
+  CuTe DSL; tile-level: Triton, or the TileIR backend on Blackwell when a Triton kernel
+  exists), the measured device's SM and the versions that exist (`kbopt.workflow.select`);
+  a language given by the user or the designer is kept, its reason saying whether it gives
+  the control needed.  The reason goes into the record and the Optimization Task.
 - STRATEGIZE ranks the shared + chosen-language catalog against the profile.
 - DESIGN backs up the kernel folder and the devlog, hands ONE optimization to the designer
   (Optimization Task -> New Version contracts).

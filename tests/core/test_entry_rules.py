@@ -82,3 +82,21 @@ def test_lint_refuses_an_anti_pattern_whose_evidence_says_it_helps(kb_copy: Path
 def test_the_bundled_catalog_passes_the_new_checks() -> None:
     repo = Path(__file__).resolve().parents[2]
     assert [str(p) for p in lint(Store(repo))] == []
+
+
+def test_kbopt_add_warns_about_local_evidence_in_generalization(
+    kb_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from kbopt.cli import main
+    from kbopt.template import render_entry
+
+    entry = Store(kb_copy).get("split-kv-decode").model_copy(
+        update={"name": "split-kv-decode-local", "generalization": "On our H200 v2 ran 152.5 us vs 171 us."}
+    )
+    src = tmp_path / "split-kv-decode-local.md"
+    src.write_text(render_entry(entry))
+    assert main(["--root", str(kb_copy), "add", str(src), "--json"]) == 0
+    warnings = json.loads(capsys.readouterr().out)["warnings"]
+    assert any("'H200'" in w for w in warnings) and any("'152.5 us'" in w for w in warnings)
