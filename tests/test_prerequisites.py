@@ -74,7 +74,9 @@ def test_fake_run_reports_unchecked_prerequisites_and_throughput(tmp_path: Path)
     c.run()
     report = OptimizationApplied.parse(c.record.attempts[0].report)
     assert [ch.done for ch in report.prerequisites] == [False, False, False]
-    assert all("fake backend" in ch.text or "no real device" in ch.text for ch in report.prerequisites)
+    assert all(
+        "fake backend" in ch.text or "no real device" in ch.text for ch in report.prerequisites
+    )
     assert report.specialist.startswith("kernel-triton-specialist")
     rows = {r.metric: r for r in report.validation}
     spec = toy(tmp_path)

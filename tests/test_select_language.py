@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from kbopt.workflow.select import Planned, choose_language, existing_languages
 
-WARP = Planned("warp-specialized-producer-consumer", None, "Warp specialization: producer warps load with TMA")
+WARP = Planned(
+    "warp-specialized-producer-consumer", None, "Warp specialization: producer warps load with TMA"
+)
 MULTICAST = Planned("tma-multicast-cluster", None, "TMA multicast across a cluster")
 REALLOC = Planned("regs", None, "register reallocation between warpgroups (setmaxnreg)")
 TILE = Planned("split-kv-decode", None, "Split-KV decoding with a combine stage")
-FUSE = Planned("fuse-passes-over-global-memory", None, "Fuse kernels so each byte crosses DRAM once")
+FUSE = Planned(
+    "fuse-passes-over-global-memory", None, "Fuse kernels so each byte crosses DRAM once"
+)
 
 
 def test_warp_level_control_goes_to_cute_dsl_on_hopper() -> None:
@@ -36,10 +40,14 @@ def test_the_device_decides_what_can_run() -> None:
 
 
 def test_a_given_language_is_kept_with_an_honest_reason() -> None:
-    s = choose_language([WARP], device="NVIDIA H200", existing=[], given="triton", given_by="the user")
+    s = choose_language(
+        [WARP], device="NVIDIA H200", existing=[], given="triton", given_by="the user"
+    )
     assert s.language == "triton"
     assert s.reason.startswith("given by the user") and "which triton does not give" in s.reason
-    s = choose_language([TILE], device="NVIDIA H200", existing=[], given="tileir", given_by="the user")
+    s = choose_language(
+        [TILE], device="NVIDIA H200", existing=[], given="tileir", given_by="the user"
+    )
     assert "cannot run it" in s.reason
 
 

@@ -68,14 +68,21 @@ def test_dry_run_prints_the_plan(
 ) -> None:
     src = tmp_path / "analysis.md"
     src.write_text(SOURCE_EXAMPLE)
-    assert main(["--root", str(kb_copy), "agent", "autopilot", str(src), "--dry-run", "--sm", "90"]) == 0
+    assert (
+        main(["--root", str(kb_copy), "agent", "autopilot", str(src), "--dry-run", "--sm", "90"])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "## Autopilot Plan" in out
     assert "flash-attention-online-softmax-tiling.md" in out
-    assert out.index("[High]", out.index("## Autopilot Plan")) < out.index("[Low]", out.index("## Autopilot Plan"))
+    assert out.index("[High]", out.index("## Autopilot Plan")) < out.index(
+        "[Low]", out.index("## Autopilot Plan")
+    )
 
 
 def test_without_an_sm_the_plan_says_it_could_not_route(kb_copy: Path) -> None:
     steps = plan(Analysis.parse(SOURCE_EXAMPLE), Store(kb_copy))
     assert steps[0].specialists == [] and steps[0].routing_reason.startswith("not routed: ")
-    assert "Specialist: none yet (not routed: " in render_plan(Analysis.parse(SOURCE_EXAMPLE), steps)
+    assert "Specialist: none yet (not routed: " in render_plan(
+        Analysis.parse(SOURCE_EXAMPLE), steps
+    )

@@ -19,7 +19,9 @@ REGRESSION = EvidenceBlock(
     versions="triton 3.6.0",
     date="2026-12-02",
     command="python -m kernels.mla_decode.bench",
-    rows=[EvidenceRow(config="b=32 s=1 t=64", before="10.0 us", after="13.0 us", change="+30.0% time")],
+    rows=[
+        EvidenceRow(config="b=32 s=1 t=64", before="10.0 us", after="13.0 us", change="+30.0% time")
+    ],
 )
 
 
@@ -67,7 +69,9 @@ def test_converting_rewrites_the_entry_as_an_anti_pattern(kb_copy: Path) -> None
 def test_lint_refuses_an_anti_pattern_whose_evidence_says_it_helps(kb_copy: Path) -> None:
     store = Store(kb_copy)
     entry = store.get("too-many-kv-splits")
-    helps = EvidenceRow(config="b=32 s=1 t=4096, 8 splits", before="300 us", after="270 us", change="-10.0% time")
+    helps = EvidenceRow(
+        config="b=32 s=1 t=4096, 8 splits", before="300 us", after="270 us", change="-10.0% time"
+    )
     entry.evidence = [entry.evidence[0].model_copy(update={"rows": [helps]}), *entry.evidence[1:]]
     store.update(entry)
     found = _problems(store, "too-many-kv-splits")
@@ -92,8 +96,15 @@ def test_kbopt_add_warns_about_local_evidence_in_generalization(
     from kbopt.cli import main
     from kbopt.template import render_entry
 
-    entry = Store(kb_copy).get("split-kv-decode").model_copy(
-        update={"name": "split-kv-decode-local", "generalization": "On our H200 v2 ran 152.5 us vs 171 us."}
+    entry = (
+        Store(kb_copy)
+        .get("split-kv-decode")
+        .model_copy(
+            update={
+                "name": "split-kv-decode-local",
+                "generalization": "On our H200 v2 ran 152.5 us vs 171 us.",
+            }
+        )
     )
     src = tmp_path / "split-kv-decode-local.md"
     src.write_text(render_entry(entry))
