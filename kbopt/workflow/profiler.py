@@ -114,18 +114,16 @@ def _round(v: float | None) -> float | None:
     return None if v is None else round(float(v), 3)
 
 
-def _kernel_stages(counters: NcuOutcome, sm_count: int | None) -> tuple[list[Stage], set[int]]:
-    """One row per fully profiled kernel launch, longest first, with readable names; the
-    indexes (into `counters.kernels`) shown."""
+def _kernel_stages(counters: NcuOutcome, sm_count: int | None) -> list[Stage]:
+    """One row per fully profiled kernel launch, longest first, with readable names."""
     rows = []
-    for i, k in enumerate(counters.kernels):
+    for k in counters.kernels:
         km = dict(k.metrics)
         if sm_count and "grid_size" in km and "ctas_per_sm" not in km:
             km["ctas_per_sm"] = km["grid_size"] / sm_count
-        rows.append((km.get("duration_us", 0.0), i, readable_name(k.name), km))
+        rows.append((km.get("duration_us", 0.0), readable_name(k.name), km))
     rows.sort(key=lambda r: -r[0])
-    stages = [_stage(name, km, classify(km, from_counters=True)) for _, _, name, km in rows]
-    return stages, {i for _, i, _, _ in rows}
+    return [_stage(name, km, classify(km, from_counters=True)) for _, name, km in rows]
 
 
 def _other_row(counters: NcuOutcome) -> Stage | None:
@@ -218,7 +216,7 @@ def build_profile(
         total = aggregate(per_kernel)
         if measurement.sm_count and "grid_size" in total and "ctas_per_sm" not in total:
             total["ctas_per_sm"] = total["grid_size"] / measurement.sm_count
-        stages, _ = _kernel_stages(counters, measurement.sm_count)
+        stages = _kernel_stages(counters, measurement.sm_count)
         other = _other_row(counters)
         merged = {**timing, **{k: v for k, v in total.items() if k != "duration_us"}}
         merged.update(derived_metrics(spec, measurement, counters, merged))
