@@ -58,7 +58,7 @@ def test_dry_run_shows_the_kickoff_without_a_key(
     )
     assert main(["agent", "autopilot", str(analysis), "--dry-run"]) == 0
     text = capsys.readouterr().out
-    assert text.index("1. [high] A") < text.index("2. [low] B")
+    assert text.index("1. **[High] A**") < text.index("2. **[Low] B**")  # the plan's order
 
 
 def test_route_json(capsys: pytest.CaptureFixture[str]) -> None:
