@@ -27,10 +27,25 @@ def test_checks_pass_or_fail_on_what_was_measured(tmp_path: Path) -> None:
     make_project(tmp_path, [])
     h200 = _measure(tmp_path, "toy_v1", "NVIDIA H200")
     args = {"version": "toy_v1", "measurements": {"decode": h200}, "baseline_version": "toy_v1"}
-    ok = check_prerequisites(language="triton", baseline={"decode": h200}, **args)
+    passed = {
+        "ran": True,
+        "passed": True,
+        "files": ["tests/kernels/test_toy.py"],
+        "detail": "3 passed",
+    }
+    ok = check_prerequisites(language="triton", baseline={"decode": h200}, tests=passed, **args)
     assert [c.done for c in ok] == [True, True, True]
     assert "NVIDIA H200 is SM90, triton needs SM80+" in ok[1].text
     assert "matched the reference at decode" in ok[0].text
+    assert "its tests passed (tests/kernels/test_toy.py: 3 passed)" in ok[0].text
+    # the kernel's tests decide the code check too
+    failed = {**passed, "passed": False, "detail": "1 failed, 2 passed"}
+    no_tests = {"ran": False, "passed": False, "detail": "toy has no test files"}
+    for tests, words in ((failed, "its tests failed"), (no_tests, "toy has no test files")):
+        code = check_prerequisites(
+            language="triton", baseline={"decode": h200}, tests=tests, **args
+        )[0]
+        assert not code.done and words in code.text
     # cuTile / TileIR need Blackwell: an H200 fails the hardware check
     tile = check_prerequisites(language="tileir", baseline={}, **args)
     assert not tile[1].done and "needs SM100+" in tile[1].text
@@ -94,3 +109,46 @@ def test_fake_run_reports_unchecked_prerequisites_and_throughput(tmp_path: Path)
 def test_a_report_needs_its_checks() -> None:
     with pytest.raises(ValueError):
         OptimizationApplied(name="x", specialist="s", changes="c", outcome="SUCCESS")  # type: ignore[call-arg]
+
+
+def test_verify_runs_the_kernels_own_tests(tmp_path: Path) -> None:
+    from kbopt.workflow.kernel_tests import kernel_test_files, run_kernel_tests
+
+    make_project(tmp_path, [])
+    spec = toy(tmp_path)
+    assert run_kernel_tests(spec, tmp_path)["detail"] == "toy has no test files"
+    test_file = tmp_path / "tests" / "kernels" / "test_toy.py"
+    test_file.parent.mkdir(parents=True)
+    test_file.write_text("def test_ok():\n    assert True\n")
+    assert kernel_test_files(spec, tmp_path) == [test_file]
+    good = run_kernel_tests(spec, tmp_path)
+    assert good["ran"] and good["passed"] and "1 passed" in good["detail"]
+    test_file.write_text("def test_broken():\n    assert 1 == 2\n")
+    bad = run_kernel_tests(spec, tmp_path)
+    assert bad["ran"] and not bad["passed"] and "1 failed" in bad["detail"]
+
+
+def test_a_change_that_breaks_the_kernels_tests_is_rolled_back(tmp_path: Path) -> None:
+    plan = make_project(tmp_path, [FASTER_STEP])
+    test_file = tmp_path / "tests" / "kernels" / "test_toy.py"
+    test_file.parent.mkdir(parents=True)
+    test_file.write_text("def test_new_version_breaks_an_invariant():\n    assert False\n")
+    c = cycle.start(
+        tmp_path,
+        kernel="toy",
+        target="pct_of_floor>=90",
+        start_version="toy_v1",
+        backend=StandInBackend(tmp_path),  # runs VERIFY as a real backend would
+        designer=ScriptedDesigner.from_file(plan),
+        designer_spec=f"scripted:{plan}",
+        configs=toy_configs(tmp_path),
+        store=Store(tmp_path),
+        run_id="tests1",
+    )
+    c.run()
+    attempt = c.record.attempts[0]
+    assert attempt.tests["ran"] and not attempt.tests["passed"]
+    assert attempt.reason.startswith("correctness: the kernel's tests failed")
+    assert attempt.status.value == "rolled_back"
+    report = OptimizationApplied.parse(attempt.report)
+    assert not report.prerequisites[0].done and "its tests failed" in report.prerequisites[0].text

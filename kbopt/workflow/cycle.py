@@ -60,6 +60,7 @@ from kbopt.store import Store, atomic_write
 from kbopt.vocab import Language
 from kbopt.workflow import record as rec
 from kbopt.workflow.designers import DesignContext, Designer, DesignerUnavailable, Proposal
+from kbopt.workflow.kernel_tests import run_kernel_tests
 from kbopt.workflow.learn import run_learn
 from kbopt.workflow.prerequisites import check_prerequisites, specialist_line
 from kbopt.workflow.profiler import CYCLE_COUNTER_MODES, profile_version, update_devlog
@@ -392,6 +393,13 @@ class Cycle:
                     f"correctness: error {m.error:.3g} above tolerance {m.tolerance} at {cfg.shape}"
                 )
                 break
+        if not reason and self.backend.name != "fake":
+            # The kernel's own tests, on the new version in place (the fake backend runs
+            # no code, so neither does this).
+            attempt.tests = run_kernel_tests(self.spec, self.root)
+            self.save()
+            if attempt.tests["ran"] and not attempt.tests["passed"]:
+                reason = f"correctness: the kernel's tests failed ({attempt.tests['detail']})"
         if not reason:
             worst = max(attempt.changes_pct, key=lambda k: attempt.changes_pct[k])
             if attempt.changes_pct[worst] > REGRESSION_PCT:
@@ -451,6 +459,7 @@ class Cycle:
         r = self.record
         language = attempt.language or r.selected_language or "triton"
         checks = check_prerequisites(
+            tests=attempt.tests,
             version=attempt.new_version,
             language=language,
             measurements={k: Measurement.from_dict(v) for k, v in attempt.measurements.items()},

@@ -4,7 +4,8 @@ An Optimization Applied report lists three checks, each ticked only when it pass
 each saying what was checked:
 
 - code compatibility: the new version was imported and run by the backend at every
-  configuration and matched the reference (the kernel's correctness test);
+  configuration and matched the reference, and the kernel's own tests passed
+  (`kbopt.workflow.kernel_tests`, run in VERIFY);
 - hardware: the device the figures came from meets the language's architecture needs
   (cuTile and the TileIR backend need Blackwell, CuTe DSL's kernels here Hopper);
 - a measured baseline: the version it is compared with was measured first.
@@ -16,6 +17,7 @@ stay unticked.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from kbopt.bench.backend import FAKE_DEVICE_NAME, Measurement
 from kbopt.contracts.reports import Check
@@ -50,6 +52,7 @@ def device_sm(device: str) -> int | None:
 
 def check_prerequisites(
     *,
+    tests: dict[str, Any] | None = None,
     version: str,
     language: str,
     measurements: dict[str, Measurement],
@@ -58,7 +61,7 @@ def check_prerequisites(
 ) -> list[Check]:
     """The three checks of one attempt, from its measurements and the baseline's."""
     return [
-        _code_check(version, measurements),
+        _code_check(version, measurements, tests or {}),
         _hardware_check(language, measurements),
         _baseline_check(baseline_version, baseline),
     ]
@@ -68,7 +71,7 @@ def _is_fake(measurements: dict[str, Measurement]) -> bool:
     return any(m.device == FAKE_DEVICE_NAME for m in measurements.values())
 
 
-def _code_check(version: str, measurements: dict[str, Measurement]) -> Check:
+def _code_check(version: str, measurements: dict[str, Measurement], tests: dict[str, Any]) -> Check:
     if not measurements:
         return Check(done=False, text=f"Code compatibility: {version} was not run (no measurement)")
     if _is_fake(measurements):
@@ -85,10 +88,21 @@ def _code_check(version: str, measurements: dict[str, Measurement]) -> Check:
             text=f"Code compatibility failed: {version} imported and ran, but its output "
             f"differs from the reference at {', '.join(wrong)}",
         )
+    ran = f"{version} imported, ran and matched the reference at {configs}"
+    if not tests.get("ran"):
+        why = tests.get("detail", "the kernel's tests were not run")
+        return Check(done=False, text=f"Code compatibility partly checked: {ran}; tests: {why}")
+    files = ", ".join(tests.get("files", []))
+    if not tests.get("passed"):
+        return Check(
+            done=False,
+            text=f"Code compatibility failed: {ran}, but its tests failed ({files}: "
+            f"{tests.get('detail', '')})",
+        )
     return Check(
         done=True,
-        text=f"Code compatibility verified: {version} imported, ran and matched the "
-        f"reference at {configs}",
+        text=f"Code compatibility verified: {ran}; its tests passed ({files}: "
+        f"{tests.get('detail', '')})",
     )
 
 

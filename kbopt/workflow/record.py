@@ -72,6 +72,8 @@ class Attempt(_Model):
     restored: list[str] = Field(default_factory=list)  # files put back on rollback
     learned: bool = False
     learn_draft: str | None = None  # a draft entry the designer proposes for LEARN
+    # The kernel's own tests run in VERIFY: ran, passed, files, detail (kernel_tests).
+    tests: dict[str, Any] = Field(default_factory=dict)
 
 
 class Event(_Model):
