@@ -101,11 +101,13 @@ def unproduced() -> list[str]:
 
 
 def trigger_metrics_in_catalog(store: Store | None = None) -> set[str]:
-    """Every metric some entry's trigger reads, in the catalog `store` serves."""
-    from kbopt.store import Store as _Store
+    """Every metric some entry's trigger reads, in the catalog `store` serves.
 
-    st = store if store is not None else _Store()
-    out: set[str] = set()
-    for entry in st.entries():
-        out.update(t.metric for t in entry.triggers)
-    return out
+    Read from the search index's ranking table (the one `recommend` builds and caches),
+    not by parsing every entry again on each profile.
+    """
+    from kbopt.search import get_index
+    from kbopt.strategy import _table
+
+    ix = get_index(store)
+    return set(ix.reading(lambda: _table(ix)).metric_names)

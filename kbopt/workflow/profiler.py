@@ -114,13 +114,18 @@ def _round(v: float | None) -> float | None:
     return None if v is None else round(float(v), 3)
 
 
+def _with_ctas_per_sm(metrics: dict[str, float], sm_count: int | None) -> dict[str, float]:
+    """`metrics` with ctas_per_sm from the measured SM count when ncu's CSV lacked it."""
+    if sm_count and "grid_size" in metrics and "ctas_per_sm" not in metrics:
+        metrics["ctas_per_sm"] = metrics["grid_size"] / sm_count
+    return metrics
+
+
 def _kernel_stages(counters: NcuOutcome, sm_count: int | None) -> list[Stage]:
     """One row per fully profiled kernel launch, longest first, with readable names."""
     rows = []
     for k in counters.kernels:
-        km = dict(k.metrics)
-        if sm_count and "grid_size" in km and "ctas_per_sm" not in km:
-            km["ctas_per_sm"] = km["grid_size"] / sm_count
+        km = _with_ctas_per_sm(dict(k.metrics), sm_count)
         rows.append((km.get("duration_us", 0.0), readable_name(k.name), km))
     rows.sort(key=lambda r: -r[0])
     return [_stage(name, km, classify(km, from_counters=True)) for _, name, km in rows]
@@ -213,9 +218,7 @@ def build_profile(
     stages: list[Stage] = []
     if counters is not None and counters.available:
         per_kernel = counters.kernels
-        total = aggregate(per_kernel)
-        if measurement.sm_count and "grid_size" in total and "ctas_per_sm" not in total:
-            total["ctas_per_sm"] = total["grid_size"] / measurement.sm_count
+        total = _with_ctas_per_sm(aggregate(per_kernel), measurement.sm_count)
         stages = _kernel_stages(counters, measurement.sm_count)
         other = _other_row(counters)
         merged = {**timing, **{k: v for k, v in total.items() if k != "duration_us"}}
