@@ -36,6 +36,7 @@ NEEDS = {
     "liger_rmsnorm": None,
     "liger_swiglu": None,
     "torch_attention_decode": None,
+    "liger_geglu": None,
 }
 
 
@@ -249,6 +250,7 @@ CASES = {
     "liger_rmsnorm": ({"rows": 20, "hidden": 96}, {"triton_v1": {"block_row": 8}}),
     "liger_swiglu": ({"rows": 5, "hidden": 300}, {"triton_v1": {"block_size": 128}}),
     "torch_attention_decode": ({"b": 2, "h": 3, "t": 50}, {}),
+    "liger_geglu": ({"rows": 5, "hidden": 300}, {"triton_v1": {"num_warps": 2}}),
 }  # fmt: skip
 
 

@@ -167,3 +167,21 @@ def interpreter_float_scalars() -> Iterator[None]:
         yield
     finally:
         itp._implicit_cvt = original
+
+
+@contextlib.contextmanager
+def interpreter_libdevice(module: ModuleType, **replacements: Any) -> Iterator[None]:
+    """Under TRITON_INTERPRET=1, replace a kernel module's libdevice functions (Triton 3.6's
+    CPU interpreter returns None for libdevice rsqrt, tanh...) by @triton.jit equivalents,
+    for the launches inside the block; compiled runs see the module as is."""
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        yield
+        return
+    originals = {name: getattr(module, name) for name in replacements}
+    for name, fn in replacements.items():
+        setattr(module, name, fn)
+    try:
+        yield
+    finally:
+        for name, fn in originals.items():
+            setattr(module, name, fn)
