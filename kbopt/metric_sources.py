@@ -12,7 +12,10 @@ the code that produces it rather than from a hand-kept list:
 * `spec` - a kernel dimension the spec maps to a catalog metric (`Dim.metric`), a fixed
   metric of the spec, or a value a version records about its launch (heads per program,
   KV splits, autotune configurations);
-* `cycle` - the optimization cycle's own bookkeeping (speed-up over the previous version).
+* `cycle` - the optimization cycle's own bookkeeping (speed-up over the previous version);
+* `launch` - what a Triton kernel's launch says without a profiler (grid, warps,
+  registers, shared memory, and the occupancy and waves they give:
+  `kbopt.bench.launch_stats`), on every real measurement.
 
 `kbopt lint` refuses a trigger on a metric with no producer, and `kbopt vocab --json`
 shows each metric's `produced_by`.
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
 TIMING = "timing"
 SPEC = "spec"
 CYCLE = "cycle"
+LAUNCH = "launch"
 
 # Metrics a kernel spec supplies: dimensions (`Dim.metric`), `fixed_metrics`, and the
 # values versions record about their launch (`launch_info(...)["metrics"]`, copied into
@@ -92,6 +96,10 @@ def produced_by() -> dict[str, tuple[str, ...]]:
         add(metric, names)
     for metric in SPEC_METRICS:
         add(metric, (SPEC,))
+    from kbopt.bench.launch_stats import PRODUCED
+
+    for metric in PRODUCED:
+        add(metric, (LAUNCH,))
     return {m: tuple(v) for m, v in sources.items()}
 
 

@@ -134,8 +134,9 @@ class RealBackend:
         for key, metric in (("n_regs", "registers_per_thread"), ("splits", "num_splits")):
             if key in info:
                 metrics[metric] = float(info[key])
-        metrics.update({k: float(v) for k, v in info.get("metrics", {}).items()})
         props = torch.cuda.get_device_properties(0)
+        metrics.update(_launch_metrics(row.get("launches"), props))
+        metrics.update({k: float(v) for k, v in info.get("metrics", {}).items()})
         return Measurement(
             kernel=spec.name,
             version=version,
@@ -223,3 +224,26 @@ class _params_applied:
         if self.module is not None:
             for name, value in self.saved.items():
                 setattr(self.module, name, value)
+
+
+def _launch_metrics(rows: Any, props: Any) -> dict[str, float]:
+    """Grid, occupancy and waves of the heaviest Triton launch the check saw (empty when
+    the version launched no Triton kernel)."""
+    from kbopt.bench import launch_stats
+
+    if not rows:
+        return {}
+    launches = [
+        launch_stats.Launch(
+            r["name"],
+            (r["grid"][0], r["grid"][1], r["grid"][2]),
+            r["num_warps"],
+            r["registers"],
+            r["shared_bytes"],
+            r.get("duration_us"),
+        )
+        for r in rows
+    ]
+    return launch_stats.launch_metrics(
+        launches, int(props.multi_processor_count), launch_stats.device_limits(props)
+    )

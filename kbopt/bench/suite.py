@@ -63,13 +63,18 @@ def time_version(
 
     A version that fails the check is not timed unless `time_wrong` (the cycle compares
     times before it looks at correctness)."""
-    from kbopt.bench import harness
+    from kbopt.bench import harness, launch_stats
 
     recorded = spec.launch_info(version.family) if spec.launch_info is not None else {}
     if isinstance(recorded, dict):
         recorded.clear()  # what another version's launch left must not leak in
-    err, problem = harness.check(spec, version, dims, spec.dtype)
+    # The check's call is also where the Triton launches are seen (grid, warps, registers,
+    # shared memory), outside any timed region.
+    with launch_stats.capture() as launches:
+        err, problem = harness.check(spec, version, dims, spec.dtype)
     row: dict[str, Any] = {"rel_err": err}
+    if launches:
+        row["launches"] = launch_stats.summary(launches)
     if problem:
         row.update(status="wrong", error=problem)
         if not time_wrong:

@@ -1,0 +1,164 @@
+"""Launch statistics without Nsight Compute: the occupancy arithmetic against what Nsight
+Compute measured on the H200 (recorded CSVs), and the launch spy on Triton's launcher."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from kbopt.bench import launch_stats
+from kbopt.bench.launch_stats import SM90, Launch, launch_metrics, occupancy
+
+DATA = Path(__file__).parent / "data"
+CSVS = [
+    "ncu_h200_raw_captured.csv",
+    "ncu_h200_add_rmsnorm_v1_large.csv",
+    "ncu_h200_add_rmsnorm_v3_decode.csv",
+]
+LIMITS = {
+    "occupancy_limit_registers": "launch__occupancy_limit_registers",
+    "occupancy_limit_shared_mem": "launch__occupancy_limit_shared_mem",
+    "occupancy_limit_warps": "launch__occupancy_limit_warps",
+    "occupancy_limit_blocks": "launch__occupancy_limit_blocks",
+    "theoretical_occupancy_pct": "sm__maximum_warps_per_active_cycle_pct",
+}
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def _ncu_rows() -> list[dict[str, str]]:
+    out = []
+    for name in CSVS:
+        rows = list(csv.reader((DATA / name).open()))
+        start = next(i for i, r in enumerate(rows) if r and r[0] == "ID")
+        header = rows[start]
+        for r in rows[start + 1 :]:
+            if len(r) == len(header) and r[0].isdigit():
+                out.append({**dict(zip(header, r, strict=True)), "_file": name})
+    return out
+
+
+def _launch(row: dict[str, str]) -> Launch:
+    shared = _number(row["launch__shared_mem_per_block_static"]) + _number(
+        row["launch__shared_mem_per_block_dynamic"]
+    )
+    return Launch(
+        row["Kernel Name"],
+        (int(_number(row["launch__grid_size"])), 1, 1),
+        int(_number(row["launch__block_size"])) // 32,
+        int(_number(row["launch__registers_per_thread"])),
+        int(shared),
+    )
+
+
+NCU_ROWS = _ncu_rows()
+
+
+def test_recorded_rows_cover_every_limiter_kind():
+    # register-bound, shared-memory-bound and warp-bound kernels are all in the data
+    assert len(NCU_ROWS) >= 10
+    limiters = set()
+    for row in NCU_ROWS:
+        values = {k: _number(row[v]) for k, v in LIMITS.items() if k.startswith("occ")}
+        limiters.add(min(values, key=values.__getitem__))
+    assert {"occupancy_limit_registers", "occupancy_limit_warps"} <= limiters
+
+
+@pytest.mark.parametrize("row", NCU_ROWS, ids=lambda r: f"{r['_file']}:{r['ID']}")
+def test_occupancy_matches_nsight_compute(row):
+    got = occupancy(_launch(row), SM90)
+    for ours, theirs in LIMITS.items():
+        assert got[ours] == pytest.approx(_number(row[theirs]), abs=0.01), ours
+
+
+@pytest.mark.parametrize("row", NCU_ROWS, ids=lambda r: f"{r['_file']}:{r['ID']}")
+def test_waves_match_nsight_compute(row):
+    sms = int(_number(row["device__attribute_multiprocessor_count"]))
+    got = launch_metrics([_launch(row)], sms, SM90)
+    assert got["waves_per_sm"] == pytest.approx(
+        _number(row["launch__waves_per_multiprocessor"]), abs=0.01
+    )
+    assert got["ctas_per_sm"] == pytest.approx(_number(row["launch__grid_size"]) / sms)
+
+
+def test_the_launch_that_carries_the_call_gives_the_metrics():
+    # an MLA split kernel and its combine: the combine has more CTAs and warps in flight
+    split = Launch("split", (32, 1, 16), 8, 128, 65536)
+    combine = Launch("combine", (32, 128, 1), 4, 32, 0)
+    untimed = launch_metrics([split, combine], 132, SM90)
+    assert untimed["grid_size"] == 512 and untimed["block_size"] == 256  # the first
+    timed = [
+        dataclasses.replace(combine, duration_us=3.0),
+        dataclasses.replace(split, duration_us=80.0),
+    ]
+    got = launch_metrics(timed, 132, SM90)
+    assert got["grid_size"] == 512 and got["registers_per_thread"] == 128  # the longest
+    assert launch_metrics([], 132, SM90) == {}
+
+
+def test_event_timer_pairs_enters_and_exits():
+    clock = iter(range(100))
+
+    class Event:
+        def record(self):
+            self.t = next(clock)
+
+        def elapsed_time(self, end):  # milliseconds
+            return end.t - self.t
+
+    timer = launch_stats._EventTimer(Event, lambda: None)
+    for _ in range(2):
+        timer.enter(None)
+        timer.exit(None)
+    assert timer.durations_us() == [1000.0, 1000.0]
+    timer.enter(None)  # an enter without its exit: the timings are not trusted
+    assert timer.durations_us() == []
+
+
+def test_no_sm_count_no_waves():
+    got = launch_metrics([Launch("k", (8, 1, 1), 4, 32, 0)], None, SM90)
+    assert "ctas_per_sm" not in got and "waves_per_sm" not in got
+
+
+def test_device_limits_read_torch_properties():
+    props = SimpleNamespace(
+        regs_per_multiprocessor=32768,
+        shared_memory_per_multiprocessor=102400,
+        max_threads_per_multi_processor=1536,
+    )
+    limits = launch_stats.device_limits(props)
+    assert limits["regs_per_sm"] == 32768
+    assert limits["smem_per_sm"] == 102400
+    assert limits["max_warps_per_sm"] == 48
+    assert launch_stats.device_limits(None) == SM90
+
+
+def test_capture_sees_launches_through_triton_launcher():
+    compiler = pytest.importorskip("triton.compiler.compiler")
+    kernel = SimpleNamespace(
+        name="k", function=None, src=None, metadata=SimpleNamespace(num_warps=4, shared=2048)
+    )
+    # Triton knows the registers only once the kernel is loaded, inside launch_metadata
+    kernel._init_handles = lambda: setattr(kernel, "n_regs", 40)
+    with launch_stats.capture() as seen:
+        compiler.CompiledKernel.launch_metadata(kernel, (10, 2), None)
+    assert seen == [Launch("k", (10, 2, 1), 4, 40, 2048)]
+    # the launcher is restored: no recording outside the block
+    compiler.CompiledKernel.launch_metadata(kernel, (1,), None)
+    assert len(seen) == 1
+
+
+def test_capture_never_breaks_a_launch():
+    compiler = pytest.importorskip("triton.compiler.compiler")
+    with launch_stats.capture() as seen:
+        # a kernel object without the expected metadata is skipped, the call still runs
+        odd = SimpleNamespace(name="k", function=None, src=None, metadata=None)
+        odd._init_handles = lambda: None
+        compiler.CompiledKernel.launch_metadata(odd, (1,), None)
+    assert seen == []
