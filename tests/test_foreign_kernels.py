@@ -37,6 +37,7 @@ NEEDS = {
     "liger_swiglu": None,
     "torch_attention_decode": None,
     "liger_geglu": None,
+    "liger_layernorm": None,
 }
 
 
@@ -251,6 +252,7 @@ CASES = {
     "liger_swiglu": ({"rows": 5, "hidden": 300}, {"triton_v1": {"block_size": 128}}),
     "torch_attention_decode": ({"b": 2, "h": 3, "t": 50}, {}),
     "liger_geglu": ({"rows": 5, "hidden": 300}, {"triton_v1": {"num_warps": 2}}),
+    "liger_layernorm": ({"rows": 5, "hidden": 300}, {"triton_v1": {"num_warps": 2}}),
 }  # fmt: skip
 
 
