@@ -39,6 +39,7 @@ NEEDS = {
     "liger_geglu": None,
     "liger_layernorm": None,
     "liger_cross_entropy": None,
+    "liger_rope": None,
 }
 
 
@@ -258,6 +259,7 @@ CASES = {
     "liger_geglu": ({"rows": 5, "hidden": 300}, {"triton_v1": {"num_warps": 2}}),
     "liger_layernorm": ({"rows": 5, "hidden": 300}, {"triton_v1": {"num_warps": 2}}),
     "liger_cross_entropy": ({"rows": 6, "vocab": 300}, {"triton_v1": {"block_size": 128}}),
+    "liger_rope": ({"b": 2, "s": 3, "hq": 4, "hk": 2}, {"triton_v1": {"num_warps": 2}}),
 }  # fmt: skip
 
 

@@ -21,7 +21,7 @@ from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
 ELEMENT_SIZE = {"float16": 2, "bfloat16": 2, "float32": 4}
-CONTEXTS = ("reduction", "memory-bound")
+CONTEXTS = ("reduction", "online-softmax", "memory-bound")
 
 
 def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
