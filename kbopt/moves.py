@@ -71,7 +71,8 @@ OPERATIONS = {
     "down": "the next smaller allowed value",
     "max": "the largest allowed value",
     "min": "the smallest allowed value",
-    "one_wave": "splits: the fewest that give one wave of programs (ctas_per_sm x splits >= 1); "
+    "one_wave": "splits: the fewest that give one wave of programs (ctas_per_sm x splits >= 1), "
+    "up from fewer or down from more; "
     "without ctas_per_sm, None when the knob allows it (the kernel sizes it to one wave)",
     "=V": "set to V (=64, =true, =none)",
 }
@@ -269,12 +270,16 @@ def _apply(
         if not known or current is None or isinstance(current, bool):
             return NotApplicable("the version does not set a number to scale")
         target = float(current) / float(ctas)
-        if target <= float(current):
-            return NotApplicable(f"already one wave or more (ctas_per_sm={ctas:.2f})")
         enough = [v for v in allowed if v >= target]  # the fewest that fill one wave
-        if enough:
+        if target > float(current):
+            if enough:
+                return _typed(knob, enough[0])
+            return _snap(knob, allowed, float(current), target, up=True)  # as close as allowed
+        # More than one wave already: the fewest splits that still fill it, when fewer
+        # than now (each split costs a partial write and its share of the combine).
+        if enough and enough[0] < float(current):
             return _typed(knob, enough[0])
-        return _snap(knob, allowed, float(current), target, up=True)  # as close as allowed
+        return NotApplicable(f"already the fewest that fill one wave (ctas_per_sm={ctas:.2f})")
     if kind == "extreme":
         if not allowed:
             return NotApplicable("no allowed values to choose the extreme of")

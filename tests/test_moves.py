@@ -111,6 +111,20 @@ def test_one_wave_uses_ctas_per_sm_or_lets_the_kernel_choose() -> None:
     assert isinstance(_plan({"splits": "one_wave"}, V2, {"ctas_per_sm": 1.5}), NotApplicable)
 
 
+def test_one_wave_comes_down_when_the_grid_already_fills_more() -> None:
+    # 16 splits giving 4 CTAs per SM: 4 splits still fill one wave
+    assert _plan({"splits": "one_wave"}, {**V2, "splits": 16}, {"ctas_per_sm": 4.0}).values == {
+        "splits": 4
+    }
+    # 8 splits over a grid of 15.5 CTAs per SM: the (batch, head group) grid alone fills it
+    assert _plan({"splits": "one_wave"}, {**V2, "splits": 8}, {"ctas_per_sm": 15.5}).values == {
+        "splits": 1
+    }
+    # 2 splits at 1.5 per SM: one split would leave SMs idle
+    out = _plan({"splits": "one_wave"}, {**V2, "splits": 2}, {"ctas_per_sm": 1.5})
+    assert isinstance(out, NotApplicable) and "fewest" in out.reason
+
+
 def test_preconditions_block_only_when_measured_and_false() -> None:
     when = ["shared_mem_per_block_kb < 100"]
     out = _plan({"pipeline_stages": "+1"}, V2, {"shared_mem_per_block_kb": 180.0}, when)

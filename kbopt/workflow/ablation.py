@@ -46,7 +46,7 @@ from kbopt.errors import KbError
 from kbopt.kernel import KernelSpec, Knob
 from kbopt.moves import NotApplicable, PlannedMove, plan_move
 from kbopt.store import Store
-from kbopt.workflow.catalog_designer import candidates, family_language
+from kbopt.workflow.catalog_designer import RANK_DEPTH, candidates, family_language
 
 ARMS = ("catalog", "random", "grid")
 KEEP_SLOWDOWN_PCT = 5.0  # the cycle's rule: more than 5% slower is rolled back
@@ -182,7 +182,9 @@ class CatalogWalk(_Walk):
         from kbopt.workflow.profiler import build_profile
 
         profile, _ = build_profile(self.current, None, "timing only (kbopt ablate)")
-        ranked = recommend(profile, language=self.language, store=self.store, limit=10)
+        # The whole ranking, not its first ten: the walk stops only when no ranked entry
+        # has a move left, and it still takes them in the ranking's order.
+        ranked = recommend(profile, language=self.language, store=self.store, limit=RANK_DEPTH)
         found = candidates(
             self.store,
             self.spec,

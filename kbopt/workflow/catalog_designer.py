@@ -2,7 +2,8 @@
 
 `kbopt cycle KERNEL --designer catalog` runs with no person and no LLM.  At each DESIGN:
 
-1. the strategy's ranking of the current profile is read in order (STRATEGIZE's plan);
+1. the strategy's ranking of the current profile is read in order (STRATEGIZE's plan,
+   continued past its first ten entries);
 2. for each ranked optimization, each of its `moves` (front matter, `kbopt.moves`) is
    planned against the current version's knob values (`KernelSpec.knob_values`) and the
    profile's metrics; the first move that applies, and was not tried from the same parent
@@ -41,6 +42,7 @@ from kbopt.workflow.record import RunRecord
 
 NAME = "catalog"
 STATE_FILE = "catalog-moves.json"
+RANK_DEPTH = 100  # more than the catalog's optimizations in any one language's scope
 NO_MOVE = (
     "no ranked entry has a move for this kernel's knobs: "
     "a person or the LLM designer must write code next"
@@ -208,6 +210,7 @@ class CatalogDesigner:
                 f"{NO_MOVE} ({version} sets none of its family's knobs in its source)"
             )
         tried, tried_values = self._tried(record)
+        ranked = self._whole_ranking(record, ranked)
         why_not: list[str] = []
         found = candidates(
             self.store,
@@ -255,6 +258,22 @@ class CatalogDesigner:
                 f"{best.planned.text()}{unchecked}"
             ),
         )
+
+    def _whole_ranking(
+        self, record: RunRecord, ranked: Sequence[Mapping[str, Any]]
+    ) -> Sequence[Mapping[str, Any]]:
+        """The strategy's ranking past the plan's first entries: the designer stops only
+        when no ranked entry has a move left, still taking them in the ranking's order."""
+        from kbopt.contracts.profile import Profile
+        from kbopt.strategy import recommend
+
+        if not record.profile or self.store is None:
+            return ranked
+        language = record.selected_language or self.language
+        deep = recommend(
+            Profile.parse(record.profile), language=language, store=self.store, limit=RANK_DEPTH
+        )
+        return [o.to_dict() for o in deep.opportunities]
 
     def design(self, task: OptimizationTask, ctx: DesignContext) -> NewVersion:
         from kbopt.workflow.knob_source import write_version
