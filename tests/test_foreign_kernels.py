@@ -40,6 +40,7 @@ NEEDS = {
     "liger_layernorm": None,
     "liger_cross_entropy": None,
     "liger_rope": None,
+    "liger_group_norm": None,
 }
 
 
@@ -260,6 +261,7 @@ CASES = {
     "liger_layernorm": ({"rows": 5, "hidden": 300}, {"triton_v1": {"num_warps": 2}}),
     "liger_cross_entropy": ({"rows": 6, "vocab": 300}, {"triton_v1": {"block_size": 128}}),
     "liger_rope": ({"b": 2, "s": 3, "hq": 4, "hk": 2}, {"triton_v1": {"num_warps": 2}}),
+    "liger_group_norm": ({"n": 2, "c": 6, "hw": 50, "groups": 3}, {"triton_v1": {"block_size": 32}}),
 }  # fmt: skip
 
 
