@@ -41,6 +41,8 @@ NEEDS = {
     "liger_cross_entropy": None,
     "liger_rope": None,
     "liger_group_norm": None,
+    "torch_sdpa_decode": None,
+    "torch_cross_entropy": None,
 }
 
 
@@ -262,6 +264,8 @@ CASES = {
     "liger_cross_entropy": ({"rows": 6, "vocab": 300}, {"triton_v1": {"block_size": 128}}),
     "liger_rope": ({"b": 2, "s": 3, "hq": 4, "hk": 2}, {"triton_v1": {"num_warps": 2}}),
     "liger_group_norm": ({"n": 2, "c": 6, "hw": 50, "groups": 3}, {"triton_v1": {"block_size": 32}}),
+    "torch_sdpa_decode": ({"b": 2, "h": 3, "t": 50}, {}),
+    "torch_cross_entropy": ({"rows": 6, "vocab": 300}, {}),
 }  # fmt: skip
 
 
