@@ -22,7 +22,7 @@ set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 STEPS=${STEPS:-check,bench}
-KERNELS=${KERNELS:-sglang_mla_decode,triton_matmul,triton_softmax,triton_layernorm,liger_rmsnorm,liger_swiglu,torch_attention_decode}
+KERNELS=${KERNELS:-sglang_mla_decode,triton_matmul,triton_softmax,triton_layernorm,liger_rmsnorm,liger_swiglu,torch_attention_decode,liger_geglu,liger_layernorm,liger_cross_entropy,liger_rope,liger_group_norm,torch_sdpa_decode,torch_cross_entropy}
 REP_MS=${REP_MS:-200}
 BENCH_FLAGS=${BENCH_FLAGS:-}
 PROFILE_VERSION=${PROFILE_VERSION:-triton_v1}
@@ -76,7 +76,7 @@ fi
 if has profile; then
     for k in ${KERNELS//,/ }; do
         v=$PROFILE_VERSION
-        [ "$k" = torch_attention_decode ] && v=torch_v1
+        [[ "$k" == torch_* ]] && v=torch_v1  # torch's own kernels: one torch version
         for trial in $(trials_of "$k"); do
             step "kbopt profile $k $v --config $trial (ncu)"
             timeout 300 $KB --root "$REPO" profile "$(spec_of "$k")" "$v" --config "$trial" \

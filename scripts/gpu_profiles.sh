@@ -5,6 +5,7 @@
 # sources, from scripts/fetch_third_party.py).
 #
 #   PLAN=benchmarks/real_profiles/plan.txt BUDGET_S=120 bash scripts/gpu_profiles.sh
+#   PLAN=benchmarks/real_profiles_fresh/plan.txt bash scripts/gpu_profiles.sh   # the held-out set
 #
 # A plan line is `SPEC VERSION CONFIG` (SPEC: a kernel name or a spec path; CONFIG: a trial
 # name or dims); `#` starts a comment.  Each profile is written to profiles/<kernel>--
