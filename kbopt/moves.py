@@ -18,7 +18,9 @@ designer (`kbopt cycle --designer catalog`) and `kbopt ablate` apply moves with
   role change together), and every one of them must change: a move that changes
   nothing, or only part of what it says, is not applicable;
 - a precondition whose metric the profile measured and that does not hold makes the
-  move not applicable; one whose metric the profile lacks is reported as unchecked;
+  move not applicable; one whose metric the profile lacks is reported as unchecked, unless
+  the metric is a kernel dimension (`row_len`, `kv_len`...): a kernel without that
+  dimension is not the shape the move was written for, so it does not apply;
 - a new value is clamped to the knob's allowed values: the allowed value nearest the
   computed one, beyond the current value in the move's direction (`x2` from 32 with
   allowed 16/32/128 gives 128; from 128 it gives nothing: not applicable);
@@ -186,6 +188,13 @@ class PlannedMove:
     def values(self) -> dict[str, Any]:
         return {c.knob: c.after for c in self.changes}
 
+    @property
+    def signature(self) -> frozenset[tuple[str, Any, Any]]:
+        """The knob changes as (knob, before, after): the same change from anywhere."""
+        return frozenset(
+            (c.knob, shown_value(c.before), shown_value(c.after)) for c in self.changes
+        )
+
     def text(self) -> str:
         return ", ".join(c.text() for c in self.changes)
 
@@ -193,6 +202,11 @@ class PlannedMove:
 @dataclass
 class NotApplicable:
     reason: str
+
+
+def shown_value(v: Any) -> str:
+    """A knob value as moves print it (None, True, 64)."""
+    return _fmt(v)
 
 
 def _fmt(v: Any) -> str:
@@ -212,6 +226,8 @@ def plan_move(
     metrics: Mapping[str, float],
 ) -> PlannedMove | NotApplicable:
     """The knob values `move` gives a version whose knobs are `knobs` set to `values`."""
+    from kbopt.metric_sources import SPEC_METRICS
+
     unchecked = []
     for cond in move.when:
         verdict = cond.holds(metrics)
@@ -219,6 +235,12 @@ def plan_move(
             shown = _fmt(round(float(metrics[cond.metric]), 3))
             return NotApplicable(f"precondition {cond.expression} fails ({cond.metric}={shown})")
         if verdict is None:
+            # A kernel dimension the spec does not declare (`row_len` of an attention
+            # kernel) is not an unmeasured fact: the move is written for another shape.
+            if cond.metric in SPEC_METRICS:
+                return NotApplicable(
+                    f"precondition {cond.expression}: the kernel has no {cond.metric}"
+                )
             unchecked.append(cond.expression)
     changes: list[KnobChange] = []
     for role, op in move.change.items():

@@ -13,8 +13,8 @@ File shape (sections in exactly this order)::
     status: validated
     created: 2026-12-02
     updated: 2026-12-02
-    moves:                        # optional, optimizations only: what it does to a
-      - change: {splits: "one_wave"}   # kernel's knobs, by role (kbopt.moves)
+    moves:                        # optional: what it does to a kernel's knobs, by role
+      - change: {splits: "one_wave"}   # (kbopt.moves); on an anti-pattern, the way out
         when: ["ctas_per_sm < 1"]
     ---
 

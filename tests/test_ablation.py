@@ -185,3 +185,69 @@ def test_site_page_shows_real_results_and_leaves_out_fake_ones(tmp_path: Path) -
     assert "## mla_decode from triton_v2, NVIDIA H200" in page
     assert page.count("<polyline") == 3 and "| catalog | " in page
     assert "results/ablation/real.json" in page and "fake.json" not in page
+
+
+class WarpsHurtBackend(FakeBackend):
+    """Doubling the warps to 16 is always three times slower: rolled back every time."""
+
+    def measure(
+        self,
+        spec: KernelSpec,
+        version: str,
+        config: TrialConfig,
+        params: Any = None,
+    ) -> Measurement:
+        m = super().measure(spec, version, config, params)
+        if params and params.get("num_warps") == 16:
+            m.duration_us *= 3
+        return m
+
+
+def test_a_rolled_back_change_is_not_retried_after_another_is_kept(tmp_path: Path) -> None:
+    root = _project(tmp_path, "mla_decode")
+    spec = load_spec("mla_decode", root)
+    cfg = TrialConfig.from_dict({"name": "decode", "dims": {"b": 32, "s": 1, "t": 4096}})
+    doc = run_ablation(
+        spec=spec,
+        backend=WarpsHurtBackend(root),
+        store=Store(root),
+        start="triton_v2",
+        config=cfg,
+        arms=["catalog", "random"],
+        trials=30,
+        seed=2,
+    )
+    for row in doc["rows"]:
+        moves = [t["move"].split(": ", 1)[1] for t in row["trajectory"][1:]]
+        to_16 = [m for m in moves if "num_warps 8 -> 16" in m]
+        assert len(to_16) <= 1, (row["arm"], moves)
+        kept = [t for t in row["trajectory"][1:] if t["kept"]]
+        assert all(t["values"]["num_warps"] != 16 for t in kept)
+
+
+def test_a_fired_anti_pattern_offers_its_way_out() -> None:
+    from kbopt.workflow.catalog_designer import candidates
+
+    spec = load_spec("mla_decode", REPO)
+    store = Store(REPO)
+    ranked = [
+        {"id": "too-many-kv-splits", "kind": "anti-pattern", "score": 0.4},
+        {"id": "triton-num-stages-software-pipelining", "kind": "optimization", "score": 0.2},
+    ]
+    values = {**spec.knob_values("triton_v3"), "splits": 8}
+    found = candidates(
+        store, spec, "triton_v3", ranked, {"ctas_per_sm": 15.5, "num_splits": 8}, values=values
+    )
+    assert found[0].entry == "too-many-kv-splits"
+    assert found[0].planned.values == {"splits": 1}
+    # measured and rolled back once: not proposed again
+    again = candidates(
+        store,
+        spec,
+        "triton_v3",
+        ranked,
+        {"ctas_per_sm": 15.5, "num_splits": 8},
+        values=values,
+        rejected={found[0].planned.signature},
+    )
+    assert all(c.entry != "too-many-kv-splits" for c in again)

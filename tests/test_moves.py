@@ -140,3 +140,21 @@ def test_flags_and_unknown_values() -> None:
     assert isinstance(_plan({"splits": "x2"}, {**V2, "splits": None}), NotApplicable)
     assert isinstance(_plan({"warps": "x2"}, {"block_m": 64}), NotApplicable)
     assert isinstance(_plan({"heads_per_program": "x2"}, V2), NotApplicable)  # no such knob
+
+
+def test_a_precondition_on_a_dimension_the_kernel_lacks_does_not_hold() -> None:
+    # row_len is a kernel dimension: an attention kernel has none, the move is for rows
+    out = _plan({"warps": "x2"}, V2, {}, when=["row_len >= 16384"])
+    assert isinstance(out, NotApplicable) and "no row_len" in out.reason
+    # a measured metric the profile lacks (no counters) stays an unchecked precondition
+    planned = _plan({"warps": "x2"}, V2, {}, when=["stall_barrier_pct >= 10"])
+    assert isinstance(planned, PlannedMove) and planned.unchecked == ["stall_barrier_pct >= 10"]
+
+
+def test_the_same_change_has_the_same_signature_from_anywhere() -> None:
+    a = _plan({"warps": "x2"}, V2)
+    b = _plan({"warps": "x2"}, {**V2, "block_n": 64, "splits": 4})
+    c = _plan({"warps": "x2"}, {**V2, "num_warps": 4})
+    assert isinstance(a, PlannedMove) and isinstance(b, PlannedMove) and isinstance(c, PlannedMove)
+    assert a.signature == b.signature == frozenset({("num_warps", "8", "16")})
+    assert c.signature != a.signature

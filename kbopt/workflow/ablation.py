@@ -7,14 +7,16 @@ included (trial 1, measured once and shared).  A configuration that does not com
 fails its correctness check or runs out of memory is a trial too, recorded with why.
 
 - `catalog`: the catalog designer's loop without writing files.  Profile the current
-  values (timing-only: the measurement's metrics and the spec's shape metrics), rank the
-  catalog for it (`kbopt.strategy.recommend`, the family's language), apply the top
-  applicable move not tried from these values (`kbopt.workflow.catalog_designer.candidates`),
-  measure, keep it unless it is wrong or more than 5% slower (the cycle's rule), else go
-  back.  Stops early when no ranked entry has an applicable move.
-- `random`: the same entries' moves (every optimization in scope that declares moves),
-  with the same applicability rules and keep / go back, picked in a random order instead
-  of the ranking's.
+  values (timing-only: the measurement's metrics, the launch statistics of its Triton
+  kernels and the spec's shape metrics), rank the catalog for it
+  (`kbopt.strategy.recommend`, the family's language; opportunities and fired
+  anti-patterns by score), apply the top applicable move not tried from these values and
+  not already rolled back (`kbopt.workflow.catalog_designer.candidates`), measure, keep
+  it unless it is wrong or more than 5% slower (the cycle's rule), else go back.  Stops
+  early when no ranked entry has an applicable move.
+- `random`: the same entries' moves (every optimization and anti-pattern in scope that
+  declares moves), with the same applicability rules, keep / go back and no-retry rule,
+  picked in a random order instead of the ranking's.
 - `grid`: what an autotuner does: the product of every knob's allowed values, sampled
   without replacement (or all of it, in a random order, when it fits the budget).
 
@@ -46,7 +48,13 @@ from kbopt.errors import KbError
 from kbopt.kernel import KernelSpec, Knob
 from kbopt.moves import NotApplicable, PlannedMove, plan_move
 from kbopt.store import Store
-from kbopt.workflow.catalog_designer import RANK_DEPTH, candidates, family_language
+from kbopt.workflow.catalog_designer import (
+    MOVE_KINDS,
+    RANK_DEPTH,
+    candidates,
+    family_language,
+    ranked_moves_order,
+)
 
 ARMS = ("catalog", "random", "grid")
 KEEP_SLOWDOWN_PCT = 5.0  # the cycle's rule: more than 5% slower is rolled back
@@ -142,6 +150,9 @@ class _Walk:
         self.values = dict(start.values)
         self.current = start_m
         self.tried: dict[frozenset, set[frozenset]] = {}
+        # Knob changes measured and rolled back: not proposed again from elsewhere (a move
+        # that lost once is not retried after an unrelated change was kept).
+        self.rejected: set[frozenset] = set()
 
     def _tried_here(self) -> set[frozenset]:
         return self.tried.setdefault(frozenset(self.values.items()), set())
@@ -168,6 +179,8 @@ class _Walk:
         row.kept = m is not None and m.correct and not slower
         if row.kept and m is not None:
             self.values, self.current = new, m
+        else:
+            self.rejected.add(planned.signature)
         self.result.trials.append(row)
         return True
 
@@ -189,15 +202,16 @@ class CatalogWalk(_Walk):
             self.store,
             self.spec,
             self.lab.version,
-            [o.to_dict() for o in ranked.opportunities],
+            ranked_moves_order(ranked),
             trigger_metrics(profile),
             tried_values=self._tried_here(),
+            rejected=self.rejected,
             values=self.values,
         )
         if not found:
             return "no ranked entry has an applicable move left"
         best = found[0]
-        return f"#{best.rank} {best.entry}", best.planned
+        return f"{best.label} {best.entry}", best.planned
 
 
 class RandomWalk(_Walk):
@@ -220,6 +234,8 @@ class RandomWalk(_Walk):
             if isinstance(planned, NotApplicable):
                 continue
             if frozenset({**self.values, **planned.values}.items()) in tried:
+                continue
+            if planned.signature in self.rejected:
                 continue
             options.append((name, planned))
         if not options:
@@ -257,10 +273,11 @@ def grid_points(
 
 
 def pool_of_moves(store: Store, language: str | None) -> list[tuple[str, Any]]:
-    """Every move of every optimization in scope (shared + the family's language)."""
+    """Every move of every entry in scope (shared + the family's language): the
+    optimizations' moves and the anti-patterns' ways out, as the catalog arm can use."""
     out = []
     for e in sorted(store.entries(), key=lambda e: e.name):
-        if e.kind.value != "optimization" or e.status.value == "refuted":
+        if e.kind.value not in MOVE_KINDS or e.status.value == "refuted":
             continue
         if e.language is not None and e.language.value != language:
             continue

@@ -34,15 +34,27 @@ from kbopt.contracts.new_version import NewVersion, TrialCheck
 from kbopt.contracts.task import OptimizationTask
 from kbopt.errors import KbError
 from kbopt.kernel import VERSION_RE, KernelSpec
-from kbopt.moves import NotApplicable, PlannedMove, plan_move
+from kbopt.moves import NotApplicable, PlannedMove, plan_move, shown_value
 from kbopt.store import Store, atomic_write
 from kbopt.vocab import Language
 from kbopt.workflow.designers import DesignContext, DesignerUnavailable, Proposal
-from kbopt.workflow.record import RunRecord
+from kbopt.workflow.record import AttemptStatus, RunRecord
 
 NAME = "catalog"
 STATE_FILE = "catalog-moves.json"
 RANK_DEPTH = 100  # more than the catalog's optimizations in any one language's scope
+MOVE_KINDS = ("optimization", "anti-pattern")
+
+
+def ranked_moves_order(strategy: Any) -> list[dict[str, Any]]:
+    """A `Strategy`'s opportunities and warnings as one list, by the ranking's score: the
+    order in which the catalog search tries their moves (a fired anti-pattern whose way
+    out scores higher than an opportunity comes first)."""
+    rows = [{**o.to_dict(), "rank": i} for i, o in enumerate(strategy.opportunities, 1)]
+    rows += [{**w.to_dict(), "warning": i} for i, w in enumerate(strategy.warnings, 1)]
+    return sorted(rows, key=lambda r: -float(r.get("score") or 0.0))
+
+
 NO_MOVE = (
     "no ranked entry has a move for this kernel's knobs: "
     "a person or the LLM designer must write code next"
@@ -82,12 +94,23 @@ def profile_metrics(record: RunRecord) -> dict[str, float]:
 class Candidate:
     """One ranked entry's applicable move."""
 
-    def __init__(self, entry: str, index: int, rank: int, planned: PlannedMove, opp: Mapping):
+    def __init__(
+        self, entry: str, index: int, rank: int | None, planned: PlannedMove, opp: Mapping
+    ):
         self.entry = entry
         self.index = index
-        self.rank = rank
+        self.rank = rank  # the strategy's rank among opportunities; None for a warning
         self.planned = planned
         self.opp = opp
+
+    @property
+    def label(self) -> str:
+        """`#3` for the third-ranked opportunity, `warning 1` for a fired anti-pattern."""
+        return _label(self.opp, self.rank)
+
+
+def _label(opp: Mapping[str, Any], rank: int | None) -> str:
+    return f"warning {opp['warning']}" if opp.get("warning") else f"#{rank}"
 
 
 def candidates(
@@ -99,13 +122,17 @@ def candidates(
     *,
     tried: set[tuple[str, int]] = frozenset(),  # type: ignore[assignment]
     tried_values: set[frozenset] = frozenset(),  # type: ignore[assignment]
+    rejected: set[frozenset] = frozenset(),  # type: ignore[assignment]
     why_not: list[str] | None = None,
     values: Mapping[str, Any] | None = None,
 ) -> list[Candidate]:
-    """Every applicable move of the ranked optimizations, in ranking order then move order.
+    """Every applicable move of the ranked entries, in ranking order then move order.
 
-    `values`: the knob values to move from (default: what the version file sets; the
-    ablation passes the values it is exploring without writing files)."""
+    Optimizations propose their moves; a fired anti-pattern (a warning) proposes the moves
+    that take the kernel out of it.  `rejected`: knob changes (`PlannedMove.signature`)
+    already measured and rolled back in this search; they are not proposed again from
+    elsewhere.  `values`: the knob values to move from (default: what the version file
+    sets; the ablation passes the values it is exploring without writing files)."""
     from kbopt.workflow.knob_source import settable_knobs
 
     knobs = spec.knobs_for(version)
@@ -113,8 +140,10 @@ def candidates(
     if values is None:
         values = spec.knob_values(version)
     out: list[Candidate] = []
-    for rank, opp in enumerate(ranked, 1):
-        if opp.get("kind", "optimization") != "optimization":
+    for position, opp in enumerate(ranked, 1):
+        rank: int | None = None if opp.get("warning") else int(opp.get("rank", position))
+        shown = _label(opp, rank)
+        if opp.get("kind", "optimization") not in MOVE_KINDS:
             continue
         name = str(opp["id"])
         try:
@@ -125,20 +154,24 @@ def candidates(
             planned = plan_move(move, knobs, values, metrics)
             if isinstance(planned, NotApplicable):
                 if why_not is not None:
-                    why_not.append(f"#{rank} {name} ({move.describe()}): {planned.reason}")
+                    why_not.append(f"{shown} {name} ({move.describe()}): {planned.reason}")
                 continue
             fixed = sorted(c.knob for c in planned.changes if c.knob not in settable)
             if fixed:
                 if why_not is not None:
                     why_not.append(
-                        f"#{rank} {name}: {version} sets {', '.join(fixed)} neither in "
+                        f"{shown} {name}: {version} sets {', '.join(fixed)} neither in "
                         "CONFIG = ...(...) nor as a constant"
                     )
                 continue
             key = frozenset({**values, **planned.values}.items())
+            if planned.signature in rejected:
+                if why_not is not None:
+                    why_not.append(f"{shown} {name}: {planned.text()} was measured and rolled back")
+                continue
             if (name, i) in tried or key in tried_values:
                 if why_not is not None:
-                    why_not.append(f"#{rank} {name}: {planned.text()} already tried from {version}")
+                    why_not.append(f"{shown} {name}: {planned.text()} already tried from {version}")
                 continue
             out.append(Candidate(name, i, rank, planned, opp))
     return out
@@ -190,6 +223,18 @@ class CatalogDesigner:
             values.add(frozenset(dict(chosen["all_values"]).items()))
         return moves, values
 
+    def _rejected(self, record: RunRecord) -> set[frozenset]:
+        """Knob changes this run measured and rolled back (from any version)."""
+        state = self._state()
+        out: set[frozenset] = set()
+        for attempt in record.attempts:
+            chosen = state.get(str(attempt.iteration))
+            if chosen is None or "before" not in chosen:
+                continue
+            if attempt.status is AttemptStatus.ROLLED_BACK:
+                out.add(_signature(chosen["values"], chosen["before"]))
+        return out
+
     # ------------------------------------------------------------------ Designer
 
     def propose(self, record: RunRecord, ranked: Sequence[Mapping[str, Any]]) -> Proposal:
@@ -210,6 +255,7 @@ class CatalogDesigner:
                 f"{NO_MOVE} ({version} sets none of its family's knobs in its source)"
             )
         tried, tried_values = self._tried(record)
+        rejected = self._rejected(record)
         ranked = self._whole_ranking(record, ranked)
         why_not: list[str] = []
         found = candidates(
@@ -220,6 +266,7 @@ class CatalogDesigner:
             profile_metrics(record),
             tried=tried,
             tried_values=tried_values,
+            rejected=rejected,
             why_not=why_not,
         )
         if not found:
@@ -237,6 +284,7 @@ class CatalogDesigner:
             "new_version": new_version,
             "values": best.planned.values,
             "all_values": {**values, **best.planned.values},
+            "before": {c.knob: c.before for c in best.planned.changes},
             "changes": [c.text() for c in best.planned.changes],
             "unchecked": best.planned.unchecked,
         }
@@ -253,7 +301,7 @@ class CatalogDesigner:
             title=str(best.opp.get("title", best.entry)),
             link=str(best.opp["path"]) if best.opp.get("path") else None,
             rationale=(
-                f"ranked #{best.rank} by the strategy (trigger "
+                f"ranked {best.label} by the strategy (trigger "
                 f"{best.opp.get('trigger') or 'text match'}); its move: "
                 f"{best.planned.text()}{unchecked}"
             ),
@@ -273,7 +321,7 @@ class CatalogDesigner:
         deep = recommend(
             Profile.parse(record.profile), language=language, store=self.store, limit=RANK_DEPTH
         )
-        return [o.to_dict() for o in deep.opportunities]
+        return ranked_moves_order(deep)
 
     def design(self, task: OptimizationTask, ctx: DesignContext) -> NewVersion:
         from kbopt.workflow.knob_source import write_version
@@ -333,3 +381,8 @@ def _rel(root: Path, p: Path) -> str:
         return p.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return str(p)
+
+
+def _signature(after: Mapping[str, Any], before: Mapping[str, Any]) -> frozenset:
+    """`PlannedMove.signature` of a recorded move."""
+    return frozenset((k, shown_value(before.get(k)), shown_value(v)) for k, v in after.items())
