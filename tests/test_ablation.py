@@ -60,6 +60,7 @@ def test_three_arms_on_the_fake(
     assert main([*argv, "--seed", "3", "--out", str(out), "--json"]) == 0
     doc = json.loads(out.read_text())
     assert doc["fake"] is True and doc["device"] == "fake-gpu"
+    assert len(doc["catalog_digest"]) == 16  # which catalog chose, checkable anywhere
     assert [r["arm"] for r in doc["rows"]] == ["catalog", "random", "grid"]
     for row in doc["rows"]:
         assert set(row) >= FIELDS and row["kernel"] == kernel

@@ -32,8 +32,10 @@ trial at which the arm's best time so far is within 5% of the best time any arm 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import math
+import os
 import random
 import re
 import time
@@ -374,7 +376,9 @@ def run_ablation(
         for res in results.values():
             if len(res.trials) < trials and not res.stopped:
                 res.stopped = f"wall-time budget ({budget_s:g} s) reached"
-    return _document(spec, start, config, arms, trials, seed, budget_s, lab, results, backend)
+    return _document(
+        spec, start, config, arms, trials, seed, budget_s, lab, results, backend, store
+    )
 
 
 def _copy(row: TrialRow) -> TrialRow:
@@ -392,6 +396,7 @@ def _document(
     lab: Lab,
     results: Mapping[str, ArmResult],
     backend: MeasurementBackend,
+    store: Store,
 ) -> dict[str, Any]:
     bests = [r.best() for r in results.values()]
     overall = min((b.duration_us for b in bests if b and b.duration_us), default=None)
@@ -446,9 +451,21 @@ def _document(
         "seed": seed,
         "arms": list(arms),
         "best_us_any_arm": overall,
+        # Which catalog chose: a digest of every entry file the store served (the same
+        # bytes give the same digest on any machine), and the commit when the caller knows it.
+        "catalog_digest": catalog_digest(store),
+        "catalog_commit": os.environ.get("KBOPT_COMMIT", ""),
         "knobs": {k.name: list(k.values) for k in spec.knobs_for(start)},
         "rows": rows,
     }
+
+
+def catalog_digest(store: Store) -> str:
+    """sha256 over the entry files the store serves (names and bytes, in name order)."""
+    h = hashlib.sha256()
+    for path in sorted(store.entry_files(), key=lambda p: p.name):
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
 
 
 def results_path(root: Path, doc: Mapping[str, Any]) -> Path:
