@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import operator
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -21,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from kbopt.errors import KbError
 from kbopt.moves import parse_operation, shown_op
 from kbopt.vocab import (
+    COMPARATORS,
     CONTEXTS,
     METRICS,
     OPERATORS,
@@ -32,6 +32,7 @@ from kbopt.vocab import (
     Scope,
     SourceType,
     Status,
+    metric_value_problem,
 )
 
 # Kebab-case: words of lowercase letters and digits joined by single dashes.  `\Z`, not
@@ -40,26 +41,11 @@ NAME_RE = re.compile(r"\A[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 NAME_MAX = 80
 # Names whose file the knowledge tree keeps for the site (index.md, README.md), never an entry.
 RESERVED_NAMES = frozenset({"index", "readme"})
-# The range a value can take, by the metric's unit; a trigger or a profile outside it is
-# a typing mistake (a 150% occupancy), not a measurement.  Other units: finite and >= 0.
-UNIT_RANGES: dict[str, tuple[float, float]] = {"%": (0.0, 100.0)}
-# Percentages that can pass 100 (a measured time below an estimated floor).
-UNBOUNDED_PCT = frozenset({"pct_of_floor"})
-VALUE_MAX = 1e15  # above any count, byte total or duration a profiler reports
 # Entry dates: the span in which a GPU optimization can have been recorded.
 DATE_RANGE = (dt.date(1990, 1, 1), dt.date(2100, 12, 31))
 _DATE_RE = re.compile(r"\A\d{4}-\d{2}-\d{2}\Z")
 _CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
-# The comparison behind each trigger operator; strategy selection evaluates with these too.
-COMPARATORS: dict[str, Callable[[Any, Any], Any]] = {
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-    "==": operator.eq,
-    "!=": operator.ne,
-}
 _TRIGGER_RE = re.compile(
     r"^\s*(?P<metric>[A-Za-z_][A-Za-z0-9_]*)\s*(?P<op>"
     + "|".join(re.escape(o) for o in OPERATORS)
@@ -85,23 +71,6 @@ def validate_name(name: str) -> str:
     if problem is not None:
         raise KbError(problem)
     return name
-
-
-def metric_value_problem(metric: str, value: object) -> str | None:
-    """Why `value` cannot be a value of `metric` (not a finite number, outside its unit's
-    range), or None.  Used by triggers and by every profile reader."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return f"{metric}: {value!r} is not a number"
-    if not math.isfinite(value):
-        return f"{metric}: {value!r} is not a finite number"
-    known = METRICS.get(metric)
-    lo, hi = UNIT_RANGES.get(known.unit if known else "", (0.0, VALUE_MAX))
-    if metric in UNBOUNDED_PCT:
-        hi = VALUE_MAX
-    if not lo <= value <= hi:
-        unit = f" {known.unit}" if known else ""
-        return f"{metric}: {value:g} is outside {lo:g}..{hi:g}{unit}"
-    return None
 
 
 def strict_number(v: object) -> object:

@@ -26,155 +26,98 @@ speed of light cannot gain more than 25%).  Anti-patterns warn when most of thei
 triggers were measured and hold, or when they are the best text match and nothing
 measured contradicts them.  Refuted entries are never proposed.
 
-`_Table` evaluates all entries at once with numpy; `_evaluate` is the readable
-reference for one entry and explains each reported one (the tests check they agree).
+The rules are in `kbopt.ranking` (standard library only): `_Table` here evaluates all
+entries at once with numpy; `kbopt.ranking.evaluate` is the readable reference for one
+entry and explains each reported one (the tests check they agree), and
+`kbopt.ranking.candidates` is the table's plain-Python twin that the quick path of
+`kbopt recommend` uses.
 """
 
 from __future__ import annotations
 
 import json
-import math
-import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kbopt.contracts.profile import Opportunity, Profile, fmt_number
+from kbopt.contracts.profile import Profile
 from kbopt.errors import KbError
-from kbopt.model import COMPARATORS
+from kbopt.ranking import (
+    ALL_LANGUAGES,
+    CALL_CONTEXTS,
+    CANDIDATE_MARGIN,
+    CONTEXT_NOTE,
+    GENERIC_CONTEXTS,
+    NO_TRIGGER,
+    PROPERTY_CONTEXTS,
+    SHAPE_CREDIT,
+    SHAPE_METRICS,
+    TEXT_CANDIDATES,
+    TEXT_ONLY_MIN,
+    TIE,
+    UNRELATED_FACTOR,
+    W_CLASS,
+    W_GAIN,
+    W_TEXT,
+    W_TRIGGER,
+    WARN_CONFIDENCE,
+    WARN_COVERAGE,
+    WARN_TEXT,
+    Card,
+    RankedOpportunity,
+    evaluate,
+    explain_and_order,
+    headroom_pct,
+    is_specific,
+    kernel_contexts,
+    metric_weights,
+    order_ties,
+    rank_key,
+    result_dict,
+    result_text,
+    trigger_metrics,
+)
 from kbopt.store import KNOWLEDGE_DIR, Store
-from kbopt.vocab import Language
+from kbopt.vocab import COMPARATORS, Language
 
 if TYPE_CHECKING:  # numpy is imported where ranking runs, not at `import kbopt`
     import numpy as np
 
-W_TRIGGER = 0.45
-W_TEXT = 0.35
-W_CLASS = 0.1
-W_GAIN = 0.1
-# Text relevance alone proposes an entry without any trigger only above this.
-TEXT_ONLY_MIN = 0.35
-# An anti-pattern warns when most of its conditions were measured and hold (a warning
-# on one generic symptom such as low DRAM throughput would fire on every kernel).
-WARN_COVERAGE = 0.6
-WARN_CONFIDENCE = 0.6
-WARN_TEXT = 0.8  # ... or when it is (nearly) the best text match of the profile
-# Trigger evidence counts less for an entry tied to specific kernel contexts (mla,
-# gemm...) when the profile's words share nothing with it.
-UNRELATED_FACTOR = 0.6
-GENERIC_CONTEXTS = frozenset(
-    {"any-kernel", "memory-bound", "compute-bound", "small-grid", "multi-kernel"}
-)
-# Contexts about how a kernel is called, not what it computes: an entry tagged with one
-# applies to any kind of kernel (CUDA graphs, per-call host work, autotuning).
-CALL_CONTEXTS = frozenset({"any-kernel", "inference-step", "multi-kernel", "autotuning"})
-# Properties any kind of kernel can have; they do not make an entry fit a kernel kind.
-PROPERTY_CONTEXTS = frozenset({"memory-bound", "compute-bound", "small-grid"})
-TEXT_CANDIDATES = 200
-# Metrics that describe the problem's shape rather than a measured symptom.
-SHAPE_METRICS = frozenset(
-    {"batch", "query_len", "kv_len", "num_heads", "head_dim", "rows", "row_len"}
-)
-# A shape fact that holds makes an entry applicable, not needed: it earns this share.
-SHAPE_CREDIT = 0.3
-ALL_LANGUAGES = "all"
-# What the Top 3 says of an entry proposed on its text alone (no trigger held).
-NO_TRIGGER = "none fired (matched on text only)"
-# Scores closer than this are a tie: risk and `requires` links decide (order_ties).
-TIE = 0.01
-_RISK_ORDER = {"low": 0, "medium": 1, "high": 2}
-
-_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]{1,}")
-
-
-@dataclass(frozen=True)
-class Card:
-    """What ranking needs from one entry, decoded once per index version."""
-
-    name: str
-    title: str
-    kind: str
-    language: str | None
-    path: str
-    status: str
-    bottlenecks: frozenset[str]
-    contexts: frozenset[str]
-    gain: float
-    impact: str
-    risk: str
-    triggers: tuple[tuple[str, str, float, str], ...]  # (metric, op, value, expression)
-    requires: frozenset[str] = frozenset()  # entries that must be in place first
-
-    @classmethod
-    def from_entry_json(cls, data: dict[str, Any], relpath: str) -> Card:
-        triggers = []
-        for t in data.get("triggers", []):
-            v = float(t["value"])
-            shown = fmt_number(v)
-            triggers.append((t["metric"], t["op"], v, f"{t['metric']} {t['op']} {shown}"))
-        return cls(
-            name=data["name"],
-            title=data["title"],
-            kind=data["kind"],
-            language=data.get("language"),
-            path=f"{KNOWLEDGE_DIR.as_posix()}/{relpath}",
-            status=data.get("status", "proposed"),
-            bottlenecks=frozenset(data.get("bottlenecks", [])),
-            contexts=frozenset(data.get("applies_to", [])),
-            gain=float(data.get("expected_gain_pct", 0.0)),
-            impact=data.get("impact", "medium"),
-            risk=data.get("risk", "medium"),
-            triggers=tuple(triggers),
-            requires=frozenset(
-                i["target"] for i in data.get("interactions", []) if i["relation"] == "requires"
-            ),
-        )
-
-
-@dataclass(frozen=True)
-class RankedOpportunity:
-    """One proposed entry (or warned-about anti-pattern) with why it was chosen."""
-
-    id: str
-    title: str
-    kind: str
-    language: str | None
-    path: str  # link to the knowledge-base file
-    score: float
-    estimated_gain: float  # percent
-    trigger: str  # `metric=value` of the first trigger that fired, "" when text-only
-    fired: tuple[str, ...]  # trigger expressions that hold
-    failed: tuple[str, ...]  # trigger expressions that do not hold
-    relevance: float
-    bottleneck_match: bool
-    impact: str
-    risk: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "title": self.title,
-            "kind": self.kind,
-            "language": self.language,
-            "path": self.path,
-            "score": round(self.score, 4),
-            "estimated_gain": round(self.estimated_gain, 1),
-            "trigger": self.trigger,
-            "fired": list(self.fired),
-            "failed": list(self.failed),
-            "relevance": round(self.relevance, 3),
-            "bottleneck_match": self.bottleneck_match,
-            "impact": self.impact,
-            "risk": self.risk,
-        }
-
-    def to_contract(self) -> Opportunity:
-        return Opportunity(
-            name=self.title,
-            link=self.path,
-            gain_pct=round(self.estimated_gain, 1),
-            trigger=self.trigger or NO_TRIGGER,
-        )
+# The rules live in kbopt.ranking (standard library only, shared with the quick path of
+# `kbopt recommend`); their names are this module's too.
+__all__ = [
+    "ALL_LANGUAGES",
+    "CALL_CONTEXTS",
+    "CONTEXT_NOTE",
+    "GENERIC_CONTEXTS",
+    "NO_TRIGGER",
+    "PROPERTY_CONTEXTS",
+    "SHAPE_CREDIT",
+    "SHAPE_METRICS",
+    "TEXT_CANDIDATES",
+    "TEXT_ONLY_MIN",
+    "TIE",
+    "UNRELATED_FACTOR",
+    "WARN_CONFIDENCE",
+    "WARN_COVERAGE",
+    "WARN_TEXT",
+    "W_CLASS",
+    "W_GAIN",
+    "W_TEXT",
+    "W_TRIGGER",
+    "Card",
+    "RankedOpportunity",
+    "Strategy",
+    "entry_public_path",
+    "kernel_contexts",
+    "metric_weights",
+    "order_ties",
+    "recommend",
+    "trigger_metrics",
+]
+_evaluate = evaluate
+_headroom_pct = headroom_pct
+_rank_key = rank_key
 
 
 @dataclass
@@ -191,15 +134,21 @@ class Strategy:
         return self.profile.with_opportunities(o.to_contract() for o in self.opportunities)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "kernel": self.profile.kernel,
-            "version": self.profile.version,
-            "bottleneck": self.profile.bottleneck.value if self.profile.bottleneck else None,
-            "language": self.language,
-            "metrics": self.profile.metrics,
-            "opportunities": [o.to_dict() for o in self.opportunities],
-            "warnings": [w.to_dict() for w in self.warnings],
-        }
+        return result_dict(
+            kernel=self.profile.kernel,
+            version=self.profile.version,
+            bottleneck=self.profile.bottleneck.value if self.profile.bottleneck else None,
+            language=self.language,
+            metrics=self.profile.metrics,
+            opportunities=self.opportunities,
+            warnings=self.warnings,
+        )
+
+    def to_text(self) -> str:
+        """What `kbopt recommend` prints without --json or --fill."""
+        return result_text(
+            self.profile.kernel, self.profile.version, self.opportunities, self.warnings
+        )
 
 
 # ----------------------------------------------------------------------------- cards
@@ -270,91 +219,6 @@ def _relevance(ix: Any, profile: Profile) -> dict[str, float]:
     return {fast.entry_id(doc): score / top for doc, score in ranked}
 
 
-def trigger_metrics(profile: Profile) -> dict[str, float]:
-    """The profile's metrics as triggers see them.
-
-    A tensor-core utilization of exactly 0 means the kernel issues no MMA at all: a
-    condition such as `tensor_core_util_pct < 40` ("the tensor cores are under-fed")
-    does not describe it, so the metric is left out rather than read as a symptom.
-    """
-    metrics = dict(profile.metrics)
-    if metrics.get("tensor_core_util_pct") == 0:
-        del metrics["tensor_core_util_pct"]
-    return metrics
-
-
-def _headroom_pct(metrics: dict[str, float]) -> float | None:
-    floor = metrics.get("pct_of_floor")
-    if floor is None or floor <= 0:
-        return None
-    return max(0.0, 100.0 / min(floor, 100.0) - 1.0) * 100.0
-
-
-def metric_weights(cards: Iterable[Card]) -> dict[str, float]:
-    """Specificity of each trigger metric: log(1 + entries / entries that use it).
-
-    A symptom many entries react to (tensor_core_util_pct) says little about which one
-    to try; one that few entries name (shared_bank_conflicts) says a lot.
-    """
-    cards = list(cards)
-    df: dict[str, int] = {}
-    for c in cards:
-        for m in {t[0] for t in c.triggers}:
-            df[m] = df.get(m, 0) + 1
-    n = max(1, len(cards))
-    return {m: math.log(1.0 + n / k) for m, k in df.items()}
-
-
-def _evaluate(
-    card: Card,
-    metrics: dict[str, float],
-    relevance: float,
-    bottleneck: str | None,
-    weights: dict[str, float],
-) -> tuple[float, float, tuple[str, ...], tuple[str, ...], str] | None:
-    """(score, coverage, fired, failed, trigger text), or None when the entry does not apply."""
-    fired: list[str] = []
-    failed: list[str] = []
-    shown: list[tuple[bool, float, str]] = []  # (is a shape metric, -weight, `metric=value`)
-    mass_fired = mass_failed = mass_all = 0.0
-    for metric, op, value, expr in card.triggers:
-        w = weights.get(metric, 1.0)
-        mass_all += w
-        if metric not in metrics:
-            continue
-        if COMPARATORS[op](metrics[metric], value):
-            fired.append(expr)
-            mass_fired += w * (SHAPE_CREDIT if metric in SHAPE_METRICS else 1.0)
-            shown.append((metric in SHAPE_METRICS, -w, f"{metric}={fmt_number(metrics[metric])}"))
-        else:
-            failed.append(expr)
-            mass_failed += w
-    # Report the most specific measured symptom (ctas_per_sm=0.2), never a shape fact first.
-    first_value = min(shown)[2] if shown else ""
-    known = len(fired) + len(failed)
-    coverage = len(fired) / known if known else 0.0
-    if not fired and relevance < TEXT_ONLY_MIN:
-        return None
-    if card.triggers and not fired and known:
-        return None  # its conditions were checked and none holds
-    symptom_fired = any(not is_shape for is_shape, _, _ in shown)
-    symptom_failed = any(m not in SHAPE_METRICS for m, _, _, e in card.triggers if e in failed)
-    if symptom_failed and not symptom_fired:
-        return None  # only shape facts hold (kv_len...): the measured symptom is absent
-    # Share of the entry's (specificity-weighted) conditions that hold, times the share
-    # that was not contradicted: conditions are meant together.
-    evidence = (mass_fired / mass_all) * (1.0 - mass_failed / mass_all) if mass_all else 0.0
-    related = relevance > 0 or bool(card.contexts & GENERIC_CONTEXTS)
-    class_match = 1.0 if bottleneck is not None and bottleneck in card.bottlenecks else 0.0
-    score = (
-        W_TRIGGER * evidence * (1.0 if related else UNRELATED_FACTOR)
-        + W_TEXT * relevance
-        + W_CLASS * class_match
-        + W_GAIN * min(card.gain, 100.0) / 100.0
-    )
-    return score, coverage, tuple(fired), tuple(failed), first_value
-
-
 class _Table:
     """Every card's triggers as flat numpy arrays, so one profile is scored in one pass.
 
@@ -385,14 +249,7 @@ class _Table:
         self.refuted = np.array([c.status == "refuted" for c in cards], dtype=bool)
         self.anti = np.array([c.kind == "anti-pattern" for c in cards], dtype=bool)
         self.generic = np.array([bool(c.contexts & GENERIC_CONTEXTS) for c in cards], dtype=bool)
-        kind_of = [c.contexts - CALL_CONTEXTS - PROPERTY_CONTEXTS for c in cards]
-        self.specific = np.array(
-            [
-                bool(kinds) and not (c.contexts & CALL_CONTEXTS)
-                for c, kinds in zip(cards, kind_of, strict=True)
-            ],
-            dtype=bool,
-        )
+        self.specific = np.array([is_specific(c) for c in cards], dtype=bool)
         self.by_context = {
             ctx: np.array([ctx in c.contexts for c in cards], dtype=bool)
             for ctx in {ctx for c in cards for ctx in c.contexts}
@@ -480,7 +337,7 @@ class _Table:
         warn = eligible & self.anti & (((n_fired > 0) & measured) | described)
         opts = np.flatnonzero(eligible & ~self.anti)
         # A margin over `limit`: the exact ranking below breaks ties on estimated gain.
-        keep = min(len(opts), limit + 10)
+        keep = min(len(opts), limit + CANDIDATE_MARGIN)
         if len(opts) > keep:
             opts = opts[np.argpartition(-score[opts], keep - 1)[:keep]]
         warned = np.flatnonzero(warn)
@@ -528,93 +385,38 @@ def recommend(
     table, relevance = ix.reading(lambda: (_table(ix), _relevance(ix, profile)))
     metrics = trigger_metrics(profile)
     bottleneck = profile.bottleneck.value if profile.bottleneck else None
-    headroom = _headroom_pct(metrics)
     contexts = kernel_contexts(profile)
     opt_idx, warn_idx = table.candidates(metrics, relevance, bottleneck, language, limit, contexts)
-    shown_path = _public_paths(ix.store)
-
-    def explain(i: int) -> RankedOpportunity | None:
-        card = table.cards[i]
-        rel = relevance.get(card.name, 0.0)
-        verdict = _evaluate(card, metrics, rel, bottleneck, table.weights)
-        if verdict is None:  # the table and _evaluate apply the same rules
-            return None
-        score, coverage, fired, failed, trigger = verdict
-        gain = card.gain * (coverage if card.triggers and fired else 0.5)
-        if headroom is not None:
-            gain = min(gain, headroom)
-        return RankedOpportunity(
-            id=card.name,
-            title=card.title,
-            kind=card.kind,
-            language=card.language,
-            path=shown_path(card.path),
-            score=score,
-            estimated_gain=gain,
-            trigger=trigger,
-            fired=fired,
-            failed=failed,
-            relevance=rel,
-            bottleneck_match=bottleneck in card.bottlenecks if bottleneck else False,
-            impact=card.impact,
-            risk=card.risk,
-        )
-
-    proposals = [r for r in map(explain, opt_idx) if r is not None]
-    warnings = [r for r in map(explain, warn_idx) if r is not None]
-    requires = {c.name: c.requires for c in table.cards}
+    opportunities, warnings = explain_and_order(
+        table.cards,
+        table.weights,
+        opt_idx,
+        warn_idx,
+        metrics=metrics,
+        relevance=relevance,
+        bottleneck=bottleneck,
+        limit=limit,
+        shown_path=_public_paths(ix.store),
+    )
     return Strategy(
-        profile=profile,
-        language=language,
-        opportunities=order_ties(sorted(proposals, key=_rank_key)[:limit], requires),
-        warnings=sorted(warnings, key=_rank_key)[:limit],
+        profile=profile, language=language, opportunities=opportunities, warnings=warnings
     )
 
 
-def kernel_contexts(profile: Profile) -> frozenset[str]:
-    """The catalog contexts the kernel's spec declares, from the profile's `### Context`."""
-    text = profile.notes.get(CONTEXT_NOTE, "")
-    return frozenset(w.strip() for w in text.replace(".", "").split(",") if w.strip())
-
-
-CONTEXT_NOTE = "Context"
-
-
-def order_ties(
-    ranked: list[RankedOpportunity], requires: dict[str, frozenset[str]]
-) -> list[RankedOpportunity]:
-    """Ranked by score; scores equal to `TIE` are ordered by risk (the easiest to revert
-    first), then so that an entry another one `requires` comes first, then by estimated
-    impact."""
-    names = {o.id for o in ranked}
-
-    def key(o: RankedOpportunity) -> tuple[float, int, int, float, str]:
-        needed = any(o.id in requires.get(p.id, ()) for p in ranked if p.id != o.id)
-        blocked = bool(requires.get(o.id, frozenset()) & names)
-        return (
-            -round(o.score / TIE),
-            _RISK_ORDER.get(o.risk, 1),
-            0 if needed else (2 if blocked else 1),
-            -o.estimated_gain,
-            o.id,
-        )
-
-    return sorted(ranked, key=key)
-
-
 def _public_paths(store: Store) -> Callable[[str], str]:
-    """Card paths (`docs/knowledge/<rel>`) as the file that holds the entry shows: in a
-    project layered over the bundled catalog, a bundled entry's package path."""
+    """Card paths (`docs/knowledge/<rel>`) as the file that holds the entry shows them."""
     if len(store.layers) < 2:
         return lambda path: path
     prefix = f"{KNOWLEDGE_DIR.as_posix()}/"
-
-    def shown(path: str) -> str:
-        found = store.locate(path.removeprefix(prefix))
-        return store.public_path(found) if found is not None else path
-
-    return shown
+    return lambda path: entry_public_path(store, path.removeprefix(prefix))
 
 
-def _rank_key(o: RankedOpportunity) -> tuple[float, float, str]:
-    return (-round(o.score, 6), -o.estimated_gain, o.id)
+def entry_public_path(store: Store, relpath: str) -> str:
+    """The path `recommend` shows for the entry at `relpath` under a knowledge root:
+    `docs/knowledge/<relpath>`, except in a project layered over the bundled catalog, where
+    a bundled entry shows its package path (the index snapshot keeps this for each entry)."""
+    path = f"{KNOWLEDGE_DIR.as_posix()}/{relpath}"
+    if len(store.layers) < 2:
+        return path
+    found = store.locate(relpath)
+    return store.public_path(found) if found is not None else path

@@ -7,8 +7,12 @@ everywhere.
 
 from __future__ import annotations
 
+import math
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 
 class Kind(StrEnum):
@@ -293,6 +297,40 @@ METRICS: dict[str, Metric] = {
 
 # Trigger comparison operators, longest first so parsing is unambiguous.
 OPERATORS: tuple[str, ...] = ("<=", ">=", "==", "!=", "<", ">")
+# The comparison behind each trigger operator; strategy selection evaluates with these too.
+COMPARATORS: dict[str, Callable[[Any, Any], Any]] = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
+
+# The range a value can take, by the metric's unit; a trigger or a profile outside it is
+# a typing mistake (a 150% occupancy), not a measurement.  Other units: finite and >= 0.
+UNIT_RANGES: dict[str, tuple[float, float]] = {"%": (0.0, 100.0)}
+# Percentages that can pass 100 (a measured time below an estimated floor).
+UNBOUNDED_PCT = frozenset({"pct_of_floor"})
+VALUE_MAX = 1e15  # above any count, byte total or duration a profiler reports
+
+
+def metric_value_problem(metric: str, value: object) -> str | None:
+    """Why `value` cannot be a value of `metric` (not a finite number, outside its unit's
+    range), or None.  Used by triggers and by every profile reader."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return f"{metric}: {value!r} is not a number"
+    if not math.isfinite(value):
+        return f"{metric}: {value!r} is not a finite number"
+    known = METRICS.get(metric)
+    lo, hi = UNIT_RANGES.get(known.unit if known else "", (0.0, VALUE_MAX))
+    if metric in UNBOUNDED_PCT:
+        hi = VALUE_MAX
+    if not lo <= value <= hi:
+        unit = f" {known.unit}" if known else ""
+        return f"{metric}: {value:g} is outside {lo:g}..{hi:g}{unit}"
+    return None
+
 
 # Section headings of the detail-file template, in order (Japanese source).
 SECTIONS: tuple[str, ...] = (

@@ -116,14 +116,7 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     if args.fill:
         sys.stdout.write(result.filled_profile().render())
         return 0
-    print(f"{profile.kernel} {profile.version}: {len(result.opportunities)} opportunities")
-    for i, o in enumerate(result.opportunities, 1):
-        why = o.trigger or f"text relevance {o.relevance:.2f}"
-        print(f"{i:2}. {o.id}  (score {o.score:.2f}, est. {o.estimated_gain:.0f}% gain, {why})")
-        print(f"    {o.title}  -> {o.path}")
-    for w in result.warnings:
-        why = ", ".join(w.fired) or f"text relevance {w.relevance:.2f}"
-        print(f"warning: anti-pattern {w.id} matches ({why}) -> {w.path}")
+    sys.stdout.write(result.to_text())
     return 0
 
 

@@ -50,57 +50,63 @@ Parse errors are `KbError`s located as `path:line:`.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from kbopt.contracts.profile_text import (
+    BASELINE_COLUMNS,
+    COMMENT_RE,
+    GAIN_RANGE,
+    HEADING_RE,
+    LINK_RE,
+    METRIC_COLUMNS,
+    NUMBER_CELL_RE,
+    OPP_RE,
+    SEPARATOR_CELL_RE,
+    STAGE_COLUMNS,
+    STAGE_METRICS,
+    TITLE_RE,
+    TOP_HEADING,
+    TOTAL_STAGE_NAMES,
+    TRIGGER_RE,
+    canonical_metric,
+    config_value_problem,
+    fmt_number,
+    is_total_stage,
+    parse_bottleneck,
+    parse_duration_us,
+    parse_metric_value,
+    parse_pct,
+    stage_metrics,
+    strip_root_cause,
+    table_columns_match,
+)
 from kbopt.errors import Problem, ProblemList
 from kbopt.markdown import parse_table, render_table, split_row
-from kbopt.model import metric_value_problem
-from kbopt.vocab import METRICS, Bottleneck
+from kbopt.vocab import METRICS, Bottleneck, metric_value_problem
 
-STAGE_COLUMNS = ("Stage", "Duration", "TC%", "DRAM%", "Occ%", "Bottleneck", "Key Issue")
-METRIC_COLUMNS = ("Metric", "Value")
-BASELINE_COLUMNS = ("Metric", "Previous", "Current", "Change")
-TOP_HEADING = "Top 3 Opportunities (ranked by how strongly the profile calls for each)"
-
-# Stage columns -> canonical metric names (the mapping the issue and A11 prescribe).
-STAGE_METRICS = {
-    "duration_us": "duration_us",
-    "tc_pct": "tensor_core_util_pct",
-    "dram_pct": "dram_throughput_pct",
-    "occ_pct": "achieved_occupancy_pct",
-}
-TOTAL_STAGE_NAMES = {"total", "overall", "end-to-end", "whole kernel", "all"}
-
-_NCU_TO_CANONICAL = {m.ncu: m.name for m in METRICS.values() if m.ncu}
-_COMMENT_RE = re.compile(r"^\s*<!--.*-->\s*$")
-_TITLE_RE = re.compile(r"^##\s+Profile:\s*(?P<body>.*)$")
-_HEADING_RE = re.compile(r"^###\s+(?P<title>.+?)\s*$")
-# A whole cell: a number (thousands grouped by commas allowed: 1,024) and an optional
-# unit.  `0,24` (a decimal comma) and `12abc` are not numbers.
-_NUMBER_CELL_RE = re.compile(
-    r"(?P<num>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?|[-+]?\.\d+)"
-    r"\s*(?P<unit>%|[A-Za-zµμ/]+)?"
-)
-_OPP_RE = re.compile(
-    r"^\s*(?P<num>\d+)[.)]\s+(?P<name>.+?)\s+(?:--|—|–)\s+est(?:imated|\.)?\s*"
-    r"(?:~|≈|about\s+|up\s+to\s+)?"
-    r"(?P<lo>[-+]?\d+(?:\.\d+)?)\s*%?\s*(?:(?:-|–|to)\s*(?P<hi>\d+(?:\.\d+)?))?\s*%\s*gain"
-    r"(?:\s+(?:--|—|–)\s+trigger:\s*(?P<trigger>.+?))?\s*$"
-)
-_LINK_RE = re.compile(r"^\[(?P<text>[^\]]+)\]\((?P<link>[^)\s]+)\)$")
-_TRIGGER_RE = re.compile(
-    r"^\s*(?P<metric>[A-Za-z_][\w%.]*)\s*(?:=|==|<=|>=|<|>)\s*(?P<value>[-+]?\d+(?:\.\d+)?)"
-)
-_DURATION_UNITS = {"ns": 1e-3, "us": 1.0, "µs": 1.0, "μs": 1.0, "ms": 1e3, "s": 1e6}
-_MISSING = {"", "-", "—", "n/a", "na", "?", "none"}
-_BOTTLENECK_WORDS = {
-    Bottleneck.MEMORY: ("memory", "bandwidth", "dram"),
-    Bottleneck.COMPUTE: ("compute", "math", "tensor"),
-    Bottleneck.LATENCY: ("latency", "launch", "occupancy"),
-}
+# The text rules live in kbopt.contracts.profile_text (no pydantic); these names are
+# this module's too.
+__all__ = [
+    "BASELINE_COLUMNS",
+    "METRIC_COLUMNS",
+    "STAGE_COLUMNS",
+    "STAGE_METRICS",
+    "TOP_HEADING",
+    "TOTAL_STAGE_NAMES",
+    "BaselineRow",
+    "Opportunity",
+    "Profile",
+    "Stage",
+    "canonical_metric",
+    "config_value_problem",
+    "fmt_number",
+    "parse_bottleneck",
+    "parse_duration_us",
+    "parse_metric_value",
+    "parse_pct",
+]
 
 
 class _Strict(BaseModel):
@@ -134,7 +140,7 @@ class Stage(_Strict):
 
     @property
     def is_total(self) -> bool:
-        return self.name.strip().lower() in TOTAL_STAGE_NAMES
+        return is_total_stage(self.name)
 
 
 class Opportunity(_Strict):
@@ -149,18 +155,18 @@ class Opportunity(_Strict):
     @field_validator("gain_pct", "gain_pct_max")
     @classmethod
     def _finite_gain(cls, v: float | None) -> float | None:
-        if v is not None and not (math.isfinite(v) and -100 <= v <= 100_000):
+        if v is not None and not (math.isfinite(v) and GAIN_RANGE[0] <= v <= GAIN_RANGE[1]):
             raise ValueError(f"estimated gain {v!r}% is not a plausible percentage")
         return v
 
     @property
     def trigger_metric(self) -> str | None:
-        m = _TRIGGER_RE.match(self.trigger)
+        m = TRIGGER_RE.match(self.trigger)
         return m["metric"] if m else None
 
     @property
     def trigger_value(self) -> float | None:
-        m = _TRIGGER_RE.match(self.trigger)
+        m = TRIGGER_RE.match(self.trigger)
         return float(m["value"]) if m else None
 
     def render(self, number: int) -> str:
@@ -224,7 +230,7 @@ class Profile(_Strict):
     def metrics(self) -> dict[str, float]:
         """Flat canonical metrics: title config < stages < `### Metrics` (module docstring)."""
         out = {k: float(v) for k, v in self.config.items() if k in METRICS}
-        out.update(_stage_metrics(self.stages))
+        out.update(stage_metrics(self.stages))
         out.update({k: float(v) for k, v in self.measured.items()})
         return out
 
@@ -288,128 +294,12 @@ class Profile(_Strict):
 # ---------------------------------------------------------------------- helpers
 
 
-def fmt_number(v: float) -> str:
-    """At most three decimals, no trailing zeros, integers without a point."""
-    if float(v).is_integer():
-        return str(int(v))
-    text = f"{v:.3f}".rstrip("0").rstrip(".")
-    return text if text not in ("-0", "") else "0"
-
-
 def _stage_cells(s: Stage) -> list[str]:
     def pct(v: float | None) -> str:
         return "-" if v is None else f"{fmt_number(v)}%"
 
     dur = "-" if s.duration_us is None else f"{fmt_number(s.duration_us)} us"
     return [s.name, dur, pct(s.tc_pct), pct(s.dram_pct), pct(s.occ_pct), s.bottleneck, s.key_issue]
-
-
-def _stage_metrics(stages: list[Stage]) -> dict[str, float]:
-    """The whole-kernel view of the Stages table (see the module docstring)."""
-    if not stages:
-        return {}
-    totals = [s for s in stages if s.is_total]
-    chosen = totals[0] if totals else (stages[0] if len(stages) == 1 else None)
-    out: dict[str, float] = {}
-    if chosen is not None:
-        for field_name, metric in STAGE_METRICS.items():
-            value = getattr(chosen, field_name)
-            if value is not None:
-                out[metric] = float(value)
-        return out
-    durations = [s.duration_us for s in stages if s.duration_us is not None]
-    if durations:
-        out["duration_us"] = float(sum(durations))
-    for field_name in ("tc_pct", "dram_pct", "occ_pct"):
-        pairs = [(getattr(s, field_name), s.duration_us) for s in stages]
-        known = [(v, d) for v, d in pairs if v is not None]
-        if not known:
-            continue
-        weights = [d for _, d in known]
-        if all(w is not None and w > 0 for w in weights):
-            total = sum(w for w in weights if w is not None)
-            value = sum(v * (d or 0.0) for v, d in known) / total
-        else:  # no durations to weigh by: plain mean
-            value = sum(v for v, _ in known) / len(known)
-        out[STAGE_METRICS[field_name]] = value
-    return out
-
-
-def config_value_problem(key: str, value: object) -> str | None:
-    """Why a title dimension cannot be `value` (not finite, or out of its metric's range)."""
-    if key in METRICS:
-        return metric_value_problem(key, value)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return f"{key}: {value!r} is not a finite number"
-    return None
-
-
-def parse_duration_us(cell: str) -> float | None:
-    """`412 us`, `0.41 ms`, `412µs`, `900 ns`, `412` (microseconds) -> microseconds."""
-    text = cell.strip()
-    if text.lower() in _MISSING:
-        return None
-    m = re.fullmatch(r"(?P<v>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(?P<u>ns|us|µs|μs|ms|s)?", text)
-    if not m:
-        raise ValueError(f"duration {cell!r} is not a number with a unit (ns, us, ms, s)")
-    value = float(m["v"]) * _DURATION_UNITS[m["u"] or "us"]
-    if not math.isfinite(value) or value < 0:
-        raise ValueError(f"duration {cell!r} must be a finite time >= 0")
-    return value
-
-
-def parse_pct(cell: str) -> float | None:
-    text = cell.strip()
-    if text.lower() in _MISSING:
-        return None
-    m = re.fullmatch(r"(?P<v>[-+]?\d+(?:\.\d+)?)\s*%?", text)
-    if not m:
-        raise ValueError(f"percentage {cell!r} is not a number (with or without %)")
-    value = float(m["v"])
-    if not 0 <= value <= 100:
-        raise ValueError(f"percentage {cell!r} is outside 0..100%")
-    return value
-
-
-def parse_metric_value(metric: str, cell: str) -> float:
-    """A `### Metrics` cell as a number: the whole cell, an optional unit that is the
-    metric's own, finite and inside the range of that unit (ValueError otherwise)."""
-    text = cell.strip()
-    m = _NUMBER_CELL_RE.fullmatch(text)
-    if not m:
-        hint = " (use a point for decimals: 0.24)" if re.fullmatch(r"[-+]?\d+,\d+", text) else ""
-        raise ValueError(f"metric {metric} has value {cell!r}, expected a number{hint}")
-    unit = m["unit"]
-    known = METRICS[metric].unit
-    if unit is not None and unit.lower() != known.lower():
-        raise ValueError(
-            f"metric {metric} has value {cell!r}, expected a number (in {known}, unit optional)"
-        )
-    value = float(m["num"].replace(",", ""))
-    problem = metric_value_problem(metric, value)
-    if problem is not None:
-        raise ValueError(f"metric {problem}")
-    return value
-
-
-def parse_bottleneck(text: str) -> Bottleneck | None:
-    """`Memory-bound`, `memory bound`, `Latency (launch)-bound` -> the class; None if unknown."""
-    low = text.strip().strip("*_` []").lower()
-    for cls, words in _BOTTLENECK_WORDS.items():
-        if any(low.startswith(w) for w in words):
-            return cls
-    for cls, words in _BOTTLENECK_WORDS.items():
-        if any(w in low for w in words):
-            return cls
-    return None
-
-
-def canonical_metric(name: str) -> str | None:
-    """A canonical metric name, or the canonical name of an Nsight Compute metric."""
-    key = name.strip().strip("`")
-    if key in METRICS:
-        return key
-    return _NCU_TO_CANONICAL.get(key)
 
 
 class _Parser:
@@ -425,10 +315,10 @@ class _Parser:
         # Blank lines and one-line HTML comments (provenance: device, date, command) may
         # come before the title.
         start = next(
-            (i for i, ln in enumerate(self.lines) if ln.strip() and not _COMMENT_RE.match(ln)),
+            (i for i, ln in enumerate(self.lines) if ln.strip() and not COMMENT_RE.match(ln)),
             None,
         )
-        if start is None or not _TITLE_RE.match(self.lines[start].strip()):
+        if start is None or not TITLE_RE.match(self.lines[start].strip()):
             self.add(
                 (start or 0) + 1,
                 "a profile starts with `## Profile: <kernel> <version> | dim=X, dim=X` "
@@ -451,7 +341,7 @@ class _Parser:
             raise ProblemList(self.problems) from None
 
     def _title(self, index: int, data: dict[str, object]) -> None:
-        m = _TITLE_RE.match(self.lines[index].strip())
+        m = TITLE_RE.match(self.lines[index].strip())
         assert m is not None
         head, _, conf = m["body"].partition("|")
         words = [w.strip("[]") for w in head.split()]
@@ -463,7 +353,7 @@ class _Parser:
         config: dict[str, float] = {}
         for part in filter(None, (p.strip().strip("[]") for p in conf.split(","))):
             key, eq, value = (x.strip() for x in part.partition("="))
-            m = _NUMBER_CELL_RE.fullmatch(value)
+            m = NUMBER_CELL_RE.fullmatch(value)
             if not eq or not key or m is None or m["unit"] or "," in value:
                 self.add(
                     index + 1,
@@ -485,7 +375,7 @@ class _Parser:
         sections: list[tuple[str, int, list[tuple[int, str]]]] = []
         for i in range(start, len(self.lines)):
             line = self.lines[i]
-            m = _HEADING_RE.match(line.strip())
+            m = HEADING_RE.match(line.strip())
             if m:
                 sections.append((m["title"], i + 1, []))
             elif line.strip().startswith("## "):
@@ -528,17 +418,13 @@ class _Parser:
             self.add(lineno, f"the {what} section has no table")
             return []
         header, _ = parse_table([rows[0][1]])
-
-        def norm(cell: str) -> str:  # "TC %", "**Key issue**" match "TC%", "Key Issue"
-            return re.sub(r"[\s*_`]", "", cell).lower()
-
-        if [norm(h) for h in header] != [norm(c) for c in columns]:
+        if not table_columns_match(header, columns):
             self.add(rows[0][0], f"{what} columns must be: {' | '.join(columns)}")
             return []
         out = []
         for n, t in rows[1:]:
             cells = split_row(t)
-            if all(re.fullmatch(r":?-{3,}:?", c) for c in cells):
+            if all(SEPARATOR_CELL_RE.fullmatch(c) for c in cells):
                 continue
             if len(cells) != len(columns):
                 self.add(n, f"{what} row has {len(cells)} cells, expected {len(columns)}")
@@ -601,8 +487,7 @@ class _Parser:
         else:
             data["bottleneck"] = cls
         text = " ".join(t.strip() for _, t in body if t.strip())
-        # "Root cause:", also as "**Root cause:**" or "Root cause -" from a chatty profiler.
-        text = re.sub(r"^\W*root cause\W*?[:\-–—]\W*", "", text, flags=re.IGNORECASE)
+        text = strip_root_cause(text)
         data["root_cause"] = text
 
     def _opportunities(self, body: list[tuple[int, str]]) -> list[Opportunity]:
@@ -610,14 +495,14 @@ class _Parser:
         for n, t in body:
             if not t.strip():
                 continue
-            m = _OPP_RE.match(t)
+            m = OPP_RE.match(t)
             if not m:
                 self.add(
                     n, "an opportunity reads `1. <name> -- est. X% gain -- trigger: metric=value`"
                 )
                 continue
             name, link = m["name"].strip(), None
-            lm = _LINK_RE.match(name)
+            lm = LINK_RE.match(name)
             if lm:
                 name, link = lm["text"], lm["link"]
             try:

@@ -1,0 +1,493 @@
+"""The rules of strategy selection, with the standard library only.
+
+`kbopt.strategy` documents the scoring (triggers, text relevance, bottleneck class,
+expected gain) and runs it over the search index, with numpy for the first pass over
+every entry.  The rules themselves live here, in plain Python: how one entry is
+evaluated against a profile (`evaluate`), which entries are worth reporting
+(`candidates`, the plain-Python twin of `kbopt.strategy._Table.candidates`), how the
+reported ones are explained and ordered (`explain_and_order`), and how a result is
+printed (`result_dict`, `result_text`).  `kbopt.cli.quick` answers `kbopt recommend`
+from the index snapshot with these same functions, without loading numpy, whoosh or
+pydantic; tests check both paths print the same bytes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from kbopt.contracts.profile_text import fmt_number
+from kbopt.vocab import COMPARATORS
+
+W_TRIGGER = 0.45
+W_TEXT = 0.35
+W_CLASS = 0.1
+W_GAIN = 0.1
+# Text relevance alone proposes an entry without any trigger only above this.
+TEXT_ONLY_MIN = 0.35
+# An anti-pattern warns when most of its conditions were measured and hold (a warning
+# on one generic symptom such as low DRAM throughput would fire on every kernel).
+WARN_COVERAGE = 0.6
+WARN_CONFIDENCE = 0.6
+WARN_TEXT = 0.8  # ... or when it is (nearly) the best text match of the profile
+# Trigger evidence counts less for an entry tied to specific kernel contexts (mla,
+# gemm...) when the profile's words share nothing with it.
+UNRELATED_FACTOR = 0.6
+GENERIC_CONTEXTS = frozenset(
+    {"any-kernel", "memory-bound", "compute-bound", "small-grid", "multi-kernel"}
+)
+# Contexts about how a kernel is called, not what it computes: an entry tagged with one
+# applies to any kind of kernel (CUDA graphs, per-call host work, autotuning).
+CALL_CONTEXTS = frozenset({"any-kernel", "inference-step", "multi-kernel", "autotuning"})
+# Properties any kind of kernel can have; they do not make an entry fit a kernel kind.
+PROPERTY_CONTEXTS = frozenset({"memory-bound", "compute-bound", "small-grid"})
+TEXT_CANDIDATES = 200
+# Metrics that describe the problem's shape rather than a measured symptom.
+SHAPE_METRICS = frozenset(
+    {"batch", "query_len", "kv_len", "num_heads", "head_dim", "rows", "row_len"}
+)
+# A shape fact that holds makes an entry applicable, not needed: it earns this share.
+SHAPE_CREDIT = 0.3
+ALL_LANGUAGES = "all"
+# What the Top 3 says of an entry proposed on its text alone (no trigger held).
+NO_TRIGGER = "none fired (matched on text only)"
+# Scores closer than this are a tie: risk and `requires` links decide (order_ties).
+TIE = 0.01
+# The table's first pass keeps this many candidates beyond `limit`: the exact ranking
+# breaks ties on estimated gain.
+CANDIDATE_MARGIN = 10
+# Where entry files live in a project (`kbopt.store.KNOWLEDGE_DIR`; a test checks).
+KNOWLEDGE_PATH = "docs/knowledge"
+# The section of a profile that names the kernel's catalog contexts.
+CONTEXT_NOTE = "Context"
+_RISK_ORDER = {"low": 0, "medium": 1, "high": 2}
+
+
+class ProfileLike(Protocol):
+    """What ranking reads of a profile (`Profile`, or the quick path's `ProfileFacts`)."""
+
+    @property
+    def metrics(self) -> dict[str, float]: ...
+
+    @property
+    def notes(self) -> dict[str, str]: ...
+
+
+@dataclass(frozen=True)
+class Card:
+    """What ranking needs from one entry, decoded once per index version."""
+
+    name: str
+    title: str
+    kind: str
+    language: str | None
+    path: str
+    status: str
+    bottlenecks: frozenset[str]
+    contexts: frozenset[str]
+    gain: float
+    impact: str
+    risk: str
+    triggers: tuple[tuple[str, str, float, str], ...]  # (metric, op, value, expression)
+    requires: frozenset[str] = frozenset()  # entries that must be in place first
+
+    @classmethod
+    def from_entry_json(cls, data: dict[str, Any], relpath: str) -> Card:
+        triggers = []
+        for t in data.get("triggers", []):
+            v = float(t["value"])
+            shown = fmt_number(v)
+            triggers.append((t["metric"], t["op"], v, f"{t['metric']} {t['op']} {shown}"))
+        return cls(
+            name=data["name"],
+            title=data["title"],
+            kind=data["kind"],
+            language=data.get("language"),
+            path=f"{KNOWLEDGE_PATH}/{relpath}",
+            status=data.get("status", "proposed"),
+            bottlenecks=frozenset(data.get("bottlenecks", [])),
+            contexts=frozenset(data.get("applies_to", [])),
+            gain=float(data.get("expected_gain_pct", 0.0)),
+            impact=data.get("impact", "medium"),
+            risk=data.get("risk", "medium"),
+            triggers=tuple(triggers),
+            requires=frozenset(
+                i["target"] for i in data.get("interactions", []) if i["relation"] == "requires"
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class RankedOpportunity:
+    """One proposed entry (or warned-about anti-pattern) with why it was chosen."""
+
+    id: str
+    title: str
+    kind: str
+    language: str | None
+    path: str  # link to the knowledge-base file
+    score: float
+    estimated_gain: float  # percent
+    trigger: str  # `metric=value` of the first trigger that fired, "" when text-only
+    fired: tuple[str, ...]  # trigger expressions that hold
+    failed: tuple[str, ...]  # trigger expressions that do not hold
+    relevance: float
+    bottleneck_match: bool
+    impact: str
+    risk: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "kind": self.kind,
+            "language": self.language,
+            "path": self.path,
+            "score": round(self.score, 4),
+            "estimated_gain": round(self.estimated_gain, 1),
+            "trigger": self.trigger,
+            "fired": list(self.fired),
+            "failed": list(self.failed),
+            "relevance": round(self.relevance, 3),
+            "bottleneck_match": self.bottleneck_match,
+            "impact": self.impact,
+            "risk": self.risk,
+        }
+
+    def to_contract(self) -> Any:
+        """The profile contract's Top 3 item (`kbopt.contracts.profile.Opportunity`)."""
+        from kbopt.contracts.profile import Opportunity
+
+        return Opportunity(
+            name=self.title,
+            link=self.path,
+            gain_pct=round(self.estimated_gain, 1),
+            trigger=self.trigger or NO_TRIGGER,
+        )
+
+
+# ----------------------------------------------------------------------------- one entry
+
+
+def trigger_metrics(profile: ProfileLike) -> dict[str, float]:
+    """The profile's metrics as triggers see them.
+
+    A tensor-core utilization of exactly 0 means the kernel issues no MMA at all: a
+    condition such as `tensor_core_util_pct < 40` ("the tensor cores are under-fed")
+    does not describe it, so the metric is left out rather than read as a symptom.
+    """
+    metrics = dict(profile.metrics)
+    if metrics.get("tensor_core_util_pct") == 0:
+        del metrics["tensor_core_util_pct"]
+    return metrics
+
+
+def kernel_contexts(profile: ProfileLike) -> frozenset[str]:
+    """The catalog contexts the kernel's spec declares, from the profile's `### Context`."""
+    text = profile.notes.get(CONTEXT_NOTE, "")
+    return frozenset(w.strip() for w in text.replace(".", "").split(",") if w.strip())
+
+
+def headroom_pct(metrics: dict[str, float]) -> float | None:
+    floor = metrics.get("pct_of_floor")
+    if floor is None or floor <= 0:
+        return None
+    return max(0.0, 100.0 / min(floor, 100.0) - 1.0) * 100.0
+
+
+def metric_weights(cards: Iterable[Card]) -> dict[str, float]:
+    """Specificity of each trigger metric: log(1 + entries / entries that use it).
+
+    A symptom many entries react to (tensor_core_util_pct) says little about which one
+    to try; one that few entries name (shared_bank_conflicts) says a lot.
+    """
+    cards = list(cards)
+    df: dict[str, int] = {}
+    for c in cards:
+        for m in {t[0] for t in c.triggers}:
+            df[m] = df.get(m, 0) + 1
+    n = max(1, len(cards))
+    return {m: math.log(1.0 + n / k) for m, k in df.items()}
+
+
+def evaluate(
+    card: Card,
+    metrics: dict[str, float],
+    relevance: float,
+    bottleneck: str | None,
+    weights: dict[str, float],
+) -> tuple[float, float, tuple[str, ...], tuple[str, ...], str] | None:
+    """(score, coverage, fired, failed, trigger text), or None when the entry does not apply."""
+    fired: list[str] = []
+    failed: list[str] = []
+    shown: list[tuple[bool, float, str]] = []  # (is a shape metric, -weight, `metric=value`)
+    mass_fired = mass_failed = mass_all = 0.0
+    for metric, op, value, expr in card.triggers:
+        w = weights.get(metric, 1.0)
+        mass_all += w
+        if metric not in metrics:
+            continue
+        if COMPARATORS[op](metrics[metric], value):
+            fired.append(expr)
+            mass_fired += w * (SHAPE_CREDIT if metric in SHAPE_METRICS else 1.0)
+            shown.append((metric in SHAPE_METRICS, -w, f"{metric}={fmt_number(metrics[metric])}"))
+        else:
+            failed.append(expr)
+            mass_failed += w
+    # Report the most specific measured symptom (ctas_per_sm=0.2), never a shape fact first.
+    first_value = min(shown)[2] if shown else ""
+    known = len(fired) + len(failed)
+    coverage = len(fired) / known if known else 0.0
+    if not fired and relevance < TEXT_ONLY_MIN:
+        return None
+    if card.triggers and not fired and known:
+        return None  # its conditions were checked and none holds
+    symptom_fired = any(not is_shape for is_shape, _, _ in shown)
+    symptom_failed = any(m not in SHAPE_METRICS for m, _, _, e in card.triggers if e in failed)
+    if symptom_failed and not symptom_fired:
+        return None  # only shape facts hold (kv_len...): the measured symptom is absent
+    # Share of the entry's (specificity-weighted) conditions that hold, times the share
+    # that was not contradicted: conditions are meant together.
+    evidence = (mass_fired / mass_all) * (1.0 - mass_failed / mass_all) if mass_all else 0.0
+    related = relevance > 0 or bool(card.contexts & GENERIC_CONTEXTS)
+    class_match = 1.0 if bottleneck is not None and bottleneck in card.bottlenecks else 0.0
+    score = (
+        W_TRIGGER * evidence * (1.0 if related else UNRELATED_FACTOR)
+        + W_TEXT * relevance
+        + W_CLASS * class_match
+        + W_GAIN * min(card.gain, 100.0) / 100.0
+    )
+    return score, coverage, tuple(fired), tuple(failed), first_value
+
+
+# ----------------------------------------------------------------------------- all entries
+
+
+def is_specific(card: Card) -> bool:
+    """Tied to kinds of kernels (attention, gemm...) and not to how a kernel is called."""
+    kinds = card.contexts - CALL_CONTEXTS - PROPERTY_CONTEXTS
+    return bool(kinds) and not (card.contexts & CALL_CONTEXTS)
+
+
+def candidates(
+    cards: Sequence[Card],
+    weights: dict[str, float],
+    metrics: dict[str, float],
+    relevance: dict[str, float],
+    bottleneck: str | None,
+    language: str | None,
+    limit: int,
+    contexts: frozenset[str] = frozenset(),
+) -> tuple[list[int], list[int]] | None:
+    """Indexes of the best `limit` + margin optimizations and of the warned anti-patterns:
+    `kbopt.strategy._Table.candidates` operation for operation, in plain Python.
+
+    The table keeps the best ones with numpy's `argpartition`, which picks among scores
+    tied at the cut in no documented order; where such a tie decides what is kept, this
+    returns None (the caller then lets the table decide).
+    """
+    n = len(cards)
+    index = {c.name: i for i, c in enumerate(cards)}
+    rel = [0.0] * n
+    for name, r in relevance.items():
+        if name in index:
+            rel[index[name]] = r
+    kinds = contexts - CALL_CONTEXTS - PROPERTY_CONTEXTS
+    scores = [0.0] * n
+    opts: list[int] = []
+    warned: list[int] = []
+    for i, c in enumerate(cards):
+        n_fired = n_failed = 0
+        mass_fired = mass_failed = mass_all = 0.0
+        symptom_fired = symptom_failed = False
+        for metric, op, value, _ in c.triggers:
+            if op not in COMPARATORS:
+                return None  # the table would never count it as holding: not ours to guess
+            w = weights.get(metric, 1.0)
+            shape = metric in SHAPE_METRICS
+            mass_all += w
+            v = metrics.get(metric, math.nan)
+            if math.isnan(v):
+                continue
+            if COMPARATORS[op](v, value):
+                n_fired += 1
+                mass_fired += (SHAPE_CREDIT if shape else 1.0) * w
+                symptom_fired = symptom_fired or not shape
+            else:
+                n_failed += 1
+                mass_failed += w
+                symptom_failed = symptom_failed or not shape
+        in_scope = not c.language or language == ALL_LANGUAGES or c.language == language
+        if contexts:
+            fits = not is_specific(c) or bool(kinds & c.contexts)
+            in_scope = in_scope and fits
+        has_triggers = bool(c.triggers)
+        eligible = (
+            in_scope
+            and c.status != "refuted"
+            and (n_fired > 0 or rel[i] >= TEXT_ONLY_MIN)
+            and not (has_triggers and n_fired == 0 and n_failed > 0)
+            and not (symptom_failed and not symptom_fired)
+        )
+        evidence = (mass_fired / mass_all) * (1.0 - mass_failed / mass_all) if mass_all > 0 else 0.0
+        related = rel[i] > 0 or bool(c.contexts & GENERIC_CONTEXTS)
+        cls = 1.0 if bottleneck and bottleneck in c.bottlenecks else 0.0
+        scores[i] = (
+            W_TRIGGER * evidence * (1.0 if related else UNRELATED_FACTOR)
+            + W_TEXT * rel[i]
+            + W_CLASS * cls
+            + W_GAIN * (min(c.gain, 100.0) / 100.0)
+        )
+        known_n = n_fired + n_failed
+        coverage = n_fired / max(known_n, 1) if known_n > 0 else 0.0
+        confidence = known_n / max(len(c.triggers), 1) if has_triggers else 0.0
+        measured = coverage >= WARN_COVERAGE and confidence >= WARN_CONFIDENCE
+        described = rel[i] >= WARN_TEXT and n_failed == 0
+        anti = c.kind == "anti-pattern"
+        if eligible and anti and ((n_fired > 0 and measured) or described):
+            warned.append(i)
+        if eligible and not anti:
+            opts.append(i)
+    keep = min(len(opts), limit + CANDIDATE_MARGIN)
+    best_opts = _best(opts, scores, keep)
+    best_warned = _best(warned, scores, keep)
+    if best_opts is None or best_warned is None:
+        return None
+    return best_opts, best_warned
+
+
+def _best(indexes: list[int], scores: list[float], keep: int) -> list[int] | None:
+    """The `keep` best-scored of `indexes` (all when there are no more), None when a tie
+    at the cut leaves the choice open."""
+    if len(indexes) <= keep:
+        return indexes
+    if keep == 0:
+        return []
+    kth = sorted((scores[i] for i in indexes), reverse=True)[keep - 1]
+    chosen = [i for i in indexes if scores[i] >= kth]
+    return chosen if len(chosen) == keep else None
+
+
+def explain_and_order(
+    cards: Sequence[Card],
+    weights: dict[str, float],
+    opt_idx: Iterable[int],
+    warn_idx: Iterable[int],
+    *,
+    metrics: dict[str, float],
+    relevance: dict[str, float],
+    bottleneck: str | None,
+    limit: int,
+    shown_path: Callable[[str], str],
+) -> tuple[list[RankedOpportunity], list[RankedOpportunity]]:
+    """The candidates explained by `evaluate` (its exact score, the trigger that fired,
+    the estimated gain), then ranked: (opportunities, warnings)."""
+    headroom = headroom_pct(metrics)
+
+    def explain(i: int) -> RankedOpportunity | None:
+        card = cards[i]
+        rel = relevance.get(card.name, 0.0)
+        verdict = evaluate(card, metrics, rel, bottleneck, weights)
+        if verdict is None:  # the first pass and evaluate apply the same rules
+            return None
+        score, coverage, fired, failed, trigger = verdict
+        gain = card.gain * (coverage if card.triggers and fired else 0.5)
+        if headroom is not None:
+            gain = min(gain, headroom)
+        return RankedOpportunity(
+            id=card.name,
+            title=card.title,
+            kind=card.kind,
+            language=card.language,
+            path=shown_path(card.path),
+            score=score,
+            estimated_gain=gain,
+            trigger=trigger,
+            fired=fired,
+            failed=failed,
+            relevance=rel,
+            bottleneck_match=bottleneck in card.bottlenecks if bottleneck else False,
+            impact=card.impact,
+            risk=card.risk,
+        )
+
+    proposals = [r for r in map(explain, opt_idx) if r is not None]
+    warnings = [r for r in map(explain, warn_idx) if r is not None]
+    requires = {c.name: c.requires for c in cards}
+    return (
+        order_ties(sorted(proposals, key=rank_key)[:limit], requires),
+        sorted(warnings, key=rank_key)[:limit],
+    )
+
+
+def order_ties(
+    ranked: list[RankedOpportunity], requires: dict[str, frozenset[str]]
+) -> list[RankedOpportunity]:
+    """Ranked by score; scores equal to `TIE` are ordered by risk (the easiest to revert
+    first), then so that an entry another one `requires` comes first, then by estimated
+    impact."""
+    names = {o.id for o in ranked}
+
+    def key(o: RankedOpportunity) -> tuple[float, int, int, float, str]:
+        needed = any(o.id in requires.get(p.id, ()) for p in ranked if p.id != o.id)
+        blocked = bool(requires.get(o.id, frozenset()) & names)
+        return (
+            -round(o.score / TIE),
+            _RISK_ORDER.get(o.risk, 1),
+            0 if needed else (2 if blocked else 1),
+            -o.estimated_gain,
+            o.id,
+        )
+
+    return sorted(ranked, key=key)
+
+
+def rank_key(o: RankedOpportunity) -> tuple[float, float, str]:
+    return (-round(o.score, 6), -o.estimated_gain, o.id)
+
+
+# ----------------------------------------------------------------------------- output
+
+
+def result_dict(
+    *,
+    kernel: str,
+    version: str,
+    bottleneck: str | None,
+    language: str | None,
+    metrics: dict[str, float],
+    opportunities: Sequence[RankedOpportunity],
+    warnings: Sequence[RankedOpportunity],
+) -> dict[str, Any]:
+    """`kbopt recommend --json`'s object."""
+    return {
+        "kernel": kernel,
+        "version": version,
+        "bottleneck": bottleneck,
+        "language": language,
+        "metrics": metrics,
+        "opportunities": [o.to_dict() for o in opportunities],
+        "warnings": [w.to_dict() for w in warnings],
+    }
+
+
+def result_text(
+    kernel: str,
+    version: str,
+    opportunities: Sequence[RankedOpportunity],
+    warnings: Sequence[RankedOpportunity],
+) -> str:
+    """`kbopt recommend`'s text: the numbered opportunities, then the warnings."""
+    out = [f"{kernel} {version}: {len(opportunities)} opportunities"]
+    for i, o in enumerate(opportunities, 1):
+        why = o.trigger or f"text relevance {o.relevance:.2f}"
+        out.append(
+            f"{i:2}. {o.id}  (score {o.score:.2f}, est. {o.estimated_gain:.0f}% gain, {why})"
+        )
+        out.append(f"    {o.title}  -> {o.path}")
+    for w in warnings:
+        why = ", ".join(w.fired) or f"text relevance {w.relevance:.2f}"
+        out.append(f"warning: anti-pattern {w.id} matches ({why}) -> {w.path}")
+    return "\n".join(out) + "\n"
