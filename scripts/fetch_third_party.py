@@ -14,6 +14,19 @@ license, how it was fetched).
     python scripts/fetch_third_party.py --from-mirror D  # bare git mirrors D/<owner>+<name>[/repo]
     python scripts/fetch_third_party.py --from-files D   # loose copies D/<owner>+<name>/<path>
 
+Source trees that must be compiled (FlashMLA's CUDA extension) are packed instead into ONE
+compressed archive, ``third_party/flashmla-src.tgz``: FlashMLA at the pinned commit with
+CUTLASS's ``include/`` and ``tools/util/include/`` (at the commit of FlashMLA's submodule) under
+``csrc/cutlass/``, about 2.5 MB, small enough to travel to the GPU machine next to the CuTe DSL
+wheel.  ``scripts/build_flashmla.sh`` unpacks and builds it there.  Both commits are checked
+(content-addressed: a full commit id is the content).
+
+    python scripts/fetch_third_party.py flashmla                          # from GitHub
+    python scripts/fetch_third_party.py flashmla --from-mirror /work/.mirror  # bare mirrors
+
+From GitHub, FlashMLA is fetched at depth 1 and CUTLASS with a sparse, blob-less checkout of
+the two folders (a few MB instead of the whole repository).
+
 Liger-Kernel is not fetched here: it is a pure-Triton wheel installed with pip
 (``liger-kernel==0.8.5``, in the dev extra) and imported as a package.
 
@@ -39,12 +52,15 @@ from __future__ import annotations
 import argparse
 import ast
 import datetime as dt
+import gzip
 import hashlib
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import zipfile
 from dataclasses import dataclass, field
@@ -53,6 +69,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DEST = ROOT / "third_party"
 MANIFEST = "MANIFEST.json"
+GITHUB = "https://github.com"  # where `git fetch` goes (tests point it at local repositories)
 
 
 @dataclass(frozen=True)
@@ -136,6 +153,53 @@ SOURCES: tuple[Source, ...] = (
 )
 
 BY_NAME = {s.name: s for s in SOURCES}
+
+
+@dataclass(frozen=True)
+class TreePart:
+    """Folders of one repository at one commit, placed under a prefix of the archive."""
+
+    repo: str  # owner/name on GitHub
+    commit: str  # full commit id: the content is addressed by it
+    paths: tuple[str, ...]  # folders (or files) in the repository; () for the whole tree
+    prefix: str  # where they land inside the archive's top folder ("" for its root)
+
+
+@dataclass(frozen=True)
+class Archive:
+    """A source tree to compile elsewhere, packed from pinned parts into one .tgz."""
+
+    name: str
+    dest: str  # the archive, relative to third_party/
+    top: str  # the one top folder inside the archive
+    parts: tuple[TreePart, ...]
+    license: str
+    used_by: tuple[str, ...] = ()
+    note: str = ""
+
+
+ARCHIVES: tuple[Archive, ...] = (
+    Archive(
+        name="flashmla",
+        dest="flashmla-src.tgz",
+        top="flashmla",
+        parts=(
+            TreePart("deepseek-ai/FlashMLA", "9241ae3ef9bac614dd25e45e507e089f888280e0", (), ""),
+            # the commit of FlashMLA's csrc/cutlass submodule at that FlashMLA commit
+            TreePart(
+                "NVIDIA/cutlass",
+                "147f5673d0c1c3dcf66f78d677fd647e4a020219",
+                ("include", "tools/util/include"),
+                "csrc/cutlass",
+            ),
+        ),
+        license="MIT (FlashMLA), BSD-3-Clause (CUTLASS)",
+        used_by=("kernels/mla_decode flashmla baseline",),
+        note="dense sm90 decode built by scripts/build_flashmla.sh on the GPU machine",
+    ),
+)
+
+ARCHIVES_BY_NAME = {a.name: a for a in ARCHIVES}
 
 
 class FetchError(Exception):
@@ -266,6 +330,143 @@ def from_pypi(source: Source) -> tuple[str, str]:
     return text, f"pypi {dist}=={version}"
 
 
+# ---------------------------------------------------------------------- source trees -> one archive
+
+
+def _git_bytes(*args: str, cwd: Path | None = None) -> bytes:
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=cwd, capture_output=True, timeout=900, check=False
+        )
+    except FileNotFoundError:
+        raise FetchError("git is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise FetchError(f"git {' '.join(args[:3])} took more than 15 minutes") from None
+    if done.returncode != 0:
+        err = done.stderr.decode("utf-8", "replace").strip()[-400:]
+        raise FetchError(f"git {' '.join(args[:4])} failed: {err}")
+    return done.stdout
+
+
+def part_tar_from_mirror(part: TreePart, root: Path) -> tuple[bytes, str]:
+    """The part as a tar stream (git archive) from a bare mirror D/<owner>+<name>[/repo]."""
+    base = root / part.repo.replace("/", "+")
+    gitdir = base / "repo" if (base / "repo").is_dir() else base
+    if not gitdir.is_dir():
+        raise FetchError(f"no mirror of {part.repo} at {base}")
+    commit = _git("--git-dir", str(gitdir), "rev-parse", f"{part.commit}^{{commit}}").strip()
+    if commit != part.commit:
+        raise FetchError(f"mirror {gitdir} resolves {part.commit} to {commit}")
+    tar = _git_bytes("--git-dir", str(gitdir), "archive", "--format=tar", commit, "--", *part.paths)
+    return tar, f"mirror {gitdir} {commit}"
+
+
+def part_tar_from_git(part: TreePart, work: Path) -> tuple[bytes, str]:
+    """The part as a tar stream, fetched from GitHub at depth 1.
+
+    With named folders the fetch is blob-less and a sparse checkout of those folders brings
+    their files in one batch (git archive alone would ask for each missing file in turn).
+    """
+    _git("init", "-q", str(work))
+    url = f"{GITHUB}/{part.repo}.git"
+    print(f"  git fetch --depth 1 {url} {part.commit}", file=sys.stderr)
+    if part.paths:
+        _git("fetch", "-q", "--depth", "1", "--filter=blob:none", url, part.commit, cwd=work)
+        _git("sparse-checkout", "set", "--no-cone", *part.paths, cwd=work)
+        _git("checkout", "-q", "FETCH_HEAD", cwd=work)
+    else:
+        _git("fetch", "-q", "--depth", "1", url, part.commit, cwd=work)
+    commit = _git("rev-parse", "FETCH_HEAD", cwd=work).strip()
+    if commit != part.commit:
+        raise FetchError(f"{url} gave {commit} for {part.commit}")
+    tar = _git_bytes("archive", "--format=tar", commit, "--", *part.paths, cwd=work)
+    return tar, f"git {url} {commit}"
+
+
+def pack_archive(archive: Archive, tars: list[tuple[TreePart, bytes]]) -> bytes:
+    """One gzip'd tar: every part's files under <top>/<prefix>/, in a fixed order and with
+    fixed owners and gzip time, so the same commits give the same bytes."""
+    members: dict[str, tuple[tarfile.TarInfo, bytes | None]] = {}
+    for part, data in tars:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as src:
+            for info in src.getmembers():
+                if not (info.isfile() or info.isdir()):
+                    continue  # git archive writes no links for these trees; skip any
+                name = "/".join(x for x in (archive.top, part.prefix, info.name.rstrip("/")) if x)
+                body = src.extractfile(info).read() if info.isfile() else None  # type: ignore[union-attr]
+                out = tarfile.TarInfo(name)
+                out.type, out.mode, out.mtime = info.type, info.mode, info.mtime
+                out.size = len(body) if body is not None else 0
+                if name in members and info.isdir():
+                    continue  # a folder both parts name (FlashMLA's empty csrc/cutlass)
+                members[name] = (out, body)
+    provenance = json.dumps(
+        {
+            "archive": archive.name,
+            "license": archive.license,
+            "parts": [
+                {"repo": p.repo, "commit": p.commit, "paths": list(p.paths), "prefix": p.prefix}
+                for p, _ in tars
+            ],
+            "written_by": "kbopt scripts/fetch_third_party.py (never commit this archive)",
+        },
+        indent=1,
+    ).encode()
+    info = tarfile.TarInfo(f"{archive.top}/KBOPT_SOURCES.json")
+    info.size, info.mode = len(provenance), 0o644
+    members[info.name] = (info, provenance)
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w:", format=tarfile.PAX_FORMAT) as tar:
+        for name in sorted(members):
+            info, body = members[name]
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            tar.addfile(info, io.BytesIO(body) if body is not None else None)
+    packed = io.BytesIO()
+    with gzip.GzipFile(fileobj=packed, mode="wb", compresslevel=9, mtime=0) as gz:
+        gz.write(raw.getvalue())
+    return packed.getvalue()
+
+
+def fetch_archive(archive: Archive, args: argparse.Namespace) -> dict[str, str]:
+    if args.from_files or args.from_pypi:
+        raise FetchError("a source tree: fetch it with git (GitHub) or --from-mirror DIR")
+    tars: list[tuple[TreePart, bytes]] = []
+    hows: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="kbopt-tp-") as tmp:
+        for i, part in enumerate(archive.parts):
+            if args.from_mirror:
+                data, how = part_tar_from_mirror(part, Path(args.from_mirror))
+            else:
+                data, how = part_tar_from_git(part, Path(tmp) / str(i))
+            tars.append((part, data))
+            hows.append(how)
+    blob = pack_archive(archive, tars)
+    dest = Path(args.dest) / archive.dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    partial = dest.with_name(dest.name + ".part")
+    partial.write_bytes(blob)
+    partial.replace(dest)
+    return {
+        "name": archive.name,
+        "repo": ", ".join(p.repo for p in archive.parts),
+        "ref": ", ".join(p.commit for p in archive.parts),
+        "path": "; ".join(
+            f"{p.repo}:{','.join(p.paths) or '.'} -> {archive.top}/{p.prefix}"
+            for p in archive.parts
+        ),
+        "license": archive.license,
+        "file": archive.dest,
+        "mode": "archive",
+        "sha256": hashlib.sha256(blob).hexdigest(),
+        "bytes": str(len(blob)),
+        "verified": "yes (commit ids)",
+        "fetched_with": "; ".join(hows),
+        "used_by": ",".join(archive.used_by),
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+
+
 # ---------------------------------------------------------------------- main
 
 
@@ -313,7 +514,9 @@ def main(argv: list[str] | None = None) -> int:
         "into the git-ignored third_party/ folder (see the module docstring).",
     )
     ap.add_argument(
-        "sources", nargs="*", help=f"sources to fetch (default all: {', '.join(BY_NAME)})"
+        "sources",
+        nargs="*",
+        help=f"sources to fetch (default all: {', '.join([*BY_NAME, *ARCHIVES_BY_NAME])})",
     )
     how = ap.add_mutually_exclusive_group()
     how.add_argument("--from-mirror", metavar="DIR", help="bare git mirrors DIR/<owner>+<name>")
@@ -325,13 +528,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print the manifest entries as JSON")
     args = ap.parse_args(argv)
 
-    unknown = [n for n in args.sources if n not in BY_NAME]
+    known = [*BY_NAME, *ARCHIVES_BY_NAME]
+    unknown = [n for n in args.sources if n not in known]
     if unknown:
-        print(
-            f"unknown source(s) {', '.join(unknown)}; known: {', '.join(BY_NAME)}", file=sys.stderr
-        )
+        print(f"unknown source(s) {', '.join(unknown)}; known: {', '.join(known)}", file=sys.stderr)
         return 2
-    chosen = [BY_NAME[n] for n in args.sources] if args.sources else list(SOURCES)
+    names = args.sources or known
+    chosen = [BY_NAME[n] for n in names if n in BY_NAME]
+    archives = [ARCHIVES_BY_NAME[n] for n in names if n in ARCHIVES_BY_NAME]
     dest = Path(args.dest)
     manifest_path = dest / MANIFEST
     manifest: dict[str, dict[str, str]] = {}
@@ -349,6 +553,21 @@ def main(argv: list[str] | None = None) -> int:
             if not args.json:
                 state = "present" if present else "missing"
                 print(f"{s.name:18} {state:8} {s.repo}@{s.ref[:12]} {s.path} ({s.license})")
+        for a in archives:
+            present = (dest / a.dest).is_file()
+            rows.append(
+                {
+                    "name": a.name,
+                    "dest": a.dest,
+                    "present": present,
+                    "license": a.license,
+                    "parts": [p.__dict__ for p in a.parts],
+                }
+            )
+            if not args.json:
+                state = "present" if present else "missing"
+                pins = " + ".join(f"{p.repo}@{p.commit[:12]}" for p in a.parts)
+                print(f"{a.name:18} {state:8} {pins} -> {a.dest} ({a.license})")
         if args.json:
             print(json.dumps(rows, indent=1, default=list))
         return 0
@@ -374,6 +593,15 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for work in cache.values():
             shutil.rmtree(work, ignore_errors=True)
+    for a in archives:
+        try:
+            entry = fetch_archive(a, args)
+        except FetchError as exc:
+            print(f"{a.name}: FAILED: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        manifest[a.name] = entry
+        print(f"{a.name}: {entry['file']} ({entry['bytes']} bytes; {entry['fetched_with']})")
     if manifest:
         dest.mkdir(parents=True, exist_ok=True)
         manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
