@@ -312,6 +312,14 @@ class KernelSpec:
                 errors[name] = f"{type(exc).__name__}: {exc}"
         return out, errors
 
+    def load_baselines(self) -> dict[str, Version]:
+        """The baselines present on this machine (a spec says on stderr why it leaves one
+        out: a missing local copy, a package that is not built)."""
+        if self.baselines is None:
+            return {}
+        _ensure_importable(self)
+        return dict(self.baselines())
+
     def load_version(self, name: str) -> Version:
         family = self.version_family(name)
         if family is None or not self.version_path(name).is_file():

@@ -152,8 +152,17 @@ def cmd_check(args: argparse.Namespace) -> int:
         return 1
     summary = spec.summary()
     knob_values = {v: spec.knob_values(v) for v in spec.version_files()}
+    baselines, notes = _baseline_report(spec)
     if args.json:
-        print_json({"ok": True, "spec": summary, "knob_values": knob_values})
+        print_json(
+            {
+                "ok": True,
+                "spec": summary,
+                "knob_values": knob_values,
+                "baselines": baselines,
+                "baseline_notes": notes,
+            }
+        )
         return 0
     print(f"{spec.name}: OK ({spec.locator})")
     print(
@@ -162,7 +171,26 @@ def cmd_check(args: argparse.Namespace) -> int:
     for t in spec.trials:
         print(f"  trial {t.name}: {spec.shape(t.dims)} -- {t.why}")
     print(f"  versions: {', '.join(spec.version_files()) or 'none'}")
+    print(f"  baselines: {', '.join(baselines) or 'none'}")
+    for note in notes:
+        print(f"    {note}")
     return 0
+
+
+def _baseline_report(spec: Any) -> tuple[list[str], list[str]]:
+    """The baselines present here, and the lines the spec wrote about those it left out (a
+    baseline whose third-party code is absent says why on stderr; captured, not lost)."""
+    import contextlib
+    import io
+
+    said = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(said):
+            names = list(spec.load_baselines())
+    except Exception as exc:  # a missing optional dependency (torch) is a note, not a failure
+        names = []
+        said.write(f"baselines not loaded: {type(exc).__name__}: {exc}\n")
+    return names, [line.strip() for line in said.getvalue().splitlines() if line.strip()]
 
 
 def cmd_new(args: argparse.Namespace) -> int:

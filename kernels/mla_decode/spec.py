@@ -43,8 +43,9 @@ def _reference(q: Any, kv_cache: Any, cache_seqlens: Any, sm_scale: float) -> An
 
 
 def _baselines() -> dict[str, Version]:
-    """Plain torch (two variants) and, when its local copy exists, SGLang's Triton kernel."""
-    from kernels.mla_decode import reference, sglang_baseline
+    """Plain torch (two variants) and, when present, SGLang's Triton kernel (a local copy)
+    and FlashMLA's dense sm90 decode (built on the GPU machine)."""
+    from kernels.mla_decode import flashmla_baseline, reference, sglang_baseline
 
     out = {
         "torch": Version(
@@ -71,6 +72,18 @@ def _baselines() -> dict[str, Version]:
         )
     else:
         print(f"[mla_decode] SGLang baseline skipped: {why}", file=sys.stderr)
+    ok, why = flashmla_baseline.available()
+    if ok:
+        out["flashmla"] = Version(
+            "flashmla",
+            "flashmla",
+            "FlashMLA's dense sm90 decode (deepseek-ai/FlashMLA 9241ae3): the cache viewed as "
+            "64-row pages, scheduling metadata computed once per input set, untimed",
+            flashmla_baseline.mla_decode,
+            prepare=flashmla_baseline.prepare,
+        )
+    else:
+        print(f"[mla_decode] FlashMLA baseline skipped: {why}", file=sys.stderr)
     return out
 
 
