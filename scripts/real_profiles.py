@@ -52,7 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     args.into.mkdir(parents=True, exist_ok=True)
     done = [
-        p for p in map(lambda s: convert(s, args.into), sorted(args.source.glob("*.json"))) if p
+        p
+        for p in (convert(s, args.into, args.json_into) for s in sorted(args.source.glob("*.json")))
+        if p
     ]
     print(f"wrote {len(done)} profiles into {args.into}")
     return 0 if done else 1
