@@ -252,3 +252,12 @@ def test_a_fired_anti_pattern_offers_its_way_out() -> None:
         rejected={found[0].planned.signature},
     )
     assert all(c.entry != "too-many-kv-splits" for c in again)
+
+
+def test_help_renders_for_the_command_and_the_top_level(capsys: pytest.CaptureFixture[str]) -> None:
+    # argparse %-formats help strings: a bare % in a description once broke `kbopt --help`
+    for argv in (["--help"], ["ablate", "--help"]):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code == 0
+    assert "percentage of the roofline floor" in capsys.readouterr().out

@@ -22,8 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Does the catalog choose well? Run the catalog-guided search (profile, rank, apply the "
         "top applicable move, keep or go back), the same entries' moves in a random order, and "
         "a random sample of the knob grid (an autotuner), each with the same number of measured "
-        "trials from the same version; report per arm the best % of floor and the trials needed "
-        "to come within 5% of the best any arm found. Real results go to results/ablation/; "
+        "trials from the same version; report per arm the best percentage of the roofline floor and the trials needed "
+        "to come within 5 percent of the best any arm found. Real results go to results/ablation/; "
         "fake ones only to --out.",
         "kbopt ablate mla_decode --from triton_v2 --arms catalog,random,grid --trials 24 "
         "--config decode --backend real",
