@@ -1,4 +1,4 @@
-"""The quick path of `kbopt search|show|list`: answers in a blink.
+"""The quick path of `kbopt search|show|list|recommend`: answers in a blink.
 
 Agents call these commands again and again, each time as a new process.  Importing
 whoosh, numpy and pydantic to answer from a 42-entry catalog cost most of a second,
@@ -6,13 +6,19 @@ so `kbopt.cli.main` first offers the command line to `answer` here, which uses t
 standard library only: it finds the project and its index like the store does, reads
 the generation's snapshot (`kbopt.search.snapshot`), checks every entry file's
 (mtime, size) against it, and prints exactly what the full command would print.
+`recommend` reads the profile with `kbopt.contracts.profile_text` (the contract's
+rules without pydantic) and ranks with `kbopt.ranking`, the rules `kbopt.strategy`
+runs too, over the cards and term frequencies the snapshot keeps.
 
 It declines (returns None, and the full command runs) whenever it is not sure to give
-the same answer: an option it does not handle or a value the full command would
-refuse, a query with operators, phrases, fields or wildcards, an entry file changed
-since the snapshot, a catalog too big for a snapshot, a problem the full command
-would warn about, a damaged or missing snapshot.  Tests run every case both ways and
-compare the output byte for byte.  `KBOPT_QUICK=0` turns it off.
+the same answer: an option it does not handle (`recommend --fill`, `--timeout`) or a
+value the full command would refuse, a query with operators, phrases, fields or
+wildcards, a profile read from standard input, in the autopilot analysis format or
+with anything the profile parser would report, scores tied where the full ranking's
+first pass picks among them in no documented order, an entry file changed since the
+snapshot, a catalog too big for a snapshot, a problem the full command would warn
+about, a damaged or missing snapshot.  Tests run every case both ways and compare the
+output byte for byte.  `KBOPT_QUICK=0` turns it off.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ _OPTIONS = {
     "search": ("--kind", "--scope", "--language", "--bottleneck", "--metric", "--limit"),
     "show": (),
     "list": ("--kind", "--language"),
+    "recommend": ("--language", "--limit"),
 }
 
 
@@ -50,10 +57,11 @@ def answer(argv: Sequence[str] | None) -> int | None:
         snap = _snapshot(root_arg)
         if snap is None:
             return None
-        out = _RUN[command](snap, positional, options)
-        if out is None:
+        got = _RUN[command](snap, positional, options)
+        if got is None:
             return None
-        text = None if as_json else _TEXT[command](snap, out)
+        out = got.data if isinstance(got, _Answer) else got
+        text = None if as_json else _TEXT[command](snap, got)
     except (KbError, OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None  # whatever surprised us, the full command knows how to say it
     except KeyboardInterrupt:
@@ -115,6 +123,16 @@ def _parse(
     if len(positional) != want_positional:
         return None
     return command, root, positional[0] if positional else None, options, seen_json
+
+
+class _Answer:
+    """A command's answer as `--json` prints it, and as text."""
+
+    __slots__ = ("data", "text")
+
+    def __init__(self, data: Any, text: str):
+        self.data = data
+        self.text = text
 
 
 def _project_root(root_arg: str | None) -> Path | None:
@@ -209,7 +227,7 @@ def plain_plan(query: str, snap: Any) -> tuple[Any, list[str]] | None:
     return Plan(words=[[(f, s) for f in snap.fields] for s in stems], mode="and"), stems
 
 
-def _search(snap: Any, query: str | None, options: dict[str, str]) -> list[Any] | None:
+def _search(snap: Any, query: str | None, options: dict[str, str]) -> _Answer | None:
     from kbopt.search.snapshot import hit_json
     from kbopt.search.snippets import make_snippet
 
@@ -222,7 +240,8 @@ def _search(snap: Any, query: str | None, options: dict[str, str]) -> list[Any] 
         return None
     plan, stems = planned
     out = []
-    for pos, score in snap.run(plan, filters, limit):
+    ranked = snap.run(plan, filters, limit)
+    for pos, score in ranked:
         d = snap.docs[snap.order[pos]]
         out.append(
             hit_json(
@@ -236,7 +255,8 @@ def _search(snap: Any, query: str | None, options: dict[str, str]) -> list[Any] 
                 snippet=make_snippet(d["content"], stems),
             )
         )
-    return out
+    # The text shows the score as computed, not as --json rounds it (13.38499 is 13.38).
+    return _Answer(out, _search_text(out, [score for _, score in ranked]))
 
 
 def _show(snap: Any, name: str | None, options: dict[str, str]) -> dict[str, Any] | None:
@@ -278,14 +298,14 @@ def _list(snap: Any, _: str | None, options: dict[str, str]) -> list[Any] | None
     return rows
 
 
-def _search_text(snap: Any, hits: list[dict[str, Any]]) -> str:
+def _search_text(hits: list[dict[str, Any]], scores: list[float]) -> str:
     if not hits:
         return "no match\n"
     lines = []
-    for h in hits:
+    for h, score in zip(hits, scores, strict=True):
         where = ", bundled" if h["layer"] == "bundled" else ""
         lines.append(
-            f"{h['score']:7.2f}  {h['id']}  [{h['kind']}, {h['language'] or 'shared'}{where}]  "
+            f"{score:7.2f}  {h['id']}  [{h['kind']}, {h['language'] or 'shared'}{where}]  "
             f"{h['title']}"
         )
         lines.append(f"         {h['path']}")
@@ -311,13 +331,113 @@ def _list_text(snap: Any, rows: list[dict[str, Any]]) -> str:
     return "".join(out)
 
 
+def _recommend(snap: Any, source: str | None, options: dict[str, str]) -> _Answer | None:
+    from kbopt.contracts.profile_text import read_facts
+    from kbopt.ranking import (
+        ALL_LANGUAGES,
+        KNOWLEDGE_PATH,
+        Card,
+        candidates,
+        explain_and_order,
+        kernel_contexts,
+        metric_weights,
+        result_dict,
+        result_text,
+        trigger_metrics,
+    )
+    from kbopt.textio import read_source
+    from kbopt.vocab import Language
+
+    language = options.get("--language")
+    limit = _limit(options.get("--limit"), 10)
+    if source is None or source == "-" or limit is None:
+        return None  # standard input cannot be read twice: the full command reads it
+    if (
+        language is not None
+        and language != ALL_LANGUAGES
+        and language not in {lang.value for lang in Language}
+    ):
+        return None  # the full command names the languages
+    ids = [d["id"] for d in snap.docs.values()]
+    if snap.problems or len(set(ids)) != len(ids):
+        return None  # the full command warns about each problem
+    text, _ = read_source(source)  # a problem with the file: KbError, the full command says it
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    if first.lower().startswith("primary bottleneck:"):
+        return None  # the autopilot analysis format
+    profile = read_facts(text)
+    if profile is None:
+        return None
+    cards = [Card.from_entry_json(snap.docs[rel]["entry"], rel) for rel in snap.order]
+    shown = {f"{KNOWLEDGE_PATH}/{rel}": str(snap.docs[rel]["public_path"]) for rel in snap.order}
+    relevance = text_relevance(snap, profile.text_for_search())
+    if relevance is None:
+        return None
+    weights = metric_weights(cards)
+    metrics = trigger_metrics(profile)
+    picked = candidates(
+        cards,
+        weights,
+        metrics,
+        relevance,
+        profile.bottleneck,
+        language,
+        limit,
+        kernel_contexts(profile),
+    )
+    if picked is None:
+        return None
+    opportunities, warnings = explain_and_order(
+        cards,
+        weights,
+        picked[0],
+        picked[1],
+        metrics=metrics,
+        relevance=relevance,
+        bottleneck=profile.bottleneck,
+        limit=limit,
+        shown_path=shown.__getitem__,
+    )
+    data = result_dict(
+        kernel=profile.kernel,
+        version=profile.version,
+        bottleneck=profile.bottleneck,
+        language=language,
+        metrics=profile.metrics,
+        opportunities=opportunities,
+        warnings=warnings,
+    )
+    return _Answer(data, result_text(profile.kernel, profile.version, opportunities, warnings))
+
+
+def text_relevance(snap: Any, text: str) -> dict[str, float] | None:
+    """`kbopt.strategy._relevance` over the snapshot: each entry's BM25 score for the
+    profile's words (any of them, evidence tables left out), over the best one; None
+    when the snapshot cannot analyse text as the index does."""
+    from kbopt.ranking import TEXT_CANDIDATES
+    from kbopt.search.snapshot import Plan
+
+    terms = snap.analyze(text)
+    if not terms:
+        return None if terms is None else {}
+    fields = [f for f in snap.fields if f != "evidence"]
+    plan = Plan(words=[[(f, t) for f in fields] for t in terms], mode="or")
+    ranked = snap.run(plan, {}, TEXT_CANDIDATES)
+    top = max((score for _, score in ranked), default=0.0)
+    if top <= 0:
+        return {}
+    return {snap.docs[snap.order[pos]]["id"]: score / top for pos, score in ranked}
+
+
 _RUN: dict[str, Callable[[Any, str | None, dict[str, str]], Any]] = {
     "search": _search,
     "show": _show,
     "list": _list,
+    "recommend": _recommend,
 }
 _TEXT: dict[str, Callable[[Any, Any], str]] = {
-    "search": _search_text,
+    "search": lambda snap, got: str(got.text),
     "show": _show_text,
     "list": _list_text,
+    "recommend": lambda snap, got: str(got.text),
 }

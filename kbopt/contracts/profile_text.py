@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from kbopt.markdown import split_row
@@ -210,34 +209,46 @@ def strip_root_cause(text: str) -> str:
 # ---------------------------------------------------------------------- facts
 
 
-@dataclass(frozen=True)
 class StageFacts:
-    """One Stages row (the attributes of `kbopt.contracts.profile.Stage`)."""
+    """One Stages row (the attributes of `kbopt.contracts.profile.Stage` that ranking
+    reads).  Plain classes here, not dataclasses: this module is imported by a process
+    that must answer in a blink, and each dataclass costs a millisecond to create."""
 
-    name: str
-    duration_us: float | None
-    tc_pct: float | None
-    dram_pct: float | None
-    occ_pct: float | None
-    key_issue: str
+    __slots__ = ("dram_pct", "duration_us", "key_issue", "name", "occ_pct", "tc_pct")
+
+    def __init__(
+        self,
+        name: str,
+        duration_us: float | None,
+        tc_pct: float | None,
+        dram_pct: float | None,
+        occ_pct: float | None,
+        key_issue: str,
+    ):
+        self.name = name
+        self.duration_us = duration_us
+        self.tc_pct = tc_pct
+        self.dram_pct = dram_pct
+        self.occ_pct = occ_pct
+        self.key_issue = key_issue
 
     @property
     def is_total(self) -> bool:
         return is_total_stage(self.name)
 
 
-@dataclass
 class ProfileFacts:
     """What strategy selection reads of a profile, with `Profile`'s names and meaning."""
 
-    kernel: str
-    version: str
-    config: dict[str, float] = field(default_factory=dict)
-    stages: list[StageFacts] = field(default_factory=list)
-    measured: dict[str, float] = field(default_factory=dict)
-    bottleneck: str | None = None  # the class's value ("memory"), as `Bottleneck.value`
-    root_cause: str = ""
-    notes: dict[str, str] = field(default_factory=dict)
+    def __init__(self, kernel: str, version: str):
+        self.kernel = kernel
+        self.version = version
+        self.config: dict[str, float] = {}
+        self.stages: list[StageFacts] = []
+        self.measured: dict[str, float] = {}
+        self.bottleneck: str | None = None  # the class's value ("memory"): `Bottleneck.value`
+        self.root_cause = ""
+        self.notes: dict[str, str] = {}
 
     @property
     def metrics(self) -> dict[str, float]:

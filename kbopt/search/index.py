@@ -640,6 +640,7 @@ class SearchIndex:
                 fields=list(DEFAULT_FIELDS),
                 boosts=dict(FIELD_BOOSTS),
                 filter_values=dict(FILTER_VALUES),
+                analyzer=analyzer,
             )
         except Exception:  # derived, optional data: never fail a commit for it
             snapshot.remove_others(gen.path)
@@ -652,6 +653,7 @@ class SearchIndex:
     def _snapshot_record(self, doc: dict[str, Any], entry: Any, rel: str) -> dict[str, Any]:
         from kbopt.search import _where
         from kbopt.search.schema import TEXT_FIELDS
+        from kbopt.strategy import entry_public_path
         from kbopt.template import render_entry
 
         assert self.gen is not None
@@ -664,6 +666,7 @@ class SearchIndex:
             markdown=render_entry(entry),
             path=path,
             layer=layer,
+            public_path=entry_public_path(self.store, rel),
         )
 
     def _ensure_snapshot(self) -> None:

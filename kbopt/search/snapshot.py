@@ -4,11 +4,14 @@ A fresh `kbopt search` on the 42-entry bundled catalog used to spend most of its
 second importing whoosh, numpy and pydantic to score a handful of documents.  After
 every commit of a generation of at most `MAX_DOCS` documents the index also writes
 `snapshot-<code>.json` beside the whoosh files: per live document (in whoosh's
-document order) its stored answers (`search`, `show` and `list` rows) and its term
-frequencies per field, as whoosh's own analyzers produced them.  `kbopt.cli.quick`
-answers plain-word searches, `show` and `list` from it with the standard library
-only, after checking every entry file's (mtime, size) against the snapshot; anything
-else — a changed file, a query with operators, a bigger catalog — goes the full way.
+document order) its stored answers (`search`, `show` and `list` rows, the entry as
+JSON, which strategy selection reads its cards from, and the path `recommend` shows)
+and its term frequencies per field, as whoosh's own analyzers produced them; and how
+the analyzer turns free text into terms (`analyzer_spec`), so that a profile's text is
+searched for with the index's own terms.  `kbopt.cli.quick` answers plain-word
+searches, `show`, `list` and `recommend` from it with the standard library only,
+after checking every entry file's (mtime, size) against the snapshot; anything else —
+a changed file, a query with operators, a bigger catalog — goes the full way.
 
 Scoring here is `kbopt.search.fast`'s BM25, operation for operation in the same
 order and in float64, so both paths return the same entries with the same scores
@@ -26,13 +29,14 @@ import hashlib
 import json
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kbopt.search.locations import SNAPSHOT
 
-FORMAT = 2
+FORMAT = 3
 MAX_DOCS = 400  # beyond this the file would cost more to load than whoosh + numpy
 MAX_BYTES = 64 << 20
 K1 = 1.2
@@ -124,9 +128,12 @@ def record(
     markdown: str,
     path: str,
     layer: str,
+    public_path: str,
 ) -> dict[str, Any]:
     """What the snapshot keeps of one indexed document (`schema` is the whoosh schema:
-    its analyzers give the exact terms and frequencies the index holds)."""
+    its analyzers give the exact terms and frequencies the index holds).  `path` is the
+    file as a user opens it; `public_path` as generated files and `recommend` show it
+    (the package path of a bundled entry in a layered project)."""
     tf: dict[str, dict[str, float]] = {}
     for name in text_fields:
         value = doc.get(name)
@@ -149,6 +156,7 @@ def record(
         "summary": summary,
         "markdown": markdown,
         "path": path,
+        "public_path": public_path,
         "layer": layer,
         "tf": tf,
     }
@@ -166,8 +174,10 @@ def write(
     fields: list[str],
     boosts: dict[str, float],
     filter_values: dict[str, list[str]],
+    analyzer: Any = None,
 ) -> None:
-    """Write the snapshot of generation `gen` (documents in whoosh's order)."""
+    """Write the snapshot of generation `gen` (documents in whoosh's order; `analyzer`
+    is the text fields' whoosh analyzer)."""
     from kbopt.search.cachefs import replace_text
 
     data = {
@@ -179,12 +189,36 @@ def write(
         "fields": fields,
         "boosts": boosts,
         "filter_values": filter_values,
+        "analyzer": analyzer_spec(analyzer),
         "order": order,
         "docs": {rel: records[rel] for rel in order},
     }
     name = file_name()
     replace_text(gen / name, json.dumps(data, ensure_ascii=False, separators=(",", ":")))
     remove_others(gen, keep=name)
+
+
+def analyzer_spec(analyzer: Any) -> dict[str, Any] | None:
+    """How the analyzer turns free text into terms, when it is the chain `analyze`
+    repeats (whoosh's regex tokenizer, lowercase, stop words, porter2 stems); None for
+    anything else (the quick path of `recommend` then declines)."""
+    from whoosh.analysis import LowercaseFilter, RegexTokenizer, StemFilter, StopFilter
+    from whoosh.lang.porter2 import stem
+
+    items = list(getattr(analyzer, "items", ()))
+    if [type(x) for x in items] != [RegexTokenizer, LowercaseFilter, StopFilter, StemFilter]:
+        return None
+    tokenizer, _, stops, stemmer = items
+    if tokenizer.gaps or stemmer.stemfn is not stem or stemmer.lang or stemmer.ignore:
+        return None
+    return {
+        "pattern": tokenizer.expression.pattern,
+        "flags": int(tokenizer.expression.flags),
+        "minsize": stops.min,
+        "maxsize": stops.max,
+        "stop_words": sorted(stops.stops),
+        "stemmer": "porter2",
+    }
 
 
 def remove_others(gen: Path, keep: str | None = None) -> None:
@@ -226,7 +260,27 @@ class Snapshot:
     filter_values: dict[str, list[str]]
     order: list[str]
     docs: dict[str, dict[str, Any]]
+    analyzer: dict[str, Any] | None = None  # `analyzer_spec` of the text fields
     _length_norm: list[float] | None = None
+
+    def analyze(self, text: str) -> list[str] | None:
+        """The distinct terms of free text, first seen first, as the index's analyzer
+        makes them (what `kbopt.search.fast.plan_for_text` searches for); None when the
+        snapshot does not describe an analyzer this can repeat."""
+        spec = self.analyzer
+        if spec is None or spec.get("stemmer") != "porter2":
+            return None
+        from whoosh.lang.porter2 import stem  # one small module, not whoosh's index
+
+        pattern = re.compile(str(spec["pattern"]), int(spec["flags"]))
+        low, high = int(spec["minsize"]), spec["maxsize"]
+        stops = frozenset(spec["stop_words"])
+        terms: dict[str, None] = {}
+        for match in pattern.finditer(text):
+            word = match.group(0).lower()
+            if len(word) >= low and (high is None or len(word) <= high) and word not in stops:
+                terms.setdefault(stem(word), None)
+        return list(terms)
 
     def length_norm(self) -> list[float]:
         if self._length_norm is None:
@@ -249,14 +303,11 @@ class Snapshot:
         if plan.words:
             matched = [plan.mode == "and"] * n
             norm = self.length_norm()
+            postings = _postings(docs, plan)
             for word in plan.words:
                 hit = [False] * n
                 for fieldname, text in word:
-                    posting = [
-                        (i, float(tf))
-                        for i, d in enumerate(docs)
-                        if (tf := d["tf"].get(fieldname, {}).get(text))
-                    ]
+                    posting = postings.get((fieldname, text))
                     if not posting:
                         continue
                     df = len(posting)
@@ -274,6 +325,27 @@ class Snapshot:
             allowed = [a and b for a, b in zip(allowed, matched, strict=True)]
         ranked = sorted((i for i in range(n) if allowed[i]), key=lambda i: (-scores[i], i))
         return [(i, scores[i]) for i in ranked[:limit]]
+
+
+def _postings(docs: list[dict[str, Any]], plan: Plan) -> dict[tuple[str, str], list[Any]]:
+    """(document position, term frequency) of each (field, term) the plan names, in
+    document order.  One pass over the documents, each field's terms intersected with
+    the plan's in C: a profile's few dozen words over every field stay cheap."""
+    wanted: dict[str, set[str]] = {}
+    for word in plan.words:
+        for fieldname, text in word:
+            wanted.setdefault(fieldname, set()).add(text)
+    out: dict[tuple[str, str], list[Any]] = {}
+    for i, d in enumerate(docs):
+        tfs = d["tf"]
+        for fieldname, texts in wanted.items():
+            terms = tfs.get(fieldname)
+            if not terms:
+                continue
+            for text in terms.keys() & texts:
+                if tf := terms[text]:
+                    out.setdefault((fieldname, text), []).append((i, float(tf)))
+    return out
 
 
 def load(gen: Path) -> Snapshot | None:
@@ -301,7 +373,10 @@ def load(gen: Path) -> Snapshot | None:
             filter_values={str(k): [str(x) for x in v] for k, v in data["filter_values"].items()},
             order=[str(x) for x in data["order"]],
             docs=dict(data["docs"]),
+            analyzer=data.get("analyzer"),
         )
+        if snap.analyzer is not None and not isinstance(snap.analyzer, dict):
+            raise ValueError("analyzer")
         if set(snap.order) != set(snap.docs):
             raise ValueError("order")
         for d in snap.docs.values():
