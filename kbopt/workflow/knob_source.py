@@ -139,6 +139,35 @@ def set_constant(text: str, name: str, value: str) -> str:
     return text
 
 
+def set_docstring_head(text: str, old_version: str, version: str, description: str) -> str:
+    """The module docstring of a copied version, opened by its own name and change.
+
+    A version's docstring opens with `<version> — <summary>`; the copy's would still name
+    the version it came from.  The copy's opens with the new name and the change, says it
+    is a copy with only knob values changed, and keeps the original's notes below."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    first = tree.body[0] if tree.body else None
+    if not (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+        and first.end_lineno is not None
+    ):
+        return text
+    body = (
+        f"{version} — {description.rstrip('.')}.\n\n"
+        f"A copy of {old_version} with only knob values changed (the catalog designer); "
+        f"{old_version}'s notes follow.\n\n{first.value.value.strip()}\n"
+    )
+    quoted = '"""' + body.replace("\\", "\\\\").replace('"""', '\\"""') + '"""'
+    lines = text.splitlines(keepends=True)
+    start, end = first.lineno - 1, first.end_lineno
+    return "".join(lines[:start]) + quoted + "\n" + "".join(lines[end:])
+
+
 def write_version(
     source: Path, dest: Path, values: Mapping[str, Any], *, version: str, description: str
 ) -> None:
@@ -150,6 +179,7 @@ def write_version(
     new = set_knob_values(text, values, path=str(source))
     new = set_constant(new, "VERSION", version)
     new = set_constant(new, "DESCRIPTION", description)
+    new = set_docstring_head(new, source.stem, version, description)
     dest.write_text(new, encoding="utf-8")
     got = read_knob_values(dest, list(values))
     wrong = {k: got.get(k, "<unset>") for k, v in values.items() if got.get(k, object()) != v}
