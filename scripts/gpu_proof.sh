@@ -51,7 +51,7 @@ if [[ ",$STEPS," == *",cycle,"* ]]; then
         echo "=== cycle $line ($(date -u +%H:%M:%S))"
         start=$(date +%s)
         # shellcheck disable=SC2086
-        timeout 560 $KB cycle $line --designer catalog --backend real 2>&1 | tail -60
+        timeout "${CYCLE_TIMEOUT:-560}" $KB cycle $line --designer catalog --backend real 2>&1 | tail -60
         table+=("cycle $line: rc=${PIPESTATUS[0]} $(( $(date +%s) - start ))s")
         pack
     done
