@@ -261,3 +261,24 @@ def test_help_renders_for_the_command_and_the_top_level(capsys: pytest.CaptureFi
             main(argv)
         assert stop.value.code == 0
     assert "percentage of the roofline floor" in capsys.readouterr().out
+
+
+def test_the_target_verdict_is_computed_from_the_rows() -> None:
+    from kbopt.site.ablation import verdict
+
+    def doc(catalog, grid, grid_trials=24):
+        return {
+            "trials_budget": 24,
+            "rows": [
+                {"arm": "catalog", "trials_to_within_5pct": catalog, "trials": 6},
+                {"arm": "grid", "trials_to_within_5pct": grid, "trials": grid_trials},
+            ],
+        }
+
+    assert "**met** against the budget of 24" in verdict(doc(2, None, 17))
+    assert "grid never came within 5% in its 17 trials" in verdict(doc(2, None, 17))
+    assert "**not met** against the budget" in verdict(doc(9, 12))
+    assert "not met against the 12 trials the grid needed" in verdict(doc(6, 12))
+    assert "met against the 18 trials the grid needed" in verdict(doc(6, 18))
+    assert "never came within 5%" in verdict(doc(None, 15))
+    assert "not judged" in verdict({"rows": [{"arm": "grid"}]})

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +113,9 @@ def render_ablation_fragment(root: Path) -> str:
             "",
             f"Command: `{doc.get('command', '')}`; results file `{doc['_file']}`; "
             f"configuration {doc.get('config', {}).get('dims', {})}; "
-            f"{doc.get('trials_budget')} trials per arm.",
+            f"{doc.get('trials_budget')} trials per arm"
+            + (f"; catalog digest `{doc['catalog_digest']}`" if doc.get("catalog_digest") else "")
+            + ".",
             "",
             "```{raw} html",
             plot_svg(doc),
@@ -127,5 +130,33 @@ def render_ablation_fragment(root: Path) -> str:
                 f"| {r['arm']} | {r['trials']} | {f'{best:.1f}' if best is not None else '-'} "
                 f"| {r.get('trials_to_within_5pct') or 'never'} | {r.get('stopped') or ''} |"
             )
-        out.append("")
+        out += ["", verdict(doc), ""]
     return "\n".join(out)
+
+
+def verdict(doc: Mapping[str, Any]) -> str:
+    """Whether the catalog arm came within 5% of the best any arm found in at most a third
+    of the grid's trials (the grid's budget, and the trials the grid itself needed)."""
+    rows = {r["arm"]: r for r in doc.get("rows", [])}
+    cat, grid = rows.get("catalog"), rows.get("grid")
+    if cat is None or grid is None:
+        return "Target: not judged (the run lacks the catalog or the grid arm)."
+    reached = cat.get("trials_to_within_5pct")
+    budget = int(doc.get("trials_budget") or grid["trials"])
+    if reached is None:
+        return (
+            "Target (the catalog within 5% of the best any arm found, in at most a third of "
+            "the grid's trials): **not met**; the catalog arm never came within 5%."
+        )
+    grid_needed = grid.get("trials_to_within_5pct")
+    of_budget = "met" if reached * 3 <= budget else "not met"
+    if grid_needed is None:
+        of_grid = f"the grid never came within 5% in its {grid['trials']} trials"
+    else:
+        ok = "met" if reached * 3 <= grid_needed else "not met"
+        of_grid = f"{ok} against the {grid_needed} trials the grid needed"
+    return (
+        f"Target (the catalog within 5% of the best any arm found, in at most a third of the "
+        f"grid's trials): the catalog needed {reached}; **{of_budget}** against the budget of "
+        f"{budget}; {of_grid}."
+    )
