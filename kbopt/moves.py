@@ -25,7 +25,8 @@ designer (`kbopt cycle --designer catalog`) and `kbopt ablate` apply moves with
   computed one, beyond the current value in the move's direction (`x2` from 32 with
   allowed 16/32/128 gives 128; from 128 it gives nothing: not applicable);
 - arithmetic on a value the version does not set, or sets to None ("the kernel
-  chooses"), is not applicable; setting a flag or a value is.
+  chooses"), is not applicable, unless the launch recorded the value it chose under the
+  knob's name (`launched`): then the move scales that; setting a flag or a value is.
 
 Nothing here imports a kernel or torch.
 """
@@ -170,9 +171,12 @@ class KnobChange:
     after: Any
     op: str
     known: bool = True  # False: the version leaves the knob at its default (not in source)
+    launched: Any = None  # the value a None knob had at launch, which the move scaled
 
     def text(self) -> str:
         before = _fmt(self.before) if self.known else "default"
+        if self.launched is not None:
+            before += f" (launched as {_fmt(self.launched)})"
         return f"{self.knob} {before} -> {_fmt(self.after)} ({self.role} {self.op})"
 
 
@@ -224,8 +228,13 @@ def plan_move(
     knobs: Sequence[Knob],
     values: Mapping[str, Any],
     metrics: Mapping[str, float],
+    launched: Mapping[str, Any] | None = None,
 ) -> PlannedMove | NotApplicable:
-    """The knob values `move` gives a version whose knobs are `knobs` set to `values`."""
+    """The knob values `move` gives a version whose knobs are `knobs` set to `values`.
+
+    `launched`: what the version's launch recorded (`Measurement.launched`); a knob the
+    version leaves at None ("the kernel chooses") is scaled from the value it was
+    launched with, when the launch recorded it under the knob's name."""
     from kbopt.metric_sources import SPEC_METRICS
 
     unchecked = []
@@ -250,10 +259,18 @@ def plan_move(
         for knob in matching:
             known = knob.name in values
             current = values.get(knob.name)
-            after = _apply(parse_operation(role, op), knob, current, known, metrics)
+            chosen = (launched or {}).get(knob.name) if current is None else None
+            if isinstance(chosen, bool) or not isinstance(chosen, int | float):
+                chosen = None
+            start = current if chosen is None else chosen
+            after = _apply(
+                parse_operation(role, op), knob, start, known or chosen is not None, metrics
+            )
             if isinstance(after, NotApplicable):
                 return NotApplicable(f"{knob.name}: {after.reason}")
-            changes.append(KnobChange(knob.name, role, current, after, shown_op(op), known))
+            changes.append(
+                KnobChange(knob.name, role, current, after, shown_op(op), known, launched=chosen)
+            )
     return PlannedMove(move, changes, unchecked)
 
 

@@ -158,3 +158,31 @@ def test_the_same_change_has_the_same_signature_from_anywhere() -> None:
     assert isinstance(a, PlannedMove) and isinstance(b, PlannedMove) and isinstance(c, PlannedMove)
     assert a.signature == b.signature == frozenset({("num_warps", "8", "16")})
     assert c.signature != a.signature
+
+
+def test_a_knob_left_to_the_kernel_is_scaled_from_what_it_launched_with() -> None:
+    left = {**V2, "splits": None}
+    assert isinstance(_plan({"splits": "x2"}, left), NotApplicable)  # nothing to scale
+    planned = plan_move(Move(change={"splits": "x2"}), MLA_KNOBS, left, {}, {"splits": 4})
+    assert isinstance(planned, PlannedMove) and planned.values == {"splits": 8}
+    assert "splits None (launched as 4) -> 8" in planned.text()
+    # a recorded value is only used for a knob the version leaves at None
+    planned = plan_move(Move(change={"warps": "x2"}), MLA_KNOBS, V2, {}, {"num_warps": 2})
+    assert isinstance(planned, PlannedMove) and planned.values == {"num_warps": 16}
+    # non-numbers recorded by a launch are not scaled
+    out = plan_move(Move(change={"splits": "x2"}), MLA_KNOBS, left, {}, {"splits": "auto"})
+    assert isinstance(out, NotApplicable)
+
+
+def test_measurements_keep_what_the_launch_recorded() -> None:
+    from kbopt.bench.backend import Measurement
+    from kbopt.bench.trials import TrialConfig
+
+    m = Measurement(
+        "k", "v", TrialConfig.from_dict({"name": "c", "dims": {"n": 1}}), 1.0, True,
+        launched={"num_warps": 8, "block_size": 4096},
+    )  # fmt: skip
+    assert Measurement.from_dict(m.as_dict()).launched == {"num_warps": 8, "block_size": 4096}
+    old = m.as_dict()
+    del old["launched"]  # results written before the field existed
+    assert Measurement.from_dict(old).launched == {}

@@ -76,6 +76,10 @@ class Measurement:
     command: str = ""
     note: str = ""  # e.g. the OOM backoff
     sm_count: int | None = None  # multiprocessors of the device (for ctas_per_sm)
+    # What the version's launch recorded about itself (its launch_info: the block size,
+    # warps, splits it actually used), scalar values only: what a knob left at None
+    # ("the kernel chooses") really was.
+    launched: dict[str, Any] = field(default_factory=dict)
 
     @property
     def pct_of_floor(self) -> float | None:
@@ -111,6 +115,7 @@ class Measurement:
             "command": self.command,
             "note": self.note,
             "sm_count": self.sm_count,
+            "launched": self.launched,
         }
 
     @classmethod
@@ -136,6 +141,7 @@ class Measurement:
             command=d.get("command", ""),
             note=d.get("note", ""),
             sm_count=d.get("sm_count"),
+            launched=dict(d.get("launched") or {}),
         )
 
 

@@ -160,6 +160,7 @@ class RealBackend:
             ),
             note=str(row.get("error", "")),
             sm_count=int(props.multi_processor_count),
+            launched=_launched(info, row.get("launches")),
         )
 
     def counters(self, spec: KernelSpec, version: str, config: TrialConfig) -> NcuOutcome:
@@ -226,14 +227,11 @@ class _params_applied:
                 setattr(self.module, name, value)
 
 
-def _launch_metrics(rows: Any, props: Any) -> dict[str, float]:
-    """Grid, occupancy and waves of the heaviest Triton launch the check saw (empty when
-    the version launched no Triton kernel)."""
+def _launch_rows(rows: Any) -> list[Any]:
+    """The check's Triton launches, back from their results-file rows."""
     from kbopt.bench import launch_stats
 
-    if not rows:
-        return {}
-    launches = [
+    return [
         launch_stats.Launch(
             r["name"],
             (r["grid"][0], r["grid"][1], r["grid"][2]),
@@ -242,8 +240,27 @@ def _launch_metrics(rows: Any, props: Any) -> dict[str, float]:
             r["shared_bytes"],
             r.get("duration_us"),
         )
-        for r in rows
+        for r in rows or []
     ]
+
+
+def _launch_metrics(rows: Any, props: Any) -> dict[str, float]:
+    """Grid, occupancy and waves of the heaviest Triton launch the check saw (empty when
+    the version launched no Triton kernel)."""
+    from kbopt.bench import launch_stats
+
     return launch_stats.launch_metrics(
-        launches, int(props.multi_processor_count), launch_stats.device_limits(props)
+        _launch_rows(rows), int(props.multi_processor_count), launch_stats.device_limits(props)
     )
+
+
+def _launched(info: Mapping[str, Any], rows: Any) -> dict[str, Any]:
+    """The scalar values the version's launch recorded, plus the warps of the launch that
+    carries the call (Triton's own `num_warps`) when the version did not record them."""
+    from kbopt.bench import launch_stats
+
+    out = {k: v for k, v in info.items() if isinstance(v, int | float | str)}
+    main = launch_stats.heaviest(_launch_rows(rows))
+    if main is not None:
+        out.setdefault("num_warps", main.num_warps)
+    return out

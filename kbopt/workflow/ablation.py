@@ -209,6 +209,7 @@ class CatalogWalk(_Walk):
             tried_values=self._tried_here(),
             rejected=self.rejected,
             values=self.values,
+            launched=self.current.launched,
         )
         if not found:
             return "no ranked entry has an applicable move left"
@@ -232,7 +233,7 @@ class RandomWalk(_Walk):
         tried = self._tried_here()
         options = []
         for name, move in self.pool:
-            planned = plan_move(move, knobs, self.values, metrics)
+            planned = plan_move(move, knobs, self.values, metrics, self.current.launched)
             if isinstance(planned, NotApplicable):
                 continue
             if frozenset({**self.values, **planned.values}.items()) in tried:

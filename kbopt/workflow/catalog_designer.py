@@ -91,6 +91,22 @@ def profile_metrics(record: RunRecord) -> dict[str, float]:
     return trigger_metrics(Profile.parse(record.profile))
 
 
+def current_launch(record: RunRecord) -> dict[str, Any]:
+    """What the current version's launch recorded, from its latest measurement in the run."""
+    measured: Mapping[str, Any] | None = None
+    if record.current_version == record.start_version:
+        measured = next(iter(record.baseline.values()), None)
+    for attempt in reversed(record.attempts):
+        if (
+            attempt.status is AttemptStatus.APPLIED
+            and attempt.new_version == record.current_version
+            and attempt.measurements
+        ):
+            measured = next(iter(attempt.measurements.values()))
+            break
+    return dict((measured or {}).get("launched") or {})
+
+
 class Candidate:
     """One ranked entry's applicable move."""
 
@@ -125,6 +141,7 @@ def candidates(
     rejected: set[frozenset] = frozenset(),  # type: ignore[assignment]
     why_not: list[str] | None = None,
     values: Mapping[str, Any] | None = None,
+    launched: Mapping[str, Any] | None = None,
 ) -> list[Candidate]:
     """Every applicable move of the ranked entries, in ranking order then move order.
 
@@ -132,7 +149,9 @@ def candidates(
     that take the kernel out of it.  `rejected`: knob changes (`PlannedMove.signature`)
     already measured and rolled back in this search; they are not proposed again from
     elsewhere.  `values`: the knob values to move from (default: what the version file
-    sets; the ablation passes the values it is exploring without writing files)."""
+    sets; the ablation passes the values it is exploring without writing files).
+    `launched`: what the current version's launch recorded (`Measurement.launched`), so a
+    knob left at None is scaled from the value it ran with."""
     from kbopt.workflow.knob_source import settable_knobs
 
     knobs = spec.knobs_for(version)
@@ -151,7 +170,7 @@ def candidates(
         except KbError:
             continue
         for i, move in enumerate(entry.moves):
-            planned = plan_move(move, knobs, values, metrics)
+            planned = plan_move(move, knobs, values, metrics, launched)
             if isinstance(planned, NotApplicable):
                 if why_not is not None:
                     why_not.append(f"{shown} {name} ({move.describe()}): {planned.reason}")
@@ -268,6 +287,7 @@ class CatalogDesigner:
             tried_values=tried_values,
             rejected=rejected,
             why_not=why_not,
+            launched=current_launch(record),
         )
         if not found:
             detail = "; ".join(why_not[:8]) or "no ranked optimization declares moves"
