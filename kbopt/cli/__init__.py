@@ -128,7 +128,7 @@ def _error(args: argparse.Namespace, problems: Sequence[object]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # `search|show|list ... --json` straight from the index snapshot when it can give
+    # `search|show|list|recommend` straight from the index snapshot when it can give
     # the full command's exact answer (no whoosh, numpy or pydantic to load).
     from kbopt.cli.quick import answer
 
