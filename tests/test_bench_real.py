@@ -52,3 +52,33 @@ def test_measure_and_counters_on_the_gpu() -> None:
     assert outcome.available or outcome.unavailable  # either counters or the reason why not
     if outcome.available:
         assert outcome.kernels[0].metrics["duration_us"] > 0
+
+
+def test_profile_budget_left_after_the_measurement_bounds_ncu(tmp_path, monkeypatch) -> None:
+    """`kbopt profile --budget-s` is the whole profile's: ncu gets what the measurement left,
+    and is not started when too little is left (the profile then says why)."""
+    import time
+
+    from kbopt.bench import real
+    from kbopt.bench.trials import TrialConfig
+    from kbopt.kernel import load_spec
+
+    backend = real.RealBackend(tmp_path)
+    seen = {}
+
+    def fake_launches(target, **kw):
+        seen["budget_s"] = kw["budget_s"]
+        return real.NcuOutcome(kernels=[], command=[], unavailable="stub")
+
+    monkeypatch.setattr(real, "profile_launches", fake_launches)
+    spec = load_spec("add_rmsnorm")
+    cfg = TrialConfig.from_dict({"name": "large", "dims": {"rows": 8, "hidden": 64}})
+    backend.ncu_deadline = time.monotonic() + 2.0
+    out = backend.counters(spec, "triton_v1", cfg)
+    assert "budget" in (out.unavailable or "") and "budget_s" not in seen
+    backend.ncu_deadline = time.monotonic() + 100.0
+    backend.counters(spec, "triton_v1", cfg)
+    assert 90.0 < seen["budget_s"] <= 100.0
+    backend.ncu_deadline = None  # no caller deadline: the backend's own ncu limit
+    backend.counters(spec, "triton_v1", cfg)
+    assert seen["budget_s"] == backend.ncu_timeout_s

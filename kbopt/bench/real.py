@@ -25,6 +25,7 @@ import importlib
 import json
 import os
 import sys
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
@@ -39,6 +40,9 @@ from kbopt.kernel import KernelSpec
 CONFIG_ATTR = "CONFIG"  # the tunable dataclass a version module may expose
 
 
+MIN_NCU_S = 10.0  # below this ncu cannot finish even its timing pass
+
+
 class RealBackend:
     name = "real"
 
@@ -47,6 +51,9 @@ class RealBackend:
         # do_bench repetition time per measurement; KBOPT_BENCH_REP_MS shortens a budgeted run.
         self.rep_ms = rep_ms or int(os.environ.get("KBOPT_BENCH_REP_MS", "100"))
         self.ncu_timeout_s = float(os.environ.get("KBOPT_NCU_TIMEOUT_S", "300"))
+        # A caller's wall-clock deadline (time.monotonic()) for a whole profile: ncu gets
+        # what the measurement left of it (`kbopt profile --budget-s`).
+        self.ncu_deadline: float | None = None
         self._ceilings: dict[str, dict[str, float]] = {}
         self._hashes: dict[str, str] = {}
         if str(self.root) not in sys.path:
@@ -164,6 +171,18 @@ class RealBackend:
         )
 
     def counters(self, spec: KernelSpec, version: str, config: TrialConfig) -> NcuOutcome:
+        budget = self.ncu_timeout_s
+        if self.ncu_deadline is not None:
+            budget = min(budget, self.ncu_deadline - time.monotonic())
+            if budget < MIN_NCU_S:
+                return NcuOutcome(
+                    kernels=[],
+                    command=[],
+                    unavailable=(
+                        f"not run: the measurement used the wall-time budget, {max(budget, 0):.0f} s "
+                        f"left (ncu needs at least {MIN_NCU_S:.0f} s; raise --budget-s)"
+                    ),
+                )
         target = [
             sys.executable,
             "-m",
@@ -179,7 +198,7 @@ class RealBackend:
             target,
             env={"PYTHONPATH": pythonpath},
             cwd=self.root,
-            budget_s=self.ncu_timeout_s,
+            budget_s=budget,
             progress=lambda msg: print(f"  {msg}", file=sys.stderr, flush=True),
         )
 

@@ -6,6 +6,7 @@ import argparse
 import json
 import shlex
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -52,8 +53,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--budget-s",
         type=positive_float,
         default=300.0,
-        help="seconds ncu may take per configuration (timing pass + counters of the kernels "
-        "that carry the time); past it the profile keeps what was read (default 300)",
+        help="wall-time seconds the profile of one configuration may take in all: the "
+        "measurement first, then ncu (timing pass + counters of the kernels that carry the "
+        "time) in what is left; past it the profile keeps what was read (default 300)",
     )
     p.set_defaults(func=cmd_profile)
 
@@ -163,6 +165,8 @@ def cmd_profile(args: argparse.Namespace) -> int:
     for i, config in enumerate(configs, 1):
         if len(configs) > 1 and not args.json:
             print(f"[profile] {i}/{len(configs)}: {config.name} ({config.shape})", file=sys.stderr)
+        if hasattr(backend, "ncu_deadline"):
+            backend.ncu_deadline = time.monotonic() + args.budget_s
         run = profile_version(
             backend,
             spec,
