@@ -193,10 +193,10 @@ class PlannedMove:
         return {c.knob: c.after for c in self.changes}
 
     @property
-    def signature(self) -> frozenset[tuple[str, Any, Any]]:
+    def signature(self) -> frozenset[tuple[str, str, str]]:
         """The knob changes as (knob, before, after): the same change from anywhere."""
-        return frozenset(
-            (c.knob, shown_value(c.before), shown_value(c.after)) for c in self.changes
+        return change_signature(
+            {c.knob: c.before for c in self.changes}, {c.knob: c.after for c in self.changes}
         )
 
     def text(self) -> str:
@@ -208,9 +208,12 @@ class NotApplicable:
     reason: str
 
 
-def shown_value(v: Any) -> str:
-    """A knob value as moves print it (None, True, 64)."""
-    return _fmt(v)
+def change_signature(
+    before: Mapping[str, Any], after: Mapping[str, Any]
+) -> frozenset[tuple[str, str, str]]:
+    """Knob changes as (knob, before, after) in moves' notation (None, True, 64): equal for
+    the same change made from anywhere, and for a move recorded in a run's state file."""
+    return frozenset((k, _fmt(before.get(k)), _fmt(v)) for k, v in after.items())
 
 
 def _fmt(v: Any) -> str:

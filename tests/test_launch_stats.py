@@ -162,3 +162,12 @@ def test_capture_never_breaks_a_launch():
         odd._init_handles = lambda: None
         compiler.CompiledKernel.launch_metadata(odd, (1,), None)
     assert seen == []
+
+
+def test_summary_rows_come_back_as_the_same_launches():
+    launches = [
+        Launch("split", (32, 1, 16), 8, 128, 65536, 80.125),
+        Launch("combine", (32, 128, 1), 4, 32, 0),
+    ]
+    assert launch_stats.from_summary(launch_stats.summary(launches)) == launches
+    assert launch_stats.from_summary(None) == []

@@ -158,6 +158,10 @@ def test_the_same_change_has_the_same_signature_from_anywhere() -> None:
     assert isinstance(a, PlannedMove) and isinstance(b, PlannedMove) and isinstance(c, PlannedMove)
     assert a.signature == b.signature == frozenset({("num_warps", "8", "16")})
     assert c.signature != a.signature
+    # a move recorded in a run's state (before / after values) reads back the same
+    from kbopt.moves import change_signature
+
+    assert change_signature({"num_warps": 8}, {"num_warps": 16}) == a.signature
 
 
 def test_a_knob_left_to_the_kernel_is_scaled_from_what_it_launched_with() -> None:

@@ -288,3 +288,18 @@ def summary(launches: Sequence[Launch]) -> list[dict[str, Any]]:
         }
         for ln in launches
     ]
+
+
+def from_summary(rows: Sequence[Mapping[str, Any]] | None) -> list[Launch]:
+    """The launches back from `summary`'s rows (as a results row carries them)."""
+    return [
+        Launch(
+            r["name"],
+            (r["grid"][0], r["grid"][1], r["grid"][2]),
+            r["num_warps"],
+            r["registers"],
+            r["shared_bytes"],
+            r.get("duration_us"),
+        )
+        for r in rows or []
+    ]

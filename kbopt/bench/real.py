@@ -26,7 +26,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -121,6 +121,7 @@ class RealBackend:
         config: TrialConfig,
         params: Mapping[str, Any] | None = None,
     ) -> Measurement:
+        from kbopt.bench import launch_stats
         from kbopt.bench.harness import input_sets, software
         from kbopt.bench.suite import time_version
 
@@ -142,7 +143,12 @@ class RealBackend:
             if key in info:
                 metrics[metric] = float(info[key])
         props = torch.cuda.get_device_properties(0)
-        metrics.update(_launch_metrics(row.get("launches"), props))
+        launches = launch_stats.from_summary(row.get("launches"))
+        metrics.update(
+            launch_stats.launch_metrics(
+                launches, int(props.multi_processor_count), launch_stats.device_limits(props)
+            )
+        )
         metrics.update({k: float(v) for k, v in info.get("metrics", {}).items()})
         return Measurement(
             kernel=spec.name,
@@ -167,7 +173,7 @@ class RealBackend:
             ),
             note=str(row.get("error", "")),
             sm_count=int(props.multi_processor_count),
-            launched=_launched(info, row.get("launches")),
+            launched=_launched(info, launches),
         )
 
     def counters(self, spec: KernelSpec, version: str, config: TrialConfig) -> NcuOutcome:
@@ -246,40 +252,13 @@ class _params_applied:
                 setattr(self.module, name, value)
 
 
-def _launch_rows(rows: Any) -> list[Any]:
-    """The check's Triton launches, back from their results-file rows."""
-    from kbopt.bench import launch_stats
-
-    return [
-        launch_stats.Launch(
-            r["name"],
-            (r["grid"][0], r["grid"][1], r["grid"][2]),
-            r["num_warps"],
-            r["registers"],
-            r["shared_bytes"],
-            r.get("duration_us"),
-        )
-        for r in rows or []
-    ]
-
-
-def _launch_metrics(rows: Any, props: Any) -> dict[str, float]:
-    """Grid, occupancy and waves of the heaviest Triton launch the check saw (empty when
-    the version launched no Triton kernel)."""
-    from kbopt.bench import launch_stats
-
-    return launch_stats.launch_metrics(
-        _launch_rows(rows), int(props.multi_processor_count), launch_stats.device_limits(props)
-    )
-
-
-def _launched(info: Mapping[str, Any], rows: Any) -> dict[str, Any]:
+def _launched(info: Mapping[str, Any], launches: Sequence[Any]) -> dict[str, Any]:
     """The scalar values the version's launch recorded, plus the warps of the launch that
     carries the call (Triton's own `num_warps`) when the version did not record them."""
     from kbopt.bench import launch_stats
 
     out = {k: v for k, v in info.items() if isinstance(v, int | float | str)}
-    main = launch_stats.heaviest(_launch_rows(rows))
+    main = launch_stats.heaviest(launches)
     if main is not None:
         out.setdefault("num_warps", main.num_warps)
     return out

@@ -34,7 +34,7 @@ from kbopt.contracts.new_version import NewVersion, TrialCheck
 from kbopt.contracts.task import OptimizationTask
 from kbopt.errors import KbError
 from kbopt.kernel import VERSION_RE, KernelSpec
-from kbopt.moves import NotApplicable, PlannedMove, plan_move, shown_value
+from kbopt.moves import NotApplicable, PlannedMove, change_signature, plan_move
 from kbopt.store import Store, atomic_write
 from kbopt.vocab import Language
 from kbopt.workflow.designers import DesignContext, DesignerUnavailable, Proposal
@@ -251,7 +251,7 @@ class CatalogDesigner:
             if chosen is None or "before" not in chosen:
                 continue
             if attempt.status is AttemptStatus.ROLLED_BACK:
-                out.add(_signature(chosen["values"], chosen["before"]))
+                out.add(change_signature(chosen["before"], chosen["values"]))
         return out
 
     # ------------------------------------------------------------------ Designer
@@ -401,8 +401,3 @@ def _rel(root: Path, p: Path) -> str:
         return p.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return str(p)
-
-
-def _signature(after: Mapping[str, Any], before: Mapping[str, Any]) -> frozenset:
-    """`PlannedMove.signature` of a recorded move."""
-    return frozenset((k, shown_value(before.get(k)), shown_value(v)) for k, v in after.items())
