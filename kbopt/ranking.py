@@ -190,6 +190,20 @@ def kernel_contexts(profile: ProfileLike) -> frozenset[str]:
     return frozenset(w.strip() for w in text.replace(".", "").split(",") if w.strip())
 
 
+MISSING_NOTE = "Missing Metrics"
+_MISSING_LEAD = "could not be evaluated:"
+
+
+def unmeasured_metrics(profile: ProfileLike) -> frozenset[str]:
+    """The metrics the profile says it could not measure (its `### Missing Metrics`:
+    counters off or unreadable).  A warning's confidence is the share of the triggers the
+    profile could have measured, so these do not count against it."""
+    text = profile.notes.get(MISSING_NOTE, "")
+    if _MISSING_LEAD in text:
+        text = text.split(_MISSING_LEAD, 1)[1]
+    return frozenset(w.strip() for w in text.rstrip(". \n").split(",") if w.strip())
+
+
 def headroom_pct(metrics: dict[str, float]) -> float | None:
     floor = metrics.get("pct_of_floor")
     if floor is None or floor <= 0:
@@ -280,6 +294,7 @@ def candidates(
     language: str | None,
     limit: int,
     contexts: frozenset[str] = frozenset(),
+    unmeasured: frozenset[str] = frozenset(),
 ) -> tuple[list[int], list[int]] | None:
     """Indexes of the best `limit` + margin optimizations and of the warned anti-patterns:
     `kbopt.strategy._Table.candidates` operation for operation, in plain Python.
@@ -299,7 +314,7 @@ def candidates(
     opts: list[int] = []
     warned: list[int] = []
     for i, c in enumerate(cards):
-        n_fired = n_failed = 0
+        n_fired = n_failed = n_unmeasured = 0
         mass_fired = mass_failed = mass_all = 0.0
         symptom_fired = symptom_failed = False
         for metric, op, value, _ in c.triggers:
@@ -310,6 +325,7 @@ def candidates(
             mass_all += w
             v = metrics.get(metric, math.nan)
             if math.isnan(v):
+                n_unmeasured += metric in unmeasured
                 continue
             if COMPARATORS[op](v, value):
                 n_fired += 1
@@ -342,7 +358,8 @@ def candidates(
         )
         known_n = n_fired + n_failed
         coverage = n_fired / max(known_n, 1) if known_n > 0 else 0.0
-        confidence = known_n / max(len(c.triggers), 1) if has_triggers else 0.0
+        measurable = len(c.triggers) - n_unmeasured
+        confidence = known_n / max(measurable, 1) if has_triggers else 0.0
         measured = coverage >= WARN_COVERAGE and confidence >= WARN_CONFIDENCE
         described = rel[i] >= WARN_TEXT and n_failed == 0
         anti = c.kind == "anti-pattern"

@@ -76,6 +76,7 @@ from kbopt.ranking import (
     result_dict,
     result_text,
     trigger_metrics,
+    unmeasured_metrics,
 )
 from kbopt.store import KNOWLEDGE_DIR, Store
 from kbopt.vocab import COMPARATORS, Language
@@ -114,6 +115,7 @@ __all__ = [
     "order_ties",
     "recommend",
     "trigger_metrics",
+    "unmeasured_metrics",
 ]
 _evaluate = evaluate
 _headroom_pct = headroom_pct
@@ -268,6 +270,7 @@ class _Table:
         language: str | None,
         limit: int,
         contexts: frozenset[str] = frozenset(),
+        unmeasured: frozenset[str] = frozenset(),
     ) -> tuple[list[int], list[int]]:
         """Indexes of the best `limit` optimizations and of the warned anti-patterns."""
         import numpy as np
@@ -331,7 +334,11 @@ class _Table:
         )
         known_n = n_fired + n_failed
         coverage = np.where(known_n > 0, n_fired / np.maximum(known_n, 1), 0.0)
-        confidence = np.where(has_triggers, known_n / np.maximum(self.n_triggers, 1), 0.0)
+        # Confidence: the share of the triggers this profile could have measured that it did.
+        gone = np.array([m in unmeasured for m in self.metric_names], dtype=bool)
+        n_unmeasured = per_card(~known & gone[self.t_metric]) if len(v) else np.zeros(n)
+        measurable = np.maximum(self.n_triggers - n_unmeasured, 1)
+        confidence = np.where(has_triggers, known_n / measurable, 0.0)
         measured = (coverage >= WARN_COVERAGE) & (confidence >= WARN_CONFIDENCE)
         described = (rel >= WARN_TEXT) & (n_failed == 0)
         warn = eligible & self.anti & (((n_fired > 0) & measured) | described)
@@ -386,7 +393,9 @@ def recommend(
     metrics = trigger_metrics(profile)
     bottleneck = profile.bottleneck.value if profile.bottleneck else None
     contexts = kernel_contexts(profile)
-    opt_idx, warn_idx = table.candidates(metrics, relevance, bottleneck, language, limit, contexts)
+    opt_idx, warn_idx = table.candidates(
+        metrics, relevance, bottleneck, language, limit, contexts, unmeasured_metrics(profile)
+    )
     opportunities, warnings = explain_and_order(
         table.cards,
         table.weights,

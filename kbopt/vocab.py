@@ -189,6 +189,12 @@ METRICS: dict[str, Metric] = {
             "launch__registers_per_thread",
         ),
         _m(
+            "spill_bytes_per_thread",
+            "bytes",
+            "local memory the compiled kernel reserves per thread: registers it spilled "
+            "(known at load time, no profiler needed)",
+        ),
+        _m(
             "shared_mem_per_block_kb",
             "KiB",
             "shared memory per CTA (static + dynamic)",

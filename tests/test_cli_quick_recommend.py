@@ -84,6 +84,27 @@ def test_every_profile_answers_equal(kb: Path, capsys, monkeypatch) -> None:
     assert opportunities > len(PROFILES)  # the answers are not all empty
 
 
+def test_metrics_the_profile_could_not_measure_answer_equal(
+    kb: Path, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    # A timing-only profile lists the counters it lacks; warnings are weighed over the
+    # triggers it could measure, on both paths.
+    missing = "\n### Missing Metrics\nCatalog triggers on these metrics could not be evaluated: "
+    warned = 0
+    for path in PROFILES[:12]:
+        text = path.read_text(encoding="utf-8").split("\n### Missing Metrics")[0]
+        copy = tmp_path / path.name
+        copy.write_text(
+            text.rstrip("\n")
+            + missing
+            + "local_memory_bytes, achieved_occupancy_pct, dram_bytes_ratio, num_splits.\n",
+            encoding="utf-8",
+        )
+        out = _both(kb, ["recommend", str(copy), "--json"], capsys, monkeypatch)
+        warned += len(json.loads(out)["warnings"])
+    assert warned > 0
+
+
 def test_options_before_the_profile_and_a_relative_path(kb: Path, capsys, monkeypatch) -> None:
     monkeypatch.chdir(REPO)
     profile = "benchmarks/profiles/mla-decode-triton-16-heads.md"

@@ -171,3 +171,22 @@ def test_summary_rows_come_back_as_the_same_launches():
     ]
     assert launch_stats.from_summary(launch_stats.summary(launches)) == launches
     assert launch_stats.from_summary(None) == []
+
+
+def test_spilled_registers_come_from_the_loaded_kernel():
+    compiler = pytest.importorskip("triton.compiler.compiler")
+    kernel = SimpleNamespace(
+        name="k", function=None, src=None, metadata=SimpleNamespace(num_warps=4, shared=0)
+    )
+
+    def load() -> None:  # Triton's n_spills is the local memory per thread / 4
+        kernel.n_regs, kernel.n_spills = 32, 512
+
+    kernel._init_handles = load
+    with launch_stats.capture() as seen:
+        compiler.CompiledKernel.launch_metadata(kernel, (256,), None)
+    assert seen[0].spill_bytes == 2048
+    assert launch_metrics(seen, 132, SM90)["spill_bytes_per_thread"] == 2048
+    assert launch_stats.from_summary(launch_stats.summary(seen)) == seen
+    clean = launch_metrics([Launch("k", (8, 1, 1), 4, 40, 0)], 132, SM90)
+    assert clean["spill_bytes_per_thread"] == 0  # a measured zero, once registers are known

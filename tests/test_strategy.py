@@ -182,3 +182,18 @@ def test_many_entries_load_cards_from_the_column(tmp_path: Path) -> None:
     assert len(_cards(get_index(store))) == 81
     got = recommend(profile(local_memory_bytes=4096, achieved_occupancy_pct=50), store=store)
     assert [o.id for o in got.opportunities][:1] == ["the-needle"]
+
+
+def test_a_warning_is_not_held_back_by_metrics_the_profile_could_not_measure(kb: Store) -> None:
+    # One of over-splitting's two triggers is known: too thin to warn on ...
+    thin = profile(ctas_per_sm=2, registers_per_thread=64)
+    assert recommend(thin, store=kb).warnings == []
+    # ... unless the profile says it could not measure the other one (counters off): the
+    # confidence is over the triggers it could have measured.
+    thin.notes["Missing Metrics"] = (
+        "Catalog triggers on these metrics could not be evaluated: dram_bytes, num_splits."
+    )
+    assert [w.id for w in recommend(thin, store=kb).warnings] == ["over-splitting"]
+    # a trigger that was measured and fails still counts against it
+    thin.measured["num_splits"] = 1
+    assert recommend(thin, store=kb).warnings == []

@@ -55,6 +55,7 @@ PRODUCED = (
     "grid_size",
     "block_size",
     "registers_per_thread",
+    "spill_bytes_per_thread",
     "shared_mem_per_block_kb",
     "occupancy_limit_registers",
     "occupancy_limit_shared_mem",
@@ -77,6 +78,9 @@ class Launch:
     registers: int  # per thread
     shared_bytes: int  # static + dynamic, as the compiled kernel requests
     duration_us: float | None = None  # GPU time of this launch in the captured call
+    # Local memory per thread the compiled kernel reserves: registers it spilled (Triton's
+    # n_spills is CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES / 4).
+    spill_bytes: int = 0
 
     @property
     def ctas(self) -> int:
@@ -172,6 +176,7 @@ def _launch(kernel: Any, grid: Any) -> Launch:
         num_warps=int(meta.num_warps),
         registers=int(getattr(kernel, "n_regs", 0) or 0),
         shared_bytes=int(getattr(meta, "shared", 0) or 0),
+        spill_bytes=4 * int(getattr(kernel, "n_spills", 0) or 0),
     )
 
 
@@ -255,6 +260,8 @@ def launch_metrics(
     }
     if main.registers > 0:
         out["registers_per_thread"] = float(main.registers)
+        # Known only once the kernel is loaded, like the registers: 0 is a measured zero.
+        out["spill_bytes_per_thread"] = float(main.spill_bytes)
     occ = occupancy(main, limits)
     out.update(occ)
     if sm_count:
@@ -285,6 +292,7 @@ def summary(launches: Sequence[Launch]) -> list[dict[str, Any]]:
             "registers": ln.registers,
             "shared_bytes": ln.shared_bytes,
             "duration_us": None if ln.duration_us is None else round(ln.duration_us, 3),
+            "spill_bytes": ln.spill_bytes,
         }
         for ln in launches
     ]
@@ -300,6 +308,7 @@ def from_summary(rows: Sequence[Mapping[str, Any]] | None) -> list[Launch]:
             r["registers"],
             r["shared_bytes"],
             r.get("duration_us"),
+            r.get("spill_bytes", 0),
         )
         for r in rows or []
     ]

@@ -344,6 +344,7 @@ def _recommend(snap: Any, source: str | None, options: dict[str, str]) -> _Answe
         result_dict,
         result_text,
         trigger_metrics,
+        unmeasured_metrics,
     )
     from kbopt.textio import read_source
     from kbopt.vocab import Language
@@ -384,6 +385,7 @@ def _recommend(snap: Any, source: str | None, options: dict[str, str]) -> _Answe
         language,
         limit,
         kernel_contexts(profile),
+        unmeasured_metrics(profile),
     )
     if picked is None:
         return None
