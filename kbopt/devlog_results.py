@@ -93,12 +93,28 @@ def _kernel_columns(rows: Sequence[res.Row]) -> list[str]:
     return known + sorted(keys - set(known))
 
 
+def _speedup(ctx: Context, r: res.Row, baseline: str) -> float | None:
+    """`r`'s speed-up over `baseline`: as the bench recorded it, else from the baseline's
+    correct row at the same configuration in the same results file (a baseline added to
+    `compare_with` after the run, or measured but not compared at the time)."""
+    recorded = r.get(f"speedup_vs_{baseline}")
+    if recorded is not None:
+        return float(recorded)
+    for o in ctx.rows:
+        if (
+            o["_file"] == r["_file"]
+            and o["config"] == r["config"]
+            and o.get("version") == baseline
+            and res.is_ok(o)
+            and r.get("time_us")
+        ):
+            return float(o["time_us"]) / float(r["time_us"])
+    return None
+
+
 def _speedups(ctx: Context, r: res.Row) -> str:
-    parts = [
-        f"{r[f'speedup_vs_{b}']:.2f}x {b}"
-        for b in ctx.spec.compare_with
-        if r.get(f"speedup_vs_{b}") is not None
-    ]
+    found = [(b, _speedup(ctx, r, b)) for b in ctx.spec.compare_with]
+    parts = [f"{x:.2f}x {b}" for b, x in found if x is not None]
     if not parts:
         return "no baseline in the same run"
     return ", ".join(parts) + " (measured side by side)"
@@ -181,7 +197,7 @@ def results_block(ctx: Context) -> str:
             cells += [_fmt(r.get("pct_of_floor_graph"))] if graph_pct else []
             cells += [_fmt(r.get("host_us_per_call"))] if host else []
             cells += [f"{r['gbps']:.0f}", f"{r['tflops']:.1f}"]
-            cells += [_fmt(r.get(f"speedup_vs_{b}"), ".2f") for b in spec.compare_with]
+            cells += [_fmt(_speedup(ctx, r, b), ".2f") for b in spec.compare_with]
             cells.append(f"{r['rel_err']:.1e}")
             cells += [str(r.get(f"kernel_{k}", "-")) for k in kcols]
             cells.append(r["_file"])

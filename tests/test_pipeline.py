@@ -190,6 +190,24 @@ def test_devlog_blocks_of_a_two_dim_kernel(project: Path) -> None:
     assert _devlog(project) == 0
 
 
+def test_a_speed_up_the_bench_did_not_record_comes_from_the_same_run(project: Path) -> None:
+    # torch_compile was measured beside triton_v2 but not compared at the time: the devlog
+    # divides the two rows of the same results file, and shows nothing across files
+    spec = project / "kernels/norm/spec.py"
+    spec.write_text(
+        spec.read_text().replace(
+            'compare_with=("torch",)', 'compare_with=("torch", "torch_compile")'
+        )
+    )
+    assert _devlog(project) == 0
+    text = (project / "docs/kernels/norm.md").read_text()
+    assert "3.00x torch, 2.50x torch_compile (measured side by side)" in text
+    assert "| 50.0 | 100 | 0.0 | 3.00 | 2.50 |" in text  # triton_v2, large
+    assert "| 25.0 | 100 | 0.0 | 1.50 | 1.25 |" in text  # triton_v1, large
+    # decode has no baseline row: nothing is divided
+    assert "| triton_v2 | 10.0 | 500.0 | 100 | 0.0 | - | - |" in text
+
+
 def test_devlog_check_names_the_stale_block(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -91,7 +91,9 @@ def prepare(
             num_kv_splits,
             MAX_KV_SPLITS,
             float(sm_scale),
-            1.0,
+            # by name: SGLang 0.5.9's twelfth parameter is logit_cap (0 = no soft cap), where
+            # older releases had k_scale; a positional 1.0 capped every logit at 1 there
+            logit_cap=0.0,
         )
         return o.view(b, s, h, D_V)
 
