@@ -216,6 +216,11 @@ def change_signature(
     return frozenset((k, _fmt(before.get(k)), _fmt(v)) for k, v in after.items())
 
 
+def values_key(values: Mapping[str, Any]) -> frozenset[tuple[str, str]]:
+    """A version's knob values in moves' notation, comparable across runs and files."""
+    return frozenset((k, _fmt(v)) for k, v in values.items())
+
+
 def _fmt(v: Any) -> str:
     if v is None:
         return "None"

@@ -352,10 +352,13 @@ def test_repeated_slowdowns_refute_the_entry(tmp_path: Path) -> None:
     store = Store(root)
     # a version where wider vectors cost more, and whose warps are at the largest value
     # (knob-alpha's move does not apply): knob-beta's move is tried, and slower, each run
+    # each run starts from other knob values: a change an earlier run rolled back from the
+    # same values is not tried again
     version = root / "kernels" / "knobby" / "triton_v1.py"
     text = VERSION.replace("400 / VECTORS", "100 * VECTORS").replace("WARPS = 4", "WARPS = 16")
-    version.write_text(text)
     for i in range(3):
+        version.write_text(text.replace("VECTORS = 2", f"VECTORS = {2**i}"))
+        clear_cache()
         assert store.get("knob-beta").status.value == "validated"
         run = _run_once(root, f"f{i}")
         assert run.record.attempts[0].optimization == "knob-beta"
@@ -365,6 +368,26 @@ def test_repeated_slowdowns_refute_the_entry(tmp_path: Path) -> None:
     # a refuted entry is never proposed: the next run has nothing to apply
     run = _run_once(root, "f3")
     assert run.record.attempts == [] and run.record.designer_blocked.startswith(NO_MOVE)
+
+
+def test_a_change_an_earlier_run_rolled_back_is_not_paid_for_again(tmp_path: Path) -> None:
+    root = _learning_project(tmp_path)
+    first = _run_once(root, "m1")
+    assert first.record.attempts[0].optimization == "knob-alpha"  # more warps: slower
+    assert first.record.attempts[0].status is AttemptStatus.ROLLED_BACK
+    # put knob-alpha back on top of the ranking: only the run's memory keeps it away now
+    store = Store(root)
+    alpha = store.get("knob-alpha").model_copy(deep=True)
+    alpha.expected_gain_pct = 90
+    store.update(alpha)
+    second = _run_once(root, "m2")
+    assert second.record.attempts[0].optimization == "knob-beta"
+    # from other knob values the same entry's move is a new question
+    version = root / "kernels" / "knobby" / "triton_v1.py"
+    version.write_text(VERSION.replace("WARPS = 4", "WARPS = 2"))
+    clear_cache()
+    third = _run_once(root, "m3")
+    assert third.record.attempts[0].optimization == "knob-alpha"
 
 
 def test_record_evidence_refuses_a_missing_results_file_and_fake_figures(tmp_path: Path) -> None:

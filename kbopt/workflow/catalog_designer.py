@@ -7,7 +7,10 @@
 2. for each ranked optimization, each of its `moves` (front matter, `kbopt.moves`) is
    planned against the current version's knob values (`KernelSpec.knob_values`) and the
    profile's metrics; the first move that applies, and was not tried from the same parent
-   version (the same entry's move, or the same resulting knob values), is chosen;
+   version (the same entry's move, or the same resulting knob values), is chosen -- a
+   knob change rolled back earlier in the run, or by an earlier run of the same kernel on
+   the same backend from exactly the current knob values (`runs/*/catalog-moves.json`),
+   is not proposed again;
 3. the new version is a copy of the current version file with the changed knob values
    (`kbopt.workflow.knob_source`), written after the cycle backed up the kernel folder, so
    VERIFY's rollback deletes it byte for byte; the designer checks it against the
@@ -34,7 +37,7 @@ from kbopt.contracts.new_version import NewVersion, TrialCheck
 from kbopt.contracts.task import OptimizationTask
 from kbopt.errors import KbError
 from kbopt.kernel import VERSION_RE, KernelSpec
-from kbopt.moves import NotApplicable, PlannedMove, change_signature, plan_move
+from kbopt.moves import NotApplicable, PlannedMove, change_signature, plan_move, values_key
 from kbopt.store import Store, atomic_write
 from kbopt.vocab import Language
 from kbopt.workflow.designers import DesignContext, DesignerUnavailable, Proposal
@@ -243,7 +246,9 @@ class CatalogDesigner:
         return moves, values
 
     def _rejected(self, record: RunRecord) -> set[frozenset]:
-        """Knob changes this run measured and rolled back (from any version)."""
+        """Knob changes measured and rolled back: by this run (from any version), and by
+        earlier runs of the same kernel on the same backend from exactly the current knob
+        values (what did not work is not paid for again)."""
         state = self._state()
         out: set[frozenset] = set()
         for attempt in record.attempts:
@@ -252,6 +257,38 @@ class CatalogDesigner:
                 continue
             if attempt.status is AttemptStatus.ROLLED_BACK:
                 out.add(change_signature(chosen["before"], chosen["values"]))
+        assert self.spec is not None
+        here = values_key(self.spec.knob_values(record.current_version))
+        for start, signature in self._earlier_losses(record):
+            if start == here:
+                out.add(signature)
+        return out
+
+    def _earlier_losses(self, record: RunRecord) -> list[tuple[frozenset, frozenset]]:
+        """(knob values it started from, knob change) of every catalog move that an earlier
+        run of this kernel rolled back, read from the sibling run folders."""
+        assert self.run_dir is not None
+        out = []
+        for other in sorted(self.run_dir.parent.glob(f"*/{STATE_FILE}")):
+            if other.parent == self.run_dir:
+                continue
+            try:
+                past = json.loads((other.parent / "record.json").read_text(encoding="utf-8"))
+                moves = json.loads(other.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue  # a run folder being written, or not a run: nothing to learn from
+            if past.get("kernel") != record.kernel or past.get("backend") != record.backend:
+                continue
+            for attempt in past.get("attempts", []):
+                chosen = moves.get(str(attempt.get("iteration")))
+                if attempt.get("status") != AttemptStatus.ROLLED_BACK.value or not chosen:
+                    continue
+                if "before" not in chosen or "all_values" not in chosen:
+                    continue
+                start = {**chosen["all_values"], **chosen["before"]}
+                out.append(
+                    (values_key(start), change_signature(chosen["before"], chosen["values"]))
+                )
         return out
 
     # ------------------------------------------------------------------ Designer
