@@ -282,3 +282,5 @@ def test_the_target_verdict_is_computed_from_the_rows() -> None:
     assert "met against the 18 trials the grid needed" in verdict(doc(6, 18))
     assert "never came within 5%" in verdict(doc(None, 15))
     assert "not judged" in verdict({"rows": [{"arm": "grid"}]})
+    # a start already within 5% for every arm: nothing to find, nothing to judge
+    assert "already within 5%" in verdict(doc(1, 1))

@@ -149,6 +149,11 @@ def verdict(doc: Mapping[str, Any]) -> str:
             "the grid's trials): **not met**; the catalog arm never came within 5%."
         )
     grid_needed = grid.get("trials_to_within_5pct")
+    if reached == 1 and grid_needed == 1:
+        return (
+            "Target: not judged: the starting version was already within 5% of the best any "
+            "arm found, so no arm had anything to find."
+        )
     of_budget = "met" if reached * 3 <= budget else "not met"
     if grid_needed is None:
         of_grid = f"the grid never came within 5% in its {grid['trials']} trials"
