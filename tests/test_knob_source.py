@@ -59,9 +59,9 @@ def test_the_kernels_own_tests_accept_a_copied_version(tmp_path: Path) -> None:
     write_version(
         folder / "triton_v1.py",
         folder / "triton_v99.py",
-        {"block": 512},
+        {"block": 1024},  # triton_v9 (a catalog move in the ladder) is v1 with 512
         version="triton_v99",
-        description="triton_v1 with block 256 -> 512",
+        description="triton_v1 with block 256 -> 1024",
     )
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
