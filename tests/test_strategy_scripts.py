@@ -68,3 +68,35 @@ def test_bench_script_runs_on_a_small_catalog(tmp_path: Path) -> None:
         "cold_build",
     }
     shutil.rmtree(out)
+
+
+def test_ranking_shift_compares_a_runs_profile_under_two_catalogs(tmp_path: Path) -> None:
+    run = REPO / "runs" / "h200-catalog-mla_decode"
+    cmd = [sys.executable, str(REPO / "scripts" / "ranking_shift.py"), str(run)]
+    # the same commit on both sides: the same ranking, and the report says so
+    proc = subprocess.run(
+        [*cmd, "--before", "HEAD", "--out", str(tmp_path)], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = (tmp_path / "h200-catalog-mla_decode.md").read_text()
+    assert "catalog before: commit" in report and "| 1 | " in report
+    if not subprocess.run(
+        ["git", "-C", str(REPO), "status", "--porcelain", "--", "docs/knowledge"],
+        capture_output=True,
+        text=True,
+    ).stdout:
+        assert "Order changed for: nothing (same order)." in report
+    bad = subprocess.run([*cmd, "--before", "no-such-commit"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "not a commit" in bad.stderr
+    missing = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "scripts" / "ranking_shift.py"),
+            str(tmp_path),
+            "--before",
+            "HEAD",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert missing.returncode == 2 and "no run record" in missing.stderr
