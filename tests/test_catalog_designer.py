@@ -419,3 +419,36 @@ def test_record_evidence_refuses_a_missing_results_file_and_fake_figures(tmp_pat
     out = call_tool(ctx, "record_evidence", block)
     assert not out.is_error, out.content
     assert len(Store(root).get("split-kv-decode").evidence) == before + 1
+
+
+def test_only_a_runs_first_step_of_an_entry_refines_its_gain(tmp_path: Path) -> None:
+    from kbopt.model import EvidenceBlock
+    from kbopt.workflow.learn import first_step_per_run, refine_gain
+
+    def block(run: str, attempt: int, change: str) -> EvidenceBlock:
+        return EvidenceBlock.model_validate(
+            {
+                "source_type": "local experiment",
+                "source": f"kbopt cycle run {run}, attempt {attempt} (knobby, backend real, "
+                "catalog move): triton_v1 -> triton_v2, knob-alpha: num_warps 4 -> 8",
+                "device": "NVIDIA H200",
+                "versions": "triton 3.6.0",
+                "date": "2026-12-03",
+                "command": "kbopt profile knobby triton_v1 && kbopt profile knobby triton_v2",
+                "rows": [{"config": "one", "before": "100 us", "after": "x", "change": change}],
+            }
+        )
+
+    steps = [block("a", 1, "-20%"), block("a", 3, "+150%"), block("b", 1, "-10%")]
+    assert first_step_per_run(steps) == [steps[0], steps[2]]
+    root = _learning_project(tmp_path)
+    store = Store(root)
+    before = store.get("knob-alpha").expected_gain_pct
+    store.append_evidence("knob-alpha", steps[0])
+    assert "this one +20.0%" in refine_gain(store, "knob-alpha")
+    first = Store(root).get("knob-alpha").expected_gain_pct
+    assert first == pytest.approx(before + (20 - before) / 2, abs=0.05)
+    # the same run walks the knob further and overshoots: recorded, but the gain stays
+    store.append_evidence("knob-alpha", steps[1])
+    assert refine_gain(store, "knob-alpha") == ""
+    assert Store(root).get("knob-alpha").expected_gain_pct == first

@@ -30,7 +30,10 @@ catalog-move measurement recorded on it, `new = prior + (gain - prior) / (n + 1)
 `gain` is the measured speed-up in percent (the mean over the trial configurations of
 `-time change`; negative when slower) and `n` the number of catalog-move evidence blocks
 on the entry, this one included; the result is never below 0.  After `REFUTE_AFTER`
-catalog-move measurements in a row that were each slower by more than `SIGNIFICANT_PCT`,
+catalog-move measurements in a row that were each slower by more than `SIGNIFICANT_PCT`
+(only the first measurement of each run counts, for the mean and for this: a run that
+applies the same entry again is walking its knob further, and an overshoot says how far to
+go, not what the entry gives),
 the entry's status becomes `refuted` and the strategy stops proposing it.  The
 strategy's ranking reads `expected_gain_pct`, so the next run ranks with what was
 learned.  It
@@ -44,7 +47,8 @@ recorded as skipped, with what real figures of the same shape would have written
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from kbopt.bench.backend import Measurement
@@ -154,19 +158,41 @@ def measured_gain_pct(block: EvidenceBlock) -> float | None:
     return -sum(pcts) / len(pcts) if pcts else None
 
 
+_RUN_OF = re.compile(r"^kbopt cycle run (?P<run>\S+), attempt (?P<attempt>\d+) ")
+
+
+def first_step_per_run(blocks: Sequence[EvidenceBlock]) -> list[EvidenceBlock]:
+    """The first catalog-move measurement of each run on an entry.  A run that keeps a move
+    and applies the same entry again is walking the knob further in the same direction; a
+    later step that overshoots (heads per program past the optimum) says how far to go, not
+    what the entry gives, so it does not refine the gain nor count toward refuting it."""
+    seen: set[str] = set()
+    out = []
+    for b in blocks:
+        m = _RUN_OF.match(b.source)
+        if m is not None:
+            if m["run"] in seen:
+                continue
+            seen.add(m["run"])
+        out.append(b)
+    return out
+
+
 def refine_gain(store: Store, name: str) -> str:
     """Apply the module's refinement rule after a catalog-move block was appended; returns
     what changed, for the run record."""
     entry = store.get(name)
-    moves = [
-        b
-        for b in entry.evidence
-        if CATALOG_MOVE in b.source
-        and FAKE_DEVICE not in (b.device or "")
-        and measured_gain_pct(b) is not None
-    ]
-    if not moves:
-        return ""
+    moves = first_step_per_run(
+        [
+            b
+            for b in entry.evidence
+            if CATALOG_MOVE in b.source
+            and FAKE_DEVICE not in (b.device or "")
+            and measured_gain_pct(b) is not None
+        ]
+    )
+    if not moves or moves[-1] is not entry.evidence[-1]:
+        return ""  # a further step of a move this run already measured: not the entry's gain
     gain = measured_gain_pct(moves[-1])
     assert gain is not None
     prior = entry.expected_gain_pct
