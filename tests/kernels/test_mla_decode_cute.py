@@ -150,6 +150,29 @@ def test_check_names_the_version_whose_ptx_changed(
 
 
 @pytest.mark.slow
+def test_compile_kernel_keeps_the_fingerprint_of_what_it_compiled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The compile path of every version's launches (cute_common.compile_kernel) records the
+    sha256 that the benchmark writes as kernel_ptx_sha256: here, without a GPU, for cute_v8's
+    split path, checked against the fingerprints file."""
+    import cutlass
+    from cutlass.base_dsl import compiler
+
+    from kernels.mla_decode import cute_v8
+
+    if not torch.cuda.is_available():  # get a compiled function without a driver (see below)
+        monkeypatch.setattr(
+            compiler.Compiler, "_check_cuda_dependencies_once", lambda self, libs: None
+        )
+    fn = cute_common.compile_kernel(
+        cute_v8.entry(), *cute_v8.example_args(cutlass.BFloat16, cutlass.Float32), arch="sm_90a"
+    )
+    recorded = ptx_fingerprints.load()["versions"]["cute_v8"]["float32"]
+    assert cute_common.launched_ptx_sha256(fn) == recorded
+
+
+@pytest.mark.slow
 def test_packed_launch_arguments_match_cute_dsl_conversion(monkeypatch: pytest.MonkeyPatch) -> None:
     """cute_v5's PackedLaunch points at the same argument bytes as CuTe DSL's own conversion,
     and the check catches a difference."""
@@ -290,3 +313,20 @@ def test_in_kernel_merge_leaves_its_counters_at_zero_and_repeats_correctly(name:
     counters += [p.counters for p in cute_plan._PLANS.values()]
     assert all(int(c.abs().sum()) == 0 for c in counters)
 
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ptx_fingerprints.cute_versions())
+def test_launches_record_the_fingerprinted_ptx(name: str) -> None:
+    """What the benchmark writes as kernel_ptx_sha256 (the PTX of the launched function) is
+    the fingerprint CI checks, for both compiled paths: split partials and one split."""
+    if torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("the fingerprints are of sm_90a PTX")
+    fn = registry.get(name).fn
+    recorded = ptx_fingerprints.load()["versions"][name]
+    # (b, s, t) -> fp32 split partials (16 splits); one split, output in q's dtype
+    for (b, s, t), out_dtype in (((2, 1, 1000), "float32"), ((32, 16, 300), "bfloat16")):
+        q, kv, lens, sc = ref.make_inputs(b, s, t, dtype=torch.bfloat16, device="cuda")
+        fn(q, kv, lens, sc)
+        torch.cuda.synchronize()
+        assert (cute_common.LAST_INFO["splits"] == 1) == (out_dtype == "bfloat16")
+        assert cute_common.LAST_INFO.get("ptx_sha256") == recorded[out_dtype], (name, out_dtype)
