@@ -292,8 +292,8 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         if not args.json:
             dsl = cutlass_dsl_version()
-            what = f"{len(names)} version{'s' if len(names) != 1 else ''}"
-            print(f"ok: {what} match {_shown(args.file)} (nvidia-cutlass-dsl {dsl})")
+            what = f"{len(names)} versions match" if len(names) != 1 else "1 version matches"
+            print(f"ok: {what} {_shown(args.file)} (nvidia-cutlass-dsl {dsl})")
         return 0
 
     new = document(computed)
@@ -318,8 +318,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def check_at_revision(rev: str, path: Path, versions: str, as_json: bool) -> int:
     """``--check --at REV``: run this module's check on the kernels of git revision ``rev``
-    (extracted into a temporary folder, with this module copied in, since older trees lack
-    it) against the fingerprints file ``path``. Versions absent at ``rev`` are left out."""
+    (extracted into a temporary folder, with this module and the fingerprints file ``path``
+    copied in, since older trees lack them). Versions absent at ``rev`` are left out."""
     import shutil
     import subprocess
     import tempfile
@@ -342,6 +342,7 @@ def check_at_revision(rev: str, path: Path, versions: str, as_json: bool) -> int
         subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
         old_dir = Path(tmp) / "kernels" / "mla_decode"
         shutil.copy(Path(__file__), old_dir / Path(__file__).name)
+        shutil.copy(path, old_dir / FINGERPRINTS.name)  # the file checked, in place there
         there = [p.stem for p in old_dir.glob("cute_v*.py") if p.stem[len("cute_v") :].isdigit()]
         there.sort(key=lambda n: int(n[len("cute_v") :]))
         wanted = [n for n in versions.split(",") if n] or there
@@ -351,7 +352,7 @@ def check_at_revision(rev: str, path: Path, versions: str, as_json: bool) -> int
             return 2
         print(f"[ptx] the code at {rev}: {', '.join(names)}", file=sys.stderr, flush=True)
         cmd = [sys.executable, "-m", "kernels.mla_decode.ptx_fingerprints", "--check"]
-        cmd += ["--file", str(path.resolve()), "--versions", ",".join(names)]
+        cmd += ["--versions", ",".join(names)]
         cmd += ["--json"] if as_json else []
         env = {**os.environ, "PYTHONPATH": tmp}
         return subprocess.run(cmd, cwd=tmp, env=env).returncode
