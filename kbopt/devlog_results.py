@@ -38,7 +38,13 @@ GEN_BLOCK = re.compile(
     r"(<!-- GEN:(?P<name>[\w:.-]+) -->\n)(?P<body>.*?)(<!-- /GEN:(?P=name) -->)", re.S
 )
 # Launch-record columns the tables know a short heading for; others show under their name.
-KERNEL_COLUMNS = {"n_regs": "regs", "n_spills": "spills", "shared": "smem (B)", "splits": "splits"}
+KERNEL_COLUMNS = {
+    "n_regs": "regs",
+    "n_spills": "spills",
+    "shared": "smem (B)",
+    "splits": "splits",
+    "ptx_sha256": "PTX sha256",
+}
 SOFTWARE = (("torch", "torch"), ("triton", "triton"), ("cuda", "CUDA"))
 
 
@@ -79,6 +85,13 @@ class Context:
 
 def _fmt(v: Any, spec: str = ".1f") -> str:
     return "-" if v is None else format(v, spec)
+
+
+def _kernel_cell(r: res.Row, key: str) -> str:
+    """One launch-record cell; a PTX fingerprint shows its first 12 hex digits (as the
+    fingerprint check prints them), enough to tell kernels apart in a table."""
+    v = r.get(f"kernel_{key}", "-")
+    return v[:12] if key == "ptx_sha256" and isinstance(v, str) else str(v)
 
 
 def _kernel_columns(rows: Sequence[res.Row]) -> list[str]:
@@ -199,7 +212,7 @@ def results_block(ctx: Context) -> str:
             cells += [f"{r['gbps']:.0f}", f"{r['tflops']:.1f}"]
             cells += [_fmt(_speedup(ctx, r, b), ".2f") for b in spec.compare_with]
             cells.append(f"{r['rel_err']:.1e}")
-            cells += [str(r.get(f"kernel_{k}", "-")) for k in kcols]
+            cells += [_kernel_cell(r, k) for k in kcols]
             cells.append(r["_file"])
             out.append("| " + " | ".join(cells) + " |")
         out.append("")
@@ -243,7 +256,7 @@ def family_block(ctx: Context, family: str) -> str:
             "ok" if ok else f"{r.get('status', '?')}: {err}",
             _fmt(r.get("time_us")),
             _fmt(r.get("pct_of_floor")),
-            *(str(r.get(f"kernel_{k}", "-")) for k in kcols),
+            *(_kernel_cell(r, k) for k in kcols),
             r["_file"],
         ]
         out.append("| " + " | ".join(cells) + " |")

@@ -3,6 +3,8 @@
 - :func:`compile_ptx`: compile a CuTe DSL entry point for a target arch WITHOUT a GPU and return
   its PTX. CuTe DSL writes the PTX file (``--keep-ptx``) before it looks for the CUDA driver to
   load the module, so on a CPU-only machine the driver error that follows is expected and ignored.
+- :func:`compile_kernel`: ``cute.compile`` keeping the sha256 of the launched PTX
+  (:func:`launched_ptx_sha256`; recorded in :data:`LAST_INFO` as ``ptx_sha256``).
 - :func:`run_split_kv`: the host side of every version (checks, KV split, launch, and the merge
   of split-KV partials: by the Triton ladder's combine kernel for v1-v3, inside the compiled
   call for v4+; base-2 log-sum-exp weights).
@@ -28,8 +30,9 @@ LOG2_E = 1.4426950408889634
 
 # The last call's launch shape (read by kbopt's ncu target to label the kernels ncu sees: with
 # splits > 1 a call launches the attention kernel and then a merge kernel, unless the
-# attention kernel merges in place).
-LAST_INFO: dict[str, int] = {}
+# attention kernel merges in place) and the fingerprint of the launched PTX (``ptx_sha256``;
+# the benchmark's rows carry all of it as ``kernel_*`` columns).
+LAST_INFO: dict[str, int | str] = {}
 
 
 def compile_ptx(entry: Callable[..., Any], *args: Any, arch: str = "sm_90a") -> str:
@@ -49,6 +52,38 @@ def compile_ptx(entry: Callable[..., Any], *args: Any, arch: str = "sm_90a") -> 
         if not ptx_files:
             raise RuntimeError(f"CuTe DSL produced no PTX for {arch}") from error
         return "\n".join(p.read_text() for p in ptx_files)
+
+
+# sha256 of the normalised PTX (kernels.mla_decode.ptx_fingerprints) of each function compiled
+# by compile_kernel, by id(): compiled functions live for the process (functools.cache).
+_PTX_SHA256: dict[int, str] = {}
+
+
+def compile_kernel(entry: Callable[..., Any], *args: Any, arch: str | None = None) -> Any:
+    """``cute.compile(entry, *args)`` that keeps the fingerprint of the PTX it built.
+
+    Every version compiles its launched kernels here. ``--keep-ptx`` only adds a copy of the
+    PTX on the way to the cubin (same cubin with and without it, checked with CuTe DSL 4.3.5);
+    its sha256 is then what :func:`launched_ptx_sha256` returns for the compiled function and
+    what the benchmark records as ``kernel_ptx_sha256``. ``arch``: default, the GPU's.
+    """
+    import cutlass.cute as cute
+
+    from kernels.mla_decode.ptx_fingerprints import ptx_sha256
+
+    options = "--keep-ptx" + (f" --gpu-arch {arch}" if arch else "")
+    with tempfile.TemporaryDirectory(prefix="cute_ptx_") as tmp:
+        fn = cute.compile(entry, *args, options=f"{options} --dump-dir {tmp}")
+    ptx = getattr(fn, "__ptx__", None)  # read into memory by CuTe DSL when compiling
+    if isinstance(ptx, str) and ".target" in ptx:
+        _PTX_SHA256[id(fn)] = ptx_sha256(ptx)
+    return fn
+
+
+def launched_ptx_sha256(fn: Any) -> str | None:
+    """The PTX fingerprint of a function compiled by :func:`compile_kernel` (None if CuTe DSL
+    did not hand back its PTX)."""
+    return _PTX_SHA256.get(id(fn))
 
 
 @functools.cache
@@ -202,6 +237,9 @@ def run_split_kv(
         out_args += (_gmem_ptr(cutlass.Int32, sem.data_ptr(), 4),)
 
     fn = compiled(in_dt, out_dt)
+    sha = launched_ptx_sha256(fn)
+    if sha is not None:
+        LAST_INFO["ptx_sha256"] = sha
     stream = cuda.CUstream(torch.cuda.current_stream(q.device).cuda_stream)
     ints = [b, rows, t_max, splits, per_split]
     scale_log2 = float(sm_scale) * LOG2_E

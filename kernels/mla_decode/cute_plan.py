@@ -37,6 +37,7 @@ class _Plan:
     lse: torch.Tensor
     counters: torch.Tensor
     stream: Any
+    info: dict[str, int | str]  # what a call records in cute_common.LAST_INFO
 
 
 _PLANS: dict[tuple[Any, ...], _Plan] = {}
@@ -67,8 +68,13 @@ def _make_plan(
         if splits == 1
         else torch.empty(b, rows, splits, ref.D_V, dtype=torch.float32, device=q.device)
     )
+    fn = compiled(in_dt, out_dt)
+    info: dict[str, int | str] = {"splits": splits, "tiles_per_split": per_split, "kernels": 1}
+    sha = cute_common.launched_ptx_sha256(fn)
+    if sha is not None:
+        info["ptx_sha256"] = sha
     return _Plan(
-        launch=cute_common.PackedLaunch(compiled(in_dt, out_dt)),
+        launch=cute_common.PackedLaunch(fn),
         in_dt=in_dt,
         out_dt=out_dt,
         ints=[b, rows, t_max, splits, per_split],
@@ -77,6 +83,7 @@ def _make_plan(
         lse=torch.empty(b, rows, splits, dtype=torch.float32, device=q.device),
         counters=torch.zeros(b * rows // m_blk, dtype=torch.int32, device=q.device),
         stream=cuda.CUstream(stream_handle),
+        info=info,
     )
 
 
@@ -119,7 +126,7 @@ def run_planned(
     ]
     scale_log2 = float(sm_scale) * cute_common.LOG2_E
     cute_common.LAST_INFO.clear()
-    cute_common.LAST_INFO.update(splits=plan.splits, tiles_per_split=plan.ints[4], kernels=1)
+    cute_common.LAST_INFO.update(plan.info)
 
     def cute_args() -> tuple[Any, ...]:  # CuTe DSL's own conversion, checked on the first call
         import cutlass

@@ -29,6 +29,7 @@ from cutlass.cute.nvgpu import cpasync, warp
 
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
+    compile_kernel,
     launch_args_template,
     mn_view,
     quad_allreduce,
@@ -371,7 +372,7 @@ _KERNEL = _MlaDecodeV1()
 @functools.cache
 def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
     """One compile per (input, output) dtype; every shape is a runtime argument."""
-    return cute.compile(_KERNEL, *example_args(in_dtype, out_dtype))
+    return compile_kernel(_KERNEL, *example_args(in_dtype, out_dtype))
 
 
 def example_args(

@@ -26,6 +26,7 @@ from cutlass.cute.nvgpu import cpasync, warpgroup
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
     acc_as_wgmma_a,
+    compile_kernel,
     launch_args_template,
     mn_view,
     quad_allreduce,
@@ -366,7 +367,7 @@ _KERNEL = _MlaDecodeV2()
 
 @functools.cache
 def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
-    return cute.compile(_KERNEL, *example_args(in_dtype, out_dtype))
+    return compile_kernel(_KERNEL, *example_args(in_dtype, out_dtype))
 
 
 def example_args(

@@ -27,6 +27,7 @@ from cutlass.cute.nvgpu import cpasync, warpgroup
 
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
+    compile_kernel,
     launch_args_template,
     mn_view,
     quad_allreduce,
@@ -65,6 +66,38 @@ class _MlaDecodeV3:
         scale_log2: cutlass.Float32,
         stream: cuda.CUstream,
     ):
+        self.launch_attention(
+            p_q,
+            p_kv,
+            p_lens,
+            p_o,
+            p_lse,
+            batch,
+            rows,
+            t_max,
+            splits,
+            tiles_per_split,
+            scale_log2,
+            stream,
+        )
+
+    def launch_attention(
+        self,
+        p_q: cute.Pointer,
+        p_kv: cute.Pointer,
+        p_lens: cute.Pointer,
+        p_o: cute.Pointer,
+        p_lse: cute.Pointer,
+        batch: cutlass.Int32,
+        rows: cutlass.Int32,
+        t_max: cutlass.Int32,
+        splits: cutlass.Int32,
+        tiles_per_split: cutlass.Int32,
+        scale_log2: cutlass.Float32,
+        stream: cuda.CUstream,
+    ) -> tuple[cute.Tensor, cute.Tensor]:
+        """Launch the attention kernel (traced from the ``@cute.jit`` entry); returns the views
+        of the partial O and the LSE, for an entry that also merges the splits (cute_v4)."""
         dtype = p_q.dtype
         q_bstride = cute.assume(rows * ref.D_QK, divby=64)
         kv_bstride = cute.assume(t_max * ref.D_QK, divby=64)
@@ -172,6 +205,7 @@ class _MlaDecodeV3:
             smem=SharedStorage.size_in_bytes(),
             stream=stream,
         )
+        return m_o, m_lse
 
     @cute.kernel
     def kernel(
@@ -401,7 +435,7 @@ _KERNEL = _MlaDecodeV3()
 
 @functools.cache
 def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
-    return cute.compile(_KERNEL, *example_args(in_dtype, out_dtype))
+    return compile_kernel(_KERNEL, *example_args(in_dtype, out_dtype))
 
 
 def example_args(

@@ -7,7 +7,7 @@ kernels back to back on the stream: one Python call, one argument conversion.
 
 The merge kernel: one CTA of 128 threads per query row; every thread reads the row's split
 log-sum-exps (base 2), and merges 4 adjacent output columns of all splits with 16-byte loads.
-The attention kernel is v3's unchanged.
+The attention kernel is v3's unchanged (inherited from its class).
 """
 
 import functools
@@ -16,17 +16,11 @@ from typing import Any
 import cuda.bindings.driver as cuda
 import cutlass
 import cutlass.cute as cute
-import cutlass.utils
 import torch
-from cutlass.cute.nvgpu import cpasync, warpgroup
 
 from kernels.mla_decode import reference as ref
-from kernels.mla_decode.cute_common import (
-    launch_args_template,
-    mn_view,
-    quad_allreduce,
-    run_split_kv,
-)
+from kernels.mla_decode.cute_common import compile_kernel, launch_args_template, run_split_kv
+from kernels.mla_decode.cute_v3 import M_BLK, N_BLK, _MlaDecodeV3
 
 VERSION = "cute_v4"
 DESCRIPTION = (
@@ -34,18 +28,14 @@ DESCRIPTION = (
     "(no second Python launch)"
 )
 
-M_BLK = 64  # query rows per CTA = the wgmma M of one warpgroup
-N_BLK = 64  # KV rows per pipeline step
-STAGES = 2
-THREADS = 256  # 2 warpgroups; warpgroup g owns O columns [256 g, 256 g + 256)
-WG_THREADS = 128
 MERGE_THREADS = 128  # merge kernel: one CTA per query row
 MERGE_VEC = ref.D_V // MERGE_THREADS  # 4 fp32 columns (16 bytes) per thread
-D_LAT = ref.D_LATENT  # 512
-D_ROPE = ref.D_ROPE  # 64
 
 
-class _MlaDecodeV4:
+class _MlaDecodeV4(_MlaDecodeV3):
+    """v3's attention kernel and KV loader; the entry also takes the output pointer and, when
+    the KV is split, launches :meth:`merge_kernel` after the attention kernel."""
+
     @cute.jit
     def __call__(
         self,
@@ -63,112 +53,19 @@ class _MlaDecodeV4:
         scale_log2: cutlass.Float32,
         stream: cuda.CUstream,
     ):
-        dtype = p_q.dtype
-        q_bstride = cute.assume(rows * ref.D_QK, divby=64)
-        kv_bstride = cute.assume(t_max * ref.D_QK, divby=64)
-        # partial O is [b, rows, splits, 512] in memory: the combine reads a row's splits together
-        o_rstride = cute.assume(splits * ref.D_V, divby=64)
-        o_bstride = cute.assume(rows * splits * ref.D_V, divby=64)
-        m_q = cute.make_tensor(
-            p_q, cute.make_layout((batch, rows, ref.D_QK), stride=(q_bstride, ref.D_QK, 1))
-        )
-        m_kv = cute.make_tensor(
-            p_kv, cute.make_layout((batch, t_max, ref.D_QK), stride=(kv_bstride, ref.D_QK, 1))
-        )
-        m_lens = cute.make_tensor(p_lens, cute.make_layout((batch,)))
-        m_o = cute.make_tensor(
+        m_o, m_lse = self.launch_attention(
+            p_q,
+            p_kv,
+            p_lens,
             p_o,
-            cute.make_layout(
-                (batch, splits, rows, ref.D_V), stride=(o_bstride, ref.D_V, o_rstride, 1)
-            ),
-        )
-        m_lse = cute.make_tensor(
-            p_lse, cute.make_layout((batch, splits, rows), stride=(rows * splits, 1, splits))
-        )
-
-        # wgmma canonical layouts: K-major atoms (8 rows x 64 elements) for Q and K; the
-        # MN-major atom (64 elements x 8 rows) tiled K-first addresses the same bytes as V^T.
-        k_atom = warpgroup.make_smem_layout_atom(warpgroup.SmemLayoutAtomKind.K_SW128, dtype)
-        mn_atom = warpgroup.make_smem_layout_atom(warpgroup.SmemLayoutAtomKind.MN_SW128, dtype)
-        s_ql_layout = cute.tile_to_shape(k_atom, (M_BLK, D_LAT), (0, 1))
-        s_qr_layout = cute.tile_to_shape(k_atom, (M_BLK, D_ROPE), (0, 1))
-        s_kl_layout = cute.tile_to_shape(k_atom, (N_BLK, D_LAT, STAGES), (0, 1, 2))
-        s_kr_layout = cute.tile_to_shape(k_atom, (N_BLK, D_ROPE, STAGES), (0, 1, 2))
-        s_vt_layout = cute.tile_to_shape(mn_atom, (D_LAT, N_BLK, STAGES), (1, 0, 2))
-        s_p_layout = cute.tile_to_shape(k_atom, (M_BLK, N_BLK), (0, 1))
-
-        @cute.struct
-        class SharedStorage:
-            s_ql: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_ql_layout)], 1024]
-            s_qr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_qr_layout)], 1024]
-            s_kl: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kl_layout)], 1024]
-            s_kr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kr_layout)], 1024]
-            s_p: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_p_layout)], 1024]
-            # per warpgroup: partial row max (each step) and row sum (at the end)
-            s_max: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, 2 * M_BLK], 16]
-            s_sum: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, 2 * M_BLK], 16]
-
-        g2s = cute.make_tiled_copy_tv(
-            cute.make_copy_atom(
-                cpasync.CopyG2SOp(cache_mode=cpasync.LoadCacheMode.GLOBAL),
-                dtype,
-                num_bits_per_copy=128,
-            ),
-            cute.make_layout((THREADS // 8, 8), stride=(8, 1)),
-            cute.make_layout((1, 8)),
-        )
-        k_major = warpgroup.OperandMajorMode.K
-        mn_major = warpgroup.OperandMajorMode.MN
-        mma_qk = cute.make_tiled_mma(
-            cute.make_mma_atom(
-                warpgroup.MmaF16BF16Op(
-                    dtype,
-                    cutlass.Float32,
-                    (M_BLK, N_BLK // 2, 16),
-                    warpgroup.OperandSource.SMEM,
-                    k_major,
-                    k_major,
-                )
-            ),
-            (1, 2, 1),  # warpgroup g: score columns [32 g, 32 g + 32)
-        )
-        mma_pv = cute.make_tiled_mma(
-            cute.make_mma_atom(
-                warpgroup.MmaF16BF16Op(
-                    dtype,
-                    cutlass.Float32,
-                    (M_BLK, D_LAT // 2, 16),
-                    warpgroup.OperandSource.SMEM,
-                    k_major,
-                    mn_major,
-                )
-            ),
-            (1, 2, 1),
-        )
-
-        self.kernel(
-            m_q,
-            m_kv,
-            m_lens,
-            m_o,
-            m_lse,
+            p_lse,
+            batch,
+            rows,
+            t_max,
+            splits,
             tiles_per_split,
             scale_log2,
-            s_ql_layout,
-            s_qr_layout,
-            s_kl_layout,
-            s_kr_layout,
-            s_vt_layout,
-            s_p_layout,
-            g2s,
-            mma_qk,
-            mma_pv,
-            SharedStorage,
-        ).launch(
-            grid=(rows // M_BLK, splits, batch),
-            block=[THREADS, 1, 1],
-            smem=SharedStorage.size_in_bytes(),
-            stream=stream,
+            stream,
         )
         if cutlass.const_expr(p_o.dtype == cutlass.Float32):  # split partials: merge them
             m_out = cute.make_tensor(
@@ -205,235 +102,13 @@ class _MlaDecodeV4:
         res.store((acc.load() * cute.arch.rcp_approx(den)).to(m_out.element_type))
         cute.autovec_copy(res, cute.local_tile(m_out[bi, row, None], (MERGE_VEC,), (tidx,)))
 
-    @cute.kernel
-    def kernel(
-        self,
-        m_q: cute.Tensor,
-        m_kv: cute.Tensor,
-        m_lens: cute.Tensor,
-        m_o: cute.Tensor,
-        m_lse: cute.Tensor,
-        tiles_per_split: cutlass.Int32,
-        scale_log2: cutlass.Float32,
-        s_ql_layout: cute.ComposedLayout,
-        s_qr_layout: cute.ComposedLayout,
-        s_kl_layout: cute.ComposedLayout,
-        s_kr_layout: cute.ComposedLayout,
-        s_vt_layout: cute.ComposedLayout,
-        s_p_layout: cute.ComposedLayout,
-        g2s: cute.TiledCopy,
-        mma_qk: cute.TiledMma,
-        mma_pv: cute.TiledMma,
-        SharedStorage: cutlass.Constexpr,
-    ):
-        tidx, _, _ = cute.arch.thread_idx()
-        m_block, split, bi = cute.arch.block_idx()
-        dtype = m_q.element_type
-
-        seqlen = m_lens[bi]
-        n_tiles = (seqlen + (N_BLK - 1)) // N_BLK
-        tile_begin = split * tiles_per_split
-        tile_end = cutlass.min(tile_begin + tiles_per_split, n_tiles)
-        n_steps = tile_end - tile_begin
-
-        q_b = m_q[bi, None, None]
-        kv_b = m_kv[bi, None, None]
-        g_ql = cute.local_tile(q_b, (M_BLK, D_LAT), (m_block, 0))
-        g_qr = cute.local_tile(q_b, (M_BLK, D_ROPE), (m_block, D_LAT // D_ROPE))
-        g_kl = cute.local_tile(kv_b, (N_BLK, D_LAT), (None, 0))
-        g_kr = cute.local_tile(kv_b, (N_BLK, D_ROPE), (None, D_LAT // D_ROPE))
-
-        smem = cutlass.utils.SmemAllocator()
-        storage = smem.allocate(SharedStorage)
-        s_ql = storage.s_ql.get_tensor(s_ql_layout.outer, swizzle=s_ql_layout.inner)
-        s_qr = storage.s_qr.get_tensor(s_qr_layout.outer, swizzle=s_qr_layout.inner)
-        # K-major K tile (N, 512, STAGES) and its MN-major V^T view (512, N, STAGES): same bytes
-        s_kl = storage.s_kl.get_tensor(s_kl_layout.outer, swizzle=s_kl_layout.inner)
-        s_kr = storage.s_kr.get_tensor(s_kr_layout.outer, swizzle=s_kr_layout.inner)
-        s_vt = storage.s_kl.get_tensor(s_vt_layout.outer, swizzle=s_vt_layout.inner)
-        s_p = storage.s_p.get_tensor(s_p_layout.outer, swizzle=s_p_layout.inner)
-        s_max = storage.s_max.get_tensor(cute.make_layout((M_BLK, 2)))
-        s_sum = storage.s_sum.get_tensor(cute.make_layout((M_BLK, 2)))
-        wg = tidx // WG_THREADS
-
-        thr_g2s = g2s.get_slice(tidx)
-        t_gql = thr_g2s.partition_S(g_ql)
-        t_sql = thr_g2s.partition_D(s_ql)
-        t_gqr = thr_g2s.partition_S(g_qr)
-        t_sqr = thr_g2s.partition_D(s_qr)
-        t_gkl = thr_g2s.partition_S(g_kl)
-        t_skl = thr_g2s.partition_D(s_kl)
-        t_gkr = thr_g2s.partition_S(g_kr)
-        t_skr = thr_g2s.partition_D(s_kr)
-        t_ckv = thr_g2s.partition_S(cute.make_identity_tensor((N_BLK, D_LAT)))
-
-        # wgmma operands are shared-memory descriptors
-        thr_qk = mma_qk.get_slice(tidx)
-        thr_pv = mma_pv.get_slice(tidx)
-        t_aql = mma_qk.make_fragment_A(thr_qk.partition_A(s_ql))  # (MMA, M, K)
-        t_aqr = mma_qk.make_fragment_A(thr_qk.partition_A(s_qr))
-        t_bkl = mma_qk.make_fragment_B(thr_qk.partition_B(s_kl))  # (MMA, N, K, STAGES)
-        t_bkr = mma_qk.make_fragment_B(thr_qk.partition_B(s_kr))
-        t_bv = mma_pv.make_fragment_B(thr_pv.partition_B(s_vt))  # (MMA, N, K, STAGES)
-        t_ap = mma_pv.make_fragment_A(thr_pv.partition_A(s_p))  # (MMA, M, K)
-        # where this thread's P values go in the shared P tile (its S accumulator positions)
-        t_sp = thr_qk.partition_C(s_p)
-        p_store = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), dtype, num_bits_per_copy=32)
-        acc_o = cute.make_rmem_tensor(thr_pv.partition_shape_C((M_BLK, D_LAT)), cutlass.Float32)
-        acc_o.fill(0.0)
-        acc_o_mn = mn_view(acc_o)
-        t_cs = mn_view(thr_qk.partition_C(cute.make_identity_tensor((M_BLK, N_BLK))))
-
-        cute.copy(g2s, t_gql, t_sql)
-        cute.copy(g2s, t_gqr, t_sqr)
-        if n_steps > 0:
-            self.load_kv(g2s, t_gkl, t_skl, t_gkr, t_skr, t_ckv, tile_begin, 0, seqlen)
-        cute.arch.cp_async_commit_group()
-
-        n_rows = cute.size(acc_o_mn, mode=[0])
-        row_max = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
-        row_sum = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
-        row_max.fill(-cutlass.Float32.inf)
-        row_sum.fill(0.0)
-
-        for step in range(n_steps):
-            tile = tile_begin + step
-            stage = step % STAGES
-            cute.arch.cp_async_wait_group(0)
-            # cp.async and zero-fill stores are generic-proxy writes; wgmma reads through the
-            # async proxy, so each writer fences before the barrier.
-            cute.arch.fence_view_async_shared()
-            cute.arch.sync_threads()
-            if step + 1 < n_steps:
-                self.load_kv(
-                    g2s, t_gkl, t_skl, t_gkr, t_skr, t_ckv, tile + 1, (step + 1) % STAGES, seqlen
-                )
-            cute.arch.cp_async_commit_group()
-
-            # S = Q K^T: 32 latent + 4 rope k16 steps, operands from shared memory
-            acc_s = cute.make_rmem_tensor(thr_qk.partition_shape_C((M_BLK, N_BLK)), cutlass.Float32)
-            warpgroup.fence()
-            qk = cute.make_mma_atom(mma_qk.op)
-            qk.set(warpgroup.Field.ACCUMULATE, False)
-            for k in cutlass.range_constexpr(cute.size(t_aql, mode=[2])):
-                cute.gemm(qk, acc_s, t_aql[None, None, k], t_bkl[None, None, k, stage], acc_s)
-                qk.set(warpgroup.Field.ACCUMULATE, True)
-            for k in cutlass.range_constexpr(cute.size(t_aqr, mode=[2])):
-                cute.gemm(qk, acc_s, t_aqr[None, None, k], t_bkr[None, None, k, stage], acc_s)
-            warpgroup.commit_group()
-            warpgroup.wait_group(0)
-
-            valid = seqlen - tile * N_BLK
-            acc_s_mn = mn_view(acc_s)
-            lane = cute.arch.lane_idx()
-            # partial row max over this warpgroup's 32 columns, posted for the other warpgroup
-            part_max = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
-            for r in cutlass.range_constexpr(n_rows):
-                for c in cutlass.range_constexpr(cute.size(t_cs, mode=[1])):
-                    if t_cs[0, c][1] >= valid:
-                        acc_s_mn[r, c] = -cutlass.Float32.inf
-                cur = acc_s_mn[r, None].load().reduce(cute.ReductionOp.MAX, -cutlass.Float32.inf, 0)
-                part_max[r] = quad_allreduce(cur, cute.arch.fmax)
-                if lane % 4 == 0:
-                    s_max[t_cs[r, 0][0], wg] = part_max[r]
-            cute.arch.sync_threads()
-            for r in cutlass.range_constexpr(n_rows):
-                other = s_max[t_cs[r, 0][0], 1 - wg]
-                new_max = cute.arch.fmax(row_max[r], cute.arch.fmax(part_max[r], other))
-                s_row = acc_s_mn[r, None].load()
-                p_row = cute.math.exp2(s_row * scale_log2 - new_max * scale_log2, fastmath=True)
-                corr = cute.math.exp2(row_max[r] * scale_log2 - new_max * scale_log2, fastmath=True)
-                row_sum[r] = row_sum[r] * corr + p_row.reduce(
-                    cute.ReductionOp.ADD, cutlass.Float32.zero, 0
-                )
-                acc_o_mn[r, None] = acc_o_mn[r, None].load() * corr
-                row_max[r] = new_max
-                acc_s_mn[r, None] = p_row
-
-            # P (bf16) into shared memory; the tensor cores read it through the async proxy
-            r_p = cute.make_rmem_tensor_like(acc_s, dtype)
-            r_p.store(acc_s.load().to(dtype))
-            cute.copy(p_store, r_p, t_sp)
-            cute.arch.fence_view_async_shared()
-            cute.arch.sync_threads()
-
-            # O += P V, both operands from shared memory, each warpgroup over its half of D_V
-            warpgroup.fence()
-            pv = cute.make_mma_atom(mma_pv.op)
-            pv.set(warpgroup.Field.ACCUMULATE, True)
-            for k in cutlass.range_constexpr(cute.size(t_ap, mode=[2])):
-                cute.gemm(pv, acc_o, t_ap[None, None, k], t_bv[None, None, k, stage], acc_o)
-            warpgroup.commit_group()
-            warpgroup.wait_group(0)
-
-        # row sums: this warpgroup's columns + the other's (both used the same running max)
-        lane = cute.arch.lane_idx()
-        part_sum = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
-        for r in cutlass.range_constexpr(n_rows):
-            part_sum[r] = quad_allreduce(row_sum[r], lambda a, b: a + b)
-            if lane % 4 == 0:
-                s_sum[t_cs[r, 0][0], wg] = part_sum[r]
-        cute.arch.sync_threads()
-        lse = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
-        for r in cutlass.range_constexpr(n_rows):
-            total = part_sum[r] + s_sum[t_cs[r, 0][0], 1 - wg]
-            empty = total == 0.0
-            inv = 1.0 if empty else cute.arch.rcp_approx(total)
-            acc_o_mn[r, None] = acc_o_mn[r, None].load() * inv
-            lse[r] = (
-                -cutlass.Float32.inf
-                if empty
-                else row_max[r] * scale_log2 + cute.math.log2(total, fastmath=True)
-            )
-
-        g_o = cute.local_tile(m_o[bi, split, None, None], (M_BLK, ref.D_V), (m_block, 0))
-        r_o = cute.make_rmem_tensor_like(acc_o, m_o.element_type)
-        r_o.store(acc_o.load().to(m_o.element_type))
-        cute.autovec_copy(r_o, thr_pv.partition_C(g_o))
-
-        if tidx < WG_THREADS and lane % 4 == 0:
-            t_co = mn_view(thr_pv.partition_C(cute.make_identity_tensor((M_BLK, ref.D_V))))
-            for r in cutlass.range_constexpr(n_rows):
-                m_lse[bi, split, m_block * M_BLK + t_co[r, 0][0]] = lse[r]
-
-    @cute.jit
-    def load_kv(
-        self,
-        g2s: cute.TiledCopy,
-        t_gkl: cute.Tensor,
-        t_skl: cute.Tensor,
-        t_gkr: cute.Tensor,
-        t_skr: cute.Tensor,
-        t_ckv: cute.Tensor,
-        tile: cutlass.Int32,
-        stage: cutlass.Int32,
-        seqlen: cutlass.Int32,
-    ):
-        """cp.async KV tile ``tile`` into ``stage``; rows past the length become 0 (see v1)."""
-        valid = seqlen - tile * N_BLK
-        for n in cutlass.range_constexpr(cute.size(t_skl.shape[1])):
-            if t_ckv[0, n, 0][0] < valid:
-                cute.copy(g2s, t_gkl[None, n, None, tile], t_skl[None, n, None, stage])
-                cute.copy(g2s, t_gkr[None, n, None, tile], t_skr[None, n, None, stage])
-            else:
-                # swizzled shared tensors take no .fill(): store a zero register fragment
-                zl = cute.make_rmem_tensor(t_skl[None, n, None, stage].shape, t_skl.element_type)
-                zr = cute.make_rmem_tensor(t_skr[None, n, None, stage].shape, t_skr.element_type)
-                zl.fill(0)
-                zr.fill(0)
-                store = cute.make_copy_atom(
-                    cute.nvgpu.CopyUniversalOp(), t_skl.element_type, num_bits_per_copy=128
-                )
-                cute.copy(store, zl, t_skl[None, n, None, stage])
-                cute.copy(store, zr, t_skr[None, n, None, stage])
-
 
 _KERNEL = _MlaDecodeV4()
 
 
 @functools.cache
 def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
-    return cute.compile(_KERNEL, *example_args(in_dtype, out_dtype))
+    return compile_kernel(_KERNEL, *example_args(in_dtype, out_dtype))
 
 
 def example_args(

@@ -31,6 +31,7 @@ from cutlass.cutlass_dsl import dsl_user_op
 
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
+    compile_kernel,
     launch_args_template,
     mla_global_tensors,
     mla_smem_layouts,
@@ -506,7 +507,7 @@ _KERNEL = _MlaDecodeV7()
 
 @functools.cache
 def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
-    return cute.compile(_KERNEL, *example_args(in_dtype, out_dtype))
+    return compile_kernel(_KERNEL, *example_args(in_dtype, out_dtype))
 
 
 def example_args(

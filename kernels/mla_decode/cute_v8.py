@@ -14,10 +14,9 @@ import functools
 from typing import Any
 
 import cutlass
-import cutlass.cute as cute
 import torch
 
-from kernels.mla_decode.cute_common import run_split_kv
+from kernels.mla_decode.cute_common import compile_kernel, run_split_kv
 from kernels.mla_decode.cute_v7 import M_BLK, N_BLK, _MlaDecodeV7, example_args
 
 VERSION = "cute_v8"
@@ -31,7 +30,7 @@ __all__ = ["DESCRIPTION", "VERSION", "entry", "example_args", "mla_decode"]
 
 @functools.cache
 def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
-    return cute.compile(_KERNEL, *example_args(in_dtype, out_dtype))
+    return compile_kernel(_KERNEL, *example_args(in_dtype, out_dtype))
 
 
 def entry() -> Any:

@@ -230,6 +230,19 @@ def test_devlog_reports_graph_times_apart_from_per_call_times(tmp_path) -> None:
     assert "| cute_v2 | 110.0 | 75.0 | 45.5 | 66.7 | 100.0 |" in out
 
 
+def test_devlog_shows_the_launched_ptx_fingerprint_short(tmp_path) -> None:
+    """cute rows carry kernel_ptx_sha256 (the PTX they launched): the results table shows its
+    first 12 hex digits under its own heading."""
+    from kbopt.devlog_results import render
+
+    row = _row("cute_v8", "decode", 90.0, "2026-12-02T00:00:00Z")
+    row.update(kernel_splits=2, kernel_ptx_sha256="1791c5a98fbe" + "0" * 52)
+    ctx = _mla_context(tmp_path, {"cute_x.json": [row]})
+    out = render("<!-- GEN:results -->\n<!-- /GEN:results -->\n", ctx)
+    assert "| splits | PTX sha256 | results file |" in out
+    assert "| 2 | 1791c5a98fbe | cute_x.json |" in out
+
+
 def test_learning_evidence_is_computed_from_rows() -> None:
     from kbopt.learn_lessons import evidence_block
 

@@ -8,13 +8,14 @@ NaN-poisoned allocator pool, so any output element the kernel fails to write sho
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 import torch
 
+from kernels.mla_decode import ptx_fingerprints, registry
 from kernels.mla_decode import reference as ref
-from kernels.mla_decode import registry
 
 cute_common = pytest.importorskip("kernels.mla_decode.cute_common")
 pytest.importorskip("cutlass")
@@ -75,29 +76,100 @@ def test_cute_versions_are_discovered() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(EXPECTED_PTX))
-def test_compiles_for_sm90a_with_expected_instructions(name: str) -> None:
-    import importlib
-
-    import cutlass
-
-    mod = importlib.import_module(f"kernels.mla_decode.{name}")
-    # fp32 split-KV partials for every version; the direct bf16 output for the newest only
-    # (compiles take seconds each on the 2-core CI machine)
-    newest = sorted(EXPECTED_PTX, key=lambda n: int(n.rpartition("v")[2]))[-1]
-    out_dtypes = (cutlass.Float32, cutlass.BFloat16) if name == newest else (cutlass.Float32,)
-    for out_dtype in out_dtypes:
-        ptx = cute_common.compile_ptx(
-            mod.entry(), *mod.example_args(cutlass.BFloat16, out_dtype), arch="sm_90a"
-        )
+@pytest.mark.parametrize("name", ptx_fingerprints.cute_versions())
+def test_sm90a_ptx_has_its_instructions_and_matches_the_fingerprint(name: str) -> None:
+    """One compile per (version, output dtype) serves both checks: the instructions the
+    version is built on, and the sha256 recorded in ptx_fingerprints.json (the PTX that was
+    measured on the GPU). cute_v5 / cute_v9 reuse cute_v4's / cute_v8's kernels."""
+    recorded = ptx_fingerprints.load()["versions"]
+    assert name in recorded, f"{name}: not fingerprinted; run {ptx_fingerprints.COMMAND}"
+    for out_dtype in ptx_fingerprints.OUT_DTYPES:
+        ptx = ptx_fingerprints.version_ptx(name, out_dtype)
         assert re.search(r"^\.target sm_90a", ptx, re.M)
         # the split path (fp32 partials) holds every expected instruction; the direct path
         # (one split, output in q's dtype) at least the MMA of the version
-        patterns = EXPECTED_PTX[name] if out_dtype == cutlass.Float32 else EXPECTED_PTX[name][:1]
-        for pat in patterns:
+        patterns = EXPECTED_PTX.get(name, [])
+        for pat in patterns if out_dtype == "float32" else patterns[:1]:
             assert re.search(pat, ptx), f"{name}: no {pat!r} in its sm_90a PTX"
         # register spills show up as .local memory in the PTX
         assert ".local" not in ptx, f"{name}: local memory (spills or indexed registers)"
+        got = ptx_fingerprints.ptx_sha256(ptx)
+        assert got == recorded[name][out_dtype], (
+            f"{name} ({out_dtype} output): its PTX is not the fingerprinted one "
+            f"({recorded[name][out_dtype][:12]} -> {got[:12]}): re-measure it on the GPU, then "
+            f"run {ptx_fingerprints.COMMAND}, or undo the change"
+        )
+
+
+def test_fingerprints_cover_every_cute_version_at_the_installed_cutlass_dsl() -> None:
+    doc = ptx_fingerprints.load()
+    assert sorted(doc["versions"]) == sorted(ptx_fingerprints.cute_versions())
+    assert doc["cutlass_dsl"] == ptx_fingerprints.cutlass_dsl_version(), (
+        "the fingerprints were made with another nvidia-cutlass-dsl than the pinned one"
+    )
+    assert doc["arch"] == "sm_90a" and doc["normalisation"] == ptx_fingerprints.NORMALISATION
+
+
+def test_normalise_drops_only_source_paths_and_the_trailing_nul() -> None:
+    body = "//\n// Cuda compilation tools, release 12.9, V12.9.83\n.version 8.8\n.target sm_90a\n"
+    with_lines = body + '\t.file\t1 "/some/checkout/kernels/mla_decode/cute_v4.py"\n'
+    other_place = body + '\t.file\t1 "/elsewhere/kernels/mla_decode/cute_v4.py"\n\x00'
+    assert ptx_fingerprints.normalise(with_lines) == body
+    assert ptx_fingerprints.ptx_sha256(with_lines) == ptx_fingerprints.ptx_sha256(other_place)
+    # any code change, and a toolchain change, is a different fingerprint
+    for changed in (body.replace("8.8", "8.7"), body.replace("12.9.83", "12.9.86"), body + "ret;\n"):
+        assert ptx_fingerprints.ptx_sha256(changed) != ptx_fingerprints.ptx_sha256(body)
+
+
+def test_check_names_the_version_whose_ptx_changed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--write then --check on a stand-in compiler: unchanged passes, one changed kernel is
+    named with its dtype, a broken file is a clear error (exit 2)."""
+    fake = {"cute_v3": "A", "cute_v7": "B"}
+    monkeypatch.setattr(ptx_fingerprints, "cute_versions", lambda: sorted(fake))
+    monkeypatch.setattr(
+        ptx_fingerprints, "version_ptx", lambda name, dt: f".target sm_90a\n{fake[name]} {dt}\n"
+    )
+    path = tmp_path / "fp.json"
+    assert ptx_fingerprints.main(["--write", "--file", str(path)]) == 0
+    assert ptx_fingerprints.main(["--check", "--file", str(path)]) == 0
+    capsys.readouterr()
+    fake["cute_v7"] = "B'"
+    assert ptx_fingerprints.main(["--check", "--file", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "cute_v7: PTX changed (float32" in out and "bfloat16" in out
+    assert "cute_v3" not in out
+    assert ptx_fingerprints.main(["--check", "--json", "--file", str(path)]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is False and report["problems"][0].startswith("cute_v7: PTX changed")
+    path.write_text('{"versions": {\n  "cute_v3": ]\n}')
+    assert ptx_fingerprints.main(["--check", "--file", str(path)]) == 2
+    assert f"{path}:2: invalid JSON" in capsys.readouterr().err
+    assert ptx_fingerprints.main(["--check", "--versions", "cute_v99", "--file", str(path)]) == 2
+
+
+@pytest.mark.slow
+def test_compile_kernel_keeps_the_fingerprint_of_what_it_compiled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The compile path of every version's launches (cute_common.compile_kernel) records the
+    sha256 that the benchmark writes as kernel_ptx_sha256: here, without a GPU, for cute_v8's
+    split path, checked against the fingerprints file."""
+    import cutlass
+    from cutlass.base_dsl import compiler
+
+    from kernels.mla_decode import cute_v8
+
+    if not torch.cuda.is_available():  # get a compiled function without a driver (see below)
+        monkeypatch.setattr(
+            compiler.Compiler, "_check_cuda_dependencies_once", lambda self, libs: None
+        )
+    fn = cute_common.compile_kernel(
+        cute_v8.entry(), *cute_v8.example_args(cutlass.BFloat16, cutlass.Float32), arch="sm_90a"
+    )
+    recorded = ptx_fingerprints.load()["versions"]["cute_v8"]["float32"]
+    assert cute_common.launched_ptx_sha256(fn) == recorded
 
 
 @pytest.mark.slow
@@ -240,3 +312,21 @@ def test_in_kernel_merge_leaves_its_counters_at_zero_and_repeats_correctly(name:
     counters = [cute_common.merge_counters(q.device, 1)]
     counters += [p.counters for p in cute_plan._PLANS.values()]
     assert all(int(c.abs().sum()) == 0 for c in counters)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ptx_fingerprints.cute_versions())
+def test_launches_record_the_fingerprinted_ptx(name: str) -> None:
+    """What the benchmark writes as kernel_ptx_sha256 (the PTX of the launched function) is
+    the fingerprint CI checks, for both compiled paths: split partials and one split."""
+    if torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("the fingerprints are of sm_90a PTX")
+    fn = registry.get(name).fn
+    recorded = ptx_fingerprints.load()["versions"][name]
+    # (b, s, t) -> fp32 split partials (16 splits); one split, output in q's dtype
+    for (b, s, t), out_dtype in (((2, 1, 1000), "float32"), ((32, 16, 300), "bfloat16")):
+        q, kv, lens, sc = ref.make_inputs(b, s, t, dtype=torch.bfloat16, device="cuda")
+        fn(q, kv, lens, sc)
+        torch.cuda.synchronize()
+        assert (cute_common.LAST_INFO["splits"] == 1) == (out_dtype == "bfloat16")
+        assert cute_common.LAST_INFO.get("ptx_sha256") == recorded[out_dtype], (name, out_dtype)
