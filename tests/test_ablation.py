@@ -284,3 +284,5 @@ def test_the_target_verdict_is_computed_from_the_rows() -> None:
     assert "not judged" in verdict({"rows": [{"arm": "grid"}]})
     # a start already within 5% for every arm: nothing to find, nothing to judge
     assert "already within 5%" in verdict(doc(1, 1))
+    # a budget spent before the grid got past its start: nothing was compared
+    assert "before the grid measured anything" in verdict(doc(1, 1, 1))

@@ -149,6 +149,11 @@ def verdict(doc: Mapping[str, Any]) -> str:
             "the grid's trials): **not met**; the catalog arm never came within 5%."
         )
     grid_needed = grid.get("trials_to_within_5pct")
+    if int(grid.get("trials") or 0) < 2:
+        return (
+            "Target: not judged: the run stopped (its wall-time budget) before the grid "
+            "measured anything past the starting version."
+        )
     if reached == 1 and grid_needed == 1:
         return (
             "Target: not judged: the starting version was already within 5% of the best any "
