@@ -190,8 +190,10 @@ def kernel_contexts(profile: ProfileLike) -> frozenset[str]:
     return frozenset(w.strip() for w in text.replace(".", "").split(",") if w.strip())
 
 
+# The profile's note on the metrics it could not measure: written by
+# kbopt.workflow.profiler.build_profile, read back by `unmeasured_metrics`.
 MISSING_NOTE = "Missing Metrics"
-_MISSING_LEAD = "could not be evaluated:"
+MISSING_LEAD = "Catalog triggers on these metrics could not be evaluated:"
 
 
 def unmeasured_metrics(profile: ProfileLike) -> frozenset[str]:
@@ -199,8 +201,8 @@ def unmeasured_metrics(profile: ProfileLike) -> frozenset[str]:
     counters off or unreadable).  A warning's confidence is the share of the triggers the
     profile could have measured, so these do not count against it."""
     text = profile.notes.get(MISSING_NOTE, "")
-    if _MISSING_LEAD in text:
-        text = text.split(_MISSING_LEAD, 1)[1]
+    if MISSING_LEAD in text:
+        text = text.split(MISSING_LEAD, 1)[1]
     return frozenset(w.strip() for w in text.rstrip(". \n").split(",") if w.strip())
 
 

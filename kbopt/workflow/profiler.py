@@ -35,6 +35,7 @@ from kbopt.contracts.reports import pct_change
 from kbopt.devlog import Devlog
 from kbopt.errors import KbError
 from kbopt.kernel import KernelSpec
+from kbopt.ranking import MISSING_LEAD, MISSING_NOTE
 from kbopt.store import Store
 from kbopt.strategy import CONTEXT_NOTE
 from kbopt.vocab import METRICS
@@ -258,9 +259,7 @@ def build_profile(
         {**measured, **{k: v for k, v in merged.items() if k in _STAGE_KEYS}}, store
     )
     if missing:
-        notes["Missing Metrics"] = (
-            "Catalog triggers on these metrics could not be evaluated: " + ", ".join(missing) + "."
-        )
+        notes[MISSING_NOTE] = f"{MISSING_LEAD} " + ", ".join(missing) + "."
     profile = Profile(
         kernel=measurement.kernel,
         version=measurement.version,
