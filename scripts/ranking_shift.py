@@ -24,8 +24,10 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from kbopt.errors import KbError  # noqa: E402
 from kbopt.store import Store  # noqa: E402
 from kbopt.strategy import recommend  # noqa: E402
+from kbopt.workflow.learn import CATALOG_MOVE  # noqa: E402
 
 LIMIT = 12
 
@@ -50,9 +52,9 @@ def gains_learned(root: Path, ids: list[str]) -> dict[str, int]:
     for name in ids:
         try:
             entry = store.get(name)
-        except Exception:
+        except KbError:  # an entry of the ranking that the current catalog no longer has
             continue
-        out[name] = sum("catalog move" in (b.source or "") for b in entry.evidence)
+        out[name] = sum(CATALOG_MOVE in (b.source or "") for b in entry.evidence)
     return out
 
 
