@@ -18,9 +18,11 @@ designer (`kbopt cycle --designer catalog`) and `kbopt ablate` apply moves with
   role change together), and every one of them must change: a move that changes
   nothing, or only part of what it says, is not applicable;
 - a precondition whose metric the profile measured and that does not hold makes the
-  move not applicable; one whose metric the profile lacks is reported as unchecked, unless
-  the metric is a kernel dimension (`row_len`, `kv_len`...): a kernel without that
-  dimension is not the shape the move was written for, so it does not apply;
+  move not applicable (unless the caller relaxes preconditions: then it is reported as
+  relaxed, for a search that has tried every move whose preconditions hold); one whose
+  metric the profile lacks is reported as unchecked, unless the metric is a kernel
+  dimension (`row_len`, `kv_len`...): a kernel without that dimension is not the shape
+  the move was written for, so it does not apply, relaxed or not;
 - a new value is clamped to the knob's allowed values: the allowed value nearest the
   computed one, beyond the current value in the move's direction (`x2` from 32 with
   allowed 16/32/128 gives 128; from 128 it gives nothing: not applicable);
@@ -187,6 +189,8 @@ class PlannedMove:
     move: Move
     changes: list[KnobChange]
     unchecked: list[str] = field(default_factory=list)  # preconditions the profile lacks
+    # Preconditions that were measured and do not hold, passed over by a relaxed search.
+    relaxed: list[str] = field(default_factory=list)
 
     @property
     def values(self) -> dict[str, Any]:
@@ -200,7 +204,10 @@ class PlannedMove:
         )
 
     def text(self) -> str:
-        return ", ".join(c.text() for c in self.changes)
+        shown = ", ".join(c.text() for c in self.changes)
+        if self.relaxed:
+            shown += f" [preconditions not met: {'; '.join(self.relaxed)}]"
+        return shown
 
 
 @dataclass
@@ -237,19 +244,27 @@ def plan_move(
     values: Mapping[str, Any],
     metrics: Mapping[str, float],
     launched: Mapping[str, Any] | None = None,
+    *,
+    relax: bool = False,
 ) -> PlannedMove | NotApplicable:
     """The knob values `move` gives a version whose knobs are `knobs` set to `values`.
 
     `launched`: what the version's launch recorded (`Measurement.launched`); a knob the
     version leaves at None ("the kernel chooses") is scaled from the value it was
-    launched with, when the launch recorded it under the knob's name."""
+    launched with, when the launch recorded it under the knob's name.  `relax`: a
+    measured precondition that fails is listed in `relaxed` instead of ruling the move
+    out (the second pass of a search whose moves with holding preconditions are spent)."""
     from kbopt.metric_sources import SPEC_METRICS
 
     unchecked = []
+    relaxed = []
     for cond in move.when:
         verdict = cond.holds(metrics)
         if verdict is False:
             shown = _fmt(round(float(metrics[cond.metric]), 3))
+            if relax:
+                relaxed.append(f"{cond.expression} ({cond.metric}={shown})")
+                continue
             return NotApplicable(f"precondition {cond.expression} fails ({cond.metric}={shown})")
         if verdict is None:
             # A kernel dimension the spec does not declare (`row_len` of an attention
@@ -279,7 +294,7 @@ def plan_move(
             changes.append(
                 KnobChange(knob.name, role, current, after, shown_op(op), known, launched=chosen)
             )
-    return PlannedMove(move, changes, unchecked)
+    return PlannedMove(move, changes, unchecked, relaxed)
 
 
 def _numeric(knob: Knob) -> list[float]:

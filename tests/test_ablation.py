@@ -76,7 +76,11 @@ def test_three_arms_on_the_fake(
     best = doc["best_us_any_arm"]
     reached = [r for r in doc["rows"] if r["trials_to_within_5pct"] is not None]
     assert reached and all(
-        min(t["duration_us"] for t in r["trajectory"][: r["trials_to_within_5pct"]] if t["status"] == "ok")
+        min(
+            t["duration_us"]
+            for t in r["trajectory"][: r["trials_to_within_5pct"]]
+            if t["status"] == "ok"
+        )
         <= best * 1.05
         for r in reached
     )
@@ -114,7 +118,9 @@ def test_invalid_configurations_are_trials_and_the_budget_stops_every_arm(tmp_pa
     )
     traj = doc["rows"][0]["trajectory"]
     failed = [t for t in traj if t["values"]["num_warps"] == 16]
-    assert failed and all(t["status"] == "error" and "out of resources" in t["note"] for t in failed)
+    assert failed and all(
+        t["status"] == "error" and "out of resources" in t["note"] for t in failed
+    )
     assert doc["rows"][0]["failed_trials"] == len(failed) and doc["rows"][0]["trials"] == 40
     doc = run_ablation(
         spec=spec,
@@ -252,6 +258,62 @@ def test_a_fired_anti_pattern_offers_its_way_out() -> None:
         rejected={found[0].planned.signature},
     )
     assert all(c.entry != "too-many-kv-splits" for c in again)
+
+
+def test_moves_with_failing_preconditions_come_only_after_the_others() -> None:
+    from kbopt.workflow.catalog_designer import candidates, search_candidates
+
+    spec = load_spec("mla_decode", REPO)
+    store = Store(REPO)
+    ranked = [
+        {"id": "too-many-kv-splits", "kind": "anti-pattern", "score": 0.4},
+        {"id": "triton-num-stages-software-pipelining", "kind": "optimization", "score": 0.2},
+    ]
+    values = {**spec.knob_values("triton_v3"), "splits": 1}
+    # one split and a full shared memory: no move's preconditions hold
+    metrics = {"ctas_per_sm": 15.5, "num_splits": 1, "shared_mem_per_block_kb": 300.0}
+    assert candidates(store, spec, "triton_v3", ranked, metrics, values=values) == []
+    found = search_candidates(store, spec, "triton_v3", ranked, metrics, values=values)
+    assert [c.entry for c in found] == ["triton-num-stages-software-pipelining"]
+    assert found[0].planned.relaxed and "shared_mem_per_block_kb" in found[0].planned.relaxed[0]
+    # eight splits: the anti-pattern's way out holds, and only it is offered
+    eight = {**values, "splits": 8}
+    found = search_candidates(
+        store, spec, "triton_v3", ranked, {**metrics, "num_splits": 8}, values=eight
+    )
+    assert [c.entry for c in found] == ["too-many-kv-splits"]
+    assert not found[0].planned.relaxed
+
+
+class UndoBackend(FakeBackend):
+    """Every configuration measures the same: nothing is ever rolled back."""
+
+    def measure(  # type: ignore[override]
+        self, spec: Any, version: str, config: Any, params: Any = None
+    ) -> Measurement:
+        m = super().measure(spec, version, config, params)
+        m.duration_us = 50.0
+        return m
+
+
+def test_an_arm_never_measures_the_same_knob_values_twice(tmp_path: Path) -> None:
+    root = _project(tmp_path, "mla_decode")
+    spec = load_spec("mla_decode", root)
+    cfg = TrialConfig.from_dict({"name": "decode", "dims": {"b": 32, "s": 1, "t": 4096}})
+    doc = run_ablation(
+        spec=spec,
+        backend=UndoBackend(root),
+        store=Store(root),
+        start="triton_v2",
+        config=cfg,
+        arms=["catalog", "random"],
+        trials=30,
+        seed=1,
+    )
+    for row in doc["rows"]:
+        seen = [frozenset(t["values"].items()) for t in row["trajectory"]]
+        assert len(seen) == len(set(seen)), row["arm"]
+        assert len(seen) > 3, row["arm"]
 
 
 def test_help_renders_for_the_command_and_the_top_level(capsys: pytest.CaptureFixture[str]) -> None:

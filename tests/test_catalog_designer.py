@@ -100,6 +100,12 @@ def test_catalog_designer_cycles_mla_decode_on_the_fake(
             for a in record["attempts"]
         ):  # rolled back: its file is gone, unless a later attempt reused the name and kept it
             assert not spec.version_path(attempt["new_version"]).exists()
+    # no attempt measures knob values the run already measured (the start's included)
+    designed = [
+        frozenset(moves[str(a["iteration"])]["all_values"].items()) for a in record["attempts"]
+    ]
+    start = frozenset(spec.knob_values("triton_v2").items())
+    assert len(set(designed)) == len(designed) and start not in designed
     # LEARN said what it would have written and wrote nothing: the figures are fake
     assert _knowledge(root) == before
     assert all(item["action"] == "skipped" for item in record["learned"])

@@ -133,6 +133,21 @@ def test_preconditions_block_only_when_measured_and_false() -> None:
     assert isinstance(planned, PlannedMove) and planned.unchecked == when
 
 
+def test_a_relaxed_plan_passes_over_failing_preconditions_and_says_which() -> None:
+    when = ["shared_mem_per_block_kb < 100"]
+    metrics = {"shared_mem_per_block_kb": 180.0}
+    move = Move(change={"pipeline_stages": "+1"}, when=when)
+    planned = plan_move(move, MLA_KNOBS, V2, metrics, relax=True)
+    assert isinstance(planned, PlannedMove) and planned.values == {"num_stages": 2}
+    assert planned.relaxed == ["shared_mem_per_block_kb < 100 (shared_mem_per_block_kb=180)"]
+    assert "preconditions not met" in planned.text()
+    # relaxing never turns a kernel without the dimension into one that has it
+    out = plan_move(
+        Move(change={"warps": "x2"}, when=["row_len >= 16384"]), MLA_KNOBS, V2, {}, relax=True
+    )
+    assert isinstance(out, NotApplicable)
+
+
 def test_flags_and_unknown_values() -> None:
     assert _plan({"tma": True}, V2).values == {"use_tma": True}  # not set: default unknown
     assert isinstance(_plan({"tma": True}, {**V2, "use_tma": True}), NotApplicable)

@@ -10,13 +10,15 @@ fails its correctness check or runs out of memory is a trial too, recorded with 
   values (timing-only: the measurement's metrics, the launch statistics of its Triton
   kernels and the spec's shape metrics), rank the catalog for it
   (`kbopt.strategy.recommend`, the family's language; opportunities and fired
-  anti-patterns by score), apply the top applicable move not tried from these values and
-  not already rolled back (`kbopt.workflow.catalog_designer.candidates`), measure, keep
-  it unless it is wrong or more than 5% slower (the cycle's rule), else go back.  Stops
-  early when no ranked entry has an applicable move.
+  anti-patterns by score), apply the top applicable move that leads to knob values the
+  arm has not measured and was not already rolled back
+  (`kbopt.workflow.catalog_designer.search_candidates`: moves whose preconditions fail
+  only once none whose preconditions hold is left), measure, keep it unless it is wrong
+  or more than 5% slower (the cycle's rule), else go back.  Stops early when no ranked
+  entry has an applicable move.
 - `random`: the same entries' moves (every optimization and anti-pattern in scope that
-  declares moves), with the same applicability rules, keep / go back and no-retry rule,
-  picked in a random order instead of the ranking's.
+  declares moves), with the same applicability rules (the same two passes), keep / go
+  back and no-retry rule, picked in a random order instead of the ranking's.
 - `grid`: what an autotuner does: the product of every knob's allowed values, sampled
   without replacement (or all of it, in a random order, when it fits the budget).
 
@@ -53,9 +55,9 @@ from kbopt.store import Store
 from kbopt.workflow.catalog_designer import (
     MOVE_KINDS,
     RANK_DEPTH,
-    candidates,
     family_language,
     ranked_moves_order,
+    search_candidates,
 )
 
 ARMS = ("catalog", "random", "grid")
@@ -151,13 +153,12 @@ class _Walk:
         self.lab = lab
         self.values = dict(start.values)
         self.current = start_m
-        self.tried: dict[frozenset, set[frozenset]] = {}
+        # Every knob configuration this arm has measured: a move back to one of them (one
+        # entry undoing another's change) costs a trial and teaches nothing.
+        self.visited: set[frozenset] = {frozenset(self.values.items())}
         # Knob changes measured and rolled back: not proposed again from elsewhere (a move
         # that lost once is not retried after an unrelated change was kept).
         self.rejected: set[frozenset] = set()
-
-    def _tried_here(self) -> set[frozenset]:
-        return self.tried.setdefault(frozenset(self.values.items()), set())
 
     def choose(self) -> tuple[str, PlannedMove] | str:
         raise NotImplementedError
@@ -169,7 +170,7 @@ class _Walk:
             return False
         label, planned = choice
         new = {**self.values, **planned.values}
-        self._tried_here().add(frozenset(new.items()))
+        self.visited.add(frozenset(new.items()))
         m, err = self.lab.measure(new)
         row = _row(n, new, m, err)
         row.move = f"{label}: {planned.text()}"
@@ -200,13 +201,13 @@ class CatalogWalk(_Walk):
         # The whole ranking, not its first ten: the walk stops only when no ranked entry
         # has a move left, and it still takes them in the ranking's order.
         ranked = recommend(profile, language=self.language, store=self.store, limit=RANK_DEPTH)
-        found = candidates(
+        found = search_candidates(
             self.store,
             self.spec,
             self.lab.version,
             ranked_moves_order(ranked),
             trigger_metrics(profile),
-            tried_values=self._tried_here(),
+            tried_values=self.visited,
             rejected=self.rejected,
             values=self.values,
             launched=self.current.launched,
@@ -230,21 +231,23 @@ class RandomWalk(_Walk):
         profile, _ = build_profile(self.current, None, "timing only (kbopt ablate)")
         metrics = trigger_metrics(profile)
         knobs = self.spec.knobs_for(self.lab.version)
-        tried = self._tried_here()
-        options = []
-        for name, move in self.pool:
-            planned = plan_move(move, knobs, self.values, metrics, self.current.launched)
-            if isinstance(planned, NotApplicable):
-                continue
-            if frozenset({**self.values, **planned.values}.items()) in tried:
-                continue
-            if planned.signature in self.rejected:
-                continue
-            options.append((name, planned))
-        if not options:
-            return "no entry's move applies to the current values any more"
-        name, planned = self.rng.choice(options)
-        return name, planned
+        for relax in (False, True):  # the catalog arm's two passes (search_candidates)
+            options = []
+            for name, move in self.pool:
+                planned = plan_move(
+                    move, knobs, self.values, metrics, self.current.launched, relax=relax
+                )
+                if isinstance(planned, NotApplicable):
+                    continue
+                if frozenset({**self.values, **planned.values}.items()) in self.visited:
+                    continue
+                if planned.signature in self.rejected:
+                    continue
+                options.append((name, planned))
+            if options:
+                name, planned = self.rng.choice(options)
+                return name, planned
+        return "no entry's move applies to the current values any more"
 
 
 def grid_space(knobs: Sequence[Knob]) -> list[tuple[str, tuple[Any, ...]]]:

@@ -145,6 +145,7 @@ def candidates(
     why_not: list[str] | None = None,
     values: Mapping[str, Any] | None = None,
     launched: Mapping[str, Any] | None = None,
+    relax: bool = False,
 ) -> list[Candidate]:
     """Every applicable move of the ranked entries, in ranking order then move order.
 
@@ -154,7 +155,9 @@ def candidates(
     elsewhere.  `values`: the knob values to move from (default: what the version file
     sets; the ablation passes the values it is exploring without writing files).
     `launched`: what the current version's launch recorded (`Measurement.launched`), so a
-    knob left at None is scaled from the value it ran with."""
+    knob left at None is scaled from the value it ran with.  `relax`: also moves whose
+    measured preconditions fail (`plan_move`'s relax; `search_candidates` asks for them
+    only when no move with holding preconditions is left)."""
     from kbopt.workflow.knob_source import settable_knobs
 
     knobs = spec.knobs_for(version)
@@ -173,9 +176,9 @@ def candidates(
         except KbError:
             continue
         for i, move in enumerate(entry.moves):
-            planned = plan_move(move, knobs, values, metrics, launched)
+            planned = plan_move(move, knobs, values, metrics, launched, relax=relax)
             if isinstance(planned, NotApplicable):
-                if why_not is not None:
+                if why_not is not None and not relax:
                     why_not.append(f"{shown} {name} ({move.describe()}): {planned.reason}")
                 continue
             fixed = sorted(c.knob for c in planned.changes if c.knob not in settable)
@@ -193,10 +196,24 @@ def candidates(
                 continue
             if (name, i) in tried or key in tried_values:
                 if why_not is not None:
-                    why_not.append(f"{shown} {name}: {planned.text()} already tried from {version}")
+                    why_not.append(f"{shown} {name}: {planned.text()} already measured")
                 continue
             out.append(Candidate(name, i, rank, planned, opp))
     return out
+
+
+def search_candidates(*args: Any, **kwargs: Any) -> list[Candidate]:
+    """`candidates` in two passes: the moves whose preconditions hold (or were not
+    measured), in ranking order; only when none is left, the same ranking's moves whose
+    measured preconditions fail.  A precondition is a threshold written from sources,
+    not from this kernel: once every move it allows has been measured, the ranking still
+    says which direction is most promising, and a measured trial settles it (the move
+    says which preconditions it passed over)."""
+    found = candidates(*args, **kwargs)
+    if found:
+        return found
+    kwargs = {**kwargs, "why_not": None, "relax": True}
+    return candidates(*args, **kwargs)
 
 
 class CatalogDesigner:
@@ -231,18 +248,22 @@ class CatalogDesigner:
         atomic_write(self.run_dir / STATE_FILE, json.dumps(state, indent=1, default=str) + "\n")
 
     def _tried(self, record: RunRecord) -> tuple[set[tuple[str, int]], set[frozenset]]:
-        """Moves and knob values already tried from the current version (its children)."""
+        """Moves already tried from the current version (its children), and every set of
+        knob values this run has measured, from any version: a move that leads back to
+        one of them (one entry undoing another's change) would pay a trial to learn
+        nothing."""
         assert self.spec is not None
         state = self._state()
         parent = record.current_version
         moves: set[tuple[str, int]] = set()
-        values: set[frozenset] = set()
+        values: set[frozenset] = {frozenset(self.spec.knob_values(record.start_version).items())}
         for attempt in record.attempts:
             chosen = state.get(str(attempt.iteration))
-            if chosen is None or chosen["from_version"] != parent:
+            if chosen is None:
                 continue
-            moves.add((chosen["entry"], int(chosen["move"])))
             values.add(frozenset(dict(chosen["all_values"]).items()))
+            if chosen["from_version"] == parent:
+                moves.add((chosen["entry"], int(chosen["move"])))
         return moves, values
 
     def _rejected(self, record: RunRecord) -> set[frozenset]:
@@ -314,7 +335,7 @@ class CatalogDesigner:
         rejected = self._rejected(record)
         ranked = self._whole_ranking(record, ranked)
         why_not: list[str] = []
-        found = candidates(
+        found = search_candidates(
             self.store,
             spec,
             version,
@@ -344,6 +365,7 @@ class CatalogDesigner:
             "before": {c.knob: c.before for c in best.planned.changes},
             "changes": [c.text() for c in best.planned.changes],
             "unchecked": best.planned.unchecked,
+            "relaxed": best.planned.relaxed,
         }
         self._save(state)
         unchecked = (
@@ -351,6 +373,11 @@ class CatalogDesigner:
             if best.planned.unchecked
             else ""
         )
+        if best.planned.relaxed:
+            unchecked += (
+                "; every ranked move whose preconditions hold was measured, so this one is "
+                "tried with its preconditions passed over"
+            )
         return Proposal(
             optimization=best.entry,
             new_version=new_version,
