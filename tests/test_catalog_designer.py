@@ -242,7 +242,7 @@ None.
 ## Interactions
 """
 
-SPEC = '''\
+SPEC = """\
 from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 
@@ -270,7 +270,7 @@ SPEC = KernelSpec(
         )
     },
 )
-'''
+"""
 
 VERSION = """\
 NUM_WARPS = 4
@@ -458,3 +458,24 @@ def test_only_a_runs_first_step_of_an_entry_refines_its_gain(tmp_path: Path) -> 
     store.append_evidence("knob-alpha", steps[1])
     assert refine_gain(store, "knob-alpha") == ""
     assert Store(root).get("knob-alpha").expected_gain_pct == first
+
+
+def test_moves_are_tried_in_the_order_the_ranking_shows() -> None:
+    from types import SimpleNamespace
+
+    from kbopt.workflow.catalog_designer import ranked_moves_order
+
+    def row(name: str, score: float) -> SimpleNamespace:
+        return SimpleNamespace(to_dict=lambda: {"id": name, "score": score})
+
+    # B outscores A by less than a tie, and the ranking shows A first (lower risk)
+    strategy = SimpleNamespace(
+        opportunities=[row("a", 0.490), row("b", 0.495), row("c", 0.300)],
+        warnings=[row("w-low", 0.100), row("w-high", 0.400)],
+    )
+    order = [r["id"] for r in ranked_moves_order(strategy)]
+    assert order == ["a", "b", "w-high", "c", "w-low"]
+    ranks = {
+        r["id"]: r.get("rank") or f"warning {r['warning']}" for r in ranked_moves_order(strategy)
+    }
+    assert ranks == {"a": 1, "b": 2, "c": 3, "w-low": "warning 1", "w-high": "warning 2"}
