@@ -479,3 +479,54 @@ def test_moves_are_tried_in_the_order_the_ranking_shows() -> None:
         r["id"]: r.get("rank") or f"warning {r['warning']}" for r in ranked_moves_order(strategy)
     }
     assert ranks == {"a": 1, "b": 2, "c": 3, "w-low": "warning 1", "w-high": "warning 2"}
+
+
+def test_a_step_that_pushes_another_entrys_kept_change_further_does_not_refine(
+    tmp_path: Path,
+) -> None:
+    from types import SimpleNamespace
+
+    from kbopt.model import EvidenceBlock
+    from kbopt.workflow.learn import CONTINUES, continued_change, first_step_per_run
+
+    run = tmp_path / "runs" / "r1"
+    run.mkdir(parents=True)
+    moves = {
+        "1": {"before": {"block_h": 16}, "values": {"block_h": 32}},
+        "2": {"before": {"num_warps": 4}, "values": {"num_warps": 8}},
+        "3": {"before": {"block_h": 32}, "values": {"block_h": 64}},
+        "4": {"before": {"block_h": 32}, "values": {"block_h": 16}},
+    }
+    (run / "catalog-moves.json").write_text(json.dumps(moves))
+
+    def attempt(n: int, name: str, status: AttemptStatus) -> SimpleNamespace:
+        return SimpleNamespace(iteration=n, optimization=name, status=status)
+
+    attempts = [
+        attempt(1, "entry-a", AttemptStatus.APPLIED),
+        attempt(2, "entry-b", AttemptStatus.ROLLED_BACK),
+        attempt(3, "entry-c", AttemptStatus.ROLLED_BACK),
+        attempt(4, "entry-d", AttemptStatus.ROLLED_BACK),
+    ]
+    record = SimpleNamespace(run_id="r1", attempts=attempts)
+    # entry-c doubles block_h again after entry-a's kept 16 -> 32: it continues that change
+    note = continued_change(record, attempts[2], tmp_path)  # type: ignore[arg-type]
+    assert note.startswith(f"{CONTINUES} 1 (block_h 16 -> 32, by entry-a)")
+    # the first move, a different knob, and the opposite direction are the entries' own
+    assert continued_change(record, attempts[0], tmp_path) == ""  # type: ignore[arg-type]
+    assert continued_change(record, attempts[1], tmp_path) == ""  # type: ignore[arg-type]
+    assert continued_change(record, attempts[3], tmp_path) == ""  # type: ignore[arg-type]
+    # a block marked so is not one of the measurements that refine the entry's gain
+    block = EvidenceBlock.model_validate(
+        {
+            "source_type": "local experiment",
+            "source": f"kbopt cycle run r1, attempt 3 (k, backend real, catalog move): "
+            f"triton_v2 -> triton_v3, entry-c: block_h 32 -> 64; {note}",
+            "device": "NVIDIA H200",
+            "versions": "triton 3.6.0",
+            "date": "2026-12-03",
+            "command": "kbopt profile k triton_v2 && kbopt profile k triton_v3",
+            "rows": [{"config": "one", "before": "100 us", "after": "x", "change": "+150%"}],
+        }
+    )
+    assert first_step_per_run([block]) == []

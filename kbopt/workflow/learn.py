@@ -33,7 +33,9 @@ on the entry, this one included; the result is never below 0.  After `REFUTE_AFT
 catalog-move measurements in a row that were each slower by more than `SIGNIFICANT_PCT`
 (only the first measurement of each run counts, for the mean and for this: a run that
 applies the same entry again is walking its knob further, and an overshoot says how far to
-go, not what the entry gives),
+go, not what the entry gives; likewise a step that moves a knob further in the direction
+an earlier kept step of the run already moved it, by another entry, is marked in its
+Source as continuing that change and does not count),
 the entry's status becomes `refuted` and the strategy stops proposing it.  The
 strategy's ranking reads `expected_gain_pct`, so the next run ranks with what was
 learned.  It
@@ -63,9 +65,12 @@ from kbopt.workflow.record import Attempt, AttemptStatus, Learned, RunRecord
 SIGNIFICANT_PCT = 5.0
 REFUTE_AFTER = 3  # catalog-move measurements in a row, each slower: the entry is refuted
 CATALOG_MOVE = "catalog move"  # marks an evidence Source written for a catalog move
+# Marks a catalog move that pushed a knob further the way an earlier kept step of the same
+# run had already moved it: how far to go, not what the entry gives.
+CONTINUES = "continues a change kept at attempt"
 
 
-def evidence_for(record: RunRecord, attempt: Attempt) -> EvidenceBlock:
+def evidence_for(record: RunRecord, attempt: Attempt, note: str = "") -> EvidenceBlock:
     rows = []
     first: Measurement | None = None
     for cfg_name, after_d in attempt.measurements.items():
@@ -94,7 +99,9 @@ def evidence_for(record: RunRecord, attempt: Attempt) -> EvidenceBlock:
         source_type=SourceType.LOCAL_EXPERIMENT,
         source=(
             f"{_source_prefix(record, attempt)}({record.kernel}, backend {record.backend}{kind}): "
-            f"{attempt.from_version} -> {attempt.new_version}" + (f", {changes}" if changes else "")
+            f"{attempt.from_version} -> {attempt.new_version}"
+            + (f", {changes}" if changes else "")
+            + (f"; {note}" if note else "")
         ),
         device=first.device or None,
         versions=", ".join(f"{k} {v}" for k, v in sorted(first.versions.items())) or None,
@@ -165,10 +172,14 @@ def first_step_per_run(blocks: Sequence[EvidenceBlock]) -> list[EvidenceBlock]:
     """The first catalog-move measurement of each run on an entry.  A run that keeps a move
     and applies the same entry again is walking the knob further in the same direction; a
     later step that overshoots (heads per program past the optimum) says how far to go, not
-    what the entry gives, so it does not refine the gain nor count toward refuting it."""
+    what the entry gives, so it does not refine the gain nor count toward refuting it.  A
+    step marked as continuing another entry's kept change (`CONTINUES`) does not count
+    either."""
     seen: set[str] = set()
     out = []
     for b in blocks:
+        if CONTINUES in b.source:
+            continue
         m = _RUN_OF.match(b.source)
         if m is not None:
             if m["run"] in seen:
@@ -213,6 +224,43 @@ def refine_gain(store: Store, name: str) -> str:
     if refute:
         text += f"; refuted: the last {REFUTE_AFTER} catalog-move measurements were slower"
     return text
+
+
+def continued_change(record: RunRecord, attempt: Attempt, root: Path) -> str:
+    """`CONTINUES ... N (knob a -> b)` when the attempt's catalog move changed a knob the
+    way an earlier kept attempt of the run had already changed it (up again, down again, or
+    to the same value); "" otherwise, or when the run's move file is not there."""
+    from kbopt.workflow.catalog_designer import chosen_move
+    from kbopt.workflow.record import run_dir
+
+    folder = run_dir(root, record.run_id)
+    here = chosen_move(folder, attempt.iteration)
+    if not here or "before" not in here:
+        return ""
+    for earlier in record.attempts[: attempt.iteration - 1]:
+        if earlier.status is not AttemptStatus.APPLIED:
+            continue
+        past = chosen_move(folder, earlier.iteration)
+        if not past or "before" not in past:
+            continue
+        for knob, after in here["values"].items():
+            if knob in past["values"] and _same_way(
+                past["before"].get(knob), past["values"][knob], here["before"].get(knob), after
+            ):
+                shown = f"{knob} {past['before'].get(knob)} -> {past['values'][knob]}"
+                return f"{CONTINUES} {earlier.iteration} ({shown}, by {earlier.optimization})"
+    return ""
+
+
+def _same_way(before1: object, after1: object, before2: object, after2: object) -> bool:
+    """Two knob changes that go the same way: both up, both down, or both to one value."""
+    numbers = (int, float)
+    if all(
+        isinstance(v, numbers) and not isinstance(v, bool)
+        for v in (before1, after1, before2, after2)
+    ):
+        return (after1 > before1) == (after2 > before2)  # type: ignore[operator]
+    return after1 == after2
 
 
 def is_fake(record: RunRecord, attempt: Attempt) -> bool:
@@ -291,10 +339,16 @@ def _decide(
             return Learned(action="append_evidence", entry=attempt.optimization, detail=detail)
         entry = store.get(attempt.optimization)
         status = Status.VALIDATED if (faster and entry.status is Status.PROPOSED) else None
+        continues = continued_change(record, attempt, root)
         written, appended = _append_once(
-            store, attempt.optimization, evidence_for(record, attempt), status=status
+            store,
+            attempt.optimization,
+            evidence_for(record, attempt, note=continues),
+            status=status,
         )
         refined = refine_gain(store, attempt.optimization) if appended else ""
+        if continues:
+            refined = f"gain not refined: the move {continues}"
         return Learned(
             action="append_evidence",
             entry=attempt.optimization,
