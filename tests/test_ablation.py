@@ -210,20 +210,24 @@ class WarpsHurtBackend(FakeBackend):
         return m
 
 
-def test_a_rolled_back_change_is_not_retried_after_another_is_kept(tmp_path: Path) -> None:
+def _walks_on_mla_decode(tmp_path: Path, backend: type[FakeBackend], seed: int) -> dict:
+    """The catalog and random arms from triton_v2 at decode, 30 trials, on `backend`."""
     root = _project(tmp_path, "mla_decode")
-    spec = load_spec("mla_decode", root)
     cfg = TrialConfig.from_dict({"name": "decode", "dims": {"b": 32, "s": 1, "t": 4096}})
-    doc = run_ablation(
-        spec=spec,
-        backend=WarpsHurtBackend(root),
+    return run_ablation(
+        spec=load_spec("mla_decode", root),
+        backend=backend(root),
         store=Store(root),
         start="triton_v2",
         config=cfg,
         arms=["catalog", "random"],
         trials=30,
-        seed=2,
+        seed=seed,
     )
+
+
+def test_a_rolled_back_change_is_not_retried_after_another_is_kept(tmp_path: Path) -> None:
+    doc = _walks_on_mla_decode(tmp_path, WarpsHurtBackend, seed=2)
     for row in doc["rows"]:
         moves = [t["move"].split(": ", 1)[1] for t in row["trajectory"][1:]]
         to_16 = [m for m in moves if "num_warps 8 -> 16" in m]
@@ -285,11 +289,15 @@ def test_moves_with_failing_preconditions_come_only_after_the_others() -> None:
     assert not found[0].planned.relaxed
 
 
-class UndoBackend(FakeBackend):
+class FlatBackend(FakeBackend):
     """Every configuration measures the same: nothing is ever rolled back."""
 
-    def measure(  # type: ignore[override]
-        self, spec: Any, version: str, config: Any, params: Any = None
+    def measure(
+        self,
+        spec: KernelSpec,
+        version: str,
+        config: TrialConfig,
+        params: Any = None,
     ) -> Measurement:
         m = super().measure(spec, version, config, params)
         m.duration_us = 50.0
@@ -297,19 +305,7 @@ class UndoBackend(FakeBackend):
 
 
 def test_an_arm_never_measures_the_same_knob_values_twice(tmp_path: Path) -> None:
-    root = _project(tmp_path, "mla_decode")
-    spec = load_spec("mla_decode", root)
-    cfg = TrialConfig.from_dict({"name": "decode", "dims": {"b": 32, "s": 1, "t": 4096}})
-    doc = run_ablation(
-        spec=spec,
-        backend=UndoBackend(root),
-        store=Store(root),
-        start="triton_v2",
-        config=cfg,
-        arms=["catalog", "random"],
-        trials=30,
-        seed=1,
-    )
+    doc = _walks_on_mla_decode(tmp_path, FlatBackend, seed=1)
     for row in doc["rows"]:
         seen = [frozenset(t["values"].items()) for t in row["trajectory"]]
         assert len(seen) == len(set(seen)), row["arm"]

@@ -10,12 +10,12 @@ fails its correctness check or runs out of memory is a trial too, recorded with 
   values (timing-only: the measurement's metrics, the launch statistics of its Triton
   kernels and the spec's shape metrics), rank the catalog for it
   (`kbopt.strategy.recommend`, the family's language; the opportunities in the order it
-  shows them, each fired anti-pattern before the first one it outscores), apply the top applicable move that leads to knob values the
-  arm has not measured and was not already rolled back
-  (`kbopt.workflow.catalog_designer.search_candidates`: moves whose preconditions fail
-  only once none whose preconditions hold is left), measure, keep it unless it is wrong
-  or more than 5% slower (the cycle's rule), else go back.  Stops early when no ranked
-  entry has an applicable move.
+  shows them, each fired anti-pattern before the first one it outscores), apply the top
+  applicable move that leads to knob values the arm has not measured and was not already
+  rolled back (`kbopt.workflow.catalog_designer.search_candidates`: moves whose
+  preconditions fail only once none whose preconditions hold is left), measure, keep it
+  unless it is wrong or more than 5% slower (the cycle's rule), else go back.  Stops
+  early when no ranked entry has an applicable move.
 - `random`: the same entries' moves (every optimization and anti-pattern in scope that
   declares moves), with the same applicability rules (the same two passes), keep / go
   back and no-retry rule, picked in a random order instead of the ranking's.

@@ -186,7 +186,7 @@ def candidates(
         for i, move in enumerate(entry.moves):
             planned = plan_move(move, knobs, values, metrics, launched, relax=relax)
             if isinstance(planned, NotApplicable):
-                if why_not is not None and not relax:
+                if why_not is not None:
                     why_not.append(f"{shown} {name} ({move.describe()}): {planned.reason}")
                 continue
             fixed = sorted(c.knob for c in planned.changes if c.knob not in settable)
