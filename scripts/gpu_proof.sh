@@ -7,15 +7,20 @@
 #   STEPS=ablate ABLATE="..." bash scripts/gpu_proof.sh
 #
 # STEPS: ablate, cycle (comma-separated).  ABLATE / CYCLES: ';'-separated lines of arguments
-# (a kernel or spec path first), run in order.  Every file the runs write or change (results,
-# run records, new versions, devlogs, catalog evidence) is packed into $OUT/proof.tgz after each
-# line, so a run stopped at its limit keeps what finished; the logs go to $OUT/proof.log.
+# (a kernel or spec path first), run in order; ABLATE_PLAN=FILE reads the ablate lines from a
+# file instead, one per line, `#` starting a comment (benchmarks/ablation-held-out.txt).
+# Every file the runs write or change (results, run records, new versions, devlogs, catalog
+# evidence) is packed into $OUT/proof.tgz after each line, so a run stopped at its limit
+# keeps what finished; the logs go to $OUT/proof.log.
 set -u
 OUT=${OUT:-/tmp/out}
 STEPS=${STEPS:-ablate}
 TRIALS=${TRIALS:-24}
 ABLATE=${ABLATE:-"mla_decode --from triton_v2 --config decode --budget-s 150;add_rmsnorm --from triton_v1 --config large --budget-s 130;benchmarks/foreign/sglang_mla_decode/spec.py --config decode --budget-s 150"}
 CYCLES=${CYCLES:-}
+if [[ -n "${ABLATE_PLAN:-}" ]]; then
+    ABLATE=$(grep -v '^[[:space:]]*\(#\|$\)' "$ABLATE_PLAN" | paste -sd ';') || exit 2
+fi
 export KBOPT_BENCH_REP_MS=${KBOPT_BENCH_REP_MS:-50}
 REPO=$PWD
 mkdir -p "$OUT"
