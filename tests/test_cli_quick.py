@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from quick_check import both, indexed
 
 from kbopt.cli import main
 from kbopt.cli.quick import answer, plain_plan
@@ -24,25 +25,7 @@ from kbopt.store import Store
 
 @pytest.fixture
 def kb(kb_copy: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.delenv("KBOPT_CACHE_DIR", raising=False)
-    monkeypatch.delenv("KBOPT_QUICK", raising=False)
-    search("kernel", store=Store(kb_copy))  # builds the index and its snapshot
-    return kb_copy
-
-
-def _both(kb: Path, argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch) -> str:
-    full_argv = ["--root", str(kb), *argv]
-    capsys.readouterr()
-    code = answer(full_argv)
-    quick = capsys.readouterr()
-    assert code == 0, f"the quick path declined {argv}"
-    monkeypatch.setenv("KBOPT_QUICK", "0")
-    assert main(full_argv) == 0
-    full = capsys.readouterr()
-    monkeypatch.delenv("KBOPT_QUICK")
-    assert quick.out == full.out, argv
-    assert quick.err == "" and full.err == ""
-    return quick.out
+    return indexed(kb_copy, monkeypatch)
 
 
 SEARCHES = [
@@ -63,7 +46,7 @@ SEARCHES = [
 
 @pytest.mark.parametrize("args", SEARCHES, ids=[" ".join(a) for a in SEARCHES])
 def test_search_answers_equal(kb: Path, args: list[str], capsys, monkeypatch) -> None:
-    _both(kb, ["search", *args, "--json"], capsys, monkeypatch)
+    both(kb, ["search", *args, "--json"], capsys, monkeypatch)
 
 
 @pytest.mark.parametrize(
@@ -78,19 +61,19 @@ def test_search_answers_equal(kb: Path, args: list[str], capsys, monkeypatch) ->
     ],
 )
 def test_human_output_equal(kb: Path, argv: list[str], capsys, monkeypatch) -> None:
-    _both(kb, argv, capsys, monkeypatch)
+    both(kb, argv, capsys, monkeypatch)
 
 
 def test_show_and_list_answer_equal(kb: Path, capsys, monkeypatch) -> None:
     for path in sorted(Store(kb).entry_files()):
-        _both(kb, ["show", path.stem, "--json"], capsys, monkeypatch)
+        both(kb, ["show", path.stem, "--json"], capsys, monkeypatch)
     for extra in (
         [],
         ["--kind", "optimization"],
         ["--language", "cute-dsl"],
         ["--language", "shared"],
     ):
-        rows = json.loads(_both(kb, ["list", *extra, "--json"], capsys, monkeypatch))
+        rows = json.loads(both(kb, ["list", *extra, "--json"], capsys, monkeypatch))
         assert rows or extra
 
 
@@ -129,7 +112,7 @@ def test_a_changed_entry_is_answered_by_the_full_path_then_quickly(
     _new_process()
     assert main(["--root", str(kb), "search", "zanzibar", "--json"]) == 0  # updates it
     capsys.readouterr()
-    out = _both(kb, ["search", "zanzibar", "--json"], capsys, monkeypatch)
+    out = both(kb, ["search", "zanzibar", "--json"], capsys, monkeypatch)
     assert [h["id"] for h in json.loads(out)] == ["split-kv-decode"]
 
 
@@ -139,9 +122,9 @@ def test_a_write_through_the_store_refreshes_the_snapshot(kb: Path, capsys, monk
 
     attach(store)
     store.narrow_conditions("split-kv-decode", pitfall="Quokka contexts.")
-    out = _both(kb, ["search", "quokka", "--json"], capsys, monkeypatch)
+    out = both(kb, ["search", "quokka", "--json"], capsys, monkeypatch)
     assert [h["id"] for h in json.loads(out)] == ["split-kv-decode"]
-    _both(kb, ["show", "split-kv-decode", "--json"], capsys, monkeypatch)
+    both(kb, ["show", "split-kv-decode", "--json"], capsys, monkeypatch)
 
 
 def test_a_damaged_snapshot_is_dropped_and_written_again(kb: Path) -> None:

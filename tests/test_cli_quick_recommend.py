@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from quick_check import both, indexed
 
 from kbopt.cli import main
 from kbopt.cli.quick import answer, text_relevance
@@ -49,25 +50,7 @@ OPTION_SETS = [
 
 @pytest.fixture
 def kb(kb_copy: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.delenv("KBOPT_CACHE_DIR", raising=False)
-    monkeypatch.delenv("KBOPT_QUICK", raising=False)
-    search("kernel", store=Store(kb_copy))  # builds the index and its snapshot
-    return kb_copy
-
-
-def _both(kb: Path, argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch) -> str:
-    full_argv = ["--root", str(kb), *argv]
-    capsys.readouterr()
-    code = answer(full_argv)
-    quick = capsys.readouterr()
-    assert code == 0, f"the quick path declined {argv}"
-    monkeypatch.setenv("KBOPT_QUICK", "0")
-    assert main(full_argv) == 0
-    full = capsys.readouterr()
-    monkeypatch.delenv("KBOPT_QUICK")
-    assert quick.out == full.out, argv
-    assert quick.err == "" and full.err == ""
-    return quick.out
+    return indexed(kb_copy, monkeypatch)
 
 
 def test_there_are_profiles_to_check() -> None:
@@ -78,7 +61,7 @@ def test_every_profile_answers_equal(kb: Path, capsys, monkeypatch) -> None:
     opportunities = 0
     for path in PROFILES:
         for options in OPTION_SETS:
-            out = _both(kb, ["recommend", str(path), *options], capsys, monkeypatch)
+            out = both(kb, ["recommend", str(path), *options], capsys, monkeypatch)
             if "--json" in options:
                 opportunities += len(json.loads(out)["opportunities"])
     assert opportunities > len(PROFILES)  # the answers are not all empty
@@ -100,7 +83,7 @@ def test_metrics_the_profile_could_not_measure_answer_equal(
             + "local_memory_bytes, achieved_occupancy_pct, dram_bytes_ratio, num_splits.\n",
             encoding="utf-8",
         )
-        out = _both(kb, ["recommend", str(copy), "--json"], capsys, monkeypatch)
+        out = both(kb, ["recommend", str(copy), "--json"], capsys, monkeypatch)
         warned += len(json.loads(out)["warnings"])
     assert warned > 0
 
@@ -108,7 +91,7 @@ def test_metrics_the_profile_could_not_measure_answer_equal(
 def test_options_before_the_profile_and_a_relative_path(kb: Path, capsys, monkeypatch) -> None:
     monkeypatch.chdir(REPO)
     profile = "benchmarks/profiles/mla-decode-triton-16-heads.md"
-    _both(kb, ["recommend", "--json", "--limit", "5", profile], capsys, monkeypatch)
+    both(kb, ["recommend", "--json", "--limit", "5", profile], capsys, monkeypatch)
 
 
 def test_declines_options_it_does_not_answer_the_same(kb: Path) -> None:
@@ -183,7 +166,7 @@ def test_a_changed_entry_goes_the_full_way(kb: Path, capsys, monkeypatch) -> Non
     sys.modules["kbopt.search"]._INDEXES.clear()  # type: ignore[attr-defined]
     assert main(["--root", str(kb), "recommend", profile, "--json"]) == 0  # updates it
     capsys.readouterr()
-    _both(kb, ["recommend", profile, "--json"], capsys, monkeypatch)
+    both(kb, ["recommend", profile, "--json"], capsys, monkeypatch)
 
 
 def test_a_project_over_the_bundled_catalog_shows_bundled_paths(
@@ -197,10 +180,10 @@ def test_a_project_over_the_bundled_catalog_shows_bundled_paths(
     monkeypatch.setenv("KBOPT_BUNDLED", str(kb / "docs/knowledge"))
     search("kernel", store=Store(project))
     profile = str(REPO / "benchmarks/profiles/mla-decode-triton-16-heads.md")
-    out = json.loads(_both(project, ["recommend", profile, "--json"], capsys, monkeypatch))
+    out = json.loads(both(project, ["recommend", profile, "--json"], capsys, monkeypatch))
     paths = {o["path"] for o in out["opportunities"] + out["warnings"]}
     assert any(p.startswith("kbopt/") for p in paths), paths  # bundled: the package path
-    _both(project, ["recommend", profile, "--language", "all"], capsys, monkeypatch)
+    both(project, ["recommend", profile, "--language", "all"], capsys, monkeypatch)
 
 
 def test_the_quick_path_loads_no_heavy_module(kb: Path) -> None:
