@@ -18,6 +18,7 @@ OUT=${OUT:-/tmp/out}
 PLAN=${PLAN:-benchmarks/real_profiles/plan.txt}
 BUDGET_S=${BUDGET_S:-120}
 ONLY=${ONLY:-}  # a substring: profile only the plan lines that contain it
+LANGUAGE=${LANGUAGE:-triton}  # the language the recommendations are for (cute-dsl for FlashMLA: CUTLASS CuTe)
 REPO=$PWD
 WORK=${WORK:-/tmp/profiles-work}
 mkdir -p "$OUT" "$WORK/profiles" "$WORK/ncu"
@@ -42,7 +43,7 @@ while read -r spec version config rest; do
     start=$(date +%s)
     KBOPT_NCU_SAVE_DIR="$WORK/ncu/$name" timeout $((BUDGET_S + 120)) $KB --root "$REPO" \
         profile "$spec" "$version" --config "$config" --counters auto --no-devlog \
-        --budget-s "$BUDGET_S" --language triton --json > "$WORK/profiles/$name.json" \
+        --budget-s "$BUDGET_S" --language "$LANGUAGE" --json > "$WORK/profiles/$name.json" \
         2> "$WORK/profiles/$name.log"
     rc=$?
     took=$(( $(date +%s) - start ))
