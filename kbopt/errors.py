@@ -25,6 +25,12 @@ class KbError(Exception):
         return where + self.message
 
 
+class VersionFailed(KbError):
+    """A kernel version raised when called (it does not compile, launch or fit on this
+    device).  The CLI prints it as one line; a cycle records it as a failed change rather
+    than stopping."""
+
+
 class Problem(KbError):
     """One located problem found while loading or linting (many may be collected)."""
 

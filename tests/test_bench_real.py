@@ -82,3 +82,23 @@ def test_profile_budget_left_after_the_measurement_bounds_ncu(tmp_path, monkeypa
     backend.ncu_deadline = None  # no caller deadline: the backend's own ncu limit
     backend.counters(spec, "triton_v1", cfg)
     assert seen["budget_s"] == backend.ncu_timeout_s
+
+
+def test_a_version_that_raises_is_not_timed(monkeypatch) -> None:
+    """A version that raises in the check (e.g. Triton's OutOfResources) comes back as a
+    row with its error and no time; calling it again to time it would only raise again,
+    and `kbopt profile` then printed a traceback."""
+    from kbopt.bench import harness, suite
+
+    spec = load_spec("add_rmsnorm", REPO)
+    problem = f"{harness.RAISED} OutOfResources: out of resource: shared memory"
+    monkeypatch.setattr(harness, "check", lambda *a, **k: (float("inf"), problem))
+
+    def never(*a, **k):
+        raise AssertionError("a version that raised was timed")
+
+    monkeypatch.setattr(harness, "bench_ms", never)
+    version = spec.load_versions()[0]["torch"]
+    dims = dict(spec.trials[0].dims)
+    row = suite.time_version(spec, version, dims, [], {}, 10, time_wrong=True)
+    assert row["status"] == "wrong" and row["error"] == problem and "time_us" not in row

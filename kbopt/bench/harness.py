@@ -98,6 +98,9 @@ def call(version: Version, inputs: Sequence[Any]) -> Any:
     return version.fn(*inputs)
 
 
+RAISED = "the version raised"  # how `check` words a version that crashed (not timed then)
+
+
 def check(
     spec: KernelSpec, version: Version, dims: Dims, dtype: str, device: str = "cuda"
 ) -> tuple[float, str | None]:
@@ -116,7 +119,7 @@ def check(
     except torch.cuda.OutOfMemoryError:
         raise  # the caller backs off on the spec's backoff dimension
     except Exception as exc:  # a version that crashes is a failed check, not a crash of kbopt
-        return float("inf"), f"the version raised {type(exc).__name__}: {exc}"
+        return float("inf"), f"{RAISED} {type(exc).__name__}: {exc}"
     err = rel_error(out, expect)
     tol = spec.tolerance(dtype)
     if err == float("inf"):

@@ -34,7 +34,7 @@ from typing import Any
 from kbopt.bench.backend import Measurement, timing_metrics
 from kbopt.bench.ncu import NcuOutcome, profile_launches
 from kbopt.bench.trials import TrialConfig
-from kbopt.errors import KbError
+from kbopt.errors import KbError, VersionFailed
 from kbopt.kernel import KernelSpec
 
 CONFIG_ATTR = "CONFIG"  # the tunable dataclass a version module may expose
@@ -136,6 +136,8 @@ class RealBackend:
             sets = input_sets(spec, dims, spec.dtype)
             row = time_version(spec, entry, dims, sets, ceil, self.rep_ms, time_wrong=True)
         del sets
+        if "time_us" not in row:  # it raised: a one-line error, never a traceback
+            raise VersionFailed(f"{spec.name} {version} at {config.compact}: {row['error']}"[:600])
         us = float(row["time_us"])
         metrics = timing_metrics(spec, dims, us, ceil["copy_bw_gbps"], ceil["matmul_tflops"])
         info = {k.removeprefix("kernel_"): v for k, v in row.items() if k.startswith("kernel_")}

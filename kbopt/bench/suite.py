@@ -77,7 +77,8 @@ def time_version(
         row["launches"] = launch_stats.summary(launches)
     if problem:
         row.update(status="wrong", error=problem)
-        if not time_wrong:
+        # a version that raised cannot be timed either: calling it again would raise again
+        if not time_wrong or problem.startswith(harness.RAISED):
             return row
     med, p20, p80 = harness.bench_ms(harness.rotating(version, sets), rep_ms)
     us = med * 1e3

@@ -52,7 +52,7 @@ from kbopt.contracts.reports import (
 )
 from kbopt.contracts.task import Constraints, OptimizationTask, TaskOptimization
 from kbopt.devlog import BEST, Devlog, devlog_path, relative_link
-from kbopt.errors import KbError
+from kbopt.errors import KbError, VersionFailed
 from kbopt.kernel import KernelSpec, load_spec
 from kbopt.markdown import render_table
 from kbopt.model import Trigger
@@ -377,6 +377,9 @@ class Cycle:
         for cfg in self.configs if not reason else []:
             try:
                 m = measure_with_backoff(self.backend, self.spec, attempt.new_version, cfg)
+            except VersionFailed as exc:  # the new code raised when called: a failed change
+                reason = f"correctness: {attempt.new_version} failed to run: {exc}"
+                break
             except KbError:
                 raise
             except Exception as exc:  # the new code does not run: a failed change
