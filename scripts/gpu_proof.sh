@@ -32,7 +32,7 @@ KB="python3 -m kbopt --root $REPO"
 
 pack() {  # everything written since the start, outside caches and the wheels
     (cd "$REPO" && find . -type f -newer "$marker" -not -path './.whl/*' -not -path '*/__pycache__/*' \
-        -not -path './.kbopt/*' -not -path './third_party/*' -not -name '*.pyc' -print0 \
+        -not -path './.kbopt/*' -not -path './.kbopt-cache/*' -not -path './third_party/*' -not -name '*.pyc' -print0 \
         | tar czf "$OUT/proof.tgz" --null -T -)
 }
 
