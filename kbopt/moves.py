@@ -191,6 +191,9 @@ class PlannedMove:
     unchecked: list[str] = field(default_factory=list)  # preconditions the profile lacks
     # Preconditions that were measured and do not hold, passed over by a relaxed search.
     relaxed: list[str] = field(default_factory=list)
+    # How far those preconditions miss (`precondition_miss`, summed): a relaxed search
+    # tries the moves of one entry that miss least first.
+    miss: float = 0.0
 
     @property
     def values(self) -> dict[str, Any]:
@@ -238,6 +241,16 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
+def precondition_miss(value: float, threshold: float) -> float:
+    """How far a measured value misses a precondition's threshold, as a ratio on a log
+    scale (|ln(value / threshold)|): `row_len <= 8192` misses by more at 14336 than
+    `row_len >= 16384` does, whatever the metric's unit.  1 when either side is not
+    positive (no ratio to take)."""
+    if value <= 0 or threshold <= 0:
+        return 1.0
+    return abs(math.log(value / threshold))
+
+
 def plan_move(
     move: Move,
     knobs: Sequence[Knob],
@@ -258,12 +271,14 @@ def plan_move(
 
     unchecked = []
     relaxed = []
+    miss = 0.0
     for cond in move.when:
         verdict = cond.holds(metrics)
         if verdict is False:
             shown = _fmt(round(float(metrics[cond.metric]), 3))
             if relax:
                 relaxed.append(f"{cond.expression} ({cond.metric}={shown})")
+                miss += precondition_miss(float(metrics[cond.metric]), cond.value)
                 continue
             return NotApplicable(f"precondition {cond.expression} fails ({cond.metric}={shown})")
         if verdict is None:
@@ -294,7 +309,7 @@ def plan_move(
             changes.append(
                 KnobChange(knob.name, role, current, after, shown_op(op), known, launched=chosen)
             )
-    return PlannedMove(move, changes, unchecked, relaxed)
+    return PlannedMove(move, changes, unchecked, relaxed, miss)
 
 
 def _numeric(knob: Knob) -> list[float]:

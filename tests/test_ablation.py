@@ -344,3 +344,26 @@ def test_the_target_verdict_is_computed_from_the_rows() -> None:
     assert "already within 5%" in verdict(doc(1, 1))
     # a budget spent before the grid got past its start: nothing was compared
     assert "before the grid measured anything" in verdict(doc(1, 1, 1))
+
+
+def test_relaxed_moves_of_one_entry_come_nearest_miss_first() -> None:
+    """Geglu at Gemma-2 9B (a 14336-wide row, 91 registers): neither of size-warps-to-the-
+    row's moves holds; doubling the warps misses its preconditions by less than halving
+    them, so it is tried first (the held-out ablation tried the halving first and lost a
+    trial).  A row just over 8192 reverses the order."""
+    from kbopt.workflow.catalog_designer import search_candidates
+
+    spec = load_spec("add_rmsnorm", REPO)
+    store = Store(REPO)
+    ranked = [{"id": "size-warps-to-the-row", "kind": "optimization", "score": 0.5}]
+    values = {**spec.knob_values("triton_v1"), "num_warps": 16}
+
+    def first(row_len: float, regs: float) -> Any:
+        metrics = {"row_len": row_len, "registers_per_thread": regs}
+        found = search_candidates(store, spec, "triton_v1", ranked, metrics, values=values)
+        assert [c.entry for c in found] == ["size-warps-to-the-row"] * 2
+        assert all(c.planned.relaxed for c in found)
+        return found[0].planned.values["num_warps"]
+
+    assert first(14336, 91) == 32
+    assert first(9000, 70) == 8

@@ -221,7 +221,14 @@ def search_candidates(*args: Any, **kwargs: Any) -> list[Candidate]:
     if found:
         return found
     kwargs = {**kwargs, "why_not": None, "relax": True}
-    return candidates(*args, **kwargs)
+    # Among one entry's moves, the one whose preconditions miss least comes first (halving
+    # the warps when the row is far longer than its precondition allows is the worse bet
+    # than doubling them when it is just short of it); the entries keep the ranking's order.
+    relaxed = candidates(*args, **kwargs)
+    first = {}
+    for c in relaxed:
+        first.setdefault(c.entry, len(first))
+    return sorted(relaxed, key=lambda c: (first[c.entry], c.planned.miss))
 
 
 class CatalogDesigner:
