@@ -225,7 +225,7 @@ def search_candidates(*args: Any, **kwargs: Any) -> list[Candidate]:
     # the warps when the row is far longer than its precondition allows is the worse bet
     # than doubling them when it is just short of it); the entries keep the ranking's order.
     relaxed = candidates(*args, **kwargs)
-    first = {}
+    first: dict[str, int] = {}
     for c in relaxed:
         first.setdefault(c.entry, len(first))
     return sorted(relaxed, key=lambda c: (first[c.entry], c.planned.miss))
