@@ -243,9 +243,9 @@ def _fmt(v: Any) -> str:
 
 def precondition_miss(value: float, threshold: float) -> float:
     """How far a measured value misses a precondition's threshold, as a ratio on a log
-    scale (|ln(value / threshold)|): `row_len <= 8192` misses by more at 14336 than
-    `row_len >= 16384` does, whatever the metric's unit.  1 when either side is not
-    positive (no ratio to take)."""
+    scale (the absolute natural log of value over threshold): `row_len <= 8192` misses
+    by more at 14336 than `row_len >= 16384` does, whatever the metric's unit.  1 when
+    either side is not positive (no ratio to take)."""
     if value <= 0 or threshold <= 0:
         return 1.0
     return abs(math.log(value / threshold))
