@@ -50,8 +50,12 @@ while read -r spec version config rest; do
     tail -4 "$WORK/profiles/$name.log"
     python3 - "$WORK/profiles/$name.json" <<'PY' || true
 import json, sys
-d = json.load(open(sys.argv[1]))
-print(d["profile"])
+try:
+    d = json.load(open(sys.argv[1]))
+except ValueError:  # the profile failed: its log's last lines are printed above
+    print("(no profile written)")
+else:
+    print(d["profile"])
 PY
     table+=("$(printf '%-60s rc=%-3s %4ss (budget %ss)' "$name" "$rc" "$took" "$BUDGET_S")")
     printf '%s\n' "${table[@]}" > "$WORK/summary.txt"

@@ -338,6 +338,9 @@ def test_the_target_verdict_is_computed_from_the_rows() -> None:
     assert "**not met** against the budget" in verdict(doc(9, 12))
     assert "not met against the 12 trials the grid needed" in verdict(doc(6, 12))
     assert "met against the 18 trials the grid needed" in verdict(doc(6, 18))
+    # a grid that needed two trials: a third of it is under the one trial any arm needs
+    assert "the grid needed only 2" in verdict(doc(2, 2))
+    assert "against the 2 trials" not in verdict(doc(2, 2))
     assert "never came within 5%" in verdict(doc(None, 15))
     assert "not judged" in verdict({"rows": [{"arm": "grid"}]})
     # a start already within 5% for every arm: nothing to find, nothing to judge

@@ -162,6 +162,12 @@ def verdict(doc: Mapping[str, Any]) -> str:
     of_budget = "met" if reached * 3 <= budget else "not met"
     if grid_needed is None:
         of_grid = f"the grid never came within 5% in its {grid['trials']} trials"
+    elif grid_needed < 3:
+        # a third of one or two trials is less than the one trial any arm needs
+        of_grid = (
+            f"the grid needed only {grid_needed} (a search space this small leaves no third "
+            "of it to meet)"
+        )
     else:
         ok = "met" if reached * 3 <= grid_needed else "not met"
         of_grid = f"{ok} against the {grid_needed} trials the grid needed"
