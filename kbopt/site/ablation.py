@@ -108,8 +108,10 @@ def render_ablation_fragment(root: Path) -> str:
     out: list[str] = []
     for doc in docs:
         out += [
-            f"## {doc['kernel']} from {doc.get('start_version', '?')}, "
-            f"{doc.get('device', '?')}, {str(doc.get('date', ''))[:10]}",
+            f"## {doc['kernel']} ({doc.get('config', {}).get('name', '?')}) from "
+            f"{doc.get('start_version', '?')}, {doc.get('device', '?')}, "
+            f"{str(doc.get('date', ''))[:10]}"
+            + (f", catalog at {doc['catalog_commit']}" if doc.get("catalog_commit") else ""),
             "",
             f"Command: `{doc.get('command', '')}`; results file `{doc['_file']}`; "
             f"configuration {doc.get('config', {}).get('dims', {})}; "
@@ -162,11 +164,12 @@ def verdict(doc: Mapping[str, Any]) -> str:
     of_budget = "met" if reached * 3 <= budget else "not met"
     if grid_needed is None:
         of_grid = f"the grid never came within 5% in its {grid['trials']} trials"
-    elif grid_needed < 3:
-        # a third of one or two trials is less than the one trial any arm needs
+    elif grid_needed < 6:
+        # The start was not within 5% (else: not judged above), so any arm needs at least
+        # two trials; a third of fewer than six is less than that.
         of_grid = (
-            f"the grid needed only {grid_needed} (a search space this small leaves no third "
-            "of it to meet)"
+            f"the grid needed only {grid_needed}, and no arm can need a third of fewer than "
+            "6 (the starting trial and one move are 2)"
         )
     else:
         ok = "met" if reached * 3 <= grid_needed else "not met"
