@@ -105,7 +105,24 @@ def render_ablation_fragment(root: Path) -> str:
             "No ablation results are committed yet: `kbopt ablate KERNEL --backend real` "
             "writes them to `results/ablation/`.\n"
         )
-    out: list[str] = []
+    out: list[str] = [
+        "## Summary",
+        "",
+        "Trials each arm needed to come within 5% of the best configuration any arm found "
+        "(`never`: not within its trials); the target is the catalog's count at most a third "
+        "of the trial budget. One row per run, oldest first; each run's section follows.",
+        "",
+        "| Kernel | Configuration | Catalog at | Catalog | Random | Grid | Target |",
+        "|--------|---------------|------------|---------|--------|------|--------|",
+    ]
+    for doc in docs:
+        needed = {r["arm"]: r.get("trials_to_within_5pct") or "never" for r in doc["rows"]}
+        out.append(
+            f"| {doc['kernel']} | {doc.get('config', {}).get('name', '?')} "
+            f"| {doc.get('catalog_commit') or '-'} | {needed.get('catalog', '-')} "
+            f"| {needed.get('random', '-')} | {needed.get('grid', '-')} | {judge(doc)[0]} |"
+        )
+    out.append("")
     for doc in docs:
         out += [
             f"## {doc['kernel']} ({doc.get('config', {}).get('name', '?')}) from "
@@ -139,25 +156,30 @@ def render_ablation_fragment(root: Path) -> str:
 def verdict(doc: Mapping[str, Any]) -> str:
     """Whether the catalog arm came within 5% of the best any arm found in at most a third
     of the grid's trials (the grid's budget, and the trials the grid itself needed)."""
+    return judge(doc)[1]
+
+
+def judge(doc: Mapping[str, Any]) -> tuple[str, str]:
+    """(`met`, `not met` or `not judged` against the trial budget; the verdict's sentence)."""
     rows = {r["arm"]: r for r in doc.get("rows", [])}
     cat, grid = rows.get("catalog"), rows.get("grid")
     if cat is None or grid is None:
-        return "Target: not judged (the run lacks the catalog or the grid arm)."
+        return "not judged", "Target: not judged (the run lacks the catalog or the grid arm)."
     reached = cat.get("trials_to_within_5pct")
     budget = int(doc.get("trials_budget") or grid["trials"])
     if reached is None:
-        return (
+        return "not met", (
             "Target (the catalog within 5% of the best any arm found, in at most a third of "
             "the grid's trials): **not met**; the catalog arm never came within 5%."
         )
     grid_needed = grid.get("trials_to_within_5pct")
     if int(grid.get("trials") or 0) < 2:
-        return (
+        return "not judged", (
             "Target: not judged: the run stopped (its wall-time budget) before the grid "
             "measured anything past the starting version."
         )
     if reached == 1 and grid_needed == 1:
-        return (
+        return "not judged", (
             "Target: not judged: the starting version was already within 5% of the best any "
             "arm found, so no arm had anything to find."
         )
@@ -174,7 +196,7 @@ def verdict(doc: Mapping[str, Any]) -> str:
     else:
         ok = "met" if reached * 3 <= grid_needed else "not met"
         of_grid = f"{ok} against the {grid_needed} trials the grid needed"
-    return (
+    return of_budget, (
         f"Target (the catalog within 5% of the best any arm found, in at most a third of the "
         f"grid's trials): the catalog needed {reached}; **{of_budget}** against the budget of "
         f"{budget}; {of_grid}."
