@@ -100,3 +100,30 @@ def test_ranking_shift_compares_a_runs_profile_under_two_catalogs(tmp_path: Path
         text=True,
     )
     assert missing.returncode == 2 and "no run record" in missing.stderr
+
+
+def test_blind_summary_adds_up_the_sets_as_first_scored(tmp_path: Path) -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("hit_rate_summary", REPO / "scripts" / "hit_rate_summary.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+
+    def write(name: str, date: str, n: int, t1: int, t3: int, commit: str | None) -> None:
+        doc = {
+            "date": date,
+            "command": f"python scripts/hit_rate.py --profiles benchmarks/{name} --name x",
+            "catalog_commit": commit,
+            "summaries": {"all": {"profiles": n, "top1_hits": t1, "top3_hits": t3}},
+        }
+        (tmp_path / f"hit-rate-real-{name}.json").write_text(json.dumps(doc))
+
+    write("b_blind", "2026-12-03T10:00:00", 8, 2, 5, "abc1234")
+    write("a_blind", "2026-12-03T09:00:00", 10, 5, 9, None)
+    write("seen", "2026-12-03T11:00:00", 50, 50, 50, None)  # not a blind set: left out
+    table = mod.rows(mod.blind_results(tmp_path))
+    assert [r["set"] for r in table] == ["benchmarks/a_blind", "benchmarks/b_blind"]  # by date
+    md = mod.markdown(table)
+    assert "| all blind sets | | | 18 | 7/18 = 39% | 14/18 = 78% |" in md
+    assert "not recorded" in md and "abc1234" in md
