@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -127,6 +127,9 @@ class Trigger(Strict):
     op: str
     value: float
     note: str = ""
+    # One condition with the trigger before it, either one firing it: written on one
+    # bullet as `A` or `B` (alternative symptoms of one cause).  The note is the first's.
+    alternative: bool = False
 
     @field_validator("metric")
     @classmethod
@@ -504,6 +507,18 @@ class Move(BaseModel):
 
 
 Entry.model_rebuild()  # Entry.moves names Move, defined after it
+
+
+def trigger_groups(triggers: Sequence[Trigger]) -> list[list[Trigger]]:
+    """The conditions of a When to Apply list: each trigger with the alternatives that
+    follow it (`A` or `B` on one bullet)."""
+    groups: list[list[Trigger]] = []
+    for t in triggers:
+        if t.alternative and groups:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
 
 
 def entry_relpath(kind: Kind, language: Language | None, name: str) -> str:

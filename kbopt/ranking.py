@@ -92,14 +92,29 @@ class Card:
     risk: str
     triggers: tuple[tuple[str, str, float, str], ...]  # (metric, op, value, expression)
     requires: frozenset[str] = frozenset()  # entries that must be in place first
+    # The condition each trigger belongs to (0, 1, ...): alternatives written `A` or `B`
+    # share one; empty means one condition per trigger.
+    groups: tuple[int, ...] = ()
+
+    def conditions(self) -> list[list[tuple[str, str, float, str]]]:
+        """The triggers gathered by condition, in order."""
+        out: list[list[tuple[str, str, float, str]]] = []
+        for i, t in enumerate(self.triggers):
+            g = self.groups[i] if self.groups else i
+            if g >= len(out):
+                out.append([])
+            out[g].append(t)
+        return out
 
     @classmethod
     def from_entry_json(cls, data: dict[str, Any], relpath: str) -> Card:
         triggers = []
+        groups: list[int] = []
         for t in data.get("triggers", []):
             v = float(t["value"])
             shown = fmt_number(v)
             triggers.append((t["metric"], t["op"], v, f"{t['metric']} {t['op']} {shown}"))
+            groups.append(groups[-1] if t.get("alternative") and groups else len(set(groups)))
         return cls(
             name=data["name"],
             title=data["title"],
@@ -113,6 +128,7 @@ class Card:
             impact=data.get("impact", "medium"),
             risk=data.get("risk", "medium"),
             triggers=tuple(triggers),
+            groups=tuple(groups),
             requires=frozenset(
                 i["target"] for i in data.get("interactions", []) if i["relation"] == "requires"
             ),
@@ -240,28 +256,38 @@ def evaluate(
     failed: list[str] = []
     shown: list[tuple[bool, float, str]] = []  # (is a shape metric, -weight, `metric=value`)
     mass_fired = mass_failed = mass_all = 0.0
-    for metric, op, value, expr in card.triggers:
-        w = weights.get(metric, 1.0)
+    n_fired = n_failed = 0
+    symptom_fired = symptom_failed = False
+    # One condition is one trigger, or alternatives of which any one firing fires it; it
+    # fails when every alternative was measured and none holds.
+    for condition in card.conditions():
+        w = max(weights.get(m, 1.0) for m, _, _, _ in condition)
+        shape = all(m in SHAPE_METRICS for m, _, _, _ in condition)
         mass_all += w
-        if metric not in metrics:
-            continue
-        if COMPARATORS[op](metrics[metric], value):
-            fired.append(expr)
-            mass_fired += w * (SHAPE_CREDIT if metric in SHAPE_METRICS else 1.0)
-            shown.append((metric in SHAPE_METRICS, -w, f"{metric}={fmt_number(metrics[metric])}"))
-        else:
-            failed.append(expr)
+        holding = [
+            (m, e) for m, op, v, e in condition if m in metrics and COMPARATORS[op](metrics[m], v)
+        ]
+        if holding:
+            n_fired += 1
+            mass_fired += w * (SHAPE_CREDIT if shape else 1.0)
+            symptom_fired = symptom_fired or not shape
+            for m, e in holding:
+                fired.append(e)
+                wm = -weights.get(m, 1.0)
+                shown.append((m in SHAPE_METRICS, wm, f"{m}={fmt_number(metrics[m])}"))
+        elif all(m in metrics for m, _, _, _ in condition):
+            n_failed += 1
             mass_failed += w
+            symptom_failed = symptom_failed or not shape
+            failed += [e for _, _, _, e in condition]
     # Report the most specific measured symptom (ctas_per_sm=0.2), never a shape fact first.
     first_value = min(shown)[2] if shown else ""
-    known = len(fired) + len(failed)
-    coverage = len(fired) / known if known else 0.0
+    known = n_fired + n_failed
+    coverage = n_fired / known if known else 0.0
     if not fired and relevance < TEXT_ONLY_MIN:
         return None
     if card.triggers and not fired and known:
         return None  # its conditions were checked and none holds
-    symptom_fired = any(not is_shape for is_shape, _, _ in shown)
-    symptom_failed = any(m not in SHAPE_METRICS for m, _, _, e in card.triggers if e in failed)
     if symptom_failed and not symptom_fired:
         return None  # only shape facts hold (kv_len...): the measured symptom is absent
     # Share of the entry's (specificity-weighted) conditions that hold, times the share
@@ -319,24 +345,24 @@ def candidates(
         n_fired = n_failed = n_unmeasured = 0
         mass_fired = mass_failed = mass_all = 0.0
         symptom_fired = symptom_failed = False
-        for metric, op, value, _ in c.triggers:
-            if op not in COMPARATORS:
+        conditions = c.conditions()
+        for condition in conditions:
+            if any(op not in COMPARATORS for _, op, _, _ in condition):
                 return None  # the table would never count it as holding: not ours to guess
-            w = weights.get(metric, 1.0)
-            shape = metric in SHAPE_METRICS
+            w = max(weights.get(m, 1.0) for m, _, _, _ in condition)
+            shape = all(m in SHAPE_METRICS for m, _, _, _ in condition)
             mass_all += w
-            v = metrics.get(metric, math.nan)
-            if math.isnan(v):
-                n_unmeasured += metric in unmeasured
-                continue
-            if COMPARATORS[op](v, value):
+            values = [(metrics.get(m, math.nan), op, v, m) for m, op, v, _ in condition]
+            if any(not math.isnan(x) and COMPARATORS[op](x, v) for x, op, v, _ in values):
                 n_fired += 1
                 mass_fired += (SHAPE_CREDIT if shape else 1.0) * w
                 symptom_fired = symptom_fired or not shape
-            else:
+            elif not any(math.isnan(x) for x, _, _, _ in values):
                 n_failed += 1
                 mass_failed += w
                 symptom_failed = symptom_failed or not shape
+            elif any(math.isnan(x) and m in unmeasured for x, _, _, m in values):
+                n_unmeasured += 1
         in_scope = not c.language or language == ALL_LANGUAGES or c.language == language
         if contexts:
             fits = not is_specific(c) or bool(kinds & c.contexts)
@@ -360,7 +386,7 @@ def candidates(
         )
         known_n = n_fired + n_failed
         coverage = n_fired / max(known_n, 1) if known_n > 0 else 0.0
-        measurable = len(c.triggers) - n_unmeasured
+        measurable = len(conditions) - n_unmeasured
         confidence = known_n / max(measurable, 1) if has_triggers else 0.0
         measured = coverage >= WARN_COVERAGE and confidence >= WARN_CONFIDENCE
         described = rel[i] >= WARN_TEXT and n_failed == 0

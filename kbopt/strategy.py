@@ -4,7 +4,8 @@ For every entry of the allowed scope (shared entries plus the chosen language's)
 `recommend` combines, in the spirit of Nsight Compute's guided-analysis rules:
 
 * **triggers** — each `metric op value` of When to Apply is evaluated against the
-  profile's metrics.  A trigger weighs by how specific its metric is in the catalog
+  profile's metrics (alternatives written `A` or `B` on one bullet are one condition,
+  holding when any of them holds).  A trigger weighs by how specific its metric is in the catalog
   (`metric_weights`: log(1 + entries / entries using it)); a shape fact that holds
   (`kv_len >= 1024`) earns only `SHAPE_CREDIT` of its weight.  `evidence = share of the
   weight that fired × (1 − share that failed)`: conditions are meant together, and a
@@ -237,16 +238,33 @@ class _Table:
         names = sorted({t[0] for c in cards for t in c.triggers})
         self.metric_names = names
         slot = {m: i for i, m in enumerate(names)}
-        rows = [(ci, slot[m], op, v) for ci, c in enumerate(cards) for m, op, v, _ in c.triggers]
+        # One row per trigger, and one per condition (a trigger, or alternatives `A` or `B`
+        # of which any one fires it): t_cond says which condition a trigger belongs to.
+        rows = []
+        conds: list[tuple[int, float, bool]] = []  # (card, weight, every metric a shape fact)
+        for ci, c in enumerate(cards):
+            for condition in c.conditions():
+                for m, op, v, _ in condition:
+                    rows.append((ci, slot[m], op, v, len(conds)))
+                conds.append(
+                    (
+                        ci,
+                        max(self.weights.get(m, 1.0) for m, _, _, _ in condition),
+                        all(m in SHAPE_METRICS for m, _, _, _ in condition),
+                    )
+                )
         self.t_card = np.array([r[0] for r in rows], dtype=np.int64)
         self.t_metric = np.array([r[1] for r in rows], dtype=np.int64)
         self.t_value = np.array([r[3] for r in rows], dtype=np.float64)
         self.t_ops = {op: np.array([r[2] == op for r in rows], dtype=bool) for op in COMPARATORS}
-        self.t_shape = np.array([names[r[1]] in SHAPE_METRICS for r in rows], dtype=bool)
-        self.t_weight = np.array([self.weights.get(names[r[1]], 1.0) for r in rows])
+        self.t_cond = np.array([r[4] for r in rows], dtype=np.int64)
+        self.c_card = np.array([c[0] for c in conds], dtype=np.int64)
+        self.c_weight = np.array([c[1] for c in conds], dtype=np.float64)
+        self.c_shape = np.array([c[2] for c in conds], dtype=bool)
+        self.c_size = np.bincount(self.t_cond, minlength=len(conds))
         n = len(cards)
-        self.n_triggers = np.bincount(self.t_card, minlength=n).astype(np.float64)
-        self.mass_all = np.bincount(self.t_card, weights=self.t_weight, minlength=n)
+        self.n_triggers = np.bincount(self.c_card, minlength=n).astype(np.float64)
+        self.mass_all = np.bincount(self.c_card, weights=self.c_weight, minlength=n)
         self.language = np.array([c.language or "" for c in cards], dtype=object)
         self.refuted = np.array([c.status == "refuted" for c in cards], dtype=bool)
         self.anti = np.array([c.kind == "anti-pattern" for c in cards], dtype=bool)
@@ -282,17 +300,24 @@ class _Table:
         holds = np.zeros(len(v), dtype=bool)
         for op, sel in self.t_ops.items():
             holds[sel] = COMPARATORS[op](v[sel], self.t_value[sel])
-        fired, failed = known & holds, known & ~holds
+        n_cond = len(self.c_card)
+
+        def per_cond(x: np.ndarray) -> np.ndarray:
+            return np.bincount(self.t_cond, weights=x.astype(np.float64), minlength=n_cond)
+
+        # a condition fires when any of its triggers holds, fails when all were measured
+        fired = per_cond(known & holds) > 0
+        failed = ~fired & (per_cond(known) == self.c_size)
 
         def per_card(x: np.ndarray) -> np.ndarray:
-            return np.bincount(self.t_card, weights=x.astype(np.float64), minlength=n)
+            return np.bincount(self.c_card, weights=x.astype(np.float64), minlength=n)
 
         n_fired, n_failed = per_card(fired), per_card(failed)
-        credit = np.where(self.t_shape, SHAPE_CREDIT, 1.0) * self.t_weight
+        credit = np.where(self.c_shape, SHAPE_CREDIT, 1.0) * self.c_weight
         mass_fired = per_card(fired * credit)
-        mass_failed = per_card(failed * self.t_weight)
-        symptom_fired = per_card(fired & ~self.t_shape) > 0
-        symptom_failed = per_card(failed & ~self.t_shape) > 0
+        mass_failed = per_card(failed * self.c_weight)
+        symptom_fired = per_card(fired & ~self.c_shape) > 0
+        symptom_failed = per_card(failed & ~self.c_shape) > 0
         rel = np.zeros(n)
         for name, r in relevance.items():
             if name in self.index:
@@ -336,7 +361,11 @@ class _Table:
         coverage = np.where(known_n > 0, n_fired / np.maximum(known_n, 1), 0.0)
         # Confidence: the share of the triggers this profile could have measured that it did.
         gone = np.array([m in unmeasured for m in self.metric_names], dtype=bool)
-        n_unmeasured = per_card(~known & gone[self.t_metric]) if len(v) else np.zeros(n)
+        n_unmeasured = (
+            per_card(~fired & ~failed & (per_cond(~known & gone[self.t_metric]) > 0))
+            if len(v)
+            else np.zeros(n)
+        )
         measurable = np.maximum(self.n_triggers - n_unmeasured, 1)
         confidence = np.where(has_triggers, known_n / measurable, 0.0)
         measured = (coverage >= WARN_COVERAGE) & (confidence >= WARN_CONFIDENCE)

@@ -51,6 +51,7 @@ from kbopt.model import (
     Interaction,
     MetricEffect,
     Trigger,
+    trigger_groups,
 )
 from kbopt.textio import control_char_problem
 from kbopt.vocab import EVIDENCE_COLUMNS, OPERATORS, SECTIONS, Relation
@@ -83,6 +84,9 @@ _INTERACTION_RE = re.compile(
 )
 _KV_RE = re.compile(r"^(?P<key>[A-Za-z ]+):\s*(?P<value>.*)$")
 _LOOKS_LIKE_TRIGGER = re.compile("|".join(re.escape(o) for o in OPERATORS))
+# `A` or `B` [or `C`...] opening a bullet: alternative triggers of one condition
+_ALTERNATIVES_RE = re.compile(r"^(`[^`]+`(?:\s+or\s+`[^`]+`)+)\s*(?:[:—–-]\s*)?(.*)$")
+_CODE_RE = re.compile(r"`([^`]+)`")
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -339,8 +343,19 @@ def _parse_when(section: _Section, out: _Collector) -> tuple[list[str], list[Tri
     for lineno, text in items:
         m = _CODE_LEAD_RE.match(text)
         if m and _LOOKS_LIKE_TRIGGER.search(m.group(1)):
+            alt = _ALTERNATIVES_RE.match(text)
+            exprs = [m.group(1)]
+            note = m.group(2).strip()
+            if alt:  # `A` or `B` [or `C`]: one condition, any of them firing it
+                exprs = _CODE_RE.findall(alt.group(1))
+                note = alt.group(2).strip()
             try:
-                triggers.append(Trigger.parse(m.group(1), note=m.group(2).strip()))
+                triggers += [
+                    Trigger.parse(e, note=note if i == 0 else "").model_copy(
+                        update={"alternative": i > 0}
+                    )
+                    for i, e in enumerate(exprs)
+                ]
             except (ValueError, ValidationError) as exc:
                 out.add(lineno, f"bad trigger: {_first_msg(exc)}")
         else:
@@ -541,8 +556,9 @@ def render_entry(entry: Entry) -> str:
             out += move.to_yaml_lines()
     out += ["---", "", f"# {entry.title}", "", "## When to Apply"]
     out += [f"- {c}" for c in entry.contexts]
-    for t in entry.triggers:
-        out.append(f"- `{t.expression}`" + (f": {t.note}" if t.note else ""))
+    for group in trigger_groups(entry.triggers):
+        shown = " or ".join(f"`{t.expression}`" for t in group)
+        out.append(f"- {shown}" + (f": {group[0].note}" if group[0].note else ""))
     out += ["", "## Mechanism", entry.mechanism, "", "## Affected Metrics"]
     out += [f"- `{m.metric}`" + (f": {m.note}" if m.note else "") for m in entry.affected_metrics]
     out += [

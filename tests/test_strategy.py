@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_search_fixtures import small_kb
@@ -197,3 +198,73 @@ def test_a_warning_is_not_held_back_by_metrics_the_profile_could_not_measure(kb:
     # a trigger that was measured and fails still counts against it
     thin.measured["num_splits"] = 1
     assert recommend(thin, store=kb).warnings == []
+
+
+def _card(name: str, triggers: list[tuple[str, str, float]], groups: tuple[int, ...] = ()) -> Any:
+    from kbopt.ranking import Card
+
+    return Card(
+        name=name,
+        title=name,
+        kind="optimization",
+        language=None,
+        path=f"docs/knowledge/optimizations/{name}.md",
+        status="validated",
+        bottlenecks=frozenset({"latency"}),
+        contexts=frozenset({"any-kernel"}),
+        gain=10.0,
+        impact="medium",
+        risk="low",
+        triggers=tuple((m, op, v, f"{m} {op} {v:g}") for m, op, v in triggers),
+        groups=groups,
+    )
+
+
+def test_alternative_triggers_are_one_condition_that_any_of_them_fires() -> None:
+    """`registers_per_thread >= 200` or `occupancy_limit_registers <= 1`, then a second
+    condition: one alternative holding fires the first condition whole; it fails only when
+    both were measured and neither holds; one unmeasured and one failing leaves it open.
+    The numpy table, the plain-Python twin and `evaluate` agree."""
+    import numpy as np  # noqa: F401  (the table needs it)
+
+    from kbopt.ranking import candidates, evaluate, metric_weights
+    from kbopt.strategy import _Table
+
+    trig = [
+        ("registers_per_thread", ">=", 200.0),
+        ("occupancy_limit_registers", "<=", 1.0),
+        ("dram_throughput_pct", "<", 60.0),
+    ]
+    grouped = _card("grouped", trig, (0, 0, 1))
+    flat = _card("flat", trig)
+    other = _card("other", [("dram_throughput_pct", "<", 60.0)])
+    cards = [grouped, flat, other]
+    weights = metric_weights(cards)
+
+    def ev(card: Any, **m: float) -> Any:
+        return evaluate(card, m, 0.0, "latency", weights)
+
+    fires_one = {
+        "registers_per_thread": 91.0,
+        "occupancy_limit_registers": 1.0,
+        "dram_throughput_pct": 50.0,
+    }
+    score, coverage, fired, failed, _ = ev(grouped, **fires_one)
+    assert set(fired) == {"occupancy_limit_registers <= 1", "dram_throughput_pct < 60"}
+    assert coverage == 1.0 and failed == ()  # both conditions hold
+    assert ev(flat, **fires_one)[1] == pytest.approx(2 / 3)  # as separate triggers, one fails
+    assert score > ev(flat, **fires_one)[0]
+    # both alternatives measured and failing: the condition fails (the other still fires)
+    both_fail = {**fires_one, "occupancy_limit_registers": 3.0}
+    assert ev(grouped, **both_fail)[1] == pytest.approx(1 / 2)
+    # one alternative unmeasured, the other failing: the condition is open, not failed
+    open_one = {"registers_per_thread": 91.0, "dram_throughput_pct": 50.0}
+    assert ev(grouped, **open_one)[3] == ()
+
+    table = _Table(cards)
+    for m in (fires_one, both_fail, open_one, {"registers_per_thread": 250.0}):
+        opts, _ = table.candidates(m, {}, "latency", None, 10)
+        twin = candidates(cards, weights, m, {}, "latency", None, 10)
+        assert twin is not None and sorted(twin[0]) == sorted(opts)
+        expect = sorted(i for i, c in enumerate(cards) if ev(c, **m) is not None)
+        assert sorted(opts) == expect

@@ -143,7 +143,15 @@ def card_data(entry: Entry) -> dict[str, Any]:
         "expected_gain_pct": entry.expected_gain_pct,
         "impact": entry.impact.value,
         "risk": entry.risk.value,
-        "triggers": [{"metric": t.metric, "op": t.op, "value": t.value} for t in entry.triggers],
+        "triggers": [
+            {
+                "metric": t.metric,
+                "op": t.op,
+                "value": t.value,
+                **({"alternative": True} if t.alternative else {}),
+            }
+            for t in entry.triggers
+        ],
         "interactions": [
             {"relation": i.relation.value, "target": i.target} for i in entry.interactions
         ],

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from kbopt.model import Entry, EvidenceBlock
+from kbopt.model import Entry, EvidenceBlock, trigger_groups
 from kbopt.site.speedup import row_speedup
 from kbopt.vocab import CONTEXTS, METRICS
 
@@ -52,7 +52,9 @@ def _list_table(rows: Sequence[tuple[str, str]], css_class: str) -> list[str]:
 
 def header_rows(entry: Entry, source_path: str) -> list[tuple[str, str]]:
     """The typed fields shown under an entry's title."""
-    triggers = " · ".join(code(t.expression) for t in entry.triggers)
+    triggers = " · ".join(
+        " or ".join(code(t.expression) for t in group) for group in trigger_groups(entry.triggers)
+    )
     return [
         ("Entry id", code(entry.name)),
         ("Kind", entry.kind.value),
@@ -130,9 +132,9 @@ def render_entry_page(
     lines += _list_table(header_rows(entry, source_path), "kbopt-entry-header")
     lines += ["", "## When to Apply", ""]
     lines += [f"- {md_inline(c)}" for c in entry.contexts]
-    for t in entry.triggers:
-        note = f": {md_inline(t.note)}" if t.note else ""
-        lines.append(f"- {code(t.expression)}{note}")
+    for group in trigger_groups(entry.triggers):
+        note = f": {md_inline(group[0].note)}" if group[0].note else ""
+        lines.append(f"- {' or '.join(code(t.expression) for t in group)}{note}")
     contexts = ", ".join(f"{c} ({CONTEXTS[c]})" for c in entry.applies_to)
     lines += ["", f"Kernel contexts: {md_inline(contexts)}.", ""]
     lines += ["## Mechanism", "", entry.mechanism.strip() or "*(not written yet)*", ""]

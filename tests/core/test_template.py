@@ -103,3 +103,46 @@ def test_broken_entry_is_rejected_with_location(case, edit, line, fragment) -> N
     assert all(m.startswith("x.md:") for m in messages)
     if line is not None:
         assert any(m.startswith(f"x.md:{line}: ") for m in matching), (case, messages)
+
+
+def test_alternative_triggers_on_one_bullet_round_trip() -> None:
+    """`A` or `B`: note is one condition of two triggers (the second marked as the first's
+    alternative, the note on the first), and renders back to the same bullet."""
+    text = VALID.replace(
+        "- `ctas_per_sm < 1`: SMs idle.",
+        "- `ctas_per_sm < 1` or `waves_per_sm < 0.5`: SMs idle.\n- `kv_len >= 1024`: long.",
+    )
+    entry = parse_entry(text)
+    got = [(t.expression, t.alternative, t.note) for t in entry.triggers]
+    assert got == [
+        ("ctas_per_sm < 1", False, "SMs idle."),
+        ("waves_per_sm < 0.5", True, ""),
+        ("kv_len >= 1024", False, "long."),
+    ]
+    rendered = render_entry(entry)
+    assert "- `ctas_per_sm < 1` or `waves_per_sm < 0.5`: SMs idle." in rendered
+    assert parse_entry(rendered) == entry
+    # a bad alternative is reported like any bad trigger
+    with pytest.raises(ProblemList, match="bad trigger"):
+        parse_entry(text.replace("`waves_per_sm < 0.5`", "`no_such_metric < 0.5`"))
+
+
+def test_alternatives_survive_both_stored_forms_the_ranking_reads() -> None:
+    """The ranking builds its cards from the stored entry (the model's JSON) on a warm
+    index and from the card column on a cold one: both keep the alternatives together."""
+    import json
+
+    from kbopt.ranking import Card
+    from kbopt.search.schema import card_data
+
+    text = VALID.replace(
+        "- `ctas_per_sm < 1`: SMs idle.",
+        "- `ctas_per_sm < 1` or `waves_per_sm < 0.5`: SMs idle.\n- `kv_len >= 1024`: long.",
+    )
+    entry = parse_entry(text)
+    for data in (json.loads(json.dumps(entry.model_dump(mode="json"))), card_data(entry)):
+        card = Card.from_entry_json(data, "optimizations/x.md")
+        assert [[t[3] for t in c] for c in card.conditions()] == [
+            ["ctas_per_sm < 1", "waves_per_sm < 0.5"],
+            ["kv_len >= 1024"],
+        ]
