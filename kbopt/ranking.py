@@ -259,7 +259,8 @@ def evaluate(
     n_fired = n_failed = 0
     symptom_fired = symptom_failed = False
     # One condition is one trigger, or alternatives of which any one firing fires it; it
-    # fails when every alternative was measured and none holds.
+    # fails when at least one alternative was measured and none of the measured holds (an
+    # unmeasured twin of a failed measurement does not keep it open).
     for condition in card.conditions():
         w = max(weights.get(m, 1.0) for m, _, _, _ in condition)
         shape = all(m in SHAPE_METRICS for m, _, _, _ in condition)
@@ -275,7 +276,7 @@ def evaluate(
                 fired.append(e)
                 wm = -weights.get(m, 1.0)
                 shown.append((m in SHAPE_METRICS, wm, f"{m}={fmt_number(metrics[m])}"))
-        elif all(m in metrics for m, _, _, _ in condition):
+        elif any(m in metrics for m, _, _, _ in condition):
             n_failed += 1
             mass_failed += w
             symptom_failed = symptom_failed or not shape
@@ -357,7 +358,7 @@ def candidates(
                 n_fired += 1
                 mass_fired += (SHAPE_CREDIT if shape else 1.0) * w
                 symptom_fired = symptom_fired or not shape
-            elif not any(math.isnan(x) for x, _, _, _ in values):
+            elif not all(math.isnan(x) for x, _, _, _ in values):
                 n_failed += 1
                 mass_failed += w
                 symptom_failed = symptom_failed or not shape

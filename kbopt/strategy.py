@@ -5,7 +5,7 @@ For every entry of the allowed scope (shared entries plus the chosen language's)
 
 * **triggers** — each `metric op value` of When to Apply is evaluated against the
   profile's metrics (alternatives written `A` or `B` on one bullet are one condition,
-  holding when any of them holds).  A trigger weighs by how specific its metric is in the catalog
+  holding when any of them holds, failing when none of those measured holds).  A trigger weighs by how specific its metric is in the catalog
   (`metric_weights`: log(1 + entries / entries using it)); a shape fact that holds
   (`kv_len >= 1024`) earns only `SHAPE_CREDIT` of its weight.  `evidence = share of the
   weight that fired × (1 − share that failed)`: conditions are meant together, and a
@@ -305,9 +305,10 @@ class _Table:
         def per_cond(x: np.ndarray) -> np.ndarray:
             return np.bincount(self.t_cond, weights=x.astype(np.float64), minlength=n_cond)
 
-        # a condition fires when any of its triggers holds, fails when all were measured
+        # a condition fires when any of its triggers holds, fails when one was measured
+        # and none of the measured holds
         fired = per_cond(known & holds) > 0
-        failed = ~fired & (per_cond(known) == self.c_size)
+        failed = ~fired & (per_cond(known) > 0)
 
         def per_card(x: np.ndarray) -> np.ndarray:
             return np.bincount(self.c_card, weights=x.astype(np.float64), minlength=n)

@@ -222,9 +222,9 @@ def _card(name: str, triggers: list[tuple[str, str, float]], groups: tuple[int, 
 
 def test_alternative_triggers_are_one_condition_that_any_of_them_fires() -> None:
     """`registers_per_thread >= 200` or `occupancy_limit_registers <= 1`, then a second
-    condition: one alternative holding fires the first condition whole; it fails only when
-    both were measured and neither holds; one unmeasured and one failing leaves it open.
-    The numpy table, the plain-Python twin and `evaluate` agree."""
+    condition: one alternative holding fires the first condition whole; it fails when none
+    of the measured ones holds (one unmeasured does not keep it open); with none measured
+    it is open.  The numpy table, the plain-Python twin and `evaluate` agree."""
     import numpy as np  # noqa: F401  (the table needs it)
 
     from kbopt.ranking import candidates, evaluate, metric_weights
@@ -257,12 +257,15 @@ def test_alternative_triggers_are_one_condition_that_any_of_them_fires() -> None
     # both alternatives measured and failing: the condition fails (the other still fires)
     both_fail = {**fires_one, "occupancy_limit_registers": 3.0}
     assert ev(grouped, **both_fail)[1] == pytest.approx(1 / 2)
-    # one alternative unmeasured, the other failing: the condition is open, not failed
-    open_one = {"registers_per_thread": 91.0, "dram_throughput_pct": 50.0}
-    assert ev(grouped, **open_one)[3] == ()
+    # one alternative unmeasured, the other failing: the condition fails all the same
+    one_fails = {"registers_per_thread": 91.0, "dram_throughput_pct": 50.0}
+    assert ev(grouped, **one_fails)[1] == pytest.approx(1 / 2)
+    # neither measured: the condition is open (neither fired nor failed)
+    open_one = {"dram_throughput_pct": 50.0}
+    assert ev(grouped, **open_one)[1] == 1.0 and ev(grouped, **open_one)[3] == ()
 
     table = _Table(cards)
-    for m in (fires_one, both_fail, open_one, {"registers_per_thread": 250.0}):
+    for m in (fires_one, both_fail, one_fails, open_one, {"registers_per_thread": 250.0}):
         opts, _ = table.candidates(m, {}, "latency", None, 10)
         twin = candidates(cards, weights, m, {}, "latency", None, 10)
         assert twin is not None and sorted(twin[0]) == sorted(opts)
