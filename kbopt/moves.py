@@ -35,6 +35,7 @@ Nothing here imports a kernel or torch.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -239,6 +240,19 @@ def _fmt(v: Any) -> str:
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return str(v)
+
+
+def launch_equivalents(values: Mapping[str, Any], launched: Mapping[str, Any]) -> set[frozenset]:
+    """`values` and each form of it in which knobs left at None are written as the value
+    their launch recorded: the same launch as a move can reach it (a knob set back to
+    what it ran with while left at None).  A knob the kernel resolves from the others
+    resolves the same way when the others launch the same, so these are one measurement."""
+    free = [k for k, v in values.items() if v is None and launched.get(k) is not None]
+    out = set()
+    for n in range(len(free) + 1):
+        for chosen in itertools.combinations(free, n):
+            out.add(frozenset({**values, **{k: launched[k] for k in chosen}}.items()))
+    return out
 
 
 def precondition_miss(value: float, threshold: float) -> float:

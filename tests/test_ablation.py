@@ -371,3 +371,61 @@ def test_relaxed_moves_of_one_entry_come_nearest_miss_first() -> None:
 
     assert first(14336, 91) == 32
     assert first(9000, 70) == 8
+
+
+def test_a_knob_set_to_what_it_launched_with_is_the_same_measurement() -> None:
+    """Liger's cross-entropy left block_size at None and launched it as 32768; a walk that
+    doubled it and then halved it back to 32768 measured its start a second time."""
+    from kbopt.moves import launch_equivalents
+
+    start = {"block_size": None, "num_warps": None}
+    same = launch_equivalents(start, {"block_size": 32768, "num_warps": 32})
+    assert frozenset({"block_size": 32768, "num_warps": None}.items()) in same
+    assert frozenset({"block_size": 32768, "num_warps": 32}.items()) in same
+    assert frozenset(start.items()) in same and len(same) == 4
+    # a value it did not launch with is another measurement
+    assert frozenset({"block_size": 65536, "num_warps": None}.items()) not in same
+    # an explicit knob stays as written; what the launch did not record stays None
+    assert launch_equivalents({"block_size": 1024, "num_warps": None}, {"block_size": 1024}) == {
+        frozenset({"block_size": 1024, "num_warps": None}.items())
+    }
+
+
+class BlockLaunchBackend(FakeBackend):
+    """Records that a `block` left at None launched as 256, as the real backend would."""
+
+    def measure(
+        self,
+        spec: KernelSpec,
+        version: str,
+        config: TrialConfig,
+        params: Any = None,
+    ) -> Measurement:
+        m = super().measure(spec, version, config, params)
+        m.launched = {"block": 256} if (params or {}).get("block", 256) is None else {}
+        return m
+
+
+def test_a_walk_does_not_go_back_to_its_start_spelled_with_the_launched_value(
+    tmp_path: Path,
+) -> None:
+    """From block=None (launched as 256), doubled to 512 and kept: halving back to 256 is the
+    start again, so the only move left is to double once more."""
+    from kbopt.model import Move
+    from kbopt.workflow.ablation import Lab, RandomWalk, _row
+
+    root = _project(tmp_path, "add_rmsnorm")
+    spec = load_spec("add_rmsnorm", root)
+    cfg = TrialConfig.from_dict({"name": "large", "dims": {"rows": 8192, "hidden": 4096}})
+    lab = Lab(BlockLaunchBackend(root), spec, "triton_v1", cfg, spec.knob_values("triton_v1"))
+    values = {**spec.knob_values("triton_v1"), "block": None}
+    start_m, err = lab.measure(values)
+    assert start_m is not None and start_m.launched == {"block": 256}
+    pool = [("wider", Move(change={"tile_n": "x2"})), ("narrower", Move(change={"tile_n": "/2"}))]
+    for seed in range(6):  # whichever move the random order picks next
+        walk = RandomWalk(lab, _row(1, values, start_m, err), start_m, pool=pool, spec=spec, seed=seed)
+        walk.values = {**values, "block": 512}  # the doubling, kept
+        walk.visited.add(frozenset(walk.values.items()))
+        choice = walk.choose()
+        assert not isinstance(choice, str)
+        assert choice[1].values == {"block": 1024}, seed

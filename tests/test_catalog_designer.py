@@ -530,3 +530,19 @@ def test_a_step_that_pushes_another_entrys_kept_change_further_does_not_refine(
         }
     )
     assert first_step_per_run([block]) == []
+
+
+def test_a_launched_value_counts_only_where_every_configuration_agrees() -> None:
+    """A knob left at None that launched as 16 warps at one shape and 32 at another is not
+    the same version as num_warps=16: only launches equal at every configuration count."""
+    from kbopt.workflow.catalog_designer import _launched
+
+    got = _launched(
+        {
+            "decode": {"launched": {"num_warps": 16, "block_size": 4096}},
+            "large": {"launched": {"num_warps": 32, "block_size": 4096}},
+        }
+    )
+    assert got == {"block_size": 4096}
+    assert _launched({}) == {}
+    assert _launched({"decode": {"launched": {"num_warps": 8}}}) == {"num_warps": 8}

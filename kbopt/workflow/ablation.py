@@ -50,7 +50,7 @@ from kbopt.bench.backend import Measurement, MeasurementBackend, measure_with_ba
 from kbopt.bench.trials import TrialConfig
 from kbopt.errors import KbError
 from kbopt.kernel import KernelSpec, Knob
-from kbopt.moves import NotApplicable, PlannedMove, plan_move
+from kbopt.moves import NotApplicable, PlannedMove, launch_equivalents, plan_move
 from kbopt.store import Store
 from kbopt.workflow.catalog_designer import (
     MOVE_KINDS,
@@ -153,9 +153,10 @@ class _Walk:
         self.lab = lab
         self.values = dict(start.values)
         self.current = start_m
-        # Every knob configuration this arm has measured: a move back to one of them (one
-        # entry undoing another's change) costs a trial and teaches nothing.
-        self.visited: set[frozenset] = {frozenset(self.values.items())}
+        # Every knob configuration this arm has measured, with the forms that launch the
+        # same (launch_equivalents): a move back to one of them (one entry undoing
+        # another's change) costs a trial and teaches nothing.
+        self.visited: set[frozenset] = launch_equivalents(self.values, start_m.launched)
         # Knob changes measured and rolled back: not proposed again from elsewhere (a move
         # that lost once is not retried after an unrelated change was kept).
         self.rejected: set[frozenset] = set()
@@ -172,6 +173,8 @@ class _Walk:
         new = {**self.values, **planned.values}
         self.visited.add(frozenset(new.items()))
         m, err = self.lab.measure(new)
+        if m is not None:
+            self.visited |= launch_equivalents(new, m.launched)
         row = _row(n, new, m, err)
         row.move = f"{label}: {planned.text()}"
         slower = (

@@ -37,7 +37,14 @@ from kbopt.contracts.new_version import NewVersion, TrialCheck
 from kbopt.contracts.task import OptimizationTask
 from kbopt.errors import KbError
 from kbopt.kernel import VERSION_RE, KernelSpec
-from kbopt.moves import NotApplicable, PlannedMove, change_signature, plan_move, values_key
+from kbopt.moves import (
+    NotApplicable,
+    PlannedMove,
+    change_signature,
+    launch_equivalents,
+    plan_move,
+    values_key,
+)
 from kbopt.store import Store, atomic_write
 from kbopt.vocab import Language
 from kbopt.workflow.designers import DesignContext, DesignerUnavailable, Proposal
@@ -231,6 +238,17 @@ def search_candidates(*args: Any, **kwargs: Any) -> list[Candidate]:
     return sorted(relaxed, key=lambda c: (first[c.entry], c.planned.miss))
 
 
+def _launched(measurements: Mapping[str, Any]) -> dict[str, Any]:
+    """What a version's launches recorded for its knobs at every configuration of a run
+    record's measurements, where they agree: a knob left at None that the kernel resolves
+    by shape (warps from the row width) is the same version as an explicit value only if
+    it launched with that value at every configuration."""
+    seen = [dict((m or {}).get("launched") or {}) for m in measurements.values()]
+    if not seen:
+        return {}
+    return {k: v for k, v in seen[0].items() if all(s.get(k) == v for s in seen[1:])}
+
+
 class CatalogDesigner:
     """Applies the top-ranked applicable catalog move (see the module docstring)."""
 
@@ -271,12 +289,18 @@ class CatalogDesigner:
         state = self._state()
         parent = record.current_version
         moves: set[tuple[str, int]] = set()
-        values: set[frozenset] = {frozenset(self.spec.knob_values(record.start_version).items())}
+        # with the forms that launch the same (a knob left at None written as the value it
+        # ran with: `launch_equivalents`)
+        values = launch_equivalents(
+            self.spec.knob_values(record.start_version), _launched(record.baseline)
+        )
         for attempt in record.attempts:
             chosen = state.get(str(attempt.iteration))
             if chosen is None:
                 continue
-            values.add(frozenset(dict(chosen["all_values"]).items()))
+            values |= launch_equivalents(
+                dict(chosen["all_values"]), _launched(attempt.measurements)
+            )
             if chosen["from_version"] == parent:
                 moves.add((chosen["entry"], int(chosen["move"])))
         return moves, values
