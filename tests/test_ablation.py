@@ -194,8 +194,8 @@ def test_site_page_shows_real_results_and_leaves_out_fake_ones(tmp_path: Path) -
     assert "results/ablation/real.json" in page and "fake.json" not in page
 
 
-class WarpsHurtBackend(FakeBackend):
-    """Doubling the warps to 16 is always three times slower: rolled back every time."""
+class AdjustedBackend(FakeBackend):
+    """The fake's measurement, then `adjust(measurement, params)` of a subclass."""
 
     def measure(
         self,
@@ -205,9 +205,19 @@ class WarpsHurtBackend(FakeBackend):
         params: Any = None,
     ) -> Measurement:
         m = super().measure(spec, version, config, params)
-        if params and params.get("num_warps") == 16:
-            m.duration_us *= 3
+        self.adjust(m, params or {})
         return m
+
+    def adjust(self, m: Measurement, params: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+
+class WarpsHurtBackend(AdjustedBackend):
+    """Doubling the warps to 16 is always three times slower: rolled back every time."""
+
+    def adjust(self, m: Measurement, params: dict[str, Any]) -> None:
+        if params.get("num_warps") == 16:
+            m.duration_us *= 3
 
 
 def _walks_on_mla_decode(tmp_path: Path, backend: type[FakeBackend], seed: int) -> dict:
@@ -289,19 +299,11 @@ def test_moves_with_failing_preconditions_come_only_after_the_others() -> None:
     assert not found[0].planned.relaxed
 
 
-class FlatBackend(FakeBackend):
+class FlatBackend(AdjustedBackend):
     """Every configuration measures the same: nothing is ever rolled back."""
 
-    def measure(
-        self,
-        spec: KernelSpec,
-        version: str,
-        config: TrialConfig,
-        params: Any = None,
-    ) -> Measurement:
-        m = super().measure(spec, version, config, params)
+    def adjust(self, m: Measurement, params: dict[str, Any]) -> None:
         m.duration_us = 50.0
-        return m
 
 
 def test_an_arm_never_measures_the_same_knob_values_twice(tmp_path: Path) -> None:
@@ -391,19 +393,11 @@ def test_a_knob_set_to_what_it_launched_with_is_the_same_measurement() -> None:
     }
 
 
-class BlockLaunchBackend(FakeBackend):
+class BlockLaunchBackend(AdjustedBackend):
     """Records that a `block` left at None launched as 256, as the real backend would."""
 
-    def measure(
-        self,
-        spec: KernelSpec,
-        version: str,
-        config: TrialConfig,
-        params: Any = None,
-    ) -> Measurement:
-        m = super().measure(spec, version, config, params)
-        m.launched = {"block": 256} if (params or {}).get("block", 256) is None else {}
-        return m
+    def adjust(self, m: Measurement, params: dict[str, Any]) -> None:
+        m.launched = {"block": 256} if params.get("block", 256) is None else {}
 
 
 def test_a_walk_does_not_go_back_to_its_start_spelled_with_the_launched_value(
@@ -423,7 +417,9 @@ def test_a_walk_does_not_go_back_to_its_start_spelled_with_the_launched_value(
     assert start_m is not None and start_m.launched == {"block": 256}
     pool = [("wider", Move(change={"tile_n": "x2"})), ("narrower", Move(change={"tile_n": "/2"}))]
     for seed in range(6):  # whichever move the random order picks next
-        walk = RandomWalk(lab, _row(1, values, start_m, err), start_m, pool=pool, spec=spec, seed=seed)
+        walk = RandomWalk(
+            lab, _row(1, values, start_m, err), start_m, pool=pool, spec=spec, seed=seed
+        )
         walk.values = {**values, "block": 512}  # the doubling, kept
         walk.visited.add(frozenset(walk.values.items()))
         choice = walk.choose()
