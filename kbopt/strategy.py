@@ -5,7 +5,8 @@ For every entry of the allowed scope (shared entries plus the chosen language's)
 
 * **triggers** — each `metric op value` of When to Apply is evaluated against the
   profile's metrics (alternatives written `A` or `B` on one bullet are one condition,
-  holding when any of them holds, failing when none of those measured holds).  A trigger weighs by how specific its metric is in the catalog
+  holding when any of them holds, failing when none of those measured holds).  A
+  trigger weighs by how specific its metric is in the catalog
   (`metric_weights`: log(1 + entries / entries using it)); a shape fact that holds
   (`kv_len >= 1024`) earns only `SHAPE_CREDIT` of its weight.  `evidence = share of the
   weight that fired × (1 − share that failed)`: conditions are meant together, and a
@@ -245,7 +246,7 @@ class _Table:
         for ci, c in enumerate(cards):
             for condition in c.conditions():
                 for m, op, v, _ in condition:
-                    rows.append((ci, slot[m], op, v, len(conds)))
+                    rows.append((slot[m], op, v, len(conds)))
                 conds.append(
                     (
                         ci,
@@ -253,15 +254,13 @@ class _Table:
                         all(m in SHAPE_METRICS for m, _, _, _ in condition),
                     )
                 )
-        self.t_card = np.array([r[0] for r in rows], dtype=np.int64)
-        self.t_metric = np.array([r[1] for r in rows], dtype=np.int64)
-        self.t_value = np.array([r[3] for r in rows], dtype=np.float64)
-        self.t_ops = {op: np.array([r[2] == op for r in rows], dtype=bool) for op in COMPARATORS}
-        self.t_cond = np.array([r[4] for r in rows], dtype=np.int64)
+        self.t_metric = np.array([r[0] for r in rows], dtype=np.int64)
+        self.t_value = np.array([r[2] for r in rows], dtype=np.float64)
+        self.t_ops = {op: np.array([r[1] == op for r in rows], dtype=bool) for op in COMPARATORS}
+        self.t_cond = np.array([r[3] for r in rows], dtype=np.int64)
         self.c_card = np.array([c[0] for c in conds], dtype=np.int64)
         self.c_weight = np.array([c[1] for c in conds], dtype=np.float64)
         self.c_shape = np.array([c[2] for c in conds], dtype=bool)
-        self.c_size = np.bincount(self.t_cond, minlength=len(conds))
         n = len(cards)
         self.n_triggers = np.bincount(self.c_card, minlength=n).astype(np.float64)
         self.mass_all = np.bincount(self.c_card, weights=self.c_weight, minlength=n)
