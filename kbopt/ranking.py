@@ -14,7 +14,7 @@ pydantic; tests check both paths print the same bytes.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -497,6 +497,25 @@ def rank_key(o: RankedOpportunity) -> tuple[float, float, str]:
 # ----------------------------------------------------------------------------- output
 
 
+AT_FLOOR_PCT = 95.0  # % of the roofline floor from which the ranking's answer gets a note
+
+
+def floor_note(metrics: Mapping[str, float]) -> str | None:
+    """What a user should know before reading the ranking of a kernel at its floor: no
+    change that keeps the bytes and FLOPs the floor counts can gain much, whatever ranks
+    first; only a change of the floor itself can (the estimated gains are capped so)."""
+    pct = metrics.get("pct_of_floor")
+    if pct is None or pct < AT_FLOOR_PCT:
+        return None
+    headroom = headroom_pct(dict(metrics)) or 0.0
+    return (
+        f"at {pct:.0f}% of its roofline floor: a change that keeps the bytes and FLOPs the "
+        f"floor counts can gain at most {headroom:.0f}%; a larger gain must lower the floor "
+        "itself (fewer bytes: a narrower type such as FP8, or fusion with the neighbouring "
+        "operations)"
+    )
+
+
 def result_dict(
     *,
     kernel: str,
@@ -514,6 +533,7 @@ def result_dict(
         "bottleneck": bottleneck,
         "language": language,
         "metrics": metrics,
+        "note": floor_note(metrics),
         "opportunities": [o.to_dict() for o in opportunities],
         "warnings": [w.to_dict() for w in warnings],
     }
@@ -524,9 +544,13 @@ def result_text(
     version: str,
     opportunities: Sequence[RankedOpportunity],
     warnings: Sequence[RankedOpportunity],
+    metrics: Mapping[str, float] | None = None,
 ) -> str:
     """`kbopt recommend`'s text: the numbered opportunities, then the warnings."""
     out = [f"{kernel} {version}: {len(opportunities)} opportunities"]
+    note = floor_note(metrics or {})
+    if note:
+        out.append(f"note: {note}")
     for i, o in enumerate(opportunities, 1):
         why = o.trigger or f"text relevance {o.relevance:.2f}"
         out.append(

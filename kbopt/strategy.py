@@ -151,7 +151,11 @@ class Strategy:
     def to_text(self) -> str:
         """What `kbopt recommend` prints without --json or --fill."""
         return result_text(
-            self.profile.kernel, self.profile.version, self.opportunities, self.warnings
+            self.profile.kernel,
+            self.profile.version,
+            self.opportunities,
+            self.warnings,
+            self.profile.metrics,
         )
 
 

@@ -271,3 +271,16 @@ def test_alternative_triggers_are_one_condition_that_any_of_them_fires() -> None
         assert twin is not None and sorted(twin[0]) == sorted(opts)
         expect = sorted(i for i, c in enumerate(cards) if ev(c, **m) is not None)
         assert sorted(opts) == expect
+
+
+def test_a_kernel_at_its_floor_gets_a_note_before_the_ranking(kb: Store) -> None:
+    """At or past 95% of the floor no in-kernel change can gain much, whatever ranks
+    first: the answer says so, and that only lowering the floor can."""
+    from kbopt.ranking import floor_note
+
+    assert floor_note({"pct_of_floor": 80.0}) is None and floor_note({}) is None
+    note = floor_note({"pct_of_floor": 106.0})
+    assert note is not None and "106%" in note and "at most 0%" in note and "FP8" in note
+    got = recommend(profile("", pct_of_floor=97.0, ctas_per_sm=0.25), store=kb)
+    assert got.to_dict()["note"] and "at most 3%" in got.to_text()
+    assert recommend(profile("", pct_of_floor=50.0), store=kb).to_dict()["note"] is None

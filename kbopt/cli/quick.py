@@ -409,7 +409,8 @@ def _recommend(snap: Any, source: str | None, options: dict[str, str]) -> _Answe
         opportunities=opportunities,
         warnings=warnings,
     )
-    return _Answer(data, result_text(profile.kernel, profile.version, opportunities, warnings))
+    text = result_text(profile.kernel, profile.version, opportunities, warnings, profile.metrics)
+    return _Answer(data, text)
 
 
 def text_relevance(snap: Any, text: str) -> dict[str, float] | None:
