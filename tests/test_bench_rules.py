@@ -186,3 +186,19 @@ def test_tune_runs_manual_first_and_stops_at_the_budget() -> None:
     assert report.best is not None
     with pytest.raises(KbError, match="manual"):
         tune(measure, manual=[])
+
+
+def test_tune_records_a_configuration_that_raises_and_goes_on() -> None:
+    """The real backend reports a version that raises when called as VersionFailed (a
+    KbError, so the CLI prints one line): for tuning it is a data point, not the end."""
+    from kbopt.bench.tuning import tune
+    from kbopt.errors import VersionFailed
+
+    def measure(p: dict[str, object]) -> float:
+        if p["BLOCK_N"] == 256:
+            raise VersionFailed("k v1 at n=1: the version raised OutOfResources: shared memory")
+        return 10.0
+
+    report = tune(measure, manual=[{"BLOCK_N": 256}, {"BLOCK_N": 64}])
+    assert [r.duration_us for r in report.rows] == [None, 10.0]
+    assert "OutOfResources" in report.rows[0].error

@@ -13,6 +13,7 @@ from workflow_fixtures import StandInBackend
 from kbopt.bench.trials import default_matrix
 from kbopt.cli import main
 from kbopt.contracts.profile import Profile
+from kbopt.errors import VersionFailed
 from kbopt.kernel import clear_cache, load_spec
 from kbopt.store import Store
 from kbopt.strategy import recommend
@@ -546,3 +547,37 @@ def test_a_launched_value_counts_only_where_every_configuration_agrees() -> None
     assert got == {"block_size": 4096}
     assert _launched({}) == {}
     assert _launched({"decode": {"launched": {"num_warps": 8}}}) == {"num_warps": 8}
+
+
+class RaisingNewVersionBackend(StandInBackend):
+    """The starting version runs; every version the designer writes raises when called,
+    as a tile that no longer fits shared memory does on the real backend."""
+
+    def measure(self, spec, version, config, params=None):  # type: ignore[no-untyped-def]
+        if version != "triton_v1":
+            raise VersionFailed(f"{spec.name} {version}: the version raised OutOfResources")
+        return super().measure(spec, version, config, params)
+
+
+def test_a_designed_version_that_raises_is_a_failed_change_not_an_error(tmp_path: Path) -> None:
+    root = _learning_project(tmp_path)
+    spec = load_spec("knobby", root)
+    run = cycle.start(
+        root,
+        kernel=spec,
+        target="pct_of_floor>=99",
+        start_version="triton_v1",
+        backend=RaisingNewVersionBackend(root),
+        designer=CatalogDesigner(root),
+        designer_spec="catalog",
+        configs=default_matrix(spec),
+        store=Store(root),
+        max_iterations=1,
+        counters="off",
+        run_id="raises",
+    )
+    run.run()
+    (attempt,) = run.record.attempts
+    assert attempt.status is AttemptStatus.ROLLED_BACK
+    assert "does not run" in attempt.reason and "OutOfResources" in attempt.reason
+    assert not spec.version_path(attempt.new_version).exists()

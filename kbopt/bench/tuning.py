@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from kbopt.errors import KbError
+from kbopt.errors import KbError, VersionFailed
 
 ParamValue = int | float | str
 Params = dict[str, ParamValue]
@@ -217,6 +217,8 @@ def tune(
         try:
             duration: float | None = float(measure(params))
             error = ""
+        except VersionFailed as exc:  # raises at these parameters (does not fit): a data point
+            duration, error = None, str(exc)
         except KbError:
             raise
         except Exception as exc:  # a config that does not compile or fit is a data point

@@ -35,7 +35,7 @@ from typing import Any
 from kbopt.bench.backend import measure_with_backoff
 from kbopt.contracts.new_version import NewVersion, TrialCheck
 from kbopt.contracts.task import OptimizationTask
-from kbopt.errors import KbError
+from kbopt.errors import KbError, VersionFailed
 from kbopt.kernel import VERSION_RE, KernelSpec
 from kbopt.moves import (
     NotApplicable,
@@ -473,6 +473,8 @@ class CatalogDesigner:
             detail = f"rel. error {m.error:.3g}" if m.error is not None else ""
             if m.tolerance is not None and detail:
                 detail += f" (tolerance {m.tolerance:g})"
+        except VersionFailed as exc:  # written, but it raises when called (e.g. no fit)
+            correct, detail = False, f"does not run: {exc}"[:300]
         except KbError:
             raise
         except Exception as exc:  # the new configuration does not compile or run

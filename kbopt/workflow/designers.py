@@ -50,7 +50,7 @@ from kbopt.bench.backend import MeasurementBackend, measure_with_backoff
 from kbopt.bench.trials import TrialConfig
 from kbopt.contracts.new_version import NewVersion, TrialCheck
 from kbopt.contracts.task import OptimizationTask
-from kbopt.errors import KbError, ProblemList
+from kbopt.errors import KbError, ProblemList, VersionFailed
 from kbopt.kernel import KernelSpec
 from kbopt.workflow.record import RunRecord
 
@@ -201,17 +201,21 @@ class ScriptedDesigner:
                 modified.append(rel)
         # A designer checks its own correctness before handing back (A5): one run at the
         # first configuration against the reference.
-        m = measure_with_backoff(ctx.backend, ctx.spec, step.new_version, ctx.configs[0])
-        detail = f"rel. error {m.error:.3g}" if m.error is not None else ""
-        if m.tolerance is not None and detail:
-            detail += f" (tolerance {m.tolerance:g})"
+        try:
+            m = measure_with_backoff(ctx.backend, ctx.spec, step.new_version, ctx.configs[0])
+            correct = m.correct
+            detail = f"rel. error {m.error:.3g}" if m.error is not None else ""
+            if m.tolerance is not None and detail:
+                detail += f" (tolerance {m.tolerance:g})"
+        except VersionFailed as exc:  # written, but it raises when called
+            correct, detail = False, f"does not run: {exc}"[:300]
         return NewVersion(
             kernel=ctx.kernel,
             version=step.new_version,
             changes=step.changes or [f"switch to {step.new_version}"],
             created=created,
             modified=modified,
-            correct=m.correct,
+            correct=correct,
             correctness_detail=detail,
             trials=[TrialCheck(dims=c.dims_dict, why=c.why or c.name) for c in ctx.configs],
             devlog_entry=_rel(ctx.root, ctx.devlog_path),
