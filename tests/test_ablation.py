@@ -246,15 +246,21 @@ def test_a_rolled_back_change_is_not_retried_after_another_is_kept(tmp_path: Pat
         assert all(t["values"]["num_warps"] != 16 for t in kept)
 
 
+# A ranking of two entries with moves on mla_decode's knobs: a warning about too many KV
+# splits (way out: splits -> 1), then software pipelining (num_stages +1, when shared
+# memory leaves room).
+SPLITS_THEN_STAGES = [
+    {"id": "too-many-kv-splits", "kind": "anti-pattern", "score": 0.4},
+    {"id": "triton-num-stages-software-pipelining", "kind": "optimization", "score": 0.2},
+]
+
+
 def test_a_fired_anti_pattern_offers_its_way_out() -> None:
     from kbopt.workflow.catalog_designer import candidates
 
     spec = load_spec("mla_decode", REPO)
     store = Store(REPO)
-    ranked = [
-        {"id": "too-many-kv-splits", "kind": "anti-pattern", "score": 0.4},
-        {"id": "triton-num-stages-software-pipelining", "kind": "optimization", "score": 0.2},
-    ]
+    ranked = SPLITS_THEN_STAGES
     values = {**spec.knob_values("triton_v3"), "splits": 8}
     found = candidates(
         store, spec, "triton_v3", ranked, {"ctas_per_sm": 15.5, "num_splits": 8}, values=values
@@ -279,10 +285,7 @@ def test_moves_with_failing_preconditions_come_only_after_the_others() -> None:
 
     spec = load_spec("mla_decode", REPO)
     store = Store(REPO)
-    ranked = [
-        {"id": "too-many-kv-splits", "kind": "anti-pattern", "score": 0.4},
-        {"id": "triton-num-stages-software-pipelining", "kind": "optimization", "score": 0.2},
-    ]
+    ranked = SPLITS_THEN_STAGES
     values = {**spec.knob_values("triton_v3"), "splits": 1}
     # one split and a full shared memory: no move's preconditions hold
     metrics = {"ctas_per_sm": 15.5, "num_splits": 1, "shared_mem_per_block_kb": 300.0}

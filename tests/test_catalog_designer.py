@@ -307,7 +307,9 @@ def _learning_project(root: Path) -> Path:
     return root
 
 
-def _run_once(root: Path, run_id: str) -> cycle.Cycle:
+def _run_once(
+    root: Path, run_id: str, backend: type[StandInBackend] = StandInBackend
+) -> cycle.Cycle:
     store = Store(root)
     spec = load_spec("knobby", root)
     run = cycle.start(
@@ -315,7 +317,7 @@ def _run_once(root: Path, run_id: str) -> cycle.Cycle:
         kernel=spec,
         target="pct_of_floor>=99",
         start_version="triton_v1",
-        backend=StandInBackend(root),
+        backend=backend(root),
         designer=CatalogDesigner(root),
         designer_spec="catalog",
         configs=default_matrix(spec),
@@ -562,21 +564,7 @@ class RaisingNewVersionBackend(StandInBackend):
 def test_a_designed_version_that_raises_is_a_failed_change_not_an_error(tmp_path: Path) -> None:
     root = _learning_project(tmp_path)
     spec = load_spec("knobby", root)
-    run = cycle.start(
-        root,
-        kernel=spec,
-        target="pct_of_floor>=99",
-        start_version="triton_v1",
-        backend=RaisingNewVersionBackend(root),
-        designer=CatalogDesigner(root),
-        designer_spec="catalog",
-        configs=default_matrix(spec),
-        store=Store(root),
-        max_iterations=1,
-        counters="off",
-        run_id="raises",
-    )
-    run.run()
+    run = _run_once(root, "raises", RaisingNewVersionBackend)
     (attempt,) = run.record.attempts
     assert attempt.status is AttemptStatus.ROLLED_BACK
     assert "does not run" in attempt.reason and "OutOfResources" in attempt.reason
