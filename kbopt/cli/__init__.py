@@ -128,6 +128,16 @@ def _error(args: argparse.Namespace, problems: Sequence[object]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Ctrl-C at any point (even while the quick path or the parser is still loading) is a
+    # one-line exit 130, never a traceback.
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("kbopt: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
     # `search|show|list|recommend` straight from the index snapshot when it can give
     # the full command's exact answer (no whoosh, numpy or pydantic to load).
     from kbopt.cli.quick import answer

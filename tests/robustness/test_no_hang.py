@@ -129,3 +129,19 @@ def test_bad_timeout_settings_are_refused(monkeypatch: pytest.MonkeyPatch, var: 
     monkeypatch.setenv(var, value)
     with pytest.raises(KbError, match=var):
         AgentConfig.from_env()
+
+
+@pytest.mark.parametrize("where", ["kbopt.cli.quick.answer", "kbopt.cli.build_parser"])
+def test_ctrl_c_before_the_command_runs_is_one_line(
+    where: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Ctrl-C while the quick path or the parser is still loading, before any command's own
+    # handler is in place: the same one-line exit 130 as during a command
+    from kbopt.cli import main
+
+    def interrupted(*_args: object, **_kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(where, interrupted)
+    assert main(["vocab", "--json"]) == 130
+    assert capsys.readouterr().err == "kbopt: interrupted\n"
