@@ -24,8 +24,8 @@ producer and consumer sides of a named barrier over all 256 threads)::
     O0 *= 2^(m_a - m_b)                        O1 += P0 V_a[:, 256:]        (SS)
     sync P1_READY                              (P_b V_b done) load tile b+2 cols 256..575
     O0 += P1 V_b[:, :256]        (SS)          (P0 V_a done)  load tile a+2 cols 256..511
-    (done) load tile b+2 cols 0..255           S_b+2 over cols 256..575 (its own loads)
-    S_a+2 over cols 0..255 + rope              arrive KV0_HI (a+2's cols 256..511 are in)
+    S_a+2 over cols 0..255 + rope (queued)     S_b+2 over cols 256..575 (its own loads)
+    (P1 V_b done) load tile b+2 cols 0..255    arrive KV0_HI (a+2's cols 256..511 are in)
     arrive KV1_LO (b+2's cols 0..255 are in)   sync KV1_LO; S_b+2 over cols 0..255
     sync KV0_HI; S_a+2 over cols 256..511
 
@@ -477,14 +477,10 @@ class _MlaDecodeV10(_MlaDecodeV7):
                     warpgroup.fence()
                     _pv(mma_pv_ss, acc_o, t_ap1, t_bvl, 1)
                     warpgroup.commit_group()
-                    warpgroup.wait_group(0)
-                # stage 1's cols 0..255 are read last by this warpgroup's P_b V_b: reload
-                if next_b:
-                    self.load_rows(g2s, t_gkl, t_skl, t_ckv, tile_a + 3, 1, seqlen)
-                cute.arch.cp_async_commit_group()
-                if next_a:
-                    # S_a+2 over the columns this warpgroup loaded (cols 0..255, rope) ...
-                    cute.arch.cp_async_wait_group(1)
+                if next_a:  # (implies has_b)
+                    # S_a+2 over the columns this warpgroup loaded (cols 0..255, rope), queued
+                    # behind P1 V_b ...
+                    cute.arch.cp_async_wait_group(0)
                     cute.arch.fence_view_async_shared()
                     cute.arch.barrier(barrier_id=WG_LOCAL[0], number_of_threads=WG_THREADS)
                     warpgroup.fence()
@@ -492,10 +488,14 @@ class _MlaDecodeV10(_MlaDecodeV7):
                         mma_qk, mma_qk_rs, acc_s, t_aql, t_rq, t_bkl, t_bkh, t_bkr, 0, (0,), True
                     )
                     warpgroup.commit_group()
-                    # tile b+2's cols 0..255 are in: tell warpgroup 1. The next arrival at
-                    # KV1_LO comes after the next MAX_B sync, which warpgroup 1 arrives only
-                    # after this pair's KV1_LO sync
+                    # stage 1's cols 0..255 are read last by P1 V_b: once it completed (the
+                    # older of the two wgmma groups), load tile b+2's and tell warpgroup 1. The
+                    # next arrival at KV1_LO comes after the next MAX_B sync, which warpgroup 1
+                    # arrives only after this pair's KV1_LO sync
+                    warpgroup.wait_group(1)
                     if next_b:
+                        self.load_rows(g2s, t_gkl, t_skl, t_ckv, tile_a + 3, 1, seqlen)
+                        cute.arch.cp_async_commit_group()
                         cute.arch.cp_async_wait_group(0)
                         cute.arch.fence_view_async_shared()
                         cute.arch.barrier_arrive(barrier_id=KV1_LO, number_of_threads=THREADS)
@@ -506,7 +506,7 @@ class _MlaDecodeV10(_MlaDecodeV7):
                         mma_qk, mma_qk_rs, acc_s, t_aql, t_rq, t_bkl, t_bkh, t_bkr, 0, (1,), False
                     )
                     warpgroup.commit_group()
-                    warpgroup.wait_group(0)
+                warpgroup.wait_group(0)
         else:
             # ================= warpgroup 1: scores of the odd tiles (stage 1), O[:, 256:]
             if n_steps > 1:
