@@ -13,15 +13,30 @@
 #   flashmla-session.log   everything printed (the bench's table last)
 #   flashmla-session.tgz   mla_decode/<stamp>-<device>.json (the results rows: copy it to
 #                          kernels/mla_decode/results/), flashmla-build.log (nvcc's output)
+#   with CHECK:            gpu-check.log (the GPU tests' output)
+#   with PROFILE:          ncu.csv, launches.json, ncu.meta.json (kbopt's counter set, as
+#                          kernels/mla_decode/h200_cute.sh writes them)
 # Variables: VERSIONS (ours and torch; flashmla and sglang are added when present), REP_MS
-# (200), SESSION_S (460: the whole script's budget, so the call's 480 s limit is never hit),
+# (200), CONFIGS (the bench's configurations, default "decode speculative b=128,s=2,t=4096"),
+# SESSION_S (460: the whole script's budget, so the call's 480 s limit is never hit),
 # BUILD_S (180: FlashMLA's build, both attempts).
+# Optional steps: CHECK, a pytest -k expression: the GPU tests of
+# tests/kernels/test_mla_decode_cute.py that match it run first (at most CHECK_S, 150 s); a
+# version named in NEW (a version under test) is dropped from the bench and the profile if
+# those tests hang (time out), so the rest of the session still measures the others.
+# PROFILE, versions for one ncu pass at decode and speculative after the bench, which leaves
+# it PROFILE_S (90 s).
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 REPO=$PWD
 VERSIONS=${VERSIONS:-torch,triton_v7,cute_v7,cute_v8,cute_v9}
 REP_MS=${REP_MS:-200}
+CONFIGS=${CONFIGS:-decode speculative b=128,s=2,t=4096}
+CHECK=${CHECK:-}
+NEW=${NEW:-}
+PROFILE=${PROFILE:-}
+PROFILE_S=${PROFILE_S:-90}
 DEADLINE=$(($(date +%s) + ${SESSION_S:-460}))
 WORK=/tmp/flashmla-session
 rm -rf "$WORK" && mkdir -p "$WORK/mla_decode"
@@ -45,6 +60,20 @@ step() { echo "=== $1 ($(date -u +%H:%M:%S), $((DEADLINE - $(date +%s)))s left)"
         --target /tmp/site "${wheels[@]}" || exit 1
     export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/python_packages:$REPO
     export PYTHONUNBUFFERED=1
+
+    if [ -n "$CHECK" ]; then
+        step "GPU tests: $CHECK"
+        timeout "${CHECK_S:-150}" python3 -m pytest -v -m gpu -p no:cacheprovider \
+            tests/kernels/test_mla_decode_cute.py -k "$CHECK" > "$WORK/gpu-check.log" 2>&1
+        rc=$?
+        grep -E "PASSED|FAILED|ERROR|SKIPPED|Error|assert" "$WORK/gpu-check.log" | tail -40
+        tail -3 "$WORK/gpu-check.log"
+        if [ "$rc" -eq 124 ] && [ -n "$NEW" ]; then
+            echo "the GPU tests timed out (a hang?): $NEW is left out of the bench and the profile"
+            VERSIONS=$(echo ",$VERSIONS," | sed "s/,$NEW,/,/; s/^,//; s/,\$//")
+            PROFILE=$(echo ",$PROFILE," | sed "s/,$NEW,/,/; s/^,//; s/,\$//")
+        fi
+    fi
 
     step "FlashMLA build (scripts/build_flashmla.sh)"
     if FLASHMLA_PATH=$(FLASHMLA_BUILD_TIMEOUT_S=${BUILD_S:-180} \
@@ -75,13 +104,41 @@ print(",".join(name for name in wanted if name in versions))
 PY
     )
 
-    left=$((DEADLINE - $(date +%s) - 10))
+    reserve=10
+    [ -n "$PROFILE" ] && reserve=$((reserve + PROFILE_S))
+    left=$((DEADLINE - $(date +%s) - reserve))
+    config_args=()
+    for c in $CONFIGS; do config_args+=(--config "$c"); done
     step "kbopt bench mla_decode: $VERSIONS (limit ${left}s)"
     timeout "$left" python3 -m kbopt --root "$REPO" bench mla_decode --versions "$VERSIONS" \
-        --config decode --config speculative --config b=128,s=2,t=4096 \
-        --graph --rep-ms "$REP_MS" --out "$WORK/mla_decode"
+        "${config_args[@]}" --graph --rep-ms "$REP_MS" --out "$WORK/mla_decode"
     rc=$?
     [ "$rc" -eq 124 ] && echo "the bench was stopped at its time limit: no rows were written"
+
+    if [ -n "$PROFILE" ]; then
+        left=$((DEADLINE - $(date +%s) - 5))
+        step "ncu counters: decode and speculative, $PROFILE (limit ${left}s)"
+        METRICS=$(python3 -c 'from kbopt.bench.ncu import requested_metric_names as m; print(",".join(m()))')
+        RUNS=(--run "decode:$PROFILE" --run "speculative:$PROFILE")
+        timeout "$left" ncu --csv --page raw --print-units base --clock-control none \
+            --profile-from-start off --metrics "$METRICS" --log-file "$WORK/ncu.csv" \
+            python3 -m kbopt.bench.ncu_target mla_decode --out "$WORK/launches.json" "${RUNS[@]}" \
+            | tail -2
+        python3 - "$WORK/ncu.meta.json" "ncu --csv --page raw --print-units base --clock-control none --profile-from-start off --metrics <kbopt's set> python3 -m kbopt.bench.ncu_target mla_decode ${RUNS[*]}" <<'PY'
+import datetime, importlib.metadata, json, sys, torch, triton
+try:
+    dsl = importlib.metadata.version("nvidia-cutlass-dsl")
+except importlib.metadata.PackageNotFoundError:
+    dsl = "unknown"
+json.dump({"device": torch.cuda.get_device_name(0),
+           "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
+           "torch": torch.__version__, "triton": triton.__version__,
+           "cutlass_dsl": dsl,
+           "command": sys.argv[2],
+           "note": "ncu on the H200 machine, clocks left alone (--clock-control none); one launch per version after a warm-up call"},
+          open(sys.argv[1], "w"), indent=1)
+PY
+    fi
     step "done (bench exit $rc)"
 } 2>&1 | tee "$OUT/flashmla-session.log"
 tar -czf "$OUT/flashmla-session.tgz" -C "$WORK" .
