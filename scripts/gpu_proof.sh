@@ -4,7 +4,7 @@
 # through the device `run` tool, carrying .whl/ (kbopt's pure-Python dependencies and
 # liger-kernel) and third_party/ (the foreign kernels' sources).
 #
-#   STEPS=ablate ABLATE="..." bash scripts/gpu_proof.sh
+#   KBOPT_COMMIT=$(git rev-parse --short HEAD) STEPS=ablate ABLATE="..." bash scripts/gpu_proof.sh
 #
 # STEPS: ablate, cycle (comma-separated).  ABLATE / CYCLES: ';'-separated lines of arguments
 # (a kernel or spec path first), run in order; ABLATE_PLAN=FILE reads the ablate lines from a
@@ -16,6 +16,10 @@ set -u
 OUT=${OUT:-/tmp/out}
 STEPS=${STEPS:-ablate}
 TRIALS=${TRIALS:-24}
+# The GPU machine gets a copy of the tree without .git: the results name the catalog's commit
+# only through this variable, so a run without it is refused rather than left unnamed.
+: "${KBOPT_COMMIT:?set KBOPT_COMMIT=\$(git rev-parse --short HEAD), the commit whose catalog runs}"
+export KBOPT_COMMIT
 ABLATE=${ABLATE:-"mla_decode --from triton_v2 --config decode --budget-s 150;add_rmsnorm --from triton_v1 --config large --budget-s 130;benchmarks/foreign/sglang_mla_decode/spec.py --config decode --budget-s 150"}
 CYCLES=${CYCLES:-}
 if [[ -n "${ABLATE_PLAN:-}" ]]; then
