@@ -266,15 +266,17 @@ def family_block(ctx: Context, family: str) -> str:
 def measured_block(ctx: Context, version: str) -> str:
     spec = ctx.spec
     newest = res.newest(spec, ctx.rows)
-    prev = res.previous_version(version)
     parts = []
     for (cfg, v), r in sorted(newest.items(), key=lambda kv: res.config_key(spec, kv[0][0])):
         if v != version:
             continue
-        prev_r = newest.get((cfg, prev)) if prev else None
+        prev_r = res.compared_with(ctx.rows, r)
         delta = ""
         if prev_r:
-            delta = f", {100.0 * (prev_r['time_us'] / r['time_us'] - 1):+.0f}% speed vs {prev}"
+            delta = (
+                f", {100.0 * (prev_r['time_us'] / r['time_us'] - 1):+.0f}% speed vs "
+                f"{prev_r['version']}" + ("" if prev_r["_file"] == r["_file"] else " (another run)")
+            )
         graph = ""
         if r.get("time_us_graph") is not None:
             graph = (

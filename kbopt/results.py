@@ -168,6 +168,31 @@ def previous_version(version: str) -> str | None:
     return f"{m['family']}_v{int(m['number']) - 1}"
 
 
+def compared_with(rows: Sequence[Row], row: Row) -> Row | None:
+    """The row a version's measurement is compared with: the nearest earlier version of its
+    family timed correctly in the same run (results file) and configuration, so that both sides
+    share one machine state and one set of measured ceilings; else the newest row of the
+    ladder step just before it, from whatever run measured it."""
+    m = VERSION_RE.match(str(row["version"]))
+    if m is None:
+        return None
+    number = int(m["number"])
+    same_run = [
+        (int(mm["number"]), r)
+        for r in rows
+        if r.get("_file") == row.get("_file")
+        and r.get("config") == row["config"]
+        and is_ok(r)
+        and (mm := VERSION_RE.match(str(r["version"]))) is not None
+        and mm["family"] == m["family"]
+        and int(mm["number"]) < number
+    ]
+    if same_run:
+        return max(same_run, key=lambda nr: nr[0])[1]
+    prev = previous_version(str(row["version"]))
+    return newest_of(rows, prev).get(row["config"]) if prev else None
+
+
 def software(row: Mapping[str, Any]) -> str:
     """`torch 2.11.0, triton 3.6.0, CUDA 13.0[, nvidia-cutlass-dsl 4.3.5]` of one row."""
     parts = [

@@ -402,8 +402,9 @@ def test_mla_lessons_are_already_in_the_catalog() -> None:
     from kbopt.learn_lessons import learn
     from kbopt.store import Store
 
+    lessons = (REPO / "kernels/mla_decode/lessons.toml").read_text().count("\n[[lesson]]\n")
     actions = learn(load_spec("mla_decode", REPO), REPO, Store(REPO), dry_run=True)
-    assert len(actions) == 20 and {a.action for a in actions} == {"present"}
+    assert len(actions) == lessons and {a.action for a in actions} == {"present"}
 
 
 # ---------------------------------------------------------------------- the ncu target
@@ -466,3 +467,21 @@ def test_ncu_target_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert nt.main(["no_such_kernel", "--run", "decode:v1", "--out", "x.json"]) == 2
     assert "ncu_target: error: no kernel 'no_such_kernel'" in capsys.readouterr().err
+
+
+def test_a_version_is_compared_with_the_nearest_earlier_one_of_its_own_run() -> None:
+    from kbopt import results as res
+
+    def row(version: str, file: str, time_us: float, config: str = "decode") -> dict[str, object]:
+        return {"version": version, "_file": file, "config": config, "time_us": time_us, "status": "ok"}
+
+    v7_old, v9_old = row("cute_v7", "old.json", 85.0), row("cute_v9", "old.json", 86.0)
+    v7_new, v10_new = row("cute_v7", "new.json", 86.0), row("cute_v10", "new.json", 98.0)
+    rows = [v7_old, v9_old, v7_new, v10_new, row("cute_v8", "new.json", 1.0, "speculative")]
+    # v9 is the step before v10, but only v7 ran beside it: same run, same config
+    assert res.compared_with(rows, v10_new) is v7_new
+    assert res.compared_with(rows, v9_old) is v7_old
+    # nothing earlier in the same run: the newest row of the step before, from its own run
+    assert res.compared_with(rows, row("cute_v10", "other.json", 90.0)) is v9_old
+    assert res.compared_with(rows, v7_new) is None  # no cute_v6 anywhere
+    assert res.compared_with(rows, row("torch", "new.json", 200.0)) is None  # not a ladder step
