@@ -102,14 +102,13 @@ from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
     acc_as_wgmma_a,
     compile_kernel,
-    launch_args_template,
     mla_global_tensors,
     mla_smem_layouts,
     mn_view,
     quad_allreduce,
     run_split_kv,
 )
-from kernels.mla_decode.cute_v7 import _MlaDecodeV7
+from kernels.mla_decode.cute_v7 import _MlaDecodeV7, example_args  # same 64x64 blocks
 
 VERSION = "cute_v10"
 DESCRIPTION = (
@@ -710,13 +709,6 @@ _KERNEL = _MlaDecodeV10()
 @functools.cache
 def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
     return compile_kernel(_KERNEL, *example_args(in_dtype, out_dtype))
-
-
-def example_args(
-    in_dtype: type[cutlass.Numeric] = cutlass.BFloat16,
-    out_dtype: type[cutlass.Numeric] = cutlass.Float32,
-) -> tuple[Any, ...]:
-    return launch_args_template(in_dtype, out_dtype, M_BLK, N_BLK, with_out=True, with_sem=True)
 
 
 def entry() -> Any:
