@@ -43,6 +43,10 @@ NEEDS = {
     "liger_group_norm": None,
     "torch_sdpa_decode": None,
     "torch_cross_entropy": None,
+    "liger_jsd": None,
+    "liger_dyt": None,
+    "liger_fused_add_rms_norm": None,
+    "liger_sparsemax": None,
 }
 
 
@@ -266,6 +270,11 @@ CASES = {
     "liger_group_norm": ({"n": 2, "c": 6, "hw": 50, "groups": 3}, {"triton_v1": {"block_size": 32}}),
     "torch_sdpa_decode": ({"b": 2, "h": 3, "t": 50}, {}),
     "torch_cross_entropy": ({"rows": 6, "vocab": 300}, {}),
+    "liger_jsd": ({"rows": 4, "vocab": 300}, {"triton_v1": {"block_size": 128, "num_warps": 2}}),
+    # v1: Liger's own autotuner (18 configurations); the variant: an autotuner over 2
+    "liger_dyt": ({"rows": 3, "hidden": 300}, {"triton_v1": {"block_n": 256, "num_warps": 2}}),
+    "liger_fused_add_rms_norm": ({"rows": 5, "hidden": 300}, {"triton_v1": {"num_warps": 2}}),
+    "liger_sparsemax": ({"rows": 5, "cols": 300}, {"triton_v1": {"num_warps": 2}}),
 }  # fmt: skip
 
 
