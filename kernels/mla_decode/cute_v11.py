@@ -3,14 +3,17 @@
 **What changed from cute_v7.** Only how a KV tile reaches shared memory. In v7 the 128
 threads of warpgroup 1 each issue 36 ``cp.async`` copies of 16 bytes per tile (with a row
 predicate each), then everyone waits with ``cp.async.wait_group`` and a CTA barrier. Here one
-thread (thread 0 of warpgroup 1) issues the tile as two TMA tiled copies
-(``cp.async.bulk.tensor``): the 512 latent columns (the K view and the V^T view share them)
-and the 64 rope columns, described by two tensor maps over the same cache tensor
-``[t_max, 576, batch]``. The copies complete on a transaction mbarrier, one per shared-memory
-stage; the consumers wait on that mbarrier's phase instead of on ``cp.async`` groups. The
-score product, the softmax, P@V split between the warpgroups, the masking of the partial
-tile and the in-kernel split merge are v7's, unchanged. Q is still loaded once with
-``cp.async`` by warpgroup 1 (one 72 KB copy per CTA, outside the loop).
+thread (thread 0 of warpgroup 1) issues the tile as two TMA tiled copies: the 512 latent
+columns (the K view and the V^T view share them) and the 64 rope columns, described by two
+tensor maps over the same cache tensor ``[t_max, 576, batch]``. With the 128-byte swizzle a
+TMA box is at most 64 columns wide, so a tile is nine ``cp.async.bulk.tensor.3d``
+instructions (eight latent boxes, one rope box), all completing on one transaction mbarrier
+per shared-memory stage; the consumers wait on that mbarrier's phase instead of on
+``cp.async`` groups. The CTA barrier at the top of each step stays: it also keeps warpgroup 0
+from overwriting P while warpgroup 1 still multiplies it (v7's schedule). The score product,
+the softmax, P@V split between the warpgroups, the masking of the partial tile, the epilogue
+and the in-kernel split merge are v7's methods, called unchanged. Q is still loaded once
+with ``cp.async`` by warpgroup 1 (one 72 KB copy per CTA, outside the loop).
 
 **Barrier protocol (one mbarrier per stage, not per 64-column slice).**
 
@@ -71,7 +74,6 @@ from kernels.mla_decode.cute_common import (
     mla_global_tensors,
     mla_smem_layouts,
     mn_view,
-    quad_allreduce,
     run_split_kv,
 )
 from kernels.mla_decode.cute_v7 import (
@@ -79,7 +81,6 @@ from kernels.mla_decode.cute_v7 import (
     D_ROPE,
     M_BLK,
     N_BLK,
-    P_READY_BARRIER,
     STAGES,
     THREADS,
     WG_THREADS,
@@ -96,7 +97,9 @@ PRODUCER = WG_THREADS  # thread 0 of warpgroup 1 issues every TMA copy
 
 
 class _MlaDecodeV11(_MlaDecodeV7):
-    """v7's kernel with the KV loads by TMA; the split merge (``merge_if_last``) inherited."""
+    """v7's kernel with the KV loads by TMA. Only the loads, the shared storage and the loop
+    head are v11's own; a step's compute (``score_softmax``, ``rescale_pv``), the epilogue
+    (``finish``) and the split merge (``merge_if_last``) are v7's methods."""
 
     def __init__(self) -> None:  # no knobs (v7's L2 prefetch distance does not apply)
         super().__init__(l2_prefetch_distance=0)
@@ -407,98 +410,32 @@ class _MlaDecodeV11(_MlaDecodeV7):
                     )
 
             if wg == 0:
-                # S = Q K^T: 32 latent + 4 rope k16 steps, m64n64k16 from shared memory
-                acc_s = cute.make_rmem_tensor(
-                    thr_qk.partition_shape_C((M_BLK, N_BLK)), cutlass.Float32
+                self.score_softmax(
+                    mma_qk,
+                    thr_qk,
+                    t_aql,
+                    t_aqr,
+                    t_bkl,
+                    t_bkr,
+                    t_sp,
+                    p_store,
+                    t_cs,
+                    acc_o_mn,
+                    row_max,
+                    row_sum,
+                    s_corr,
+                    stage,
+                    seqlen,
+                    tile,
+                    scale_log2,
+                    lane,
                 )
-                warpgroup.fence()
-                qk = cute.make_mma_atom(mma_qk.op)
-                qk.set(warpgroup.Field.ACCUMULATE, False)
-                for k in cutlass.range_constexpr(cute.size(t_aql, mode=[2])):
-                    cute.gemm(qk, acc_s, t_aql[None, None, k], t_bkl[None, None, k, stage], acc_s)
-                    qk.set(warpgroup.Field.ACCUMULATE, True)
-                for k in cutlass.range_constexpr(cute.size(t_aqr, mode=[2])):
-                    cute.gemm(qk, acc_s, t_aqr[None, None, k], t_bkr[None, None, k, stage], acc_s)
-                warpgroup.commit_group()
-                warpgroup.wait_group(0)
+            self.rescale_pv(mma_pv, t_ap, t_bv, t_cs, acc_o, acc_o_mn, s_corr, stage, wg)
 
-                acc_s_mn = mn_view(acc_s)
-                if valid < N_BLK:
-                    for r in cutlass.range_constexpr(n_rows):
-                        for c in cutlass.range_constexpr(cute.size(t_cs, mode=[1])):
-                            if t_cs[0, c][1] >= valid:
-                                acc_s_mn[r, c] = -cutlass.Float32.inf
-                for r in cutlass.range_constexpr(n_rows):
-                    cur = (
-                        acc_s_mn[r, None]
-                        .load()
-                        .reduce(cute.ReductionOp.MAX, -cutlass.Float32.inf, 0)
-                    )
-                    new_max = cute.arch.fmax(row_max[r], quad_allreduce(cur, cute.arch.fmax))
-                    p_row = cute.math.exp2(
-                        acc_s_mn[r, None].load() * scale_log2 - new_max * scale_log2,
-                        fastmath=True,
-                    )
-                    corr = cute.math.exp2(
-                        row_max[r] * scale_log2 - new_max * scale_log2, fastmath=True
-                    )
-                    row_sum[r] = row_sum[r] * corr + p_row.reduce(
-                        cute.ReductionOp.ADD, cutlass.Float32.zero, 0
-                    )
-                    acc_o_mn[r, None] = acc_o_mn[r, None].load() * corr
-                    row_max[r] = new_max
-                    acc_s_mn[r, None] = p_row
-                    if lane % 4 == 0:
-                        s_corr[t_cs[r, 0][0]] = corr
-
-                r_p = cute.make_rmem_tensor_like(acc_s, dtype)
-                r_p.store(acc_s.load().to(dtype))
-                cute.copy(p_store, r_p, t_sp)
-                cute.arch.fence_view_async_shared()
-            cute.arch.barrier(barrier_id=P_READY_BARRIER, number_of_threads=THREADS)
-            if wg == 1:
-                for r in cutlass.range_constexpr(n_rows):
-                    corr = s_corr[t_cs[r, 0][0]]
-                    acc_o_mn[r, None] = acc_o_mn[r, None].load() * corr
-
-            warpgroup.fence()
-            pv = cute.make_mma_atom(mma_pv.op)
-            pv.set(warpgroup.Field.ACCUMULATE, True)
-            for k in cutlass.range_constexpr(cute.size(t_ap, mode=[2])):
-                cute.gemm(pv, acc_o, t_ap[None, None, k], t_bv[None, None, k, stage], acc_o)
-            warpgroup.commit_group()
-            warpgroup.wait_group(0)
-
-        if wg == 0:
-            for r in cutlass.range_constexpr(n_rows):
-                total = quad_allreduce(row_sum[r], lambda a, b: a + b)
-                row_sum[r] = total
-                if lane % 4 == 0:
-                    s_sum[t_cs[r, 0][0]] = total
-        cute.arch.sync_threads()
-        lse = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
-        for r in cutlass.range_constexpr(n_rows):
-            total = s_sum[t_cs[r, 0][0]]
-            empty = total == 0.0
-            inv = 1.0 if empty else cute.arch.rcp_approx(total)
-            acc_o_mn[r, None] = acc_o_mn[r, None].load() * inv
-            lse[r] = (
-                -cutlass.Float32.inf
-                if empty
-                else row_max[r] * scale_log2 + cute.math.log2(total, fastmath=True)
-            )
-
-        g_o = cute.local_tile(m_o[bi, split, None, None], (M_BLK, ref.D_V), (m_block, 0))
-        r_o = cute.make_rmem_tensor_like(acc_o, m_o.element_type)
-        r_o.store(acc_o.load().to(m_o.element_type))
-        cute.autovec_copy(r_o, thr_pv.partition_C(g_o))
-
-        if tidx < WG_THREADS and lane % 4 == 0:
-            for r in cutlass.range_constexpr(n_rows):
-                m_lse[bi, split, m_block * M_BLK + t_cs[r, 0][0]] = lse[r]
-
-        if cutlass.const_expr(m_o.element_type == cutlass.Float32):  # split partials
-            self.merge_if_last(m_o, m_lse, m_out, m_sem, s_arrived, m_block, bi)
+        self.finish(
+            m_o, m_lse, m_out, m_sem, s_sum, s_arrived, thr_pv, t_cs, acc_o, acc_o_mn,
+            row_max, row_sum, scale_log2, m_block, split, bi, tidx, wg, lane,
+        )  # fmt: skip
 
     @cute.jit
     def tma_load_kv(
