@@ -40,7 +40,9 @@ with ``cp.async`` by warpgroup 1 (one 72 KB copy per CTA, outside the loop).
   proxy) sees the zeros. The rope columns need no zeros: they only feed masked scores.
 
 **Shared memory.** v7's plan plus 16 bytes: Q 64 KB + 8 KB, two KV stages of 72 KB, P 8 KB,
-row corrections and sums 512 B, merge flag 16 B, two mbarriers 16 B: ~225 KB of 227 KB.
+row corrections and sums 512 B, merge flag 16 B, two mbarriers 16 B: 230,400 bytes with
+the alignment padding (``SharedStorage.size_in_bytes()`` at trace time) of the 232,448 an
+sm_90 CTA may use; nine mbarriers per stage (144 B) would still fit.
 
 **Registers.** Warpgroup 1 no longer holds 36 source/destination address pairs and row
 predicates for the loop's copies, so its register demand falls; the kernel's count is set by
@@ -48,13 +50,14 @@ warpgroup 0's score tile and O half anyway.
 
 **Prediction.** The per-tile work of the tensor cores is unchanged (~2,180 cycles at peak,
 see cute_v10), so TMA can only win the part of v7's ~4,750 (decode) / ~3,600 (speculative)
-cycles per tile that comes from the loads: the issue slots of 4,608 cp.async instructions per
-tile on warpgroup 1 (which shares the SM sub-partitions' issue with warpgroup 0's softmax),
-and the cp.async wait + CTA barrier at the top of each step. Because the next tile is already
-loaded during a whole step in v7, latency is mostly hidden there, so the gain should be small:
-a few percent at decode (more tiles per CTA, load-bound) and about nothing in the speculative
-case. A per-stage barrier cannot start the score product on the first 64-column slices the
-way a per-slice barrier could; that is left for a next version.
+cycles per tile that comes from the loads: warpgroup 1's 36 cp.async per thread (144 warp
+instructions per tile, with their address and predicate arithmetic, issued beside warpgroup
+0's softmax on the same SM sub-partitions), and the cp.async wait + CTA barrier at the top of
+each step. The next tile is already loaded during a whole step in v7, so load latency is
+mostly hidden and the gain should be small: cute_v11 0-5% faster than cute_v7 at decode
+(where the loads weigh most per unit of tensor work) and within +-2% in the speculative case.
+A per-stage barrier cannot start the score product on the first 64-column slices the way a
+per-slice barrier could; that is left for a next version.
 """
 
 import functools
