@@ -22,6 +22,8 @@ from typing import Any
 from kbopt.errors import Problem, ProblemList
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+# Bytes per element of the dtypes the specs time: their floors count bytes with it.
+ELEMENT_SIZE = {"float16": 2, "bfloat16": 2, "float32": 4}
 FETCH_SCRIPT = REPO_ROOT / "scripts" / "fetch_third_party.py"
 # Where each fetched source lands, relative to third_party/ (the `dest` of its pin in
 # scripts/fetch_third_party.py; tests/test_foreign_kernels.py checks the two agree).

@@ -19,7 +19,7 @@ from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
 HEAD_DIM = 128
-ELEMENT_SIZE = {"float16": 2, "bfloat16": 2, "float32": 4}
+ELEMENT_SIZE = _common.ELEMENT_SIZE
 CONTEXTS = ("elementwise", "memory-bound")
 
 

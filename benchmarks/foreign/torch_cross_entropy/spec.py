@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from foreign._common import ELEMENT_SIZE
 from kbopt.kernel import Dim, KernelSpec, Trial, Version
 
-ELEMENT_SIZE = {"float16": 2, "bfloat16": 2, "float32": 4}
 CONTEXTS = ("reduction", "multi-kernel", "memory-bound")
 
 

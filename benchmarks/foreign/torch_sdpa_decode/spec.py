@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from foreign._common import ELEMENT_SIZE
 from kbopt.kernel import Dim, KernelSpec, Trial, Version
 
 HEAD_DIM = 128
-ELEMENT_SIZE = {"float16": 2, "bfloat16": 2, "float32": 4}
 CONTEXTS = ("attention", "attention-decode", "memory-bound")
 
 

@@ -19,7 +19,7 @@ from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
 
 _common.require_sources(__file__, "triton_matmul")
 
-ELEMENT_SIZE = {"float16": 2, "bfloat16": 2, "float32": 4}
+ELEMENT_SIZE = _common.ELEMENT_SIZE
 CONTEXTS = ("gemm",)  # the skinny trial is memory-bound, the square one compute-bound
 
 
