@@ -82,6 +82,10 @@ class _MlaDecodeV7(_MlaDecodeV4):
 
     ``l2_prefetch_distance`` > 0 (cute_v8): warpgroup 1 also asks L2 for the KV tile that many
     steps ahead of the one being computed, with one bulk prefetch instruction per tile.
+
+    A step's compute (:meth:`score_softmax`, :meth:`rescale_pv`) and the epilogue
+    (:meth:`finish`) are methods so that cute_v11 reuses them around its TMA loads; they are
+    traced inline, so the PTX is the same as with the code written out in the kernel.
     """
 
     def __init__(self, l2_prefetch_distance: int = 0) -> None:
@@ -333,72 +337,160 @@ class _MlaDecodeV7(_MlaDecodeV4):
             cute.arch.cp_async_commit_group()
 
             if wg == 0:
-                # S = Q K^T: 32 latent + 4 rope k16 steps, m64n64k16 from shared memory
-                acc_s = cute.make_rmem_tensor(
-                    thr_qk.partition_shape_C((M_BLK, N_BLK)), cutlass.Float32
+                self.score_softmax(
+                    mma_qk,
+                    thr_qk,
+                    t_aql,
+                    t_aqr,
+                    t_bkl,
+                    t_bkr,
+                    t_sp,
+                    p_store,
+                    t_cs,
+                    acc_o_mn,
+                    row_max,
+                    row_sum,
+                    s_corr,
+                    stage,
+                    seqlen,
+                    tile,
+                    scale_log2,
+                    lane,
                 )
-                warpgroup.fence()
-                qk = cute.make_mma_atom(mma_qk.op)
-                qk.set(warpgroup.Field.ACCUMULATE, False)
-                for k in cutlass.range_constexpr(cute.size(t_aql, mode=[2])):
-                    cute.gemm(qk, acc_s, t_aql[None, None, k], t_bkl[None, None, k, stage], acc_s)
-                    qk.set(warpgroup.Field.ACCUMULATE, True)
-                for k in cutlass.range_constexpr(cute.size(t_aqr, mode=[2])):
-                    cute.gemm(qk, acc_s, t_aqr[None, None, k], t_bkr[None, None, k, stage], acc_s)
-                warpgroup.commit_group()
-                warpgroup.wait_group(0)
+            self.rescale_pv(mma_pv, t_ap, t_bv, t_cs, acc_o, acc_o_mn, s_corr, stage, wg)
 
-                valid = seqlen - tile * N_BLK
-                acc_s_mn = mn_view(acc_s)
-                if valid < N_BLK:  # the sequence ends inside this tile
-                    for r in cutlass.range_constexpr(n_rows):
-                        for c in cutlass.range_constexpr(cute.size(t_cs, mode=[1])):
-                            if t_cs[0, c][1] >= valid:
-                                acc_s_mn[r, c] = -cutlass.Float32.inf
-                for r in cutlass.range_constexpr(n_rows):
-                    cur = (
-                        acc_s_mn[r, None]
-                        .load()
-                        .reduce(cute.ReductionOp.MAX, -cutlass.Float32.inf, 0)
-                    )
-                    new_max = cute.arch.fmax(row_max[r], quad_allreduce(cur, cute.arch.fmax))
-                    p_row = cute.math.exp2(
-                        acc_s_mn[r, None].load() * scale_log2 - new_max * scale_log2,
-                        fastmath=True,
-                    )
-                    corr = cute.math.exp2(
-                        row_max[r] * scale_log2 - new_max * scale_log2, fastmath=True
-                    )
-                    # per-lane partial sums; the quad reduction happens once, after the loop
-                    row_sum[r] = row_sum[r] * corr + p_row.reduce(
-                        cute.ReductionOp.ADD, cutlass.Float32.zero, 0
-                    )
-                    acc_o_mn[r, None] = acc_o_mn[r, None].load() * corr
-                    row_max[r] = new_max
-                    acc_s_mn[r, None] = p_row
-                    if lane % 4 == 0:
-                        s_corr[t_cs[r, 0][0]] = corr
+        self.finish(
+            m_o, m_lse, m_out, m_sem, s_sum, s_arrived, thr_pv, t_cs, acc_o, acc_o_mn,
+            row_max, row_sum, scale_log2, m_block, split, bi, tidx, wg, lane,
+        )  # fmt: skip
 
-                r_p = cute.make_rmem_tensor_like(acc_s, dtype)
-                r_p.store(acc_s.load().to(dtype))
-                cute.copy(p_store, r_p, t_sp)
-                cute.arch.fence_view_async_shared()
-            # warpgroup 1 arrives here at once and waits for P and the corrections
-            cute.arch.barrier(barrier_id=P_READY_BARRIER, number_of_threads=THREADS)
-            if wg == 1:
-                for r in cutlass.range_constexpr(n_rows):
-                    corr = s_corr[t_cs[r, 0][0]]
-                    acc_o_mn[r, None] = acc_o_mn[r, None].load() * corr
+    @cute.jit
+    def score_softmax(
+        self,
+        mma_qk: cute.TiledMma,
+        thr_qk: Any,
+        t_aql: cute.Tensor,
+        t_aqr: cute.Tensor,
+        t_bkl: cute.Tensor,
+        t_bkr: cute.Tensor,
+        t_sp: cute.Tensor,
+        p_store: cute.CopyAtom,
+        t_cs: cute.Tensor,
+        acc_o_mn: cute.Tensor,
+        row_max: cute.Tensor,
+        row_sum: cute.Tensor,
+        s_corr: cute.Tensor,
+        stage: cutlass.Int32,
+        seqlen: cutlass.Int32,
+        tile: cutlass.Int32,
+        scale_log2: cutlass.Float32,
+        lane: cutlass.Int32,
+    ):
+        """Warpgroup 0: S = Q K^T of KV tile ``tile`` (in ``stage``; rows past ``seqlen``
+        masked), the online softmax, P into shared memory and the row corrections posted."""
+        dtype = t_sp.element_type
+        n_rows = cute.size(acc_o_mn, mode=[0])
+        # S = Q K^T: 32 latent + 4 rope k16 steps, m64n64k16 from shared memory
+        acc_s = cute.make_rmem_tensor(thr_qk.partition_shape_C((M_BLK, N_BLK)), cutlass.Float32)
+        warpgroup.fence()
+        qk = cute.make_mma_atom(mma_qk.op)
+        qk.set(warpgroup.Field.ACCUMULATE, False)
+        for k in cutlass.range_constexpr(cute.size(t_aql, mode=[2])):
+            cute.gemm(qk, acc_s, t_aql[None, None, k], t_bkl[None, None, k, stage], acc_s)
+            qk.set(warpgroup.Field.ACCUMULATE, True)
+        for k in cutlass.range_constexpr(cute.size(t_aqr, mode=[2])):
+            cute.gemm(qk, acc_s, t_aqr[None, None, k], t_bkr[None, None, k, stage], acc_s)
+        warpgroup.commit_group()
+        warpgroup.wait_group(0)
 
-            # O += P V, each warpgroup over its half of D_V
-            warpgroup.fence()
-            pv = cute.make_mma_atom(mma_pv.op)
-            pv.set(warpgroup.Field.ACCUMULATE, True)
-            for k in cutlass.range_constexpr(cute.size(t_ap, mode=[2])):
-                cute.gemm(pv, acc_o, t_ap[None, None, k], t_bv[None, None, k, stage], acc_o)
-            warpgroup.commit_group()
-            warpgroup.wait_group(0)
+        valid = seqlen - tile * N_BLK
+        acc_s_mn = mn_view(acc_s)
+        if valid < N_BLK:  # the sequence ends inside this tile
+            for r in cutlass.range_constexpr(n_rows):
+                for c in cutlass.range_constexpr(cute.size(t_cs, mode=[1])):
+                    if t_cs[0, c][1] >= valid:
+                        acc_s_mn[r, c] = -cutlass.Float32.inf
+        for r in cutlass.range_constexpr(n_rows):
+            cur = acc_s_mn[r, None].load().reduce(cute.ReductionOp.MAX, -cutlass.Float32.inf, 0)
+            new_max = cute.arch.fmax(row_max[r], quad_allreduce(cur, cute.arch.fmax))
+            p_row = cute.math.exp2(
+                acc_s_mn[r, None].load() * scale_log2 - new_max * scale_log2,
+                fastmath=True,
+            )
+            corr = cute.math.exp2(row_max[r] * scale_log2 - new_max * scale_log2, fastmath=True)
+            # per-lane partial sums; the quad reduction happens once, after the loop
+            row_sum[r] = row_sum[r] * corr + p_row.reduce(
+                cute.ReductionOp.ADD, cutlass.Float32.zero, 0
+            )
+            acc_o_mn[r, None] = acc_o_mn[r, None].load() * corr
+            row_max[r] = new_max
+            acc_s_mn[r, None] = p_row
+            if lane % 4 == 0:
+                s_corr[t_cs[r, 0][0]] = corr
 
+        r_p = cute.make_rmem_tensor_like(acc_s, dtype)
+        r_p.store(acc_s.load().to(dtype))
+        cute.copy(p_store, r_p, t_sp)
+        cute.arch.fence_view_async_shared()
+
+    @cute.jit
+    def rescale_pv(
+        self,
+        mma_pv: cute.TiledMma,
+        t_ap: cute.Tensor,
+        t_bv: cute.Tensor,
+        t_cs: cute.Tensor,
+        acc_o: cute.Tensor,
+        acc_o_mn: cute.Tensor,
+        s_corr: cute.Tensor,
+        stage: cutlass.Int32,
+        wg: cutlass.Int32,
+    ):
+        """Both warpgroups: wait for P, rescale O (warpgroup 1 reads the corrections), O += P V
+        over their halves of the 512 columns."""
+        n_rows = cute.size(acc_o_mn, mode=[0])
+        # warpgroup 1 arrives here at once and waits for P and the corrections
+        cute.arch.barrier(barrier_id=P_READY_BARRIER, number_of_threads=THREADS)
+        if wg == 1:
+            for r in cutlass.range_constexpr(n_rows):
+                corr = s_corr[t_cs[r, 0][0]]
+                acc_o_mn[r, None] = acc_o_mn[r, None].load() * corr
+
+        # O += P V, each warpgroup over its half of D_V
+        warpgroup.fence()
+        pv = cute.make_mma_atom(mma_pv.op)
+        pv.set(warpgroup.Field.ACCUMULATE, True)
+        for k in cutlass.range_constexpr(cute.size(t_ap, mode=[2])):
+            cute.gemm(pv, acc_o, t_ap[None, None, k], t_bv[None, None, k, stage], acc_o)
+        warpgroup.commit_group()
+        warpgroup.wait_group(0)
+
+    @cute.jit
+    def finish(
+        self,
+        m_o: cute.Tensor,
+        m_lse: cute.Tensor,
+        m_out: cute.Tensor,
+        m_sem: cute.Tensor,
+        s_sum: cute.Tensor,
+        s_arrived: cute.Tensor,
+        thr_pv: Any,
+        t_cs: cute.Tensor,
+        acc_o: cute.Tensor,
+        acc_o_mn: cute.Tensor,
+        row_max: cute.Tensor,
+        row_sum: cute.Tensor,
+        scale_log2: cutlass.Float32,
+        m_block: cutlass.Int32,
+        split: cutlass.Int32,
+        bi: cutlass.Int32,
+        tidx: cutlass.Int32,
+        wg: cutlass.Int32,
+        lane: cutlass.Int32,
+    ):
+        """After the loop: row sums, O normalised, the partial (or output) and its LSE stored,
+        then the split merge by the last CTA of the row block."""
+        n_rows = cute.size(acc_o_mn, mode=[0])
         # warpgroup 0 finishes the row sums and posts them; both normalise their halves of O
         if wg == 0:
             for r in cutlass.range_constexpr(n_rows):
