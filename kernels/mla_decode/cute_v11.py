@@ -1,29 +1,32 @@
 """CuTe DSL MLA decode, version 11: cute_v7's schedule with its KV tiles loaded by TMA.
 
-**What changed from cute_v7.** Only how a KV tile reaches shared memory. In v7 the 128
-threads of warpgroup 1 each issue 36 ``cp.async`` copies of 16 bytes per tile (with a row
-predicate each), then everyone waits with ``cp.async.wait_group`` and a CTA barrier. Here one
-thread (thread 0 of warpgroup 1) issues the tile as two TMA tiled copies: the 512 latent
-columns (the K view and the V^T view share them) and the 64 rope columns, described by two
-tensor maps over the same cache tensor ``[t_max, 576, batch]``. With the 128-byte swizzle a
-TMA box is at most 64 columns wide, so a tile is nine ``cp.async.bulk.tensor.3d``
-instructions (eight latent boxes, one rope box), all completing on one transaction mbarrier
-per shared-memory stage; the consumers wait on that mbarrier's phase instead of on
-``cp.async`` groups. The CTA barrier at the top of each step stays: it also keeps warpgroup 0
-from overwriting P while warpgroup 1 still multiplies it (v7's schedule). The score product,
-the softmax, P@V split between the warpgroups, the masking of the partial tile, the epilogue
-and the in-kernel split merge are v7's methods, called unchanged. Q is still loaded once
-with ``cp.async`` by warpgroup 1 (one 72 KB copy per CTA, outside the loop).
+**What changed from cute_v7.** Only how a KV tile reaches shared memory. In v7 the 128 threads
+of warpgroup 1 each issue 36 ``cp.async`` copies of 16 bytes per tile (with a row predicate
+each), then everyone waits with ``cp.async.wait_group`` and a CTA barrier. Here one warp (the
+first of warpgroup 1; ``elect.sync`` picks the lane) issues the tile as two TMA tiled copies:
+the 512 latent columns (the K view and the V^T view share them) and the 64 rope columns,
+described by two tensor maps over the same cache tensor ``[t_max, 576, batch]``. With the
+128-byte swizzle a TMA box is at most 64 columns wide, so a tile is nine
+``cp.async.bulk.tensor.3d`` instructions (eight latent boxes, one rope box), all completing on
+one transaction mbarrier per shared-memory stage; the consumers wait on that mbarrier's phase
+instead of on ``cp.async`` groups. The CTA barrier at the top of each step stays: it also keeps
+warpgroup 0 from overwriting P while warpgroup 1 still multiplies it (v7's schedule). The score
+product, the softmax, P@V split between the warpgroups, the masking of the partial tile, the
+epilogue and the in-kernel split merge are v7's methods, called unchanged. Q is still loaded
+once with ``cp.async`` by warpgroup 1 (one 72 KB copy per CTA, outside the loop).
 
 **Barrier protocol (one mbarrier per stage, not per 64-column slice).**
 
 - ``s_full[s]`` (s = 0, 1), 8 bytes each, initialised by thread 0 with an arrival count of 1,
   then ``fence.mbarrier_init`` and a CTA barrier before any use.
-- Producer: thread 0 of warpgroup 1 arrives on ``s_full[s]`` with ``expect_tx`` of the whole
-  tile, 64 rows x 576 columns x 2 bytes = 73,728 bytes, and issues both copies with
-  ``s_full[s]`` as their completion barrier. TMA counts the full box bytes even for rows it
-  zero-fills (rows >= t_max), so the count is the same for every tile. The phase completes
-  when the arrival and all 73,728 bytes are in.
+- Producer: the first warp of warpgroup 1, all 32 lanes converged (CuTe DSL's TMA copy and
+  ``elect_one`` elect a lane with ``elect.sync`` over the full warp, which waits for every
+  lane: called from a one-thread branch it never returns, read from the PTX as the cause of the
+  first version's hang on the H200, 2026-12-03). Its elected lane arrives on ``s_full[s]`` with
+  ``expect_tx`` of the whole tile, 64 rows x 576 columns x 2 bytes = 73,728 bytes, and issues
+  both copies with ``s_full[s]`` as their completion barrier. TMA counts the full box bytes
+  even for rows it zero-fills (rows >= t_max), so the count is the same for every tile. The
+  phase completes when the arrival and all 73,728 bytes are in.
 - Tile ``step`` of a CTA goes to stage ``step % 2``; it is the ``step // 2``-th fill of that
   stage, so all 256 threads wait for parity ``(step // 2) % 2`` of ``s_full[step % 2]``.
 - Stage reuse: tile ``step + 1`` is issued (into the stage that tile ``step - 1`` used) only
@@ -96,7 +99,11 @@ DESCRIPTION = (
     "copies) completing on a transaction mbarrier per shared-memory stage"
 )
 
-PRODUCER = WG_THREADS  # thread 0 of warpgroup 1 issues every TMA copy
+# The first warp of warpgroup 1 issues every TMA copy, as a whole warp: CuTe DSL's TMA copy
+# (and elect_one around the expect-tx arrive) elects its lane with elect.sync over all 32
+# lanes, which waits for every lane of the warp, so a branch taken by one thread never returns.
+PRODUCER_WARP = WG_THREADS // 32
+PRODUCER = WG_THREADS  # its lane 0 alone prefetches the two descriptors (no election there)
 
 
 class _MlaDecodeV11(_MlaDecodeV7):
@@ -282,6 +289,7 @@ class _MlaDecodeV11(_MlaDecodeV7):
         dtype = m_q.element_type
         wg = tidx // WG_THREADS
         wg_tidx = tidx % WG_THREADS
+        warp_idx = cute.arch.make_warp_uniform(cute.arch.warp_idx())
 
         seqlen = m_lens[bi]
         n_tiles = (seqlen + (N_BLK - 1)) // N_BLK
@@ -364,6 +372,7 @@ class _MlaDecodeV11(_MlaDecodeV7):
             if tidx == PRODUCER:
                 cpasync.prefetch_descriptor(tma_kl)
                 cpasync.prefetch_descriptor(tma_kr)
+            if warp_idx == PRODUCER_WARP:  # noqa: SIM102 (nested: dynamic conditions)
                 if n_steps > 0:
                     self.tma_load_kv(
                         tma_kl,
@@ -398,7 +407,7 @@ class _MlaDecodeV11(_MlaDecodeV7):
             # tile `step` (and Q) is in shared memory for everyone, and both warpgroups are
             # done with step - 1 (its P and the stage the next TMA copy overwrites)
             cute.arch.sync_threads()
-            if tidx == PRODUCER:  # noqa: SIM102 (nested: dynamic conditions)
+            if warp_idx == PRODUCER_WARP:  # noqa: SIM102 (nested: dynamic conditions)
                 if step + 1 < n_steps:
                     self.tma_load_kv(
                         tma_kl,
@@ -453,12 +462,15 @@ class _MlaDecodeV11(_MlaDecodeV7):
         tile: cutlass.Int32,
         stage: cutlass.Int32,
     ):
-        """Called by one thread: arm ``s_full[stage]`` for the whole tile's bytes, then copy
-        KV tile ``tile`` (latent and rope columns) into ``stage``; rows >= t_max become 0."""
+        """Called by all 32 lanes of one warp (converged): one elected lane arms ``s_full[stage]``
+        for the whole tile's bytes, then copies KV tile ``tile`` (latent and rope columns) into
+        ``stage``; rows >= t_max become 0. elect.sync elects the same lane each time, so the
+        arrive comes before the copies in that lane's program order."""
         bar = s_full + stage
-        cute.arch.mbarrier_arrive_and_expect_tx(
-            bar, N_BLK * ref.D_QK * (t_skl.element_type.width // 8)
-        )
+        with cute.arch.elect_one():
+            cute.arch.mbarrier_arrive_and_expect_tx(
+                bar, N_BLK * ref.D_QK * (t_skl.element_type.width // 8)
+            )
         cute.copy(tma_kl, t_gkl[None, tile], t_skl[None, stage], tma_bar_ptr=bar)
         cute.copy(tma_kr, t_gkr[None, tile], t_skr[None, stage], tma_bar_ptr=bar)
 
