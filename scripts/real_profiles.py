@@ -22,6 +22,46 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 
+def stage_names_from_kernels(text: str, kernels: list[dict]) -> tuple[str, int]:
+    """The profile text with each per-kernel row of its Stages table named again from the
+    full kernel name recorded in the JSON (matched by duration), as today's profiler names
+    it: repeated names numbered, anonymous namespaces read right.  Returns the text and how
+    many names changed; a row no recorded kernel matches keeps its name."""
+    from kbopt.bench.ncu import distinct_names, readable_name
+
+    lines = text.splitlines(keepends=True)
+    try:
+        top = next(i for i, ln in enumerate(lines) if ln.strip() == "### Stages") + 3
+    except StopIteration:
+        return text, 0
+    end = top
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    by_us: dict[float, list[str]] = {}
+    for k in kernels:
+        us = (k.get("metrics") or {}).get("duration_us")
+        if us is not None:
+            by_us.setdefault(round(float(us), 3), []).append(k["name"])
+    rows, fulls = [], []
+    for i in range(top, end):
+        cells = lines[i].split("|")
+        try:
+            us = round(float(cells[2].split()[0]), 3)
+        except (IndexError, ValueError):
+            continue
+        if by_us.get(us):
+            rows.append(i)
+            fulls.append(by_us[us].pop(0))
+    changed = 0
+    for i, name in zip(rows, distinct_names([readable_name(f) for f in fulls]), strict=True):
+        cells = lines[i].split("|")
+        if cells[1].strip() != name:
+            cells[1] = f" {name} "
+            lines[i] = "|".join(cells)
+            changed += 1
+    return "".join(lines), changed
+
+
 def convert(src: Path, into: Path, json_into: Path) -> Path | None:
     from kbopt.contracts.profile import Profile
 
@@ -29,7 +69,8 @@ def convert(src: Path, into: Path, json_into: Path) -> Path | None:
     if not isinstance(data, dict) or "profile" not in data:
         print(f"{src}: not a kbopt profile --json output; skipped", file=sys.stderr)
         return None
-    profile = Profile.parse(data["profile"], str(src))
+    text, renamed = stage_names_from_kernels(data["profile"], data.get("kernels") or [])
+    profile = Profile.parse(text, str(src))
     profile.opportunities = []
     m = data["measurement"]
     counters = "ncu counters" if data.get("from_counters") else "timing only"
@@ -37,6 +78,11 @@ def convert(src: Path, into: Path, json_into: Path) -> Path | None:
         f"<!-- measured {m.get('date')} on {m.get('device')} ({counters}); "
         f"command: {m.get('command')} -->\n"
     )
+    if renamed:
+        head += (
+            f"<!-- {renamed} stage name(s) re-derived from the recorded kernel names "
+            "(the profiler shortened them wrongly when this was measured) -->\n"
+        )
     out = into / f"{src.stem}.md"
     out.write_text(head + profile.render(), encoding="utf-8")
     json_into.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,9 @@ from kbopt.bench.backend import Measurement
 from kbopt.bench.classify import classify, dominant_stall, occupancy_limiter
 from kbopt.bench.ncu import (
     HEAVY_MAX,
+    KernelCounters,
     NcuOutcome,
+    distinct_names,
     function_name,
     heavy_launches,
     parse_csv,
@@ -456,3 +458,47 @@ def test_spec_contexts_keep_other_kernels_entries_off_a_real_norm_profile() -> N
     for attention_only in ("flash-attention-online-softmax-tiling", "split-kv-decode"):
         assert attention_only not in ids
     assert all("mla" not in w.id for w in result.warnings)
+
+
+def test_names_in_an_anonymous_namespace_keep_their_function() -> None:
+    # As ncu's CSV gave torch.sort's segmented radix sort on the H200 (2026-12-03): the
+    # `<unnamed>` namespaces lost their `<`, which unbalanced the template brackets.
+    cub_sort = (
+        "void at_cuda_detail::DeviceSegmentedRadixSortKernel<at_cuda_detail::policy_hub<float,"
+        " long, int>::Policy1000, 1, 1, float, long, unnamed>::offset_t, unnamed>::offset_t,"
+        " int, at_cuda_detail::identity_decomposer_t>(const T4 *, T4 *, const T5 *, T5 *, T6,"
+        " T7, int, int, int, T9)"
+    )
+    assert function_name(cub_sort) == "DeviceSegmentedRadixSortKernel"
+    assert readable_name(cub_sort) == "DeviceSegmentedRadixSortKernel<policy_hub>"
+    fill = "unnamed>::fill_reverse_indices_kernel(long *, int, cuda::IntDivider<unsigned int>)"
+    assert readable_name(fill) == "fill_reverse_indices_kernel"  # not <int>, a parameter's
+    assert function_name("void <unnamed>::k<float>(float *)") == "k"
+
+
+def test_repeated_short_names_are_numbered() -> None:
+    assert distinct_names(["a", "b", "a", "a"]) == ["a", "b", "a #2", "a #3"]
+
+
+def test_a_kernel_launched_several_times_gives_a_profile_that_parses() -> None:
+    # torch.sort's radix sort: six launches of one kernel, as in Liger's sparsemax
+    sort = "void ns::SortKernel<ns::policy<float>, 1>(float *)"
+    out = NcuOutcome(
+        kernels=[
+            KernelCounters(i, sort, {"duration_us": 300.0 - i, "grid_size": 1024.0})
+            for i in range(3)
+        ],
+        command=[],
+    )
+    m = Measurement(
+        kernel="k",
+        version="v1",
+        config=TrialConfig.of("x", {"rows": 8}),
+        duration_us=1000.0,
+        correct=True,
+        sm_count=132,
+    )
+    profile, _ = build_profile(m, out, "")
+    names = [s.name for s in profile.stages]
+    assert names[:3] == ["SortKernel<policy>", "SortKernel<policy> #2", "SortKernel<policy> #3"]
+    assert Profile.parse(profile.render()).stages == profile.stages

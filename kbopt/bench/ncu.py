@@ -660,13 +660,19 @@ HEAVY_MAX = 4  # ... but at most this many distinct kernels
 FULL_PASS_MAX_LAUNCHES = 16  # and at most this many launches of them
 
 
-def function_name(name: str) -> str:
-    """The bare function name of a (demangled) kernel name: no return type, namespaces,
-    template arguments or parameters.  `void at::native::(anonymous namespace)::
-    elementwise_kernel<128, 4, F>(int, F)` -> `elementwise_kernel`."""
-    text = name.strip()
-    depth, cut = 0, len(text)
-    # Drop the parameter list: the last top-level parenthesised group.
+# ncu writes a name in an anonymous namespace as `<unnamed>::x`, and its CSV export
+# sometimes keeps only `unnamed>::x`: either form unbalances the template brackets (a cub
+# radix-sort kernel then read as `identity_decomposer_t`, its last template argument).
+_ANONYMOUS = re.compile(r"\(anonymous namespace\)::|<?unnamed>::")
+
+
+def _head(name: str) -> str:
+    """A demangled kernel name without anonymous namespaces and without its parameter list
+    (the last top-level parenthesised group)."""
+    text = _ANONYMOUS.sub("", name.strip())
+    if not text.endswith(")"):
+        return text
+    depth = 0
     for i in range(len(text) - 1, -1, -1):
         ch = text[i]
         if ch == ")":
@@ -674,27 +680,33 @@ def function_name(name: str) -> str:
         elif ch == "(":
             depth -= 1
             if depth == 0:
-                cut = i
-                break
-    head = text[:cut] if cut < len(text) and text.endswith(")") else text
+                return text[:i]
+    return text
+
+
+def function_name(name: str) -> str:
+    """The bare function name of a (demangled) kernel name: no return type, namespaces,
+    template arguments or parameters.  `void at::native::(anonymous namespace)::
+    elementwise_kernel<128, 4, F>(int, F)` -> `elementwise_kernel`."""
     out, depth = [], 0
-    for ch in head:  # drop template arguments
+    for ch in _head(name):  # drop template arguments
         if ch == "<":
             depth += 1
         elif ch == ">":
             depth = max(0, depth - 1)
         elif depth == 0:
             out.append(ch)
-    bare = "".join(out).replace("(anonymous namespace)", "").strip()
+    bare = "".join(out).strip()
     last = bare.split("::")[-1].split()[-1] if bare.split() else bare
     return last or name
 
 
 def readable_name(name: str, width: int = 48) -> str:
     """A short display name: the function name, with the first template argument when the
-    kernel is a template instance (`vectorized_elementwise_kernel<FillFunctor>`)."""
+    kernel is a template instance (`vectorized_elementwise_kernel<FillFunctor>`); template
+    arguments are read before the parameter list, never from the parameters' types."""
     base = function_name(name)
-    inner = re.search(r"<([^<>]*(?:<[^<>]*>[^<>]*)*)>", name)
+    inner = re.search(r"<([^<>]*(?:<[^<>]*>[^<>]*)*)>", _head(name))
     if inner:
         args = [a.strip() for a in re.split(r",(?![^<]*>)", inner.group(1)) if a.strip()]
         named = [a for a in args if not re.fullmatch(r"[-\d\s(),]+u?l?", a)]
@@ -703,6 +715,18 @@ def readable_name(name: str, width: int = 48) -> str:
             if arg and arg[-1]:  # `void gpu_kernel_impl<...>` -> gpu_kernel_impl
                 base = f"{base}<{arg[-1]}>"
     return base if len(base) <= width else base[: width - 3] + "..."
+
+
+def distinct_names(names: Sequence[str]) -> list[str]:
+    """`names` with a repeated one numbered from its second occurrence (`k`, `k #2`...):
+    one kernel launched several times with other template arguments or shapes reads the
+    same once shortened, and a profile's Stages table needs one name per row."""
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        seen[n] = seen.get(n, 0) + 1
+        out.append(n if seen[n] == 1 else f"{n} #{seen[n]}")
+    return out
 
 
 def heavy_launches(

@@ -28,7 +28,7 @@ from kbopt.bench.backend import (
     measure_with_backoff,
 )
 from kbopt.bench.classify import Classification, classify
-from kbopt.bench.ncu import NcuOutcome, aggregate, readable_name
+from kbopt.bench.ncu import NcuOutcome, aggregate, distinct_names, readable_name
 from kbopt.bench.trials import TrialConfig
 from kbopt.contracts.profile import BaselineRow, Profile, Stage, fmt_number
 from kbopt.contracts.reports import pct_change
@@ -129,7 +129,11 @@ def _kernel_stages(counters: NcuOutcome, sm_count: int | None) -> list[Stage]:
         km = _with_ctas_per_sm(dict(k.metrics), sm_count)
         rows.append((km.get("duration_us", 0.0), readable_name(k.name), km))
     rows.sort(key=lambda r: -r[0])
-    return [_stage(name, km, classify(km, from_counters=True)) for _, name, km in rows]
+    names = distinct_names([name for _, name, _ in rows])
+    return [
+        _stage(name, km, classify(km, from_counters=True))
+        for name, (_, _, km) in zip(names, rows, strict=True)
+    ]
 
 
 def _other_row(counters: NcuOutcome) -> Stage | None:

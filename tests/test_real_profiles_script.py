@@ -1,0 +1,69 @@
+"""scripts/real_profiles.py: a profile measured with a wrongly shortened kernel name still
+becomes a labelled-set profile that parses, its stage names re-derived from the JSON."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+from kbopt.contracts.profile import Profile
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location(
+        "real_profiles", REPO / "scripts" / "real_profiles.py"
+    )
+    mod = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(mod)
+    return mod
+
+
+SORT = "void ns::SortKernel<ns::policy<float>, 1, unnamed>::offset_t, ns::decomposer_t>(float *)"
+TEXT = """## Profile: k v1 | rows=8
+### Stages
+| Stage | Duration | TC% | DRAM% | Occ% | Bottleneck | Key Issue |
+|-------|----------|-----|-------|------|------------|-----------|
+| decomposer_t<policy> | 300.5 us | 0% | 49% | 35% | Latency | long scoreboard stalls |
+| decomposer_t<policy> | 200.25 us | 0% | 50% | 35% | Latency | long scoreboard stalls |
+| other 2 launches | 10 us | - | - | - |  | timed only |
+| total | 520 us | 0% | 50% | 35% | Latency | long scoreboard stalls |
+### Metrics
+| Metric | Value |
+|--------|-------|
+| duration_us | 520 |
+### Bottleneck: Latency-bound
+Root cause: stalls.
+"""
+
+
+def test_duplicate_stage_names_are_renamed_from_the_recorded_kernels(tmp_path: Path) -> None:
+    mod = _script()
+    kernels = [
+        {"name": SORT, "metrics": {"duration_us": 200.25}},
+        {"name": SORT, "metrics": {"duration_us": 300.5}},
+    ]
+    text, changed = mod.stage_names_from_kernels(TEXT, kernels)
+    assert changed == 2
+    names = [s.name for s in Profile.parse(text).stages]
+    assert names == ["SortKernel<policy>", "SortKernel<policy> #2", "other 2 launches", "total"]
+
+    src = tmp_path / "in" / "k--v1--rows_8.json"
+    src.parent.mkdir()
+    measurement = {"date": "d", "device": "dev", "command": "c"}
+    doc = {"profile": TEXT, "kernels": kernels, "measurement": measurement}
+    src.write_text(json.dumps(doc))
+    out = mod.convert(src, tmp_path, tmp_path / "json")
+    assert out is not None and "re-derived" in out.read_text()
+    assert (tmp_path / "json" / src.name).exists()
+
+
+def test_a_profile_with_right_names_is_left_as_it_is() -> None:
+    mod = _script()
+    good = TEXT.replace("decomposer_t<policy> | 200", "other_kernel | 200")
+    kernels = [{"name": "void other_kernel(float *)", "metrics": {"duration_us": 200.25}}]
+    text, changed = mod.stage_names_from_kernels(good, kernels)
+    assert changed == 0 and text == good
