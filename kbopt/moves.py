@@ -320,10 +320,30 @@ def plan_move(
             )
             if isinstance(after, NotApplicable):
                 return NotApplicable(f"{knob.name}: {after.reason}")
+            covered = _tile_covers_the_row(role, start, after, metrics)
+            if covered is not None:
+                return NotApplicable(f"{knob.name}: {covered.reason}")
             changes.append(
                 KnobChange(knob.name, role, current, after, shown_op(op), known, launched=chosen)
             )
     return PlannedMove(move, changes, unchecked, relaxed, miss)
+
+
+def _tile_covers_the_row(
+    role: str, start: Any, after: Any, metrics: Mapping[str, float]
+) -> NotApplicable | None:
+    """A wider row tile when the tile already spans the whole row: the extra lanes are all
+    masked off, so the move adds no load in flight, only idle lanes and registers (the
+    tutorial layer norm and Liger's cross-entropy both lost time to it on the H200:
+    results/ablation/20261203T17*.json)."""
+    row = metrics.get("row_len")
+    if role != "tile_n" or row is None or not isinstance(start, int | float):
+        return None
+    if isinstance(start, bool) or not isinstance(after, int | float) or after <= start:
+        return None
+    if float(start) >= float(row):
+        return NotApplicable(f"{_fmt(start)} already covers the row (row_len={_fmt(row)})")
+    return None
 
 
 def _numeric(knob: Knob) -> list[float]:

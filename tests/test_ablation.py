@@ -428,3 +428,35 @@ def test_a_walk_does_not_go_back_to_its_start_spelled_with_the_launched_value(
         choice = walk.choose()
         assert not isinstance(choice, str)
         assert choice[1].values == {"block": 1024}, seed
+
+
+def test_once_the_ranking_has_no_move_left_the_other_entries_follow() -> None:
+    """The held-out softmax and cross-entropy ablations of 2026-12-03 stopped the catalog
+    arm after four trials ("no ranked entry has an applicable move left") while the random
+    arm, drawing on every entry with moves, went on and won.  The ranking now comes first
+    and the entries it left out follow it, so both arms draw on the same moves."""
+    from kbopt.workflow.ablation import pool_of_moves
+    from kbopt.workflow.catalog_designer import search_candidates, with_unranked
+
+    spec = load_spec("add_rmsnorm", REPO)
+    store = Store(REPO)
+    values = spec.knob_values("triton_v1")
+    metrics = {"row_len": 4096.0, "registers_per_thread": 40.0, "ctas_per_sm": 8.0}
+    assert search_candidates(store, spec, "triton_v1", [], metrics, values=values) == []
+    rows = with_unranked([], store, "triton", "memory")
+    assert {r["id"] for r in rows} == {name for name, _ in pool_of_moves(store, "triton")}
+    assert all(r["unranked"] for r in rows)
+    scores = [r["score"] for r in rows]
+    assert scores == sorted(scores, reverse=True)
+    found = search_candidates(store, spec, "triton_v1", rows, metrics, values=values)
+    assert found and all(c.label == "unranked" for c in found)
+    # a ranked entry with a move still comes before every unranked one
+    ranked = [{"id": "size-warps-to-the-row", "kind": "optimization", "score": 0.5, "rank": 1}]
+    rows = with_unranked(ranked, store, "triton", "memory")
+    assert [r["id"] for r in rows].count("size-warps-to-the-row") == 1
+    found = search_candidates(store, spec, "triton_v1", rows, metrics, values=values)
+    assert found[0].entry == "size-warps-to-the-row" and found[0].label == "#1"
+    # relaxed ranked moves come before unranked ones whose preconditions hold
+    tight = {**metrics, "row_len": 14336.0, "registers_per_thread": 91.0}
+    found = search_candidates(store, spec, "triton_v1", rows, tight, values=values)
+    assert found[0].entry == "size-warps-to-the-row" and found[0].planned.relaxed

@@ -205,3 +205,24 @@ def test_measurements_keep_what_the_launch_recorded() -> None:
     old = m.as_dict()
     del old["launched"]  # results written before the field existed
     assert Measurement.from_dict(old).launched == {}
+
+
+def test_a_row_tile_is_not_widened_past_the_row() -> None:
+    # The tile already spans the row: a wider one only adds masked lanes.
+    knobs = [Knob("BLOCK_SIZE", "int", (None, 1024, 2048, 4096, 8192, 16384, 32768), "tile_n")]
+    move = Move(change={"tile_n": "x2"})
+    covered = plan_move(move, knobs, {"BLOCK_SIZE": 8192}, {"row_len": 8192.0})
+    assert isinstance(covered, NotApplicable) and "covers the row" in covered.reason
+    launched = plan_move(
+        move, knobs, {"BLOCK_SIZE": None}, {"row_len": 8000.0}, {"BLOCK_SIZE": 8192}
+    )
+    assert isinstance(launched, NotApplicable)
+    shorter = plan_move(move, knobs, {"BLOCK_SIZE": 4096}, {"row_len": 8192.0})
+    assert not isinstance(shorter, NotApplicable)
+    assert shorter.values == {"BLOCK_SIZE": 8192}
+    # narrowing is never refused for it, and kernels without rows are not concerned
+    narrow = plan_move(
+        Move(change={"tile_n": "/2"}), knobs, {"BLOCK_SIZE": 8192}, {"row_len": 8192.0}
+    )
+    assert not isinstance(narrow, NotApplicable)
+    assert not isinstance(plan_move(move, knobs, {"BLOCK_SIZE": 8192}, {}), NotApplicable)

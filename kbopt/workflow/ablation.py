@@ -14,8 +14,10 @@ fails its correctness check or runs out of memory is a trial too, recorded with 
   applicable move that leads to knob values the arm has not measured and was not already
   rolled back (`kbopt.workflow.catalog_designer.search_candidates`: moves whose
   preconditions fail only once none whose preconditions hold is left), measure, keep it
-  unless it is wrong or more than 5% slower (the cycle's rule), else go back.  Stops
-  early when no ranked entry has an applicable move.
+  unless it is wrong or more than 5% slower (the cycle's rule), else go back.  Once no
+  ranked entry has a move left it goes on with the entries the ranking left out
+  (`with_unranked`: the random arm's pool, in order of bottleneck class and expected
+  gain), so both arms draw on the same moves; it stops early only when none is left.
 - `random`: the same entries' moves (every optimization and anti-pattern in scope that
   declares moves), with the same applicability rules (the same two passes), keep / go
   back and no-retry rule, picked in a random order instead of the ranking's.
@@ -53,11 +55,12 @@ from kbopt.kernel import KernelSpec, Knob
 from kbopt.moves import NotApplicable, PlannedMove, launch_equivalents, plan_move
 from kbopt.store import Store
 from kbopt.workflow.catalog_designer import (
-    MOVE_KINDS,
     RANK_DEPTH,
     family_language,
+    in_scope_with_moves,
     ranked_moves_order,
     search_candidates,
+    with_unranked,
 )
 
 ARMS = ("catalog", "random", "grid")
@@ -201,14 +204,16 @@ class CatalogWalk(_Walk):
         from kbopt.workflow.profiler import build_profile
 
         profile, _ = build_profile(self.current, None, "timing only (kbopt ablate)")
-        # The whole ranking, not its first ten: the walk stops only when no ranked entry
-        # has a move left, and it still takes them in the ranking's order.
+        # The whole ranking, not its first ten, then the entries it left out (the random
+        # arm's pool): the walk stops only when no entry has a move left, and it takes the
+        # ranked ones first, in the ranking's order.
         ranked = recommend(profile, language=self.language, store=self.store, limit=RANK_DEPTH)
+        bottleneck = profile.bottleneck.value if profile.bottleneck else None
         found = search_candidates(
             self.store,
             self.spec,
             self.lab.version,
-            ranked_moves_order(ranked),
+            with_unranked(ranked_moves_order(ranked), self.store, self.language, bottleneck),
             trigger_metrics(profile),
             tried_values=self.visited,
             rejected=self.rejected,
@@ -216,7 +221,7 @@ class CatalogWalk(_Walk):
             launched=self.current.launched,
         )
         if not found:
-            return "no ranked entry has an applicable move left"
+            return "no catalog entry has an applicable move left"
         best = found[0]
         return f"{best.label} {best.entry}", best.planned
 
@@ -284,14 +289,7 @@ def grid_points(
 def pool_of_moves(store: Store, language: str | None) -> list[tuple[str, Any]]:
     """Every move of every entry in scope (shared + the family's language): the
     optimizations' moves and the anti-patterns' ways out, as the catalog arm can use."""
-    out = []
-    for e in sorted(store.entries(), key=lambda e: e.name):
-        if e.kind.value not in MOVE_KINDS or e.status.value == "refuted":
-            continue
-        if e.language is not None and e.language.value != language:
-            continue
-        out += [(e.name, m) for m in e.moves]
-    return out
+    return [(e.name, m) for e in in_scope_with_moves(store, language) for m in e.moves]
 
 
 def default_start(spec: KernelSpec) -> str:

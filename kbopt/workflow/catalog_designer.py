@@ -10,13 +10,14 @@
    version (the same entry's move, or the same resulting knob values), is chosen -- a
    knob change rolled back earlier in the run, or by an earlier run of the same kernel on
    the same backend from exactly the current knob values (`runs/*/catalog-moves.json`),
-   is not proposed again;
+   is not proposed again; once no ranked entry has a move left, the catalog's other
+   entries with moves follow (`with_unranked`: bottleneck class, then expected gain);
 3. the new version is a copy of the current version file with the changed knob values
    (`kbopt.workflow.knob_source`), written after the cycle backed up the kernel folder, so
    VERIFY's rollback deletes it byte for byte; the designer checks it against the
    reference at the first configuration before handing it back.
 
-When no ranked entry has an applicable move the designer raises `DesignerUnavailable`
+When no entry in scope has an applicable move the designer raises `DesignerUnavailable`
 with `NO_MOVE`: the cycle stops (LEARN still records what the run did), the record says
 why, and `kbopt cycle` exits non-zero.  That is the point where a person or the LLM
 designer must write code.
@@ -74,7 +75,7 @@ def ranked_moves_order(strategy: Any) -> list[dict[str, Any]]:
 
 
 NO_MOVE = (
-    "no ranked entry has a move for this kernel's knobs: "
+    "no catalog entry has a move left for this kernel's knobs: "
     "a person or the LLM designer must write code next"
 )
 
@@ -144,6 +145,8 @@ class Candidate:
 
 
 def _label(opp: Mapping[str, Any], rank: int | None) -> str:
+    if opp.get("unranked"):
+        return "unranked"
     return f"warning {opp['warning']}" if opp.get("warning") else f"#{rank}"
 
 
@@ -181,7 +184,9 @@ def candidates(
         values = spec.knob_values(version)
     out: list[Candidate] = []
     for position, opp in enumerate(ranked, 1):
-        rank: int | None = None if opp.get("warning") else int(opp.get("rank", position))
+        rank: int | None = (
+            None if opp.get("warning") or opp.get("unranked") else int(opp.get("rank", position))
+        )
         shown = _label(opp, rank)
         if opp.get("kind", "optimization") not in MOVE_KINDS:
             continue
@@ -217,13 +222,32 @@ def candidates(
     return out
 
 
-def search_candidates(*args: Any, **kwargs: Any) -> list[Candidate]:
+def search_candidates(
+    store: Store,
+    spec: KernelSpec,
+    version: str,
+    ranked: Sequence[Mapping[str, Any]],
+    metrics: Mapping[str, float],
+    **kwargs: Any,
+) -> list[Candidate]:
     """`candidates` in two passes: the moves whose preconditions hold (or were not
     measured), in ranking order; only when none is left, the same ranking's moves whose
     measured preconditions fail.  A precondition is a threshold written from sources,
     not from this kernel: once every move it allows has been measured, the ranking still
     says which direction is most promising, and a measured trial settles it (the move
-    says which preconditions it passed over)."""
+    says which preconditions it passed over).  Rows marked `unranked` (`with_unranked`)
+    come after all of that: the same two passes over them, once no ranked entry's move is
+    left."""
+    head = [r for r in ranked if not r.get("unranked")]
+    tail = [r for r in ranked if r.get("unranked")]
+    for rows in (head, tail):
+        found = _two_passes(store, spec, version, rows, metrics, **kwargs)
+        if found:
+            return found
+    return []
+
+
+def _two_passes(*args: Any, **kwargs: Any) -> list[Candidate]:
     found = candidates(*args, **kwargs)
     if found:
         return found
@@ -236,6 +260,53 @@ def search_candidates(*args: Any, **kwargs: Any) -> list[Candidate]:
     for c in relaxed:
         first.setdefault(c.entry, len(first))
     return sorted(relaxed, key=lambda c: (first[c.entry], c.planned.miss))
+
+
+def in_scope_with_moves(store: Store, language: str | None) -> list[Any]:
+    """Every entry a search may apply: optimizations and anti-patterns (their ways out)
+    that declare moves, not refuted, shared or of the kernel family's language."""
+    out = []
+    for e in sorted(store.entries(), key=lambda e: e.name):
+        if e.kind.value not in MOVE_KINDS or e.status.value == "refuted" or not e.moves:
+            continue
+        if e.language is not None and e.language.value != language:
+            continue
+        out.append(e)
+    return out
+
+
+def with_unranked(
+    ranked: Sequence[Mapping[str, Any]],
+    store: Store,
+    language: str | None,
+    bottleneck: str | None,
+) -> list[dict[str, Any]]:
+    """The ranking's rows, then a row for every other entry in scope that declares moves
+    (`unranked`), so a search does not stop while the catalog still has a move to try.
+    The ranking leaves an entry out when its measured conditions contradict it; with no
+    symptom to go on, the catalog's prior orders the rest: entries written for the
+    profile's bottleneck class first, then by expected gain (the ranking's class and gain
+    terms), then by name."""
+    from kbopt.ranking import W_CLASS, W_GAIN
+
+    shown = {str(r.get("id")) for r in ranked}
+    rest = []
+    for e in in_scope_with_moves(store, language):
+        if e.name in shown:
+            continue
+        cls = 1.0 if bottleneck and bottleneck in {b.value for b in e.bottlenecks} else 0.0
+        prior = W_CLASS * cls + W_GAIN * min(float(e.expected_gain_pct), 100.0) / 100.0
+        rest.append(
+            {
+                "id": e.name,
+                "kind": e.kind.value,
+                "title": e.title,
+                "unranked": True,
+                "score": round(prior, 4),
+            }
+        )
+    rest.sort(key=lambda r: (-float(r["score"]), str(r["id"])))
+    return [dict(r) for r in ranked] + rest
 
 
 def _launched(measurements: Mapping[str, Any]) -> dict[str, Any]:
@@ -387,7 +458,7 @@ class CatalogDesigner:
             launched=current_launch(record),
         )
         if not found:
-            detail = "; ".join(why_not[:8]) or "no ranked optimization declares moves"
+            detail = "; ".join(why_not[:8]) or "no entry in scope declares moves"
             raise DesignerUnavailable(NO_MOVE, details=[f"{version}: {detail}"])
         best = found[0]
         new_version = next_version(spec, family)
@@ -417,34 +488,38 @@ class CatalogDesigner:
                 "; every ranked move whose preconditions hold was measured, so this one is "
                 "tried with its preconditions passed over"
             )
+        why = (
+            "not ranked for this profile (every ranked entry's moves were measured; the "
+            "catalog's other entries are tried in order of bottleneck class and expected gain)"
+            if best.opp.get("unranked")
+            else f"ranked {best.label} by the strategy (trigger "
+            f"{best.opp.get('trigger') or 'text match'})"
+        )
         return Proposal(
             optimization=best.entry,
             new_version=new_version,
             language=self.language,
             title=str(best.opp.get("title", best.entry)),
             link=str(best.opp["path"]) if best.opp.get("path") else None,
-            rationale=(
-                f"ranked {best.label} by the strategy (trigger "
-                f"{best.opp.get('trigger') or 'text match'}); its move: "
-                f"{best.planned.text()}{unchecked}"
-            ),
+            rationale=f"{why}; its move: {best.planned.text()}{unchecked}",
         )
 
     def _whole_ranking(
         self, record: RunRecord, ranked: Sequence[Mapping[str, Any]]
     ) -> Sequence[Mapping[str, Any]]:
-        """The strategy's ranking past the plan's first entries: the designer stops only
-        when no ranked entry has a move left, still taking them in the ranking's order."""
+        """The strategy's ranking past the plan's first entries, then the catalog's other
+        entries with moves (`with_unranked`): the designer stops only when no entry has a
+        move left, taking the ranked ones first, in the ranking's order."""
         from kbopt.contracts.profile import Profile
         from kbopt.strategy import recommend
 
         if not record.profile or self.store is None:
             return ranked
         language = record.selected_language or self.language
-        deep = recommend(
-            Profile.parse(record.profile), language=language, store=self.store, limit=RANK_DEPTH
-        )
-        return ranked_moves_order(deep)
+        profile = Profile.parse(record.profile)
+        deep = recommend(profile, language=language, store=self.store, limit=RANK_DEPTH)
+        bottleneck = profile.bottleneck.value if profile.bottleneck else None
+        return with_unranked(ranked_moves_order(deep), self.store, language, bottleneck)
 
     def design(self, task: OptimizationTask, ctx: DesignContext) -> NewVersion:
         from kbopt.workflow.knob_source import write_version
