@@ -6,9 +6,12 @@
 #
 #   KBOPT_COMMIT=$(git rev-parse --short HEAD) STEPS=ablate ABLATE="..." bash scripts/gpu_proof.sh
 #
-# STEPS: ablate, cycle (comma-separated).  ABLATE / CYCLES: ';'-separated lines of arguments
-# (a kernel or spec path first), run in order; ABLATE_PLAN=FILE reads the ablate lines from a
-# file instead, one per line, `#` starting a comment (benchmarks/ablation-held-out.txt).
+# STEPS: bench, profile, ablate, cycle (comma-separated, run in that order).  BENCH /
+# PROFILES / ABLATE / CYCLES: ';'-separated lines of arguments of `kbopt bench`, `kbopt
+# profile` (with ncu when readable), `kbopt ablate` and `kbopt cycle` (a kernel or spec path
+# first), run in order; ABLATE_PLAN=FILE reads the ablate lines from a file instead, one per
+# line, `#` starting a comment (benchmarks/ablation-held-out.txt).  PROFILE_BUDGET_S: each
+# profile's --budget-s (150).
 # Every file the runs write or change (results, run records, new versions, devlogs, catalog
 # evidence) is packed into $OUT/proof.tgz after each line, so a run stopped at its limit
 # keeps what finished; the logs go to $OUT/proof.log.
@@ -43,6 +46,28 @@ pack() {  # everything written since the start, outside caches and the wheels
 {
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
 table=()
+if [[ ",$STEPS," == *",bench,"* ]]; then
+    IFS=';' read -ra lines <<< "${BENCH:-}"
+    for line in "${lines[@]}"; do
+        echo "=== bench $line ($(date -u +%H:%M:%S))"
+        start=$(date +%s)
+        # shellcheck disable=SC2086
+        timeout 300 $KB bench $line 2>&1 | tail -30
+        table+=("bench $line: rc=${PIPESTATUS[0]} $(( $(date +%s) - start ))s")
+        pack
+    done
+fi
+if [[ ",$STEPS," == *",profile,"* ]]; then
+    IFS=';' read -ra lines <<< "${PROFILES:-}"
+    for line in "${lines[@]}"; do
+        echo "=== profile $line ($(date -u +%H:%M:%S))"
+        start=$(date +%s)
+        # shellcheck disable=SC2086
+        timeout 200 $KB profile $line --counters auto --budget-s "${PROFILE_BUDGET_S:-150}" 2>&1 | tail -40
+        table+=("profile $line: rc=${PIPESTATUS[0]} $(( $(date +%s) - start ))s")
+        pack
+    done
+fi
 if [[ ",$STEPS," == *",ablate,"* ]]; then
     IFS=';' read -ra lines <<< "$ABLATE"
     for line in "${lines[@]}"; do

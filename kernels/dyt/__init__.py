@@ -1,0 +1,1 @@
+"""dyt: a kernel measured and tuned with kbopt."""
