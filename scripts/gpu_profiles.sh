@@ -13,6 +13,10 @@
 # packed into $OUT/profiles.tgz after every line (the device machine returns at most eight
 # files, and a run stopped at its limit keeps what was packed); a table of what each took
 # (wall seconds against the budget) is printed last and saved as summary.txt.
+# SESSION_S (560): the whole run's wall-time limit, under the device call's 600 s.  A line
+# starts only when the longest line so far (BUDGET_S before the first) still fits; the
+# lines left out are listed as "not started" in the summary (run them again with ONLY=...),
+# rather than cut by the call's limit.
 set -u
 OUT=${OUT:-/tmp/out}
 PLAN=${PLAN:-benchmarks/real_profiles/plan.txt}
@@ -32,6 +36,8 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 ncu --version | tail -1
 
 table=()
+deadline=$(( $(date +%s) + ${SESSION_S:-560} ))
+longest=$BUDGET_S  # the longest a line has taken so far (a profile may pass its budget a little)
 while read -r spec version config rest; do
     [[ -z "${spec:-}" || "$spec" == \#* ]] && continue
     line="$spec $version $config"
@@ -39,14 +45,21 @@ while read -r spec version config rest; do
     kernel=$(basename "$(dirname "$spec")")
     [[ "$spec" != *.py ]] && kernel=$spec
     name="$kernel--$version--${config//[=,]/_}"
-    echo "=== $name ($(date -u +%H:%M:%S))"
     start=$(date +%s)
+    if (( start + longest + 10 > deadline )); then
+        echo "=== $name: not started ($(( deadline - start ))s of the session left)"
+        table+=("$(printf '%-60s not started (session time)' "$name")")
+        printf '%s\n' "${table[@]}" > "$WORK/summary.txt"
+        continue
+    fi
+    echo "=== $name ($(date -u +%H:%M:%S))"
     KBOPT_NCU_SAVE_DIR="$WORK/ncu/$name" timeout $((BUDGET_S + 120)) $KB --root "$REPO" \
         profile "$spec" "$version" --config "$config" --counters auto --no-devlog \
         --budget-s "$BUDGET_S" --language "$LANGUAGE" --json > "$WORK/profiles/$name.json" \
         2> "$WORK/profiles/$name.log"
     rc=$?
     took=$(( $(date +%s) - start ))
+    (( took > longest )) && longest=$took
     tail -4 "$WORK/profiles/$name.log"
     python3 - "$WORK/profiles/$name.json" <<'PY' || true
 import json, sys
@@ -62,5 +75,6 @@ PY
     tar czf "$OUT/profiles.tgz" -C "$WORK" .
 done < "$PLAN"
 
+tar czf "$OUT/profiles.tgz" -C "$WORK" .
 echo "=== summary"
 printf '%s\n' "${table[@]}"
