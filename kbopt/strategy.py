@@ -207,6 +207,16 @@ def _cards(ix: Any) -> list[Card]:
 # ----------------------------------------------------------------------------- ranking
 
 
+def catalog_cards(store: Store | None = None) -> list[Card]:
+    """The ranking's view of every entry in the catalog (its triggers grouped into
+    conditions, kind, language, contexts, estimated gain), as `recommend` scores them: for
+    tools that study the triggers themselves (scripts/trigger_base_rates.py)."""
+    from kbopt.search import get_index
+
+    ix = get_index(store or Store())
+    return list(ix.reading(lambda: _cards(ix)))
+
+
 def _relevance(ix: Any, profile: Profile) -> dict[str, float]:
     """Normalised full-text relevance of each entry to the profile's words."""
     from kbopt.search.fast import plan_for_text

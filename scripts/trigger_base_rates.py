@@ -48,13 +48,11 @@ def holds(condition: list[tuple[str, str, float, str]], metrics: dict[str, float
 def measure(root: Path) -> dict[str, Any]:
     from kbopt.contracts.profile import Profile
     from kbopt.ranking import trigger_metrics
-    from kbopt.search import get_index
     from kbopt.store import Store
-    from kbopt.strategy import _cards, recommend
+    from kbopt.strategy import catalog_cards, recommend
 
     store = Store(root)
-    ix = get_index(store)
-    cards = ix.reading(lambda: _cards(ix))
+    cards = catalog_cards(store)
     files = sorted(glob.glob(str(root / PROFILES)))
     texts = [Path(f).read_text(encoding="utf-8") for f in files]
     profiles = [trigger_metrics(Profile.parse(t)) for t in texts]

@@ -127,3 +127,14 @@ def test_blind_summary_adds_up_the_sets_as_first_scored(tmp_path: Path) -> None:
     md = mod.markdown(table)
     assert "| all blind sets | | | 18 | 7/18 = 39% | 14/18 = 78% |" in md
     assert "not recorded" in md and "abc1234" in md
+
+
+def test_catalog_cards_are_the_ranking_s_view_of_every_entry() -> None:
+    from kbopt.store import Store
+    from kbopt.strategy import catalog_cards
+
+    store = Store(REPO)
+    cards = catalog_cards(store)
+    assert {c.name for c in cards} == {e.name for e in store.entries()}
+    keep = next(c for c in cards if c.name == "keep-enough-bytes-in-flight")
+    assert any(m == "dram_throughput_pct" for m, _, _, _ in keep.triggers)
