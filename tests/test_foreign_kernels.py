@@ -47,6 +47,10 @@ NEEDS = {
     "liger_dyt": None,
     "liger_fused_add_rms_norm": None,
     "liger_sparsemax": None,
+    "liger_kl_div": None,
+    "liger_poly_norm": None,
+    "liger_llama4_rope": None,
+    "liger_relu_squared": None,
 }
 
 
@@ -275,6 +279,11 @@ CASES = {
     "liger_dyt": ({"rows": 3, "hidden": 300}, {"triton_v1": {"block_n": 256, "num_warps": 2}}),
     "liger_fused_add_rms_norm": ({"rows": 5, "hidden": 300}, {"triton_v1": {"num_warps": 2}}),
     "liger_sparsemax": ({"rows": 5, "cols": 300}, {"triton_v1": {"num_warps": 2}}),
+    "liger_kl_div": ({"rows": 4, "vocab": 300}, {"triton_v1": {"block_size": 128, "num_warps": 2}}),
+    "liger_poly_norm": ({"rows": 5, "width": 300}, {"triton_v1": {"num_warps": 2}}),
+    # the variant: 16-pair steps, so the head's 64 pairs take the unrolled loop's four steps
+    "liger_llama4_rope": ({"b": 2, "s": 3, "hq": 4, "hk": 2}, {"triton_v1": {"block_size": 16, "num_warps": 2}}),
+    "liger_relu_squared": ({"rows": 5, "width": 300}, {"triton_v1": {"num_warps": 2}}),
 }  # fmt: skip
 
 
