@@ -329,20 +329,27 @@ def plan_move(
     return PlannedMove(move, changes, unchecked, relaxed, miss)
 
 
+# The problem's extent along the axis a tile role spans, as the spec's dims give it.
+_TILE_EXTENT = {"tile_n": "row_len", "tile_m": "rows"}
+
+
 def _tile_covers_the_row(
     role: str, start: Any, after: Any, metrics: Mapping[str, float]
 ) -> NotApplicable | None:
-    """A wider row tile when the tile already spans the whole row: the extra lanes are all
-    masked off, so the move adds no load in flight, only idle lanes and registers (the
-    tutorial layer norm and Liger's cross-entropy both lost time to it on the H200:
-    results/ablation/20261203T17*.json)."""
-    row = metrics.get("row_len")
-    if role != "tile_n" or row is None or not isinstance(start, int | float):
+    """A wider tile when the tile already spans the problem along its axis (`tile_n`
+    against the row, `tile_m` against the rows): the extra lanes or rows are all masked
+    off, so the move adds no load in flight and no useful MMA rows, only idle lanes and
+    registers (the tutorial layer norm and Liger's cross-entropy both lost time to a row
+    tile widened past the row on the H200, results/ablation/20261203T17*.json; the
+    tutorial matmul at 64 rows lost a trial to a 256-row tile)."""
+    extent_metric = _TILE_EXTENT.get(role)
+    extent = metrics.get(extent_metric) if extent_metric else None
+    if extent is None or not isinstance(start, int | float) or isinstance(start, bool):
         return None
-    if isinstance(start, bool) or not isinstance(after, int | float) or after <= start:
+    if not isinstance(after, int | float) or after <= start:
         return None
-    if float(start) >= float(row):
-        return NotApplicable(f"{_fmt(start)} already covers the row (row_len={_fmt(row)})")
+    if float(start) >= float(extent):
+        return NotApplicable(f"{_fmt(start)} already covers {extent_metric}={_fmt(extent)}")
     return None
 
 

@@ -212,7 +212,7 @@ def test_a_row_tile_is_not_widened_past_the_row() -> None:
     knobs = [Knob("BLOCK_SIZE", "int", (None, 1024, 2048, 4096, 8192, 16384, 32768), "tile_n")]
     move = Move(change={"tile_n": "x2"})
     covered = plan_move(move, knobs, {"BLOCK_SIZE": 8192}, {"row_len": 8192.0})
-    assert isinstance(covered, NotApplicable) and "covers the row" in covered.reason
+    assert isinstance(covered, NotApplicable) and "already covers row_len" in covered.reason
     launched = plan_move(
         move, knobs, {"BLOCK_SIZE": None}, {"row_len": 8000.0}, {"BLOCK_SIZE": 8192}
     )
@@ -226,3 +226,13 @@ def test_a_row_tile_is_not_widened_past_the_row() -> None:
     )
     assert not isinstance(narrow, NotApplicable)
     assert not isinstance(plan_move(move, knobs, {"BLOCK_SIZE": 8192}, {}), NotApplicable)
+
+
+def test_an_output_tile_is_not_made_taller_than_the_rows() -> None:
+    # The tutorial matmul at 64 rows: a 128-row tile already covers them, 256 adds masked rows.
+    knobs = [Knob("BLOCK_SIZE_M", "int", (32, 64, 128, 256), "tile_m")]
+    move = Move(change={"tile_m": "x2"})
+    taller = plan_move(move, knobs, {"BLOCK_SIZE_M": 128}, {"rows": 64.0})
+    assert isinstance(taller, NotApplicable) and "already covers rows" in taller.reason
+    fits = plan_move(move, knobs, {"BLOCK_SIZE_M": 32}, {"rows": 64.0})
+    assert not isinstance(fits, NotApplicable) and fits.values == {"BLOCK_SIZE_M": 64}

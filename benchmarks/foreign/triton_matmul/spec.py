@@ -86,7 +86,7 @@ SPEC = KernelSpec(
         "fixed configuration per version instead of its autotuner"
     ),
     dims=(
-        Dim("m", "rows of A and C (tokens)"),
+        Dim("m", "rows of A and C (tokens)", "rows"),
         Dim("n", "columns of B and C (output features)"),
         Dim("k", "columns of A, rows of B (reduction length)"),
     ),
