@@ -320,7 +320,7 @@ def plan_move(
             )
             if isinstance(after, NotApplicable):
                 return NotApplicable(f"{knob.name}: {after.reason}")
-            covered = _tile_covers_the_row(role, start, after, metrics)
+            covered = _tile_covers_the_problem(role, start, after, metrics)
             if covered is not None:
                 return NotApplicable(f"{knob.name}: {covered.reason}")
             changes.append(
@@ -333,7 +333,7 @@ def plan_move(
 _TILE_EXTENT = {"tile_n": "row_len", "tile_m": "rows"}
 
 
-def _tile_covers_the_row(
+def _tile_covers_the_problem(
     role: str, start: Any, after: Any, metrics: Mapping[str, float]
 ) -> NotApplicable | None:
     """A wider tile when the tile already spans the problem along its axis (`tile_n`

@@ -11,10 +11,11 @@ line per missing piece and the command that fetches it, instead of a traceback.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import importlib.util
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -124,6 +125,20 @@ def ensure_repo_on_path() -> None:
     """Make `kernels.*` importable (a spec named by path only puts benchmarks/ on sys.path)."""
     if str(REPO_ROOT) not in sys.path:
         sys.path.insert(0, str(REPO_ROOT))
+
+
+def triton_launch_info(launcher_module: str) -> Callable[[str], dict[str, Any]]:
+    """A spec's `launch_info`: for the triton family, the `LAST_INFO` dict that the named
+    launcher module's `record` fills at each launch (imported when first asked, so the
+    spec loads without triton); nothing for other families."""
+
+    def launch_info(family: str) -> dict[str, Any]:
+        if family != "triton":
+            return {}
+        info: dict[str, Any] = importlib.import_module(launcher_module).LAST_INFO
+        return info
+
+    return launch_info
 
 
 def record(info: dict[str, Any], kernel: object, **fields: object) -> None:

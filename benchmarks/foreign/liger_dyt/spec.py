@@ -55,12 +55,7 @@ def _baselines() -> dict[str, Version]:
     }
 
 
-def _launch_info(family: str) -> dict[str, Any]:
-    if family == "triton":
-        from foreign.liger_dyt import launcher
-
-        return launcher.LAST_INFO
-    return {}
+_launch_info = _common.triton_launch_info("foreign.liger_dyt.launcher")
 
 
 TRITON_KNOBS = (

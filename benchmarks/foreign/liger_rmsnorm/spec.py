@@ -63,12 +63,7 @@ def _baselines() -> dict[str, Version]:
     return out
 
 
-def _launch_info(family: str) -> dict[str, Any]:
-    if family == "triton":
-        from foreign.liger_rmsnorm import launcher
-
-        return launcher.LAST_INFO
-    return {}
+_launch_info = _common.triton_launch_info("foreign.liger_rmsnorm.launcher")
 
 
 TRITON_KNOBS = (

@@ -76,12 +76,7 @@ def _baselines() -> dict[str, Version]:
     }
 
 
-def _launch_info(family: str) -> dict[str, Any]:
-    if family == "triton":
-        from foreign.sglang_mla_decode import launcher
-
-        return launcher.LAST_INFO
-    return {}
+_launch_info = _common.triton_launch_info("foreign.sglang_mla_decode.launcher")
 
 
 # The fields of launcher.SglangConfig; every triton_v* module sets CONFIG.

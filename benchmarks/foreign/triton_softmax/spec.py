@@ -44,12 +44,7 @@ def _baselines() -> dict[str, Version]:
     return {"torch": Version("torch", "torch", "torch.softmax(x, -1)", reference.torch_softmax)}
 
 
-def _launch_info(family: str) -> dict[str, Any]:
-    if family == "triton":
-        from foreign.triton_softmax import launcher
-
-        return launcher.LAST_INFO
-    return {}
+_launch_info = _common.triton_launch_info("foreign.triton_softmax.launcher")
 
 
 TRITON_KNOBS = (
