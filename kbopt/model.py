@@ -130,6 +130,9 @@ class Trigger(Strict):
     # One condition with the trigger before it, either one firing it: written on one
     # bullet as `A` or `B` (alternative symptoms of one cause).  The note is the first's.
     alternative: bool = False
+    # Room for the entry's move rather than a symptom of its problem (`registers_per_thread
+    # <= 64`: each thread can hold more); listed in the front matter's `room_to_act`.
+    room: bool = False
 
     @field_validator("metric")
     @classmethod

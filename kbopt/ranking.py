@@ -95,6 +95,14 @@ class Card:
     # The condition each trigger belongs to (0, 1, ...): alternatives written `A` or `B`
     # share one; empty means one condition per trigger.
     groups: tuple[int, ...] = ()
+    # Expressions of the triggers that are room to act (front matter `room_to_act`), not
+    # symptoms: like a shape fact, one that holds makes the entry applicable, not needed.
+    room: frozenset[str] = frozenset()
+
+    def is_fact(self, condition: list[tuple[str, str, float, str]]) -> bool:
+        """Whether a condition states a fact (the problem's shape, room to act) rather than
+        a measured symptom: every one of its alternatives is one."""
+        return all(m in SHAPE_METRICS or e in self.room for m, _, _, e in condition)
 
     def conditions(self) -> list[list[tuple[str, str, float, str]]]:
         """The triggers gathered by condition, in order."""
@@ -110,10 +118,13 @@ class Card:
     def from_entry_json(cls, data: dict[str, Any], relpath: str) -> Card:
         triggers = []
         groups: list[int] = []
+        room = set()
         for t in data.get("triggers", []):
             v = float(t["value"])
             shown = fmt_number(v)
             triggers.append((t["metric"], t["op"], v, f"{t['metric']} {t['op']} {shown}"))
+            if t.get("room"):
+                room.add(triggers[-1][3])
             groups.append(groups[-1] if t.get("alternative") and groups else len(set(groups)))
         return cls(
             name=data["name"],
@@ -129,6 +140,7 @@ class Card:
             risk=data.get("risk", "medium"),
             triggers=tuple(triggers),
             groups=tuple(groups),
+            room=frozenset(room),
             requires=frozenset(
                 i["target"] for i in data.get("interactions", []) if i["relation"] == "requires"
             ),
@@ -263,7 +275,7 @@ def evaluate(
     # unmeasured twin of a failed measurement does not keep it open).
     for condition in card.conditions():
         w = max(weights.get(m, 1.0) for m, _, _, _ in condition)
-        shape = all(m in SHAPE_METRICS for m, _, _, _ in condition)
+        shape = card.is_fact(condition)
         mass_all += w
         holding = [
             (m, e) for m, op, v, e in condition if m in metrics and COMPARATORS[op](metrics[m], v)
@@ -275,7 +287,7 @@ def evaluate(
             for m, e in holding:
                 fired.append(e)
                 wm = -weights.get(m, 1.0)
-                shown.append((m in SHAPE_METRICS, wm, f"{m}={fmt_number(metrics[m])}"))
+                shown.append((shape, wm, f"{m}={fmt_number(metrics[m])}"))
         elif any(m in metrics for m, _, _, _ in condition):
             n_failed += 1
             mass_failed += w
@@ -351,7 +363,7 @@ def candidates(
             if any(op not in COMPARATORS for _, op, _, _ in condition):
                 return None  # the table would never count it as holding: not ours to guess
             w = max(weights.get(m, 1.0) for m, _, _, _ in condition)
-            shape = all(m in SHAPE_METRICS for m, _, _, _ in condition)
+            shape = c.is_fact(condition)
             mass_all += w
             values = [(metrics.get(m, math.nan), op, v, m) for m, op, v, _ in condition]
             if any(not math.isnan(x) and COMPARATORS[op](x, v) for x, op, v, _ in values):

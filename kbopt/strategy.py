@@ -8,10 +8,11 @@ For every entry of the allowed scope (shared entries plus the chosen language's)
   holding when any of them holds, failing when none of those measured holds).  A
   trigger weighs by how specific its metric is in the catalog
   (`metric_weights`: log(1 + entries / entries using it)); a shape fact that holds
-  (`kv_len >= 1024`) earns only `SHAPE_CREDIT` of its weight.  `evidence = share of the
+  (`kv_len >= 1024`), or a condition the entry lists as room to act (`room_to_act`:
+  `registers_per_thread <= 64`), earns only `SHAPE_CREDIT` of its weight.  `evidence = share of the
   weight that fired × (1 − share that failed)`: conditions are meant together, and a
   missing metric weakens without firing.  An entry is dropped when every trigger
-  checked fails, or when only shape facts hold while a measured symptom fails;
+  checked fails, or when only such facts hold while a measured symptom fails;
 * **text relevance** — BM25 of the profile's root cause, key issues, stage names and
   kernel name against the entries, normalised to the best match;
 * **bottleneck class** — the entry lists the profile's class (memory / compute /
@@ -256,7 +257,7 @@ class _Table:
         # One row per trigger, and one per condition (a trigger, or alternatives `A` or `B`
         # of which any one fires it): t_cond says which condition a trigger belongs to.
         rows = []
-        conds: list[tuple[int, float, bool]] = []  # (card, weight, every metric a shape fact)
+        conds: list[tuple[int, float, bool]] = []  # (card, weight, a fact: Card.is_fact)
         for ci, c in enumerate(cards):
             for condition in c.conditions():
                 for m, op, v, _ in condition:
@@ -265,7 +266,7 @@ class _Table:
                     (
                         ci,
                         max(self.weights.get(m, 1.0) for m, _, _, _ in condition),
-                        all(m in SHAPE_METRICS for m, _, _, _ in condition),
+                        c.is_fact(condition),
                     )
                 )
         self.t_metric = np.array([r[0] for r in rows], dtype=np.int64)

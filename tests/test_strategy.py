@@ -11,7 +11,7 @@ from test_search_fixtures import small_kb
 
 from kbopt.cli import main
 from kbopt.contracts.profile import TOP_HEADING, Profile, Stage
-from kbopt.errors import KbError
+from kbopt.errors import KbError, ProblemList
 from kbopt.store import Store
 from kbopt.strategy import recommend
 from kbopt.vocab import Bottleneck
@@ -284,3 +284,105 @@ def test_a_kernel_at_its_floor_gets_a_note_before_the_ranking(kb: Store) -> None
     got = recommend(profile("", pct_of_floor=97.0, ctas_per_sm=0.25), store=kb)
     assert got.to_dict()["note"] and "at most 3%" in got.to_text()
     assert recommend(profile("", pct_of_floor=50.0), store=kb).to_dict()["note"] is None
+
+
+ROOM_ENTRY = """---
+name: more-loads-per-thread
+kind: optimization
+applies_to: [memory-bound]
+bottlenecks: [memory]
+impact: medium
+expected_gain_pct: 10
+risk: low
+status: proposed
+created: 2026-12-03
+updated: 2026-12-03
+room_to_act: ["registers_per_thread <= 64", "ctas_per_sm >= 2"]
+---
+
+# More independent loads per thread
+
+## When to Apply
+- Streaming kernels.
+- `dram_throughput_pct < 80`: short of the sustained rate.
+- `registers_per_thread <= 64`: each thread has room for more loads.
+- `ctas_per_sm >= 2`: every SM has programs.
+
+## Mechanism
+Each thread issues more loads before the first use.
+
+## Affected Metrics
+- `dram_throughput_pct`: rises
+
+## Implementation
+```python
+pass
+```
+
+## Performance Evidence
+Source type: external report
+Source: a test
+| Config | Before | After | Change |
+|--------|--------|-------|--------|
+| x | n/a | n/a | n/a |
+
+## Generalization
+Keep loads in flight.
+
+## Pitfalls
+- Registers.
+
+## Interactions
+"""
+
+
+def test_room_to_act_marks_conditions_and_round_trips() -> None:
+    from kbopt.template import parse_entry, render_entry
+
+    entry = parse_entry(ROOM_ENTRY, "more-loads-per-thread")
+    assert [t.expression for t in entry.triggers if t.room] == [
+        "registers_per_thread <= 64",
+        "ctas_per_sm >= 2",
+    ]
+    assert render_entry(entry) == ROOM_ENTRY
+    bad = ROOM_ENTRY.replace('"ctas_per_sm >= 2"]', '"ctas_per_sm >= 4"]')
+    with pytest.raises(ProblemList) as err:
+        parse_entry(bad, "more-loads-per-thread")
+    assert "<entry>:12: room_to_act: `ctas_per_sm >= 4` is not a condition" in str(err.value)
+    with pytest.raises(ProblemList, match="room_to_act: a list of conditions"):
+        parse_entry(ROOM_ENTRY.replace('room_to_act: ["', 'room_to_act: "').replace(
+            '", "ctas_per_sm >= 2"]', '"'), "more-loads-per-thread")
+
+
+def test_room_to_act_holding_is_not_a_symptom(tmp_path: Path) -> None:
+    """Room to act earns a shape fact's credit: it cannot carry an entry whose symptom was
+    measured and fails, and it weighs less than a symptom when both hold."""
+    from kbopt.ranking import Card
+
+    root = tmp_path / "kb"
+    (root / "docs" / "knowledge" / "optimizations").mkdir(parents=True)
+    (root / "docs" / "knowledge" / "optimizations" / "more-loads-per-thread.md").write_text(
+        ROOM_ENTRY
+    )
+    store = Store(root, bundled=False)
+    near_floor = profile(dram_throughput_pct=92, registers_per_thread=40, ctas_per_sm=8)
+    assert "more-loads-per-thread" not in [
+        o.id for o in recommend(near_floor, store=store).opportunities
+    ]
+    short = recommend(profile(dram_throughput_pct=50, registers_per_thread=40), store=store)
+    assert short.opportunities[0].id == "more-loads-per-thread"
+    assert short.opportunities[0].trigger == "dram_throughput_pct=50"  # the symptom first
+    card = Card.from_entry_json(
+        {
+            "name": "x",
+            "title": "x",
+            "kind": "optimization",
+            "triggers": [
+                {"metric": "registers_per_thread", "op": "<=", "value": 64, "room": True},
+                {"metric": "dram_throughput_pct", "op": "<", "value": 80},
+            ],
+        },
+        "optimizations/x.md",
+    )
+    facts = [card.is_fact(c) for c in card.conditions()]
+    assert facts == [True, False]

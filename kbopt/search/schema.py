@@ -16,7 +16,7 @@ from whoosh.lang.porter2 import stem as porter2_stem
 
 from kbopt.model import Entry
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 # Fields a query may name (`title:split`, `metric:ctas_per_sm`) and the default ones.
 TEXT_FIELDS = (
@@ -149,6 +149,7 @@ def card_data(entry: Entry) -> dict[str, Any]:
                 "op": t.op,
                 "value": t.value,
                 **({"alternative": True} if t.alternative else {}),
+                **({"room": True} if t.room else {}),
             }
             for t in entry.triggers
         ],
