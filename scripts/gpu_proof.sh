@@ -43,53 +43,31 @@ pack() {  # everything written since the start, outside caches and the wheels
         | tar czf "$OUT/proof.tgz" --null -T -)
 }
 
+# run_step STEP LINES LIMIT_S KEEP [ARGS...]: `kbopt STEP <line> ARGS...` for each
+# ';'-separated line of LINES when STEPS names STEP, under LIMIT_S seconds each, printing the
+# last KEEP lines of each, its exit status and time going to the summary table.
+run_step() {
+    local step=$1 text=$2 limit=$3 keep=$4 line start
+    shift 4
+    [[ ",$STEPS," == *",$step,"* ]] || return 0
+    IFS=';' read -ra lines <<< "$text"
+    for line in "${lines[@]}"; do
+        echo "=== $step $line ($(date -u +%H:%M:%S))"
+        start=$(date +%s)
+        # shellcheck disable=SC2086
+        timeout "$limit" $KB "$step" $line "$@" 2>&1 | tail -"$keep"
+        table+=("$step $line: rc=${PIPESTATUS[0]} $(( $(date +%s) - start ))s")
+        pack
+    done
+}
+
 {
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
 table=()
-if [[ ",$STEPS," == *",bench,"* ]]; then
-    IFS=';' read -ra lines <<< "${BENCH:-}"
-    for line in "${lines[@]}"; do
-        echo "=== bench $line ($(date -u +%H:%M:%S))"
-        start=$(date +%s)
-        # shellcheck disable=SC2086
-        timeout 300 $KB bench $line 2>&1 | tail -30
-        table+=("bench $line: rc=${PIPESTATUS[0]} $(( $(date +%s) - start ))s")
-        pack
-    done
-fi
-if [[ ",$STEPS," == *",profile,"* ]]; then
-    IFS=';' read -ra lines <<< "${PROFILES:-}"
-    for line in "${lines[@]}"; do
-        echo "=== profile $line ($(date -u +%H:%M:%S))"
-        start=$(date +%s)
-        # shellcheck disable=SC2086
-        timeout 200 $KB profile $line --counters auto --budget-s "${PROFILE_BUDGET_S:-150}" 2>&1 | tail -40
-        table+=("profile $line: rc=${PIPESTATUS[0]} $(( $(date +%s) - start ))s")
-        pack
-    done
-fi
-if [[ ",$STEPS," == *",ablate,"* ]]; then
-    IFS=';' read -ra lines <<< "$ABLATE"
-    for line in "${lines[@]}"; do
-        echo "=== ablate $line ($(date -u +%H:%M:%S))"
-        start=$(date +%s)
-        # shellcheck disable=SC2086
-        timeout 560 $KB ablate $line --trials "$TRIALS" --backend real --seed 0 2>&1 | tail -40
-        table+=("ablate $line: rc=${PIPESTATUS[0]} $(( $(date +%s) - start ))s")
-        pack
-    done
-fi
-if [[ ",$STEPS," == *",cycle,"* ]]; then
-    IFS=';' read -ra lines <<< "$CYCLES"
-    for line in "${lines[@]}"; do
-        echo "=== cycle $line ($(date -u +%H:%M:%S))"
-        start=$(date +%s)
-        # shellcheck disable=SC2086
-        timeout "${CYCLE_TIMEOUT:-560}" $KB cycle $line --designer catalog --backend real 2>&1 | tail -60
-        table+=("cycle $line: rc=${PIPESTATUS[0]} $(( $(date +%s) - start ))s")
-        pack
-    done
-fi
+run_step bench "${BENCH:-}" 300 30
+run_step profile "${PROFILES:-}" 200 40 --counters auto --budget-s "${PROFILE_BUDGET_S:-150}"
+run_step ablate "$ABLATE" 560 40 --trials "$TRIALS" --backend real --seed 0
+run_step cycle "$CYCLES" "${CYCLE_TIMEOUT:-560}" 60 --designer catalog --backend real
 echo "=== summary"
 printf '%s\n' "${table[@]}"
 } 2>&1 | tee "$OUT/proof.log"
