@@ -55,12 +55,10 @@ from kbopt.kernel import KernelSpec, Knob
 from kbopt.moves import NotApplicable, PlannedMove, launch_equivalents, plan_move
 from kbopt.store import Store
 from kbopt.workflow.catalog_designer import (
-    RANK_DEPTH,
     family_language,
     in_scope_with_moves,
-    ranked_moves_order,
     search_candidates,
-    with_unranked,
+    search_order,
 )
 
 ARMS = ("catalog", "random", "grid")
@@ -200,20 +198,17 @@ class CatalogWalk(_Walk):
         self.store, self.language, self.spec = store, language, spec
 
     def choose(self) -> tuple[str, PlannedMove] | str:
-        from kbopt.strategy import recommend, trigger_metrics
+        from kbopt.strategy import trigger_metrics
         from kbopt.workflow.profiler import build_profile
 
         profile, _ = build_profile(self.current, None, "timing only (kbopt ablate)")
-        # The whole ranking, not its first ten, then the entries it left out (the random
-        # arm's pool): the walk stops only when no entry has a move left, and it takes the
-        # ranked ones first, in the ranking's order.
-        ranked = recommend(profile, language=self.language, store=self.store, limit=RANK_DEPTH)
-        bottleneck = profile.bottleneck.value if profile.bottleneck else None
+        # The whole ranking, then the entries it left out (the random arm's pool): the walk
+        # stops only when no entry has a move left, and takes the ranked ones first.
         found = search_candidates(
             self.store,
             self.spec,
             self.lab.version,
-            with_unranked(ranked_moves_order(ranked), self.store, self.language, bottleneck),
+            search_order(profile, self.store, self.language),
             trigger_metrics(profile),
             tried_values=self.visited,
             rejected=self.rejected,

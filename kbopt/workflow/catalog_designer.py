@@ -309,6 +309,17 @@ def with_unranked(
     return [dict(r) for r in ranked] + rest
 
 
+def search_order(profile: Any, store: Store, language: str | None) -> list[dict[str, Any]]:
+    """What a catalog search tries for `profile`, in order: the strategy's whole ranking
+    (`ranked_moves_order`, past its first ten), then the entries it left out
+    (`with_unranked`).  The catalog designer and the ablation's catalog arm both search it."""
+    from kbopt.strategy import recommend
+
+    deep = recommend(profile, language=language, store=store, limit=RANK_DEPTH)
+    bottleneck = profile.bottleneck.value if profile.bottleneck else None
+    return with_unranked(ranked_moves_order(deep), store, language, bottleneck)
+
+
 def _launched(measurements: Mapping[str, Any]) -> dict[str, Any]:
     """What a version's launches recorded for its knobs at every configuration of a run
     record's measurements, where they agree: a knob left at None that the kernel resolves
@@ -511,15 +522,11 @@ class CatalogDesigner:
         entries with moves (`with_unranked`): the designer stops only when no entry has a
         move left, taking the ranked ones first, in the ranking's order."""
         from kbopt.contracts.profile import Profile
-        from kbopt.strategy import recommend
 
         if not record.profile or self.store is None:
             return ranked
         language = record.selected_language or self.language
-        profile = Profile.parse(record.profile)
-        deep = recommend(profile, language=language, store=self.store, limit=RANK_DEPTH)
-        bottleneck = profile.bottleneck.value if profile.bottleneck else None
-        return with_unranked(ranked_moves_order(deep), self.store, language, bottleneck)
+        return search_order(Profile.parse(record.profile), self.store, language)
 
     def design(self, task: OptimizationTask, ctx: DesignContext) -> NewVersion:
         from kbopt.workflow.knob_source import write_version
