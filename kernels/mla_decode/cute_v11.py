@@ -113,7 +113,7 @@ class _MlaDecodeV11(_MlaDecodeV7):
 
     What cute_v12 changes (the barriers per stage, the TMA boxes, and where the consumers
     wait) are the methods and the class attribute below the kernel: :attr:`KV_BARRIERS`,
-    :meth:`make_kv_tma`, :meth:`partition_kv_tma`, :meth:`tma_load_kv`, :meth:`wait_tile`,
+    :meth:`make_latent_tma`, :meth:`partition_latent_tma`, :meth:`tma_load_kv`, :meth:`wait_tile`,
     :meth:`slice_ready` and :meth:`wait_v`. They are traced inline, so the PTX is the same as
     with their v11 bodies written out in the kernel."""
 
@@ -431,14 +431,9 @@ class _MlaDecodeV11(_MlaDecodeV7):
     def make_kv_tma(
         self, m_kv_tma: cute.Tensor, s_kl_layout: Any, s_kr_layout: Any
     ) -> tuple[Any, Any, Any, Any]:
-        """Host side: ``(atom, global view)`` of the latent columns (one 64 x 512 tile, which
-        CuTe DSL issues as eight 64-column boxes) and of the rope columns (one 64 x 64 box)."""
-        tma_kl, g_kl_tma = cpasync.make_tiled_tma_atom(
-            cpasync.CopyBulkTensorTileG2SOp(),
-            m_kv_tma,
-            cute.slice_(s_kl_layout, (None, None, 0)),
-            (N_BLK, D_LAT),
-        )
+        """Host side: TMA atom and global view of the latent columns (:meth:`make_latent_tma`)
+        and of the rope columns (one 64 x 64 box)."""
+        tma_kl, g_kl_tma = self.make_latent_tma(m_kv_tma, s_kl_layout)
         tma_kr, g_kr_tma = cpasync.make_tiled_tma_atom(
             cpasync.CopyBulkTensorTileG2SOp(),
             m_kv_tma,
@@ -446,6 +441,16 @@ class _MlaDecodeV11(_MlaDecodeV7):
             (N_BLK, D_ROPE),
         )
         return tma_kl, g_kl_tma, tma_kr, g_kr_tma
+
+    def make_latent_tma(self, m_kv_tma: cute.Tensor, s_kl_layout: Any) -> tuple[Any, Any]:
+        """The latent columns as one 64 x 512 tile per copy (CuTe DSL issues it as eight
+        64-column boxes, the widest the 128-byte swizzle allows)."""
+        return cpasync.make_tiled_tma_atom(
+            cpasync.CopyBulkTensorTileG2SOp(),
+            m_kv_tma,
+            cute.slice_(s_kl_layout, (None, None, 0)),
+            (N_BLK, D_LAT),
+        )
 
     def partition_kv_tma(
         self,
@@ -457,17 +462,10 @@ class _MlaDecodeV11(_MlaDecodeV7):
         s_kr: cute.Tensor,
         bi: cutlass.Int32,
     ) -> tuple[Any, Any, Any, Any]:
-        """TMA views ``(smem latent, global latent, smem rope, global rope)``: ((box), stage)
-        in shared memory, ((box), tile) of sequence ``bi`` in global memory."""
-        t_skl_tma, t_gkl_tma = cpasync.tma_partition(
-            tma_kl,
-            0,
-            cute.make_layout(1),
-            cute.group_modes(s_kl, 0, 2),
-            cute.group_modes(
-                cute.local_tile(g_kl_tma[None, None, bi], (N_BLK, D_LAT), (None, 0)), 0, 2
-            ),
-        )
+        """TMA views ``(smem latent, global latent, smem rope, global rope)``: rope as
+        ((box), stage) in shared memory and ((box), tile) of sequence ``bi`` in global memory;
+        latent from :meth:`partition_latent_tma`."""
+        t_skl_tma, t_gkl_tma = self.partition_latent_tma(tma_kl, g_kl_tma, s_kl, bi)
         t_skr_tma, t_gkr_tma = cpasync.tma_partition(
             tma_kr,
             0,
@@ -480,6 +478,20 @@ class _MlaDecodeV11(_MlaDecodeV7):
             ),
         )
         return t_skl_tma, t_gkl_tma, t_skr_tma, t_gkr_tma
+
+    def partition_latent_tma(
+        self, tma_kl: cute.CopyAtom, g_kl_tma: cute.Tensor, s_kl: cute.Tensor, bi: cutlass.Int32
+    ) -> tuple[Any, Any]:
+        """Latent columns: ((tile), stage) in shared memory, ((tile), tile index) in global."""
+        return cpasync.tma_partition(
+            tma_kl,
+            0,
+            cute.make_layout(1),
+            cute.group_modes(s_kl, 0, 2),
+            cute.group_modes(
+                cute.local_tile(g_kl_tma[None, None, bi], (N_BLK, D_LAT), (None, 0)), 0, 2
+            ),
+        )
 
     @cute.jit
     def wait_tile(
