@@ -109,7 +109,15 @@ PRODUCER = WG_THREADS  # its lane 0 alone prefetches the two descriptors (no ele
 class _MlaDecodeV11(_MlaDecodeV7):
     """v7's kernel with the KV loads by TMA. Only the loads, the shared storage and the loop
     head are v11's own; a step's compute (``score_softmax``, ``rescale_pv``), the epilogue
-    (``finish``) and the split merge (``merge_if_last``) are v7's methods."""
+    (``finish``) and the split merge (``merge_if_last``) are v7's methods.
+
+    What cute_v12 changes (the barriers per stage, the TMA boxes, and where the consumers
+    wait) are the methods and the class attribute below the kernel: :attr:`KV_BARRIERS`,
+    :meth:`make_latent_tma`, :meth:`partition_latent_tma`, :meth:`tma_load_kv`, :meth:`wait_tile`,
+    :meth:`slice_ready` and :meth:`wait_v`. They are traced inline, so the PTX is the same as
+    with their v11 bodies written out in the kernel."""
+
+    KV_BARRIERS = 1  # transaction mbarriers per shared-memory stage: one for the whole tile
 
     def __init__(self) -> None:  # no knobs (v7's L2 prefetch distance does not apply)
         super().__init__(l2_prefetch_distance=0)
@@ -155,7 +163,9 @@ class _MlaDecodeV11(_MlaDecodeV7):
             s_corr: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, M_BLK], 16]
             s_sum: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, M_BLK], 16]
             s_arrived: cute.struct.Align[cute.struct.MemRange[cutlass.Int32, 4], 16]
-            s_full: cute.struct.Align[cute.struct.MemRange[cutlass.Int64, STAGES], 8]
+            s_full: cute.struct.Align[
+                cute.struct.MemRange[cutlass.Int64, STAGES * self.KV_BARRIERS], 8
+            ]
 
         # the cache as [t, 576, batch] for the tensor maps (TMA tiles the leading modes)
         m_kv_tma = cute.make_tensor(
@@ -165,18 +175,7 @@ class _MlaDecodeV11(_MlaDecodeV7):
                 stride=(ref.D_QK, 1, cute.assume(t_max * ref.D_QK, divby=64)),
             ),
         )
-        tma_kl, g_kl_tma = cpasync.make_tiled_tma_atom(
-            cpasync.CopyBulkTensorTileG2SOp(),
-            m_kv_tma,
-            cute.slice_(s_kl_layout, (None, None, 0)),
-            (N_BLK, D_LAT),
-        )
-        tma_kr, g_kr_tma = cpasync.make_tiled_tma_atom(
-            cpasync.CopyBulkTensorTileG2SOp(),
-            m_kv_tma,
-            cute.slice_(s_kr_layout, (None, None, 0)),
-            (N_BLK, D_ROPE),
-        )
+        tma_kl, g_kl_tma, tma_kr, g_kr_tma = self.make_kv_tma(m_kv_tma, s_kl_layout, s_kr_layout)
 
         # Q (once per CTA) and the partial tile's zeros: v7's per-thread layout, warpgroup 1
         g2s = cute.make_tiled_copy_tv(
@@ -314,26 +313,8 @@ class _MlaDecodeV11(_MlaDecodeV7):
         s_arrived = storage.s_arrived.get_tensor(cute.make_layout((4,)))
         s_full = storage.s_full.data_ptr()
 
-        # TMA views: ((box), tiles) of this sequence in global memory, ((box), stage) in smem
-        t_skl_tma, t_gkl_tma = cpasync.tma_partition(
-            tma_kl,
-            0,
-            cute.make_layout(1),
-            cute.group_modes(s_kl, 0, 2),
-            cute.group_modes(
-                cute.local_tile(g_kl_tma[None, None, bi], (N_BLK, D_LAT), (None, 0)), 0, 2
-            ),
-        )
-        t_skr_tma, t_gkr_tma = cpasync.tma_partition(
-            tma_kr,
-            0,
-            cute.make_layout(1),
-            cute.group_modes(s_kr, 0, 2),
-            cute.group_modes(
-                cute.local_tile(g_kr_tma[None, None, bi], (N_BLK, D_ROPE), (None, D_LAT // D_ROPE)),
-                0,
-                2,
-            ),
+        t_skl_tma, t_gkl_tma, t_skr_tma, t_gkr_tma = self.partition_kv_tma(
+            tma_kl, g_kl_tma, tma_kr, g_kr_tma, s_kl, s_kr, bi
         )
 
         thr_g2s = g2s.get_slice(wg_tidx)  # used by warpgroup 1 only
@@ -361,7 +342,7 @@ class _MlaDecodeV11(_MlaDecodeV7):
         lane = cute.arch.lane_idx()
 
         if tidx == 0:
-            for s in cutlass.range_constexpr(STAGES):
+            for s in cutlass.range_constexpr(STAGES * self.KV_BARRIERS):
                 cute.arch.mbarrier_init(s_full + s, 1)
         cute.arch.mbarrier_init_fence()
         cute.arch.sync_threads()  # the barriers are initialised before anyone uses them
@@ -398,11 +379,7 @@ class _MlaDecodeV11(_MlaDecodeV7):
             stage = step % STAGES
             valid = seqlen - tile * N_BLK
             cute.arch.cp_async_wait_group(0)  # Q (warpgroup 1's cp.async; step 0 only)
-            cute.arch.mbarrier_wait(s_full + stage, (step // STAGES) % 2)
-            # the sequence ends inside this tile: zero V's rows past it
-            if valid < N_BLK:  # noqa: SIM102 (nested: dynamic conditions)
-                if wg == 1:
-                    self.zero_tail(t_skl, t_ckv, stage, valid)
+            self.wait_tile(s_full, stage, step, valid, wg, t_skl, t_ckv)
             cute.arch.fence_view_async_shared()
             # tile `step` (and Q) is in shared memory for everyone, and both warpgroups are
             # done with step - 1 (its P and the stage the next TMA copy overwrites)
@@ -441,13 +418,109 @@ class _MlaDecodeV11(_MlaDecodeV7):
                     tile,
                     scale_log2,
                     lane,
+                    self.slice_ready(s_full, stage, step),
                 )
+            self.wait_v(s_full, stage, step, wg)
             self.rescale_pv(mma_pv, t_ap, t_bv, t_cs, acc_o, acc_o_mn, s_corr, stage, wg)
 
         self.finish(
             m_o, m_lse, m_out, m_sem, s_sum, s_arrived, thr_pv, t_cs, acc_o, acc_o_mn,
             row_max, row_sum, scale_log2, m_block, split, bi, tidx, wg, lane,
         )  # fmt: skip
+
+    def make_kv_tma(
+        self, m_kv_tma: cute.Tensor, s_kl_layout: Any, s_kr_layout: Any
+    ) -> tuple[Any, Any, Any, Any]:
+        """Host side: TMA atom and global view of the latent columns (:meth:`make_latent_tma`)
+        and of the rope columns (one 64 x 64 box)."""
+        tma_kl, g_kl_tma = self.make_latent_tma(m_kv_tma, s_kl_layout)
+        tma_kr, g_kr_tma = cpasync.make_tiled_tma_atom(
+            cpasync.CopyBulkTensorTileG2SOp(),
+            m_kv_tma,
+            cute.slice_(s_kr_layout, (None, None, 0)),
+            (N_BLK, D_ROPE),
+        )
+        return tma_kl, g_kl_tma, tma_kr, g_kr_tma
+
+    def make_latent_tma(self, m_kv_tma: cute.Tensor, s_kl_layout: Any) -> tuple[Any, Any]:
+        """The latent columns as one 64 x 512 tile per copy (CuTe DSL issues it as eight
+        64-column boxes, the widest the 128-byte swizzle allows)."""
+        return cpasync.make_tiled_tma_atom(
+            cpasync.CopyBulkTensorTileG2SOp(),
+            m_kv_tma,
+            cute.slice_(s_kl_layout, (None, None, 0)),
+            (N_BLK, D_LAT),
+        )
+
+    def partition_kv_tma(
+        self,
+        tma_kl: cute.CopyAtom,
+        g_kl_tma: cute.Tensor,
+        tma_kr: cute.CopyAtom,
+        g_kr_tma: cute.Tensor,
+        s_kl: cute.Tensor,
+        s_kr: cute.Tensor,
+        bi: cutlass.Int32,
+    ) -> tuple[Any, Any, Any, Any]:
+        """TMA views ``(smem latent, global latent, smem rope, global rope)``: rope as
+        ((box), stage) in shared memory and ((box), tile) of sequence ``bi`` in global memory;
+        latent from :meth:`partition_latent_tma`."""
+        t_skl_tma, t_gkl_tma = self.partition_latent_tma(tma_kl, g_kl_tma, s_kl, bi)
+        t_skr_tma, t_gkr_tma = cpasync.tma_partition(
+            tma_kr,
+            0,
+            cute.make_layout(1),
+            cute.group_modes(s_kr, 0, 2),
+            cute.group_modes(
+                cute.local_tile(g_kr_tma[None, None, bi], (N_BLK, D_ROPE), (None, D_LAT // D_ROPE)),
+                0,
+                2,
+            ),
+        )
+        return t_skl_tma, t_gkl_tma, t_skr_tma, t_gkr_tma
+
+    def partition_latent_tma(
+        self, tma_kl: cute.CopyAtom, g_kl_tma: cute.Tensor, s_kl: cute.Tensor, bi: cutlass.Int32
+    ) -> tuple[Any, Any]:
+        """Latent columns: ((tile), stage) in shared memory, ((tile), tile index) in global."""
+        return cpasync.tma_partition(
+            tma_kl,
+            0,
+            cute.make_layout(1),
+            cute.group_modes(s_kl, 0, 2),
+            cute.group_modes(
+                cute.local_tile(g_kl_tma[None, None, bi], (N_BLK, D_LAT), (None, 0)), 0, 2
+            ),
+        )
+
+    @cute.jit
+    def wait_tile(
+        self,
+        s_full: cute.Pointer,
+        stage: cutlass.Int32,
+        step: cutlass.Int32,
+        valid: cutlass.Int32,
+        wg: cutlass.Int32,
+        t_skl: cute.Tensor,
+        t_ckv: cute.Tensor,
+    ):
+        """Top of step ``step``, before the CTA barrier: everyone waits for the whole tile;
+        on the partial tile warpgroup 1 then zeroes V's rows past the sequence's end."""
+        cute.arch.mbarrier_wait(s_full + stage, (step // STAGES) % 2)
+        # the sequence ends inside this tile: zero V's rows past it
+        if valid < N_BLK:  # noqa: SIM102 (nested: dynamic conditions)
+            if wg == 1:
+                self.zero_tail(t_skl, t_ckv, stage, valid)
+
+    def slice_ready(self, s_full: cute.Pointer, stage: cutlass.Int32, step: cutlass.Int32) -> Any:
+        """What the score product calls before each 64-column slice (see v7's
+        ``score_softmax``): nothing here, the whole tile was waited for in :meth:`wait_tile`."""
+        return None
+
+    def wait_v(
+        self, s_full: cute.Pointer, stage: cutlass.Int32, step: cutlass.Int32, wg: cutlass.Int32
+    ) -> None:
+        """Before P@V: nothing to wait for here (:meth:`wait_tile` waited for the tile)."""
 
     @cute.jit
     def tma_load_kv(

@@ -385,9 +385,15 @@ class _MlaDecodeV7(_MlaDecodeV4):
         tile: cutlass.Int32,
         scale_log2: cutlass.Float32,
         lane: cutlass.Int32,
+        slice_ready: Any = None,
     ):
         """Warpgroup 0: S = Q K^T of KV tile ``tile`` (in ``stage``; rows past ``seqlen``
-        masked), the online softmax, P into shared memory and the row corrections posted."""
+        masked), the online softmax, P into shared memory and the row corrections posted.
+
+        ``slice_ready`` (cute_v12): a Python callable, ``slice_ready(j)`` is traced just before
+        the first wgmma that reads the stage's 64-column slice ``j`` (0-7: latent, 8: rope), so
+        that it can wait for that slice alone. None (v7-v11): the whole tile is already in
+        shared memory, and nothing is traced in between."""
         dtype = t_sp.element_type
         n_rows = cute.size(acc_o_mn, mode=[0])
         # S = Q K^T: 32 latent + 4 rope k16 steps, m64n64k16 from shared memory
@@ -395,10 +401,15 @@ class _MlaDecodeV7(_MlaDecodeV4):
         warpgroup.fence()
         qk = cute.make_mma_atom(mma_qk.op)
         qk.set(warpgroup.Field.ACCUMULATE, False)
+        k_per_slice = D_ROPE // 16  # k16 wgmma steps per 64-column slice
         for k in cutlass.range_constexpr(cute.size(t_aql, mode=[2])):
+            if cutlass.const_expr(slice_ready is not None and k % k_per_slice == 0):
+                slice_ready(k // k_per_slice)
             cute.gemm(qk, acc_s, t_aql[None, None, k], t_bkl[None, None, k, stage], acc_s)
             qk.set(warpgroup.Field.ACCUMULATE, True)
         for k in cutlass.range_constexpr(cute.size(t_aqr, mode=[2])):
+            if cutlass.const_expr(slice_ready is not None and k == 0):
+                slice_ready(D_LAT // D_ROPE)
             cute.gemm(qk, acc_s, t_aqr[None, None, k], t_bkr[None, None, k, stage], acc_s)
         warpgroup.commit_group()
         warpgroup.wait_group(0)

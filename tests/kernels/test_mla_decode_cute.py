@@ -84,6 +84,16 @@ EXPECTED_PTX = {
         r"fence\.proxy\.async\.shared::cta",  # the partial tile's zeros, seen by wgmma
         r"atom\.\S*add\.u32|atom\.\S*add\.s32",
     ],
+    "cute_v12": [
+        r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16",
+        r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16",
+        # one 64-column box per copy, each completing on its own transaction mbarrier
+        r"cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile\.mbarrier::complete_tx",
+        r"mbarrier\.arrive\.expect_tx\S*\.b64 _, \[%r\d+\], %r\d+;",
+        r"mbarrier\.try_wait\.parity",
+        r"fence\.proxy\.async\.shared::cta",
+        r"atom\.\S*add\.u32|atom\.\S*add\.s32",
+    ],
 }
 
 
@@ -121,6 +131,30 @@ def test_sm90a_ptx_has_its_instructions_and_matches_the_fingerprint(name: str) -
             f"({recorded[name][out_dtype][:12]} -> {got[:12]}): re-measure it on the GPU, then "
             f"run {ptx_fingerprints.COMMAND}, or undo the change"
         )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("out_dtype", ptx_fingerprints.OUT_DTYPES)
+def test_cute_v12_waits_for_each_slice_before_the_wgmmas_that_read_it(out_dtype: str) -> None:
+    """cute_v12's barrier per 64-column slice, read from its PTX: each of the nine boxes of a
+    tile (two call sites: the first tile and the loop) is armed for exactly one box's bytes
+    (64 x 64 bf16; any other count never completes its phase, or completes it early), and
+    the score product waits on a barrier before each run of four k16 wgmmas (one slice)."""
+    ptx = ptx_fingerprints.version_ptx("cute_v12", out_dtype)
+    copies = re.findall(r"cp\.async\.bulk\.tensor\.3d\S*mbarrier::complete_tx", ptx)
+    arms = re.findall(r"mbarrier\.arrive\.expect_tx\S*\.b64 _, \[%r\d+\], (%r\d+);", ptx)
+    assert len(copies) == len(arms) == 2 * 9
+    box_bytes = 64 * 64 * 2
+    for reg in arms:
+        assert re.search(rf"mov\.b32\s+{reg}, {box_bytes};", ptx), f"{reg} is not {box_bytes}"
+    # the order of waits (W) and score wgmmas (M) in the loop: W MMMM nine times
+    order = "".join(
+        "W" if m.group(0).startswith("mbarrier") else "M"
+        for m in re.finditer(
+            r"mbarrier\.try_wait\.parity|wgmma\.mma_async\.sync\.aligned\.m64n64k16", ptx
+        )
+    )
+    assert "WMMMM" * 9 in order, order
 
 
 def test_fingerprints_cover_every_cute_version_at_the_installed_cutlass_dsl() -> None:
@@ -314,7 +348,7 @@ def test_bf16_matches_fp32_reference_on_gpu(name: str, case: tuple[int, int, int
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("name", ["cute_v7", "cute_v9", "cute_v10", "cute_v11"])
+@pytest.mark.parametrize("name", ["cute_v7", "cute_v9", "cute_v10", "cute_v11", "cute_v12"])
 def test_in_kernel_merge_leaves_its_counters_at_zero_and_repeats_correctly(name: str) -> None:
     """The last-arriving split CTA merges and resets its arrival counter (cute_v7+): calls
     after the first must find zeroed counters, else no CTA merges and the output stays unset.
