@@ -133,6 +133,10 @@ class Trigger(Strict):
     # Room for the entry's move rather than a symptom of its problem (`registers_per_thread
     # <= 64`: each thread can hold more); listed in the front matter's `room_to_act`.
     room: bool = False
+    # The problem itself rather than a symptom of it (`global_reduction_sectors > 0`: the
+    # kernel issues global atomics at all); measured false, the entry cannot apply.  Listed
+    # in the front matter's `defining`.
+    defining: bool = False
 
     @field_validator("metric")
     @classmethod

@@ -98,6 +98,13 @@ class Card:
     # Expressions of the triggers that are room to act (front matter `room_to_act`), not
     # symptoms: like a shape fact, one that holds makes the entry applicable, not needed.
     room: frozenset[str] = frozenset()
+    # Expressions of the triggers that are the problem itself (front matter `defining`): a
+    # condition with one of them that was measured and fails rules the entry out.
+    defining: frozenset[str] = frozenset()
+
+    def is_defining(self, condition: list[tuple[str, str, float, str]]) -> bool:
+        """Whether a condition is the problem itself (one of its alternatives is listed)."""
+        return any(e in self.defining for _, _, _, e in condition)
 
     def is_fact(self, condition: list[tuple[str, str, float, str]]) -> bool:
         """Whether a condition states a fact (the problem's shape, room to act) rather than
@@ -119,12 +126,15 @@ class Card:
         triggers = []
         groups: list[int] = []
         room = set()
+        defining = set()
         for t in data.get("triggers", []):
             v = float(t["value"])
             shown = fmt_number(v)
             triggers.append((t["metric"], t["op"], v, f"{t['metric']} {t['op']} {shown}"))
             if t.get("room"):
                 room.add(triggers[-1][3])
+            if t.get("defining"):
+                defining.add(triggers[-1][3])
             groups.append(groups[-1] if t.get("alternative") and groups else len(set(groups)))
         return cls(
             name=data["name"],
@@ -141,6 +151,7 @@ class Card:
             triggers=tuple(triggers),
             groups=tuple(groups),
             room=frozenset(room),
+            defining=frozenset(defining),
             requires=frozenset(
                 i["target"] for i in data.get("interactions", []) if i["relation"] == "requires"
             ),
@@ -269,7 +280,7 @@ def evaluate(
     shown: list[tuple[bool, float, str]] = []  # (is a shape metric, -weight, `metric=value`)
     mass_fired = mass_failed = mass_all = 0.0
     n_fired = n_failed = 0
-    symptom_fired = symptom_failed = False
+    symptom_fired = symptom_failed = defining_failed = False
     # One condition is one trigger, or alternatives of which any one firing fires it; it
     # fails when at least one alternative was measured and none of the measured holds (an
     # unmeasured twin of a failed measurement does not keep it open).
@@ -292,6 +303,7 @@ def evaluate(
             n_failed += 1
             mass_failed += w
             symptom_failed = symptom_failed or not shape
+            defining_failed = defining_failed or card.is_defining(condition)
             failed += [e for _, _, _, e in condition]
     # Report the most specific measured symptom (ctas_per_sm=0.2), never a shape fact first.
     first_value = min(shown)[2] if shown else ""
@@ -303,6 +315,8 @@ def evaluate(
         return None  # its conditions were checked and none holds
     if symptom_failed and not symptom_fired:
         return None  # only shape facts hold (kv_len...): the measured symptom is absent
+    if defining_failed:
+        return None  # the problem itself was measured absent (no global atomics at all...)
     # Share of the entry's (specificity-weighted) conditions that hold, times the share
     # that was not contradicted: conditions are meant together.
     evidence = (mass_fired / mass_all) * (1.0 - mass_failed / mass_all) if mass_all else 0.0
@@ -357,7 +371,7 @@ def candidates(
     for i, c in enumerate(cards):
         n_fired = n_failed = n_unmeasured = 0
         mass_fired = mass_failed = mass_all = 0.0
-        symptom_fired = symptom_failed = False
+        symptom_fired = symptom_failed = defining_failed = False
         conditions = c.conditions()
         for condition in conditions:
             if any(op not in COMPARATORS for _, op, _, _ in condition):
@@ -374,6 +388,7 @@ def candidates(
                 n_failed += 1
                 mass_failed += w
                 symptom_failed = symptom_failed or not shape
+                defining_failed = defining_failed or c.is_defining(condition)
             elif any(math.isnan(x) and m in unmeasured for x, _, _, m in values):
                 n_unmeasured += 1
         in_scope = not c.language or language == ALL_LANGUAGES or c.language == language
@@ -387,6 +402,7 @@ def candidates(
             and (n_fired > 0 or rel[i] >= TEXT_ONLY_MIN)
             and not (has_triggers and n_fired == 0 and n_failed > 0)
             and not (symptom_failed and not symptom_fired)
+            and not defining_failed
         )
         evidence = (mass_fired / mass_all) * (1.0 - mass_failed / mass_all) if mass_all > 0 else 0.0
         related = rel[i] > 0 or bool(c.contexts & GENERIC_CONTEXTS)

@@ -12,7 +12,8 @@ For every entry of the allowed scope (shared entries plus the chosen language's)
   `registers_per_thread <= 64`), earns only `SHAPE_CREDIT` of its weight.  `evidence = share of the
   weight that fired × (1 − share that failed)`: conditions are meant together, and a
   missing metric weakens without firing.  An entry is dropped when every trigger
-  checked fails, or when only such facts hold while a measured symptom fails;
+  checked fails, when only such facts hold while a measured symptom fails, or when a
+  condition the entry lists as the problem itself (`defining`) was measured and fails;
 * **text relevance** — BM25 of the profile's root cause, key issues, stage names and
   kernel name against the entries, normalised to the best match;
 * **bottleneck class** — the entry lists the profile's class (memory / compute /
@@ -257,7 +258,8 @@ class _Table:
         # One row per trigger, and one per condition (a trigger, or alternatives `A` or `B`
         # of which any one fires it): t_cond says which condition a trigger belongs to.
         rows = []
-        conds: list[tuple[int, float, bool]] = []  # (card, weight, a fact: Card.is_fact)
+        # (card, weight, a fact: Card.is_fact, the problem itself: Card.is_defining)
+        conds: list[tuple[int, float, bool, bool]] = []
         for ci, c in enumerate(cards):
             for condition in c.conditions():
                 for m, op, v, _ in condition:
@@ -267,6 +269,7 @@ class _Table:
                         ci,
                         max(self.weights.get(m, 1.0) for m, _, _, _ in condition),
                         c.is_fact(condition),
+                        c.is_defining(condition),
                     )
                 )
         self.t_metric = np.array([r[0] for r in rows], dtype=np.int64)
@@ -276,6 +279,7 @@ class _Table:
         self.c_card = np.array([c[0] for c in conds], dtype=np.int64)
         self.c_weight = np.array([c[1] for c in conds], dtype=np.float64)
         self.c_shape = np.array([c[2] for c in conds], dtype=bool)
+        self.c_defining = np.array([c[3] for c in conds], dtype=bool)
         n = len(cards)
         self.n_triggers = np.bincount(self.c_card, minlength=n).astype(np.float64)
         self.mass_all = np.bincount(self.c_card, weights=self.c_weight, minlength=n)
@@ -333,6 +337,7 @@ class _Table:
         mass_failed = per_card(failed * self.c_weight)
         symptom_fired = per_card(fired & ~self.c_shape) > 0
         symptom_failed = per_card(failed & ~self.c_shape) > 0
+        defining_failed = per_card(failed & self.c_defining) > 0
         rel = np.zeros(n)
         for name, r in relevance.items():
             if name in self.index:
@@ -359,6 +364,7 @@ class _Table:
             & ((n_fired > 0) | (rel >= TEXT_ONLY_MIN))
             & ~(has_triggers & (n_fired == 0) & (n_failed > 0))
             & ~(symptom_failed & ~symptom_fired)
+            & ~defining_failed
         )
         safe_all = np.where(self.mass_all > 0, self.mass_all, 1.0)
         evidence = np.where(

@@ -15,6 +15,8 @@ File shape (sections in exactly this order)::
     updated: 2026-12-02
     room_to_act: ["ctas_per_sm >= 2"]  # optional: When to Apply conditions that say there
                                   # is room for the move, not that the problem is present
+    defining: ["global_reduction_sectors > 0"]  # optional: conditions that are the problem
+                                  # itself: measured false, the entry cannot apply
     moves:                        # optional: what it does to a kernel's knobs, by role
       - change: {splits: "one_wave"}   # (kbopt.moves); on an anti-pattern, the way out
         when: ["ctas_per_sm < 1"]
@@ -71,6 +73,7 @@ FRONT_MATTER_KEYS = (
     "created",
     "updated",
     "room_to_act",  # optional: When to Apply conditions that are room to act, not symptoms
+    "defining",  # optional: When to Apply conditions that are the problem itself
     "moves",  # optional: machine-applicable moves on a kernel's knobs (kbopt.moves)
 )
 PROVENANCE_KEYS = {
@@ -187,15 +190,17 @@ def parse_entry(text: str, name: str | None = None, path: str = "<entry>") -> En
         if title in by_title
     }
 
-    room = data.pop("room_to_act", None)
-    if (s := by_title.get("When to Apply")) is not None:
-        data["contexts"], data["triggers"] = _parse_when(s, out)
-        if room is not None:
-            data["triggers"] = _mark_room(
-                room, data["triggers"], fm_lines.get("room_to_act", 1), out
+    marks = {key: data.pop(key) for key in TRIGGER_MARKS if key in data}
+    when = by_title.get("When to Apply")
+    if when is not None:
+        data["contexts"], data["triggers"] = _parse_when(when, out)
+    for key, listed in marks.items():
+        if when is None:
+            out.add(fm_lines.get(key, 1), f"{key}: the entry has no When to Apply")
+        else:
+            data["triggers"] = _mark_triggers(
+                key, listed, data["triggers"], fm_lines.get(key, 1), out
             )
-    elif room is not None:
-        out.add(fm_lines.get("room_to_act", 1), "room_to_act: the entry has no When to Apply")
     if (s := by_title.get("Mechanism")) is not None:
         data["mechanism"] = _prose(s)
     if (s := by_title.get("Affected Metrics")) is not None:
@@ -383,25 +388,36 @@ def _parse_when(section: _Section, out: _Collector) -> tuple[list[str], list[Tri
     return contexts, triggers
 
 
-def _mark_room(room: Any, triggers: list[Trigger], line: int, out: _Collector) -> list[Trigger]:
-    """The triggers with `room` set on those the front matter's `room_to_act` lists (each an
-    expression of a When to Apply condition, `metric op value`)."""
-    if not isinstance(room, list) or not all(isinstance(r, str) for r in room):
-        out.add(line, 'room_to_act: a list of conditions, e.g. ["ctas_per_sm >= 2"]')
+# Front-matter lists that mark When to Apply conditions: the key, the Trigger flag it sets
+# and an example for the error message.
+TRIGGER_MARKS = {
+    "room_to_act": ("room", '["ctas_per_sm >= 2"]'),
+    "defining": ("defining", '["global_reduction_sectors > 0"]'),
+}
+
+
+def _mark_triggers(
+    key: str, listed: Any, triggers: list[Trigger], line: int, out: _Collector
+) -> list[Trigger]:
+    """The triggers with the flag of front-matter list `key` (`room_to_act`, `defining`) set
+    on those it lists (each an expression of a When to Apply condition, `metric op value`)."""
+    flag, example = TRIGGER_MARKS[key]
+    if not isinstance(listed, list) or not all(isinstance(r, str) for r in listed):
+        out.add(line, f"{key}: a list of conditions, e.g. {example}")
         return triggers
     wanted: set[tuple[str, str, float]] = set()
-    for text in room:
+    for text in listed:
         try:
             t = Trigger.parse(text)
         except (ValueError, ValidationError) as exc:
-            out.add(line, f"room_to_act: bad condition {text!r}: {_first_msg(exc)}")
+            out.add(line, f"{key}: bad condition {text!r}: {_first_msg(exc)}")
             continue
-        key = (t.metric, t.op, t.value)
-        if not any((u.metric, u.op, u.value) == key for u in triggers):
-            out.add(line, f"room_to_act: `{t.expression}` is not a condition of When to Apply")
-        wanted.add(key)
+        k = (t.metric, t.op, t.value)
+        if not any((u.metric, u.op, u.value) == k for u in triggers):
+            out.add(line, f"{key}: `{t.expression}` is not a condition of When to Apply")
+        wanted.add(k)
     return [
-        t.model_copy(update={"room": True}) if (t.metric, t.op, t.value) in wanted else t
+        t.model_copy(update={flag: True}) if (t.metric, t.op, t.value) in wanted else t
         for t in triggers
     ]
 
@@ -583,9 +599,10 @@ def render_entry(entry: Entry) -> str:
     out: list[str] = ["---"]
     for key, value in entry.front_matter().items():
         out.append(f"{key}: {_yaml_scalar(value)}")
-    room = [t.expression for t in entry.triggers if t.room]
-    if room:
-        out.append("room_to_act: [" + ", ".join(f'"{r}"' for r in room) + "]")
+    for key, (flag, _) in TRIGGER_MARKS.items():
+        marked = [t.expression for t in entry.triggers if getattr(t, flag)]
+        if marked:
+            out.append(f"{key}: [" + ", ".join(f'"{r}"' for r in marked) + "]")
     if entry.moves:
         out.append("moves:")
         for move in entry.moves:

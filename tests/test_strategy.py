@@ -386,3 +386,57 @@ def test_room_to_act_holding_is_not_a_symptom(tmp_path: Path) -> None:
     )
     facts = [card.is_fact(c) for c in card.conditions()]
     assert facts == [True, False]
+
+
+def test_a_defining_condition_measured_false_rules_the_entry_out() -> None:
+    """An anti-pattern whose own condition (global atomics at all) was measured and fails is
+    neither warned about nor proposed, however many generic symptoms hold; unmeasured, it
+    leaves the entry open.  The numpy table, the plain-Python twin and `evaluate` agree, and
+    the front matter's `defining` list marks the condition and round-trips."""
+    import dataclasses
+
+    from kbopt.ranking import candidates, evaluate, metric_weights
+    from kbopt.strategy import _Table
+    from kbopt.template import parse_entry, render_entry
+
+    trig = [
+        ("global_reduction_sectors", ">", 0.0),
+        ("dram_throughput_pct", "<", 40.0),
+        ("sm_throughput_pct", "<", 40.0),
+    ]
+    atomics = dataclasses.replace(
+        _card("atomics", trig),
+        kind="anti-pattern",
+        defining=frozenset({"global_reduction_sectors > 0"}),
+    )
+    plain = dataclasses.replace(_card("plain", trig), kind="anti-pattern")
+    # (the warnings kept are capped by the optimizations eligible: two are there)
+    others = [_card(f"other{i}", [("dram_throughput_pct", "<", 60.0)]) for i in range(2)]
+    cards = [atomics, plain, *others]
+    weights = metric_weights(cards)
+    idle = {"dram_throughput_pct": 10.0, "sm_throughput_pct": 10.0}
+    table = _Table(cards)
+    for m, warned in (
+        ({**idle, "global_reduction_sectors": 0.0}, {"plain"}),  # no atomics: not this trap
+        ({**idle, "global_reduction_sectors": 800.0}, {"atomics", "plain"}),
+        (idle, {"atomics", "plain"}),  # not measured: open
+    ):
+        _, warn = table.candidates(m, {}, "latency", None, 10)
+        twin = candidates(cards, weights, m, {}, "latency", None, 10)
+        assert twin is not None and sorted(twin[1]) == sorted(warn)
+        assert {cards[i].name for i in warn} == warned
+        held = {c.name for c in cards[:2] if evaluate(c, m, 0.0, "latency", weights)}
+        assert held == warned
+
+    text = ROOM_ENTRY.replace(
+        'room_to_act: ["registers_per_thread <= 64", "ctas_per_sm >= 2"]',
+        'room_to_act: ["registers_per_thread <= 64"]\ndefining: ["dram_throughput_pct < 80"]',
+    )
+    entry = parse_entry(text, "more-loads-per-thread")
+    assert [t.expression for t in entry.triggers if t.defining] == ["dram_throughput_pct < 80"]
+    assert render_entry(entry) == text
+    with pytest.raises(ProblemList, match="defining: `ctas_per_sm >= 4` is not a condition"):
+        parse_entry(
+            text.replace('defining: ["dram', 'defining: ["ctas_per_sm >= 4", "dram'),
+            "more-loads-per-thread",
+        )

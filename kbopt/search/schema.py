@@ -16,7 +16,7 @@ from whoosh.lang.porter2 import stem as porter2_stem
 
 from kbopt.model import Entry
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 # Fields a query may name (`title:split`, `metric:ctas_per_sm`) and the default ones.
 TEXT_FIELDS = (
@@ -150,6 +150,7 @@ def card_data(entry: Entry) -> dict[str, Any]:
                 "value": t.value,
                 **({"alternative": True} if t.alternative else {}),
                 **({"room": True} if t.room else {}),
+                **({"defining": True} if t.defining else {}),
             }
             for t in entry.triggers
         ],
