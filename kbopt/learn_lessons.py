@@ -17,6 +17,8 @@ Lessons live in `<kernel folder>/lessons.toml`:
     after = "triton_v3"
     what = "no split -> 8 KV splits + combine kernel"   # the change, in the Config column
     validate = true                # set the entry's status to validated (default false)
+    refines_gain = true            # the change is the entry's move in full: its measured
+                                   # speed-up refines the entry's expected gain (default false)
     results_file = "20261202T092954Z-NVIDIA-H200.json"  # pin one run (default: the newest
                                    # file with both versions; else the newest rows anywhere)
     configs = ["decode"]           # only these configurations (default: all measured)
@@ -34,6 +36,13 @@ rows, and the devlog), Device, Versions, Date and Command from the rows, and one
 per configuration, Before / After / Change computed from the two rows.  Blocks go through
 the store's `append_evidence`; a block whose Source the entry already cites is not
 appended again, so running LEARN twice changes nothing.
+
+A lesson with `refines_gain = true` measures the entry's own move, applied in full and
+nothing else (not a partial step toward it, not a variant that shares its name): its
+block's Source says so (`kbopt.workflow.learn.FULL_MOVE`), and once appended, the entry's
+`expected_gain_pct` is refined by the rule a catalog move's measurement follows
+(`kbopt.workflow.learn.refine_gain`: the running mean of the prior estimate and every such
+measurement).  Evidence from the fake backend never refines anything.
 """
 
 from __future__ import annotations
@@ -63,6 +72,7 @@ class Lesson:
     after: str
     what: str
     validate: bool = False
+    refines_gain: bool = False
     results_file: str | None = None
     configs: tuple[str, ...] | None = None
     command: str | None = None
@@ -116,7 +126,7 @@ def load_lessons(spec: KernelSpec) -> LessonFile:
                 ):
                     raise KbError(f"{where}: {key} is a list of names")
                 item[key] = tuple(item[key])
-        for key in ("validate", "call_vs_graph", "host_time"):
+        for key in ("validate", "refines_gain", "call_vs_graph", "host_time"):
             if key in item and not isinstance(item[key], bool):
                 raise KbError(f"{where}: {key} is true or false")
         lessons.append(Lesson(**item))
@@ -244,10 +254,13 @@ def evidence_block(
     if not table or last is None:
         only = f" in configurations {', '.join(lesson.configs)}" if lesson.configs else ""
         raise KbError(f"{name}: no correct rows of both versions{only} in {where.results}")
+    from kbopt.workflow.learn import FULL_MOVE
+
     return EvidenceBlock(
         source_type=SourceType.LOCAL_EXPERIMENT,
         source=", ".join(f"{where.results}/{f}" for f in sorted(used))
-        + f" (rows {lesson.before}, {lesson.after}); devlog {where.devlog}",
+        + f" (rows {lesson.before}, {lesson.after}); devlog {where.devlog}"
+        + (f"; {FULL_MOVE}" if lesson.refines_gain else ""),
         device=str(last["device"]),
         versions=res.software(last),
         date=str(last["date"])[:10],
@@ -265,12 +278,14 @@ class LearnAction:
     action: str  # "appended" | "present" | "would append" (dry run)
     block: EvidenceBlock
     validate: bool
+    refined: str = ""  # what refining the expected gain changed (appended, refines_gain)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "entry": self.entry,
             "action": self.action,
             "validate": self.validate,
+            "refined": self.refined,
             "evidence": self.block.model_dump(mode="json"),
         }
 
@@ -284,12 +299,20 @@ def where_for(spec: KernelSpec, root: Path) -> Where:
     return Where(results=rel, devlog=f"docs/kernels/{spec.name}.md")
 
 
+def _unmarked(source: str) -> str:
+    from kbopt.workflow.learn import FULL_MOVE
+
+    return source.removesuffix(f"; {FULL_MOVE}")
+
+
 def learn(spec: KernelSpec, root: Path, store: Any, *, dry_run: bool = False) -> list[LearnAction]:
     """Every lesson's evidence, appended where the entry does not cite it yet.
 
     All blocks are computed and every entry looked up before anything is written, so a
     mistake in one lesson leaves the catalog untouched."""
+    from kbopt.lint import FAKE_DEVICE
     from kbopt.vocab import Status
+    from kbopt.workflow.learn import refine_gain
 
     lf = load_lessons(spec)
     where = where_for(spec, root)
@@ -304,13 +327,25 @@ def learn(spec: KernelSpec, root: Path, store: Any, *, dry_run: bool = False) ->
         )
     actions = []
     for lesson, block in blocks:
-        present = any(e.source == block.source for e in store.get(lesson.entry).evidence)
-        if present:
+        entry = store.get(lesson.entry)
+        # The same measurement, with or without the full-move mark: a lesson that now says
+        # `refines_gain` replaces its unmarked block (moved last, marked) rather than citing
+        # the same rows twice; one that no longer says it keeps its marked block.
+        same = [e for e in entry.evidence if _unmarked(e.source) == _unmarked(block.source)]
+        remark = bool(same) and lesson.refines_gain and same[0].source != block.source
+        if same and not remark:
             actions.append(LearnAction(lesson.entry, "present", block, lesson.validate))
         elif dry_run:
             actions.append(LearnAction(lesson.entry, "would append", block, lesson.validate))
         else:
+            if remark:
+                kept = entry.model_copy(deep=True)
+                kept.evidence = [e for e in entry.evidence if e is not same[0]]
+                store.update(kept)
             status = Status.VALIDATED if lesson.validate else None
             store.append_evidence(lesson.entry, block, status=status)
-            actions.append(LearnAction(lesson.entry, "appended", block, lesson.validate))
+            refined = ""
+            if lesson.refines_gain and FAKE_DEVICE not in (block.device or ""):
+                refined = refine_gain(store, lesson.entry)
+            actions.append(LearnAction(lesson.entry, "appended", block, lesson.validate, refined))
     return actions

@@ -364,6 +364,48 @@ def test_learn_appends_once(project: Path, capsys: pytest.CaptureFixture[str]) -
     assert entry.read_text() == after  # idempotent
 
 
+def test_a_lesson_that_measures_the_whole_move_refines_the_expected_gain(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`refines_gain = true`: the block's Source says the move was measured in full and the
+    entry's expected gain becomes the running mean of its prior and the measured speed-up
+    (here 50% less time: +50%); without it the estimate is left alone."""
+    from kbopt.store import Store
+    from kbopt.workflow.learn import CATALOG_MOVE, FULL_MOVE
+
+    store = Store(project)
+    prior = store.get("split-kv-decode").expected_gain_pct
+    (project / "kernels/norm/lessons.toml").write_text(LESSONS)
+    assert cli(["--root", str(project), "learn", "norm"]) == 0
+    capsys.readouterr()
+    assert Store(project).get("split-kv-decode").expected_gain_pct == prior  # not asked to
+
+    (project / "kernels/norm/lessons.toml").write_text(
+        LESSONS.replace("validate = true", "validate = true\nrefines_gain = true")
+    )
+    assert cli(["--root", str(project), "learn", "norm", "--json"]) == 0
+    (action,) = json.loads(capsys.readouterr().out)["actions"]
+    assert action["action"] == "appended" and action["evidence"]["source"].endswith(FULL_MOVE)
+    # the unmarked block of the same rows was replaced, not cited twice
+    blocks = [e.source for e in Store(project).get("split-kv-decode").evidence]
+    assert [b for b in blocks if "a-new.json" in b] == [action["evidence"]["source"]]
+    # n: the measurements of the entry's move on it, this one included (the fixture's entry
+    # already holds one catalog move's)
+    n = sum(CATALOG_MOVE in b or FULL_MOVE in b for b in blocks)
+    assert n == 2
+    want = round(prior + (50.0 - prior) / (n + 1), 1)
+    assert f"expected gain {prior:g}% -> {want:g}%" in action["refined"]
+    assert Store(project).get("split-kv-decode").expected_gain_pct == want
+    assert cli(["--root", str(project), "learn", "norm"]) == 0  # present: nothing refined again
+    assert "unchanged" in capsys.readouterr().out
+    assert Store(project).get("split-kv-decode").expected_gain_pct == want
+    (project / "kernels/norm/lessons.toml").write_text(
+        LESSONS.replace("validate = true", "refines_gain = 1")
+    )
+    assert cli(["--root", str(project), "learn", "norm"]) != 0
+    assert "refines_gain is true or false" in capsys.readouterr().err
+
+
 def test_learn_refuses_a_missing_entry(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "kernels/norm/lessons.toml").write_text(
         LESSONS + '\n[[lesson]]\nentry = "no-such-entry"\nbefore = "triton_v1"\n'

@@ -117,5 +117,5 @@ def cmd_learn(args: argparse.Namespace) -> int:
             continue
         verb = {"appended": "appended evidence to", "present": "unchanged"}[a.action]
         note = " (evidence already present)" if a.action == "present" else ""
-        print(f"{verb} {a.entry}{note}")
+        print(f"{verb} {a.entry}{note}" + (f"; {a.refined}" if a.refined else ""))
     return 0

@@ -24,7 +24,8 @@ catalog move, every knob's old and new value).  It is attached to the entry the 
 applied, and to no other.
 
 **How new evidence refines an entry's estimated gain** (`refine_gain`), for the
-entry whose catalog move was measured on a real device: the entry's `expected_gain_pct`
+entry whose catalog move was measured on a real device (or whose move a kernel's lesson
+measured in full, `kbopt learn` with `refines_gain`, its Source marked `FULL_MOVE`): the entry's `expected_gain_pct`
 becomes the running mean of its prior estimate, counted as one observation, and every
 catalog-move measurement recorded on it, `new = prior + (gain - prior) / (n + 1)`, where
 `gain` is the measured speed-up in percent (the mean over the trial configurations of
@@ -65,6 +66,9 @@ from kbopt.workflow.record import Attempt, AttemptStatus, Learned, RunRecord
 SIGNIFICANT_PCT = 5.0
 REFUTE_AFTER = 3  # catalog-move measurements in a row, each slower: the entry is refuted
 CATALOG_MOVE = "catalog move"  # marks an evidence Source written for a catalog move
+# Marks a lesson's evidence (`kbopt learn`, `refines_gain = true`) that measured the entry's
+# move applied in full: it refines the expected gain like a catalog move's measurement.
+FULL_MOVE = "the entry's move in full"
 # Marks a catalog move that pushed a knob further the way an earlier kept step of the same
 # run had already moved it: how far to go, not what the entry gives.
 CONTINUES = "continues a change kept at attempt"
@@ -197,7 +201,7 @@ def refine_gain(store: Store, name: str) -> str:
         [
             b
             for b in entry.evidence
-            if CATALOG_MOVE in b.source
+            if (CATALOG_MOVE in b.source or FULL_MOVE in b.source)
             and FAKE_DEVICE not in (b.device or "")
             and measured_gain_pct(b) is not None
         ]
@@ -219,7 +223,7 @@ def refine_gain(store: Store, name: str) -> str:
     store.update(changed)
     text = (
         f"expected gain {prior:g}% -> {changed.expected_gain_pct:g}% (running mean of the "
-        f"prior and {len(moves)} catalog-move measurement(s); this one {gain:+.1f}%)"
+        f"prior and {len(moves)} measurement(s) of its move; this one {gain:+.1f}%)"
     )
     if refute:
         text += f"; refuted: the last {REFUTE_AFTER} catalog-move measurements were slower"
