@@ -51,6 +51,10 @@ NEEDS = {
     "liger_poly_norm": None,
     "liger_llama4_rope": None,
     "liger_relu_squared": None,
+    "liger_tvd": None,
+    "liger_embedding": None,
+    "liger_grpo_loss": None,
+    "liger_moe_up_proj": None,
 }
 
 
@@ -284,6 +288,13 @@ CASES = {
     # the variant: 16-pair steps, so the head's 64 pairs take the unrolled loop's four steps
     "liger_llama4_rope": ({"b": 2, "s": 3, "hq": 4, "hk": 2}, {"triton_v1": {"block_size": 16, "num_warps": 2}}),
     "liger_relu_squared": ({"rows": 5, "width": 300}, {"triton_v1": {"num_warps": 2}}),
+    "liger_tvd": ({"rows": 4, "vocab": 300}, {"triton_v1": {"block_size": 128, "num_warps": 2}}),
+    # 37 tokens, 72 wide: v1's 128 x 128 tile and the variant's 16 x 32 tiles both masked
+    "liger_embedding": ({"tokens": 37, "vocab": 50, "dim": 72}, {"triton_v1": {"block_m": 16, "block_n": 32, "num_warps": 2}}),
+    # check inputs end completions early, so masked tokens are covered
+    "liger_grpo_loss": ({"b": 2, "length": 5, "vocab": 300}, {"triton_v1": {"block_n": 128, "num_warps": 2}}),
+    # tl.dot, fp32 and fp16 under the interpreter; Liger's routing kernels take most of the ~15 s
+    "liger_moe_up_proj": ({"tokens": 12, "hidden": 32, "inter": 24, "experts": 3, "k": 2}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 16, "num_warps": 2}}),
 }  # fmt: skip
 
 
