@@ -41,7 +41,8 @@ deadline=$(( $(date +%s) + ${SESSION_S:-560} ))
 # had paid for Triton building its launcher stubs with gcc and for CUDA's first start under
 # ncu).  A tiny Triton kernel, once plain and once under ncu.
 warm=$(date +%s)
-timeout 120 ncu --metrics gpu__time_duration.sum python3 - > "$WORK/warm-up.log" 2>&1 <<'PY'
+# (Triton compiles only functions defined in a file, hence the script file.)
+cat > "$WORK/warm_up.py" <<'PY'
 import torch, triton, triton.language as tl
 
 @triton.jit
@@ -55,6 +56,7 @@ _add_one[(1,)](x, 64, BLOCK=64)
 torch.cuda.synchronize()
 assert float(x.sum()) == 64.0
 PY
+timeout 120 ncu --metrics gpu__time_duration.sum python3 "$WORK/warm_up.py" > "$WORK/warm-up.log" 2>&1
 echo "warm-up (Triton's first compile, ncu's first start): rc=$? $(( $(date +%s) - warm ))s"
 
 table=()
