@@ -213,12 +213,17 @@ class RankedOpportunity:
 def trigger_metrics(profile: ProfileLike) -> dict[str, float]:
     """The profile's metrics as triggers see them.
 
-    A tensor-core utilization of exactly 0 means the kernel issues no MMA at all: a
-    condition such as `tensor_core_util_pct < 40` ("the tensor cores are under-fed")
-    does not describe it, so the metric is left out rather than read as a symptom.
+    A kernel without matrix products is not one whose tensor cores are under-fed: a
+    condition such as `tensor_core_util_pct < 40` does not describe it, so the metric is
+    left out rather than read as a symptom.  Such a kernel either measures exactly 0 or its
+    spec counts no FLOPs for the floor (`arithmetic_intensity` 0): ncu's tensor-pipe
+    counter reads a few percent on element-wise and row kernels without any MMA (up to
+    about 5% on the real profiles kept here), as much as torch's small batched products
+    that do issue MMAs, so the counter alone cannot tell them apart.
     """
     metrics = dict(profile.metrics)
-    if metrics.get("tensor_core_util_pct") == 0:
+    no_flops = metrics.get("arithmetic_intensity") == 0
+    if "tensor_core_util_pct" in metrics and (no_flops or metrics["tensor_core_util_pct"] == 0):
         del metrics["tensor_core_util_pct"]
     return metrics
 

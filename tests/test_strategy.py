@@ -440,3 +440,19 @@ def test_a_defining_condition_measured_false_rules_the_entry_out() -> None:
             text.replace('defining: ["dram', 'defining: ["ctas_per_sm >= 4", "dram'),
             "more-loads-per-thread",
         )
+
+
+def test_tensor_core_utilization_is_no_symptom_for_a_kernel_without_matrix_products() -> None:
+    """ncu's tensor-pipe counter reads a few percent on row kernels without any MMA: when
+    the spec counts no FLOPs (arithmetic intensity 0), or the counter reads exactly 0, the
+    metric is left out of the triggers; a kernel with FLOPs keeps its low value."""
+    from kbopt.ranking import trigger_metrics
+
+    def seen(**m: float) -> dict[str, float]:
+        return trigger_metrics(profile(**m))
+
+    assert "tensor_core_util_pct" not in seen(tensor_core_util_pct=4.3, arithmetic_intensity=0)
+    assert "tensor_core_util_pct" not in seen(tensor_core_util_pct=0.0)
+    kept = seen(tensor_core_util_pct=3.7, arithmetic_intensity=12.0)
+    assert kept["tensor_core_util_pct"] == 3.7
+    assert seen(tensor_core_util_pct=3.7)["tensor_core_util_pct"] == 3.7  # FLOPs unknown
