@@ -8,6 +8,8 @@
 - :func:`run_split_kv`: the host side of every version (checks, KV split, launch, and the merge
   of split-KV partials: by the Triton ladder's combine kernel for v1-v3, inside the compiled
   call for v4+; base-2 log-sum-exp weights).
+- :class:`VersionHost`: what a version module exports around its kernel object (``entry``,
+  ``example_args``, the cached compiles, ``mla_decode``), so a module keeps only its kernel.
 - :class:`PackedLaunch` / :func:`check_packing`: launch with pre-built ctypes arguments (v5).
 - :func:`num_sms` and :func:`pick_splits`: how many KV splits fill the GPU.
 - :func:`mn_view`, :func:`acc_as_wgmma_a`, :func:`quad_allreduce`: register-fragment helpers for
@@ -278,6 +280,115 @@ def run_split_kv(
         o.view(b * rows, splits, ref.D_V), lse.view(b * rows, splits), out.view(b * rows, ref.D_V)
     )
     return out
+
+
+class VersionHost:
+    """The host side of one CuTe DSL version: its kernel object, the signature it is compiled
+    for, one compile per (input, output) dtype, and the contract call.
+
+    A version module builds one and exports its methods under the names the registry, the
+    benchmark and the PTX fingerprints read::
+
+        _HOST = VersionHost(VERSION, _MlaDecodeV7(), M_BLK, N_BLK, merge_in_kernel=True, packed=True)
+        entry, example_args, mla_decode = _HOST.entry, _HOST.example_args, _HOST.mla_decode
+
+    ``fused_merge`` / ``merge_in_kernel`` fix which pointers the compiled entry takes (see
+    :func:`launch_args_template`) and how :func:`run_split_kv` launches it; ``packed`` and
+    ``planned`` only change the launch (:class:`PackedLaunch`, or the per-shape plans of
+    :func:`kernels.mla_decode.cute_plan.run_planned`). A version that changes only the launch
+    of an earlier version's kernel takes :meth:`with_launch` of that version's host, which shares
+    its compiles.
+    """
+
+    def __init__(
+        self,
+        version: str,
+        kernel: Any,
+        m_blk: int,
+        n_blk: int,
+        *,
+        fused_merge: bool = False,
+        merge_in_kernel: bool = False,
+        packed: bool = False,
+        planned: bool = False,
+    ) -> None:
+        if planned and not merge_in_kernel:
+            raise ValueError(f"{version}: planned launches need a kernel that merges in place")
+        self.version = version
+        self.kernel = kernel
+        self.m_blk = m_blk
+        self.n_blk = n_blk
+        self.fused_merge = fused_merge or merge_in_kernel
+        self.merge_in_kernel = merge_in_kernel
+        self.packed = packed
+        self.planned = planned
+        self._compiles: dict[tuple[Any, Any], Any] = {}
+
+    def with_launch(
+        self, version: str, *, packed: bool | None = None, planned: bool | None = None
+    ) -> VersionHost:
+        """Another version with this kernel and these compiles, launched differently."""
+        other = VersionHost(
+            version,
+            self.kernel,
+            self.m_blk,
+            self.n_blk,
+            fused_merge=self.fused_merge,
+            merge_in_kernel=self.merge_in_kernel,
+            packed=self.packed if packed is None else packed,
+            planned=self.planned if planned is None else planned,
+        )
+        other._compiles = self._compiles  # one compile per dtype pair for both versions
+        return other
+
+    def entry(self) -> Any:
+        """The ``@cute.jit`` entry point (for compile-only checks)."""
+        return self.kernel
+
+    def example_args(self, in_dtype: Any = None, out_dtype: Any = None) -> tuple[Any, ...]:
+        """Arguments that fix the compiled signature (addresses are placeholders); default
+        dtypes: bf16 inputs, fp32 split-KV partials."""
+        import cutlass
+
+        return launch_args_template(
+            in_dtype or cutlass.BFloat16,
+            out_dtype or cutlass.Float32,
+            self.m_blk,
+            self.n_blk,
+            with_out=self.fused_merge,
+            with_sem=self.merge_in_kernel,
+        )
+
+    def compiled(self, in_dtype: Any, out_dtype: Any) -> Any:
+        """One compile per (input, output) dtype, kept for the process; every shape is a
+        runtime argument."""
+        key = (in_dtype, out_dtype)
+        if key not in self._compiles:
+            self._compiles[key] = compile_kernel(
+                self.kernel, *self.example_args(in_dtype, out_dtype)
+            )
+        return self._compiles[key]
+
+    def mla_decode(
+        self, q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
+    ) -> torch.Tensor:
+        """The contract call of :mod:`kernels.mla_decode.reference`: ``q [b, s, h, 576]``,
+        ``kv_cache [b, t, 576]``, ``cache_seqlens [b]`` -> ``out [b, s, h, 512]``."""
+        args = (self.version, self.compiled, self.m_blk, self.n_blk)
+        if self.planned:
+            from kernels.mla_decode.cute_plan import run_planned
+
+            return run_planned(*args, q, kv_cache, cache_seqlens, sm_scale)
+        return run_split_kv(
+            *args,
+            q,
+            kv_cache,
+            cache_seqlens,
+            sm_scale,
+            fused_merge=self.fused_merge,
+            merge_in_kernel=self.merge_in_kernel,
+            packed=self.packed,
+        )
 
 
 _COUNTERS: dict[tuple[str, int | None], torch.Tensor] = {}

@@ -17,23 +17,17 @@ heads, which all share the one latent KV head) and a contiguous range of 64-row 
 Limits: bf16/fp16; ``s*h`` must be a multiple of 64. Hopper-specific paths (wgmma) start at cute_v2.
 """
 
-import functools
-from typing import Any
-
 import cuda.bindings.driver as cuda
 import cutlass
 import cutlass.cute as cute
 import cutlass.utils
-import torch
 from cutlass.cute.nvgpu import cpasync, warp
 
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
-    compile_kernel,
-    launch_args_template,
+    VersionHost,
     mn_view,
     quad_allreduce,
-    run_split_kv,
 )
 
 VERSION = "cute_v1"
@@ -366,29 +360,7 @@ class _MlaDecodeV1:
                 t_skr[None, n, None, stage].fill(0)
 
 
-_KERNEL = _MlaDecodeV1()
-
-
-@functools.cache
-def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
-    """One compile per (input, output) dtype; every shape is a runtime argument."""
-    return compile_kernel(_KERNEL, *example_args(in_dtype, out_dtype))
-
-
-def example_args(
-    in_dtype: type[cutlass.Numeric] = cutlass.BFloat16,
-    out_dtype: type[cutlass.Numeric] = cutlass.Float32,
-) -> tuple[Any, ...]:
-    """Arguments that fix the compiled signature (addresses are placeholders)."""
-    return launch_args_template(in_dtype, out_dtype, M_BLK, N_BLK)
-
-
-def entry() -> Any:
-    """The ``@cute.jit`` entry point (for compile-only checks)."""
-    return _KERNEL
-
-
-def mla_decode(
-    q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
-) -> torch.Tensor:
-    return run_split_kv(VERSION, _compiled, M_BLK, N_BLK, q, kv_cache, cache_seqlens, sm_scale)
+_HOST = VersionHost(VERSION, _MlaDecodeV1(), M_BLK, N_BLK)
+entry = _HOST.entry
+example_args = _HOST.example_args
+mla_decode = _HOST.mla_decode

@@ -88,27 +88,22 @@ as in v7 (where warpgroup 1 had nothing else to do); and the extra named barrier
 rescale in warpgroup 0 and the RS/SS mix add issue work on both warpgroups.
 """
 
-import functools
-from typing import Any
-
 import cuda.bindings.driver as cuda
 import cutlass
 import cutlass.cute as cute
 import cutlass.utils
-import torch
 from cutlass.cute.nvgpu import cpasync, warpgroup
 
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
+    VersionHost,
     acc_as_wgmma_a,
-    compile_kernel,
     mla_global_tensors,
     mla_smem_layouts,
     mn_view,
     quad_allreduce,
-    run_split_kv,
 )
-from kernels.mla_decode.cute_v7 import _MlaDecodeV7, example_args  # same 64x64 blocks
+from kernels.mla_decode.cute_v7 import _MlaDecodeV7
 
 VERSION = "cute_v10"
 DESCRIPTION = (
@@ -703,30 +698,7 @@ class _MlaDecodeV10(_MlaDecodeV7):
                 s_post[row] = new_max
 
 
-_KERNEL = _MlaDecodeV10()
-
-
-@functools.cache
-def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
-    return compile_kernel(_KERNEL, *example_args(in_dtype, out_dtype))
-
-
-def entry() -> Any:
-    return _KERNEL
-
-
-def mla_decode(
-    q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
-) -> torch.Tensor:
-    return run_split_kv(
-        VERSION,
-        _compiled,
-        M_BLK,
-        N_BLK,
-        q,
-        kv_cache,
-        cache_seqlens,
-        sm_scale,
-        merge_in_kernel=True,
-        packed=True,
-    )
+_HOST = VersionHost(VERSION, _MlaDecodeV10(), M_BLK, N_BLK, merge_in_kernel=True, packed=True)
+entry = _HOST.entry
+example_args = _HOST.example_args
+mla_decode = _HOST.mla_decode

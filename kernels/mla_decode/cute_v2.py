@@ -13,24 +13,18 @@ torch combine, cp.async double buffer), but the products run on ``wgmma.mma_asyn
   PV wgmma in registers (the register-sourced "RS" form), with no shared-memory round trip.
 """
 
-import functools
-from typing import Any
-
 import cuda.bindings.driver as cuda
 import cutlass
 import cutlass.cute as cute
 import cutlass.utils
-import torch
 from cutlass.cute.nvgpu import cpasync, warpgroup
 
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
+    VersionHost,
     acc_as_wgmma_a,
-    compile_kernel,
-    launch_args_template,
     mn_view,
     quad_allreduce,
-    run_split_kv,
 )
 
 VERSION = "cute_v2"
@@ -362,26 +356,7 @@ class _MlaDecodeV2:
                 cute.copy(store, zr, t_skr[None, n, None, stage])
 
 
-_KERNEL = _MlaDecodeV2()
-
-
-@functools.cache
-def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
-    return compile_kernel(_KERNEL, *example_args(in_dtype, out_dtype))
-
-
-def example_args(
-    in_dtype: type[cutlass.Numeric] = cutlass.BFloat16,
-    out_dtype: type[cutlass.Numeric] = cutlass.Float32,
-) -> tuple[Any, ...]:
-    return launch_args_template(in_dtype, out_dtype, M_BLK, N_BLK)
-
-
-def entry() -> Any:
-    return _KERNEL
-
-
-def mla_decode(
-    q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
-) -> torch.Tensor:
-    return run_split_kv(VERSION, _compiled, M_BLK, N_BLK, q, kv_cache, cache_seqlens, sm_scale)
+_HOST = VersionHost(VERSION, _MlaDecodeV2(), M_BLK, N_BLK)
+entry = _HOST.entry
+example_args = _HOST.example_args
+mla_decode = _HOST.mla_decode

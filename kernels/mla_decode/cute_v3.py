@@ -15,23 +15,17 @@ Per KV tile: half the QK tensor work of v2, a quarter less shared-memory operand
 more CTA barriers. Everything else (split-KV, cp.async double buffer, one tile as K and V) as v2.
 """
 
-import functools
-from typing import Any
-
 import cuda.bindings.driver as cuda
 import cutlass
 import cutlass.cute as cute
 import cutlass.utils
-import torch
 from cutlass.cute.nvgpu import cpasync, warpgroup
 
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
-    compile_kernel,
-    launch_args_template,
+    VersionHost,
     mn_view,
     quad_allreduce,
-    run_split_kv,
 )
 
 VERSION = "cute_v3"
@@ -430,26 +424,7 @@ class _MlaDecodeV3:
                 cute.copy(store, zr, t_skr[None, n, None, stage])
 
 
-_KERNEL = _MlaDecodeV3()
-
-
-@functools.cache
-def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
-    return compile_kernel(_KERNEL, *example_args(in_dtype, out_dtype))
-
-
-def example_args(
-    in_dtype: type[cutlass.Numeric] = cutlass.BFloat16,
-    out_dtype: type[cutlass.Numeric] = cutlass.Float32,
-) -> tuple[Any, ...]:
-    return launch_args_template(in_dtype, out_dtype, M_BLK, N_BLK)
-
-
-def entry() -> Any:
-    return _KERNEL
-
-
-def mla_decode(
-    q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
-) -> torch.Tensor:
-    return run_split_kv(VERSION, _compiled, M_BLK, N_BLK, q, kv_cache, cache_seqlens, sm_scale)
+_HOST = VersionHost(VERSION, _MlaDecodeV3(), M_BLK, N_BLK)
+entry = _HOST.entry
+example_args = _HOST.example_args
+mla_decode = _HOST.mla_decode

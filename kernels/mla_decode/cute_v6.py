@@ -14,25 +14,19 @@ the 512 output columns). The KV pipeline (two cp.async stages), the zero-filled 
 split merge (second kernel of the same compiled call) are v4's.
 """
 
-import functools
-from typing import Any
-
 import cuda.bindings.driver as cuda
 import cutlass
 import cutlass.cute as cute
 import cutlass.utils
-import torch
 from cutlass.cute.nvgpu import cpasync, warpgroup
 
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
-    compile_kernel,
-    launch_args_template,
+    VersionHost,
     mla_global_tensors,
     mla_smem_layouts,
     mn_view,
     quad_allreduce,
-    run_split_kv,
 )
 from kernels.mla_decode.cute_v4 import MERGE_THREADS, _MlaDecodeV4
 
@@ -373,37 +367,7 @@ class _MlaDecodeV6(_MlaDecodeV4):
                 m_lse[bi, split, m_block * M_BLK + t_cs[r, 0][0]] = lse[r]
 
 
-_KERNEL = _MlaDecodeV6()
-
-
-@functools.cache
-def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
-    return compile_kernel(_KERNEL, *example_args(in_dtype, out_dtype))
-
-
-def example_args(
-    in_dtype: type[cutlass.Numeric] = cutlass.BFloat16,
-    out_dtype: type[cutlass.Numeric] = cutlass.Float32,
-) -> tuple[Any, ...]:
-    return launch_args_template(in_dtype, out_dtype, M_BLK, N_BLK, with_out=True)
-
-
-def entry() -> Any:
-    return _KERNEL
-
-
-def mla_decode(
-    q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
-) -> torch.Tensor:
-    return run_split_kv(
-        VERSION,
-        _compiled,
-        M_BLK,
-        N_BLK,
-        q,
-        kv_cache,
-        cache_seqlens,
-        sm_scale,
-        fused_merge=True,
-        packed=True,
-    )
+_HOST = VersionHost(VERSION, _MlaDecodeV6(), M_BLK, N_BLK, fused_merge=True, packed=True)
+entry = _HOST.entry
+example_args = _HOST.example_args
+mla_decode = _HOST.mla_decode

@@ -16,7 +16,6 @@ Three changes to v6, each aimed at time that v6 spends outside the tensor cores:
   (ncu, ``cute_20261202T140118Z``), most of it re-reading the partials from DRAM.
 """
 
-import functools
 from typing import Any
 
 import cuda.bindings.driver as cuda
@@ -24,20 +23,17 @@ import cutlass
 import cutlass.cute as cute
 import cutlass.utils
 import cutlass.utils.distributed as distributed
-import torch
 from cutlass._mlir.dialects import llvm
 from cutlass.cute.nvgpu import cpasync, warpgroup
 from cutlass.cutlass_dsl import dsl_user_op
 
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
-    compile_kernel,
-    launch_args_template,
+    VersionHost,
     mla_global_tensors,
     mla_smem_layouts,
     mn_view,
     quad_allreduce,
-    run_split_kv,
 )
 from kernels.mla_decode.cute_v4 import _MlaDecodeV4
 
@@ -605,37 +601,7 @@ class _MlaDecodeV7(_MlaDecodeV4):
                 m_sem[bi, m_block] = 0  # ready for the next call
 
 
-_KERNEL = _MlaDecodeV7()
-
-
-@functools.cache
-def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
-    return compile_kernel(_KERNEL, *example_args(in_dtype, out_dtype))
-
-
-def example_args(
-    in_dtype: type[cutlass.Numeric] = cutlass.BFloat16,
-    out_dtype: type[cutlass.Numeric] = cutlass.Float32,
-) -> tuple[Any, ...]:
-    return launch_args_template(in_dtype, out_dtype, M_BLK, N_BLK, with_out=True, with_sem=True)
-
-
-def entry() -> Any:
-    return _KERNEL
-
-
-def mla_decode(
-    q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
-) -> torch.Tensor:
-    return run_split_kv(
-        VERSION,
-        _compiled,
-        M_BLK,
-        N_BLK,
-        q,
-        kv_cache,
-        cache_seqlens,
-        sm_scale,
-        merge_in_kernel=True,
-        packed=True,
-    )
+_HOST = VersionHost(VERSION, _MlaDecodeV7(), M_BLK, N_BLK, merge_in_kernel=True, packed=True)
+entry = _HOST.entry
+example_args = _HOST.example_args
+mla_decode = _HOST.mla_decode
