@@ -12,6 +12,9 @@
   ``example_args``, the cached compiles, ``mla_decode``), so a module keeps only its kernel.
 - :class:`PackedLaunch` / :func:`check_packing`: launch with pre-built ctypes arguments (v5).
 - :func:`num_sms` and :func:`pick_splits`: how many KV splits fill the GPU.
+- :func:`mla_global_tensors`, :func:`mla_smem_layouts`, :func:`g2s_tiled_copy`,
+  :func:`wgmma_tiled`, :func:`mla_out_tensor`, :func:`mla_counters_tensor`: what the
+  ``@cute.jit`` entries build on the host before a launch (traced; the kernels receive them).
 - :func:`mn_view`, :func:`acc_as_wgmma_a`, :func:`quad_allreduce`: register-fragment helpers for
   the online softmax over ``mma.sync`` / ``wgmma`` accumulators.
 """
@@ -485,8 +488,8 @@ def _packed_launch(fn: Any) -> PackedLaunch:
 
 
 # ---------------------------------------------------------------------------------------------
-# Trace-time helpers for the @cute.jit entries (v6+): the global views of the arguments and the
-# shared-memory layouts, the same for every version since v2 (which spell them out inline).
+# Trace-time helpers for the @cute.jit entries: the global views of the arguments, the
+# shared-memory layouts, the copy and MMA objects the kernels receive.
 # ---------------------------------------------------------------------------------------------
 
 
@@ -503,7 +506,11 @@ def mla_global_tensors(
 ) -> tuple[Any, Any, Any, Any, Any]:
     """``(m_q, m_kv, m_lens, m_o, m_lse)``: q [b, rows, 576], kv [b, t, 576], lens [b], the
     partial O as [b, splits, rows, 512] over memory laid out [b, rows, splits, 512] (a row's
-    splits side by side for the merge), and the base-2 LSE [b, splits, rows]."""
+    splits side by side for the merge), and the base-2 LSE [b, splits, rows].
+
+    The innermost extents are static, so 16-byte vector copies are legal; the dynamic strides
+    are multiples of 64 elements, and ``cute.assume`` says so, so that the per-sequence base
+    addresses keep their 16-byte alignment."""
     import cutlass.cute as cute
 
     from kernels.mla_decode import reference as ref
@@ -548,6 +555,61 @@ def mla_smem_layouts(dtype: Any, m_blk: int, n_blk: int, stages: int) -> tuple[A
         cute.tile_to_shape(k_atom, (n_blk, rope, stages), (0, 1, 2)),
         cute.tile_to_shape(mn_atom, (lat, n_blk, stages), (1, 0, 2)),
         cute.tile_to_shape(k_atom, (m_blk, n_blk), (0, 1)),
+    )
+
+
+def g2s_tiled_copy(dtype: Any, threads: int) -> Any:
+    """Global -> shared copies by ``threads`` threads with 16-byte ``cp.async``: 8 threads per
+    64-element row segment, ``threads // 8`` rows per copy step."""
+    import cutlass.cute as cute
+    from cutlass.cute.nvgpu import cpasync
+
+    return cute.make_tiled_copy_tv(
+        cute.make_copy_atom(
+            cpasync.CopyG2SOp(cache_mode=cpasync.LoadCacheMode.GLOBAL),
+            dtype,
+            num_bits_per_copy=128,
+        ),
+        cute.make_layout((threads // 8, 8), stride=(8, 1)),
+        cute.make_layout((1, 8)),
+    )
+
+
+def wgmma_tiled(dtype: Any, m: int, n: int, a_source: Any, b_major: Any, atoms_n: int = 1) -> Any:
+    """A tiled warpgroup MMA with fp32 accumulators and a K-major A operand: ``atoms_n``
+    warpgroups side by side along N, each computing ``m x n`` per k16 step. ``a_source``:
+    ``warpgroup.OperandSource.SMEM`` (descriptor) or ``RMEM`` (registers); ``b_major``: K for
+    the keys of ``Q K^T``, MN for the V^T view of ``P V``."""
+    import cutlass
+    import cutlass.cute as cute
+    from cutlass.cute.nvgpu import warpgroup
+
+    op = warpgroup.MmaF16BF16Op(
+        dtype, cutlass.Float32, (m, n, 16), a_source, warpgroup.OperandMajorMode.K, b_major
+    )
+    return cute.make_tiled_mma(cute.make_mma_atom(op), (1, atoms_n, 1))
+
+
+def mla_out_tensor(p_out: Any, batch: Any, rows: Any) -> Any:
+    """The final output [b, rows, 512] in q's dtype, for entries that merge the split partials."""
+    import cutlass.cute as cute
+
+    from kernels.mla_decode import reference as ref
+
+    return cute.make_tensor(
+        p_out,
+        cute.make_layout(
+            (batch, rows, ref.D_V), stride=(cute.assume(rows * ref.D_V, divby=64), ref.D_V, 1)
+        ),
+    )
+
+
+def mla_counters_tensor(p_sem: Any, batch: Any, rows: Any, m_blk: int) -> Any:
+    """The split-merge arrival counters [b, rows / m_blk] (see :func:`merge_counters`)."""
+    import cutlass.cute as cute
+
+    return cute.make_tensor(
+        p_sem, cute.make_layout((batch, rows // m_blk), stride=(rows // m_blk, 1))
     )
 
 

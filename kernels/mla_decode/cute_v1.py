@@ -21,11 +21,13 @@ import cuda.bindings.driver as cuda
 import cutlass
 import cutlass.cute as cute
 import cutlass.utils
-from cutlass.cute.nvgpu import cpasync, warp
+from cutlass.cute.nvgpu import warp
 
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
     VersionHost,
+    g2s_tiled_copy,
+    mla_global_tensors,
     mn_view,
     quad_allreduce,
 )
@@ -63,30 +65,8 @@ class _MlaDecodeV1:
         stream: cuda.CUstream,
     ):
         dtype = p_q.dtype
-        # Global tensors. The innermost extents are static so 16-byte vector copies are legal.
-        # Dynamic strides are multiples of 64 elements; `assume` tells CuTe so that the
-        # per-sequence base addresses keep their 16-byte alignment.
-        q_bstride = cute.assume(rows * ref.D_QK, divby=64)
-        kv_bstride = cute.assume(t_max * ref.D_QK, divby=64)
-        # partial O is [b, rows, splits, 512] in memory: the combine reads a row's splits together
-        o_rstride = cute.assume(splits * ref.D_V, divby=64)
-        o_bstride = cute.assume(rows * splits * ref.D_V, divby=64)
-        m_q = cute.make_tensor(
-            p_q, cute.make_layout((batch, rows, ref.D_QK), stride=(q_bstride, ref.D_QK, 1))
-        )
-        m_kv = cute.make_tensor(
-            p_kv, cute.make_layout((batch, t_max, ref.D_QK), stride=(kv_bstride, ref.D_QK, 1))
-        )
-        m_lens = cute.make_tensor(p_lens, cute.make_layout((batch,)))
-        m_o = cute.make_tensor(
-            p_o,
-            cute.make_layout(
-                (batch, splits, rows, ref.D_V),
-                stride=(o_bstride, ref.D_V, o_rstride, 1),
-            ),
-        )
-        m_lse = cute.make_tensor(
-            p_lse, cute.make_layout((batch, splits, rows), stride=(rows * splits, 1, splits))
+        m_q, m_kv, m_lens, m_o, m_lse = mla_global_tensors(
+            p_q, p_kv, p_lens, p_o, p_lse, batch, rows, t_max, splits
         )
 
         # Shared memory: 8x64 atoms with the 128-byte swizzle (conflict-free ldmatrix).
@@ -105,16 +85,7 @@ class _MlaDecodeV1:
             s_kl: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kl_layout)], 1024]
             s_kr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kr_layout)], 1024]
 
-        # Global -> shared: 16-byte cp.async, 8 threads per 64-element row segment.
-        g2s = cute.make_tiled_copy_tv(
-            cute.make_copy_atom(
-                cpasync.CopyG2SOp(cache_mode=cpasync.LoadCacheMode.GLOBAL),
-                dtype,
-                num_bits_per_copy=128,
-            ),
-            cute.make_layout((THREADS // 8, 8), stride=(8, 1)),
-            cute.make_layout((1, 8)),
-        )
+        g2s = g2s_tiled_copy(dtype, THREADS)
         mma_atom = warp.MmaF16BF16Op(dtype, cutlass.Float32, (16, 8, 16))
         mma_qk = cute.make_tiled_mma(mma_atom, (4, 1, 1), permutation_mnk=(M_BLK, 16, 16))
         mma_pv = cute.make_tiled_mma(mma_atom, (4, 2, 1), permutation_mnk=(M_BLK, 32, 16))

@@ -74,9 +74,13 @@ from cutlass.cute.nvgpu import cpasync, warpgroup
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
     VersionHost,
+    g2s_tiled_copy,
+    mla_counters_tensor,
     mla_global_tensors,
+    mla_out_tensor,
     mla_smem_layouts,
     mn_view,
+    wgmma_tiled,
 )
 from kernels.mla_decode.cute_v7 import (
     D_LAT,
@@ -174,53 +178,21 @@ class _MlaDecodeV11(_MlaDecodeV7):
         tma_kl, g_kl_tma, tma_kr, g_kr_tma = self.make_kv_tma(m_kv_tma, s_kl_layout, s_kr_layout)
 
         # Q (once per CTA) and the partial tile's zeros: v7's per-thread layout, warpgroup 1
-        g2s = cute.make_tiled_copy_tv(
-            cute.make_copy_atom(
-                cpasync.CopyG2SOp(cache_mode=cpasync.LoadCacheMode.GLOBAL),
-                dtype,
-                num_bits_per_copy=128,
-            ),
-            cute.make_layout((WG_THREADS // 8, 8), stride=(8, 1)),
-            cute.make_layout((1, 8)),
+        g2s = g2s_tiled_copy(dtype, WG_THREADS)
+        mma_qk = wgmma_tiled(
+            dtype, M_BLK, N_BLK, warpgroup.OperandSource.SMEM, warpgroup.OperandMajorMode.K
         )
-        k_major = warpgroup.OperandMajorMode.K
-        mn_major = warpgroup.OperandMajorMode.MN
-        mma_qk = cute.make_tiled_mma(
-            cute.make_mma_atom(
-                warpgroup.MmaF16BF16Op(
-                    dtype,
-                    cutlass.Float32,
-                    (M_BLK, N_BLK, 16),
-                    warpgroup.OperandSource.SMEM,
-                    k_major,
-                    k_major,
-                )
-            ),
-            (1, 1, 1),
-        )
-        mma_pv = cute.make_tiled_mma(
-            cute.make_mma_atom(
-                warpgroup.MmaF16BF16Op(
-                    dtype,
-                    cutlass.Float32,
-                    (M_BLK, D_LAT // 2, 16),
-                    warpgroup.OperandSource.SMEM,
-                    k_major,
-                    mn_major,
-                )
-            ),
-            (1, 2, 1),
+        mma_pv = wgmma_tiled(
+            dtype,
+            M_BLK,
+            D_LAT // 2,
+            warpgroup.OperandSource.SMEM,
+            warpgroup.OperandMajorMode.MN,
+            atoms_n=2,
         )
 
-        m_out = cute.make_tensor(
-            p_out,
-            cute.make_layout(
-                (batch, rows, ref.D_V), stride=(cute.assume(rows * ref.D_V, divby=64), ref.D_V, 1)
-            ),
-        )
-        m_sem = cute.make_tensor(
-            p_sem, cute.make_layout((batch, rows // M_BLK), stride=(rows // M_BLK, 1))
-        )
+        m_out = mla_out_tensor(p_out, batch, rows)
+        m_sem = mla_counters_tensor(p_sem, batch, rows, M_BLK)
         self.kernel(
             m_q,
             m_kv,

@@ -17,14 +17,18 @@ import cuda.bindings.driver as cuda
 import cutlass
 import cutlass.cute as cute
 import cutlass.utils
-from cutlass.cute.nvgpu import cpasync, warpgroup
+from cutlass.cute.nvgpu import warpgroup
 
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
     VersionHost,
     acc_as_wgmma_a,
+    g2s_tiled_copy,
+    mla_global_tensors,
+    mla_smem_layouts,
     mn_view,
     quad_allreduce,
+    wgmma_tiled,
 )
 
 VERSION = "cute_v2"
@@ -60,37 +64,15 @@ class _MlaDecodeV2:
         stream: cuda.CUstream,
     ):
         dtype = p_q.dtype
-        q_bstride = cute.assume(rows * ref.D_QK, divby=64)
-        kv_bstride = cute.assume(t_max * ref.D_QK, divby=64)
-        # partial O is [b, rows, splits, 512] in memory: the combine reads a row's splits together
-        o_rstride = cute.assume(splits * ref.D_V, divby=64)
-        o_bstride = cute.assume(rows * splits * ref.D_V, divby=64)
-        m_q = cute.make_tensor(
-            p_q, cute.make_layout((batch, rows, ref.D_QK), stride=(q_bstride, ref.D_QK, 1))
-        )
-        m_kv = cute.make_tensor(
-            p_kv, cute.make_layout((batch, t_max, ref.D_QK), stride=(kv_bstride, ref.D_QK, 1))
-        )
-        m_lens = cute.make_tensor(p_lens, cute.make_layout((batch,)))
-        m_o = cute.make_tensor(
-            p_o,
-            cute.make_layout(
-                (batch, splits, rows, ref.D_V), stride=(o_bstride, ref.D_V, o_rstride, 1)
-            ),
-        )
-        m_lse = cute.make_tensor(
-            p_lse, cute.make_layout((batch, splits, rows), stride=(rows * splits, 1, splits))
+        m_q, m_kv, m_lens, m_o, m_lse = mla_global_tensors(
+            p_q, p_kv, p_lens, p_o, p_lse, batch, rows, t_max, splits
         )
 
-        # wgmma canonical layouts: K-major atoms (8 rows x 64 elements) for Q and K; the
-        # MN-major atom (64 elements x 8 rows) tiled K-first addresses the same bytes as V^T.
-        k_atom = warpgroup.make_smem_layout_atom(warpgroup.SmemLayoutAtomKind.K_SW128, dtype)
-        mn_atom = warpgroup.make_smem_layout_atom(warpgroup.SmemLayoutAtomKind.MN_SW128, dtype)
-        s_ql_layout = cute.tile_to_shape(k_atom, (M_BLK, D_LAT), (0, 1))
-        s_qr_layout = cute.tile_to_shape(k_atom, (M_BLK, D_ROPE), (0, 1))
-        s_kl_layout = cute.tile_to_shape(k_atom, (N_BLK, D_LAT, STAGES), (0, 1, 2))
-        s_kr_layout = cute.tile_to_shape(k_atom, (N_BLK, D_ROPE, STAGES), (0, 1, 2))
-        s_vt_layout = cute.tile_to_shape(mn_atom, (D_LAT, N_BLK, STAGES), (1, 0, 2))
+        # wgmma canonical layouts (128B swizzle): K-major for Q and K; the MN-major V^T view of
+        # the KV stages addresses the same bytes as K
+        s_ql_layout, s_qr_layout, s_kl_layout, s_kr_layout, s_vt_layout, _ = mla_smem_layouts(
+            dtype, M_BLK, N_BLK, STAGES
+        )
 
         @cute.struct
         class SharedStorage:
@@ -99,42 +81,17 @@ class _MlaDecodeV2:
             s_kl: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kl_layout)], 1024]
             s_kr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kr_layout)], 1024]
 
-        g2s = cute.make_tiled_copy_tv(
-            cute.make_copy_atom(
-                cpasync.CopyG2SOp(cache_mode=cpasync.LoadCacheMode.GLOBAL),
-                dtype,
-                num_bits_per_copy=128,
-            ),
-            cute.make_layout((THREADS // 8, 8), stride=(8, 1)),
-            cute.make_layout((1, 8)),
+        g2s = g2s_tiled_copy(dtype, THREADS)
+        mma_qk = wgmma_tiled(
+            dtype, M_BLK, N_BLK, warpgroup.OperandSource.SMEM, warpgroup.OperandMajorMode.K
         )
-        k_major = warpgroup.OperandMajorMode.K
-        mn_major = warpgroup.OperandMajorMode.MN
-        mma_qk = cute.make_tiled_mma(
-            cute.make_mma_atom(
-                warpgroup.MmaF16BF16Op(
-                    dtype,
-                    cutlass.Float32,
-                    (M_BLK, N_BLK, 16),
-                    warpgroup.OperandSource.SMEM,
-                    k_major,
-                    k_major,
-                )
-            ),
-            (1, 1, 1),
-        )
-        mma_pv = cute.make_tiled_mma(
-            cute.make_mma_atom(
-                warpgroup.MmaF16BF16Op(
-                    dtype,
-                    cutlass.Float32,
-                    (M_BLK, D_LAT // 2, 16),
-                    warpgroup.OperandSource.RMEM,
-                    k_major,
-                    mn_major,
-                )
-            ),
-            (1, 2, 1),
+        mma_pv = wgmma_tiled(
+            dtype,
+            M_BLK,
+            D_LAT // 2,
+            warpgroup.OperandSource.RMEM,
+            warpgroup.OperandMajorMode.MN,
+            atoms_n=2,
         )
 
         self.kernel(

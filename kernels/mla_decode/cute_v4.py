@@ -15,7 +15,10 @@ import cutlass
 import cutlass.cute as cute
 
 from kernels.mla_decode import reference as ref
-from kernels.mla_decode.cute_common import VersionHost
+from kernels.mla_decode.cute_common import (
+    VersionHost,
+    mla_out_tensor,
+)
 from kernels.mla_decode.cute_v3 import M_BLK, N_BLK, _MlaDecodeV3
 
 VERSION = "cute_v4"
@@ -64,13 +67,7 @@ class _MlaDecodeV4(_MlaDecodeV3):
             stream,
         )
         if cutlass.const_expr(p_o.dtype == cutlass.Float32):  # split partials: merge them
-            m_out = cute.make_tensor(
-                p_out,
-                cute.make_layout(
-                    (batch, rows, ref.D_V),
-                    stride=(cute.assume(rows * ref.D_V, divby=64), ref.D_V, 1),
-                ),
-            )
+            m_out = mla_out_tensor(p_out, batch, rows)
             self.merge_kernel(m_o, m_lse, m_out).launch(
                 grid=(rows, batch, 1), block=[MERGE_THREADS, 1, 1], stream=stream
             )

@@ -24,16 +24,20 @@ import cutlass.cute as cute
 import cutlass.utils
 import cutlass.utils.distributed as distributed
 from cutlass._mlir.dialects import llvm
-from cutlass.cute.nvgpu import cpasync, warpgroup
+from cutlass.cute.nvgpu import warpgroup
 from cutlass.cutlass_dsl import dsl_user_op
 
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
     VersionHost,
+    g2s_tiled_copy,
+    mla_counters_tensor,
     mla_global_tensors,
+    mla_out_tensor,
     mla_smem_layouts,
     mn_view,
     quad_allreduce,
+    wgmma_tiled,
 )
 from kernels.mla_decode.cute_v4 import _MlaDecodeV4
 
@@ -130,54 +134,22 @@ class _MlaDecodeV7(_MlaDecodeV4):
             s_sum: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, M_BLK], 16]
             s_arrived: cute.struct.Align[cute.struct.MemRange[cutlass.Int32, 4], 16]
 
-        g2s = cute.make_tiled_copy_tv(
-            cute.make_copy_atom(
-                cpasync.CopyG2SOp(cache_mode=cpasync.LoadCacheMode.GLOBAL),
-                dtype,
-                num_bits_per_copy=128,
-            ),
-            cute.make_layout((WG_THREADS // 8, 8), stride=(8, 1)),  # warpgroup 1 loads
-            cute.make_layout((1, 8)),
-        )
-        k_major = warpgroup.OperandMajorMode.K
-        mn_major = warpgroup.OperandMajorMode.MN
+        g2s = g2s_tiled_copy(dtype, WG_THREADS)  # warpgroup 1 loads
         # the whole 64x64 score tile in one warpgroup: Q (A) is read once per K step
-        mma_qk = cute.make_tiled_mma(
-            cute.make_mma_atom(
-                warpgroup.MmaF16BF16Op(
-                    dtype,
-                    cutlass.Float32,
-                    (M_BLK, N_BLK, 16),
-                    warpgroup.OperandSource.SMEM,
-                    k_major,
-                    k_major,
-                )
-            ),
-            (1, 1, 1),
+        mma_qk = wgmma_tiled(
+            dtype, M_BLK, N_BLK, warpgroup.OperandSource.SMEM, warpgroup.OperandMajorMode.K
         )
-        mma_pv = cute.make_tiled_mma(
-            cute.make_mma_atom(
-                warpgroup.MmaF16BF16Op(
-                    dtype,
-                    cutlass.Float32,
-                    (M_BLK, D_LAT // 2, 16),
-                    warpgroup.OperandSource.SMEM,
-                    k_major,
-                    mn_major,
-                )
-            ),
-            (1, 2, 1),
+        mma_pv = wgmma_tiled(
+            dtype,
+            M_BLK,
+            D_LAT // 2,
+            warpgroup.OperandSource.SMEM,
+            warpgroup.OperandMajorMode.MN,
+            atoms_n=2,
         )
 
-        m_out = cute.make_tensor(
-            p_out,
-            cute.make_layout(
-                (batch, rows, ref.D_V), stride=(cute.assume(rows * ref.D_V, divby=64), ref.D_V, 1)
-            ),
-        )
-        m_sem = cute.make_tensor(
-            p_sem, cute.make_layout((batch, rows // M_BLK), stride=(rows // M_BLK, 1))
-        )
+        m_out = mla_out_tensor(p_out, batch, rows)
+        m_sem = mla_counters_tensor(p_sem, batch, rows, M_BLK)
         self.kernel(
             m_q,
             m_kv,
