@@ -25,13 +25,12 @@ from kernels.mla_decode.cute_common import (
     VersionHost,
     g2s_tiled_copy,
     mla_global_tensors,
-    mla_out_tensor,
     mla_smem_layouts,
     mn_view,
     quad_allreduce,
     wgmma_tiled,
 )
-from kernels.mla_decode.cute_v4 import MERGE_THREADS, _MlaDecodeV4
+from kernels.mla_decode.cute_v4 import _MlaDecodeV4
 
 VERSION = "cute_v6"
 DESCRIPTION = (
@@ -50,17 +49,16 @@ P_READY_BARRIER = 1  # named barrier id (0 is __syncthreads): P and the correcti
 
 
 class _MlaDecodeV6(_MlaDecodeV4):
-    """v4's merge kernel and KV loader; a new attention kernel and its layouts."""
+    """v4's entry (attention, then the merge kernel when the KV is split), merge kernel and KV
+    loader; a new attention kernel and its layouts (:meth:`launch_attention`)."""
 
-    @cute.jit
-    def __call__(
+    def launch_attention(
         self,
         p_q: cute.Pointer,
         p_kv: cute.Pointer,
         p_lens: cute.Pointer,
         p_o: cute.Pointer,
         p_lse: cute.Pointer,
-        p_out: cute.Pointer,
         batch: cutlass.Int32,
         rows: cutlass.Int32,
         t_max: cutlass.Int32,
@@ -68,7 +66,9 @@ class _MlaDecodeV6(_MlaDecodeV4):
         tiles_per_split: cutlass.Int32,
         scale_log2: cutlass.Float32,
         stream: cuda.CUstream,
-    ):
+    ) -> tuple[cute.Tensor, cute.Tensor]:
+        """Launch the attention kernel (traced from v4's ``@cute.jit`` entry); returns the views
+        of the partial O and the LSE for v4's merge."""
         dtype = p_q.dtype
         m_q, m_kv, m_lens, m_o, m_lse = mla_global_tensors(
             p_q, p_kv, p_lens, p_o, p_lse, batch, rows, t_max, splits
@@ -131,11 +131,7 @@ class _MlaDecodeV6(_MlaDecodeV4):
             smem=SharedStorage.size_in_bytes(),
             stream=stream,
         )
-        if cutlass.const_expr(p_o.dtype == cutlass.Float32):  # split partials: merge them
-            m_out = mla_out_tensor(p_out, batch, rows)
-            self.merge_kernel(m_o, m_lse, m_out).launch(
-                grid=(rows, batch, 1), block=[MERGE_THREADS, 1, 1], stream=stream
-            )
+        return m_o, m_lse
 
     @cute.kernel
     def kernel(
