@@ -31,6 +31,7 @@ from kernels.mla_decode.cute_common import (
     quad_allreduce,
     wgmma_tiled,
 )
+from kernels.mla_decode.cute_v2 import _MlaDecodeV2
 
 VERSION = "cute_v3"
 DESCRIPTION = (
@@ -47,7 +48,9 @@ D_LAT = ref.D_LATENT  # 512
 D_ROPE = ref.D_ROPE  # 64
 
 
-class _MlaDecodeV3:
+class _MlaDecodeV3(_MlaDecodeV2):
+    """v2's KV loader (:meth:`load_kv`, inherited); the split score tile's entry and kernel."""
+
     @cute.jit
     def __call__(
         self,
@@ -353,37 +356,6 @@ class _MlaDecodeV3:
             t_co = mn_view(thr_pv.partition_C(cute.make_identity_tensor((M_BLK, ref.D_V))))
             for r in cutlass.range_constexpr(n_rows):
                 m_lse[bi, split, m_block * M_BLK + t_co[r, 0][0]] = lse[r]
-
-    @cute.jit
-    def load_kv(
-        self,
-        g2s: cute.TiledCopy,
-        t_gkl: cute.Tensor,
-        t_skl: cute.Tensor,
-        t_gkr: cute.Tensor,
-        t_skr: cute.Tensor,
-        t_ckv: cute.Tensor,
-        tile: cutlass.Int32,
-        stage: cutlass.Int32,
-        seqlen: cutlass.Int32,
-    ):
-        """cp.async KV tile ``tile`` into ``stage``; rows past the length become 0 (see v1)."""
-        valid = seqlen - tile * N_BLK
-        for n in cutlass.range_constexpr(cute.size(t_skl.shape[1])):
-            if t_ckv[0, n, 0][0] < valid:
-                cute.copy(g2s, t_gkl[None, n, None, tile], t_skl[None, n, None, stage])
-                cute.copy(g2s, t_gkr[None, n, None, tile], t_skr[None, n, None, stage])
-            else:
-                # swizzled shared tensors take no .fill(): store a zero register fragment
-                zl = cute.make_rmem_tensor(t_skl[None, n, None, stage].shape, t_skl.element_type)
-                zr = cute.make_rmem_tensor(t_skr[None, n, None, stage].shape, t_skr.element_type)
-                zl.fill(0)
-                zr.fill(0)
-                store = cute.make_copy_atom(
-                    cute.nvgpu.CopyUniversalOp(), t_skl.element_type, num_bits_per_copy=128
-                )
-                cute.copy(store, zl, t_skl[None, n, None, stage])
-                cute.copy(store, zr, t_skr[None, n, None, stage])
 
 
 _HOST = VersionHost(VERSION, _MlaDecodeV3(), M_BLK, N_BLK)
