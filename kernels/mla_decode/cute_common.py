@@ -15,6 +15,9 @@
 - :func:`mla_global_tensors`, :func:`mla_smem_layouts`, :func:`g2s_tiled_copy`,
   :func:`wgmma_tiled`, :func:`mla_out_tensor`, :func:`mla_counters_tensor`: what the
   ``@cute.jit`` entries build on the host before a launch (traced; the kernels receive them).
+- :func:`kv_tile_range`, :func:`cta_gmem_tiles`, :func:`mla_smem_tensors`,
+  :func:`g2s_partitions`: the start of every attention kernel (its KV tiles, its views of
+  global and shared memory, its slices of the cp.async copies).
 - :func:`mn_view`, :func:`acc_as_wgmma_a`, :func:`quad_allreduce`: register-fragment helpers for
   the online softmax over ``mma.sync`` / ``wgmma`` accumulators.
 """
@@ -616,6 +619,71 @@ def mla_counters_tensor(p_sem: Any, batch: Any, rows: Any, m_blk: int) -> Any:
 # ---------------------------------------------------------------------------------------------
 # Device-side helpers (traced by CuTe DSL; plain Python at import time).
 # ---------------------------------------------------------------------------------------------
+
+
+def kv_tile_range(
+    m_lens: Any, bi: Any, split: Any, tiles_per_split: Any, n_blk: int
+) -> tuple[Any, Any, Any, Any]:
+    """``(seqlen, tile_begin, tile_end, n_steps)``: sequence ``bi``'s length and the KV tiles
+    ``[tile_begin, tile_end)`` of split ``split`` (``n_steps = tile_end - tile_begin`` may be 0
+    or less when the sequence ends before the split starts)."""
+    import cutlass
+
+    seqlen = m_lens[bi]
+    n_tiles = (seqlen + (n_blk - 1)) // n_blk
+    tile_begin = split * tiles_per_split
+    tile_end = cutlass.min(tile_begin + tiles_per_split, n_tiles)
+    return seqlen, tile_begin, tile_end, tile_end - tile_begin
+
+
+def cta_gmem_tiles(
+    m_q: Any, m_kv: Any, bi: Any, m_block: Any, m_blk: int, n_blk: int
+) -> tuple[Any, Any, Any, Any]:
+    """``(g_ql, g_qr, g_kl, g_kr)``: the CTA's Q rows (latent [m_blk, 512], rope [m_blk, 64])
+    and sequence ``bi``'s KV as tiles (latent [n_blk, 512, tiles], rope [n_blk, 64, tiles])."""
+    import cutlass.cute as cute
+
+    from kernels.mla_decode import reference as ref
+
+    lat, rope = ref.D_LATENT, ref.D_ROPE
+    q_b = m_q[bi, None, None]
+    kv_b = m_kv[bi, None, None]
+    return (
+        cute.local_tile(q_b, (m_blk, lat), (m_block, 0)),
+        cute.local_tile(q_b, (m_blk, rope), (m_block, lat // rope)),
+        cute.local_tile(kv_b, (n_blk, lat), (None, 0)),
+        cute.local_tile(kv_b, (n_blk, rope), (None, lat // rope)),
+    )
+
+
+def mla_smem_tensors(storage: Any, *layouts: Any) -> tuple[Any, Any, Any, Any, Any]:
+    """``(s_ql, s_qr, s_kl, s_kr, s_vt)`` in ``storage`` (fields ``s_ql``, ``s_qr``, ``s_kl``,
+    ``s_kr``) for the first five layouts of :func:`mla_smem_layouts`; the V^T view shares the
+    bytes of ``s_kl``."""
+    s_ql_layout, s_qr_layout, s_kl_layout, s_kr_layout, s_vt_layout = layouts
+    return (
+        storage.s_ql.get_tensor(s_ql_layout.outer, swizzle=s_ql_layout.inner),
+        storage.s_qr.get_tensor(s_qr_layout.outer, swizzle=s_qr_layout.inner),
+        storage.s_kl.get_tensor(s_kl_layout.outer, swizzle=s_kl_layout.inner),
+        storage.s_kr.get_tensor(s_kr_layout.outer, swizzle=s_kr_layout.inner),
+        storage.s_kl.get_tensor(s_vt_layout.outer, swizzle=s_vt_layout.inner),
+    )
+
+
+def g2s_partitions(thr_g2s: Any, n_blk: int, *tiles: Any) -> tuple[Any, ...]:
+    """One thread's slices of the cp.async copies ``(t_gql, t_sql, t_gqr, t_sqr, t_gkl,
+    t_skl, t_gkr, t_skr, t_ckv)`` for ``tiles = (g_ql, s_ql, g_qr, s_qr, g_kl, s_kl, g_kr,
+    s_kr)``; ``t_ckv`` holds the (row, column) within a KV tile of each copy it issues, for
+    the row predicate at the end of a sequence."""
+    import cutlass.cute as cute
+
+    from kernels.mla_decode import reference as ref
+
+    out = []
+    for i, tile in enumerate(tiles):  # global sources, shared destinations, alternately
+        out.append(thr_g2s.partition_D(tile) if i % 2 else thr_g2s.partition_S(tile))
+    out.append(thr_g2s.partition_S(cute.make_identity_tensor((n_blk, ref.D_LATENT))))
+    return tuple(out)
 
 
 def mn_view(acc: Any) -> Any:

@@ -99,6 +99,7 @@ from kernels.mla_decode.cute_common import (
     VersionHost,
     acc_as_wgmma_a,
     g2s_tiled_copy,
+    kv_tile_range,
     mla_counters_tensor,
     mla_global_tensors,
     mla_out_tensor,
@@ -290,11 +291,9 @@ class _MlaDecodeV10(_MlaDecodeV7):
         wg_tidx = tidx % WG_THREADS
         lane = cute.arch.lane_idx()
 
-        seqlen = m_lens[bi]
-        n_tiles = (seqlen + (N_BLK - 1)) // N_BLK
-        tile_begin = split * tiles_per_split
-        tile_end = cutlass.min(tile_begin + tiles_per_split, n_tiles)
-        n_steps = tile_end - tile_begin
+        seqlen, tile_begin, tile_end, n_steps = kv_tile_range(
+            m_lens, bi, split, tiles_per_split, N_BLK
+        )
         n_pairs = (n_steps + 1) // 2
 
         q_b = m_q[bi, None, None]

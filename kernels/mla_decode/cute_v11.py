@@ -75,6 +75,7 @@ from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
     VersionHost,
     g2s_tiled_copy,
+    kv_tile_range,
     mla_counters_tensor,
     mla_global_tensors,
     mla_out_tensor,
@@ -258,11 +259,7 @@ class _MlaDecodeV11(_MlaDecodeV7):
         wg_tidx = tidx % WG_THREADS
         warp_idx = cute.arch.make_warp_uniform(cute.arch.warp_idx())
 
-        seqlen = m_lens[bi]
-        n_tiles = (seqlen + (N_BLK - 1)) // N_BLK
-        tile_begin = split * tiles_per_split
-        tile_end = cutlass.min(tile_begin + tiles_per_split, n_tiles)
-        n_steps = tile_end - tile_begin
+        seqlen, tile_begin, _, n_steps = kv_tile_range(m_lens, bi, split, tiles_per_split, N_BLK)
 
         q_b = m_q[bi, None, None]
         g_ql = cute.local_tile(q_b, (M_BLK, D_LAT), (m_block, 0))

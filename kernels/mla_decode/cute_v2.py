@@ -24,6 +24,7 @@ from kernels.mla_decode.cute_common import (
     VersionHost,
     acc_as_wgmma_a,
     g2s_tiled_copy,
+    kv_tile_range,
     mla_global_tensors,
     mla_smem_layouts,
     mn_view,
@@ -142,11 +143,7 @@ class _MlaDecodeV2:
         m_block, split, bi = cute.arch.block_idx()
         dtype = m_q.element_type
 
-        seqlen = m_lens[bi]
-        n_tiles = (seqlen + (N_BLK - 1)) // N_BLK
-        tile_begin = split * tiles_per_split
-        tile_end = cutlass.min(tile_begin + tiles_per_split, n_tiles)
-        n_steps = tile_end - tile_begin
+        seqlen, tile_begin, _, n_steps = kv_tile_range(m_lens, bi, split, tiles_per_split, N_BLK)
 
         q_b = m_q[bi, None, None]
         kv_b = m_kv[bi, None, None]
