@@ -26,6 +26,8 @@ from cutlass.cute.nvgpu import warp
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
     VersionHost,
+    cta_gmem_tiles,
+    g2s_partitions,
     g2s_tiled_copy,
     kv_tile_range,
     mla_global_tensors,
@@ -141,12 +143,7 @@ class _MlaDecodeV1:
         seqlen, tile_begin, _, n_steps = kv_tile_range(m_lens, bi, split, tiles_per_split, N_BLK)
 
         # ---- tiles of this CTA in global memory
-        q_b = m_q[bi, None, None]
-        kv_b = m_kv[bi, None, None]
-        g_ql = cute.local_tile(q_b, (M_BLK, D_LAT), (m_block, 0))
-        g_qr = cute.local_tile(q_b, (M_BLK, D_ROPE), (m_block, D_LAT // D_ROPE))
-        g_kl = cute.local_tile(kv_b, (N_BLK, D_LAT), (None, 0))  # (N, 512, tiles)
-        g_kr = cute.local_tile(kv_b, (N_BLK, D_ROPE), (None, D_LAT // D_ROPE))  # (N, 64, tiles)
+        g_ql, g_qr, g_kl, g_kr = cta_gmem_tiles(m_q, m_kv, bi, m_block, M_BLK, N_BLK)
 
         # ---- shared memory
         smem = cutlass.utils.SmemAllocator()
@@ -163,16 +160,9 @@ class _MlaDecodeV1:
 
         # ---- global -> shared copies
         thr_g2s = g2s.get_slice(tidx)
-        t_gql = thr_g2s.partition_S(g_ql)
-        t_sql = thr_g2s.partition_D(s_ql)
-        t_gqr = thr_g2s.partition_S(g_qr)
-        t_sqr = thr_g2s.partition_D(s_qr)
-        t_gkl = thr_g2s.partition_S(g_kl)  # (CPY, CPY_N, CPY_K, tiles)
-        t_skl = thr_g2s.partition_D(s_kl)  # (CPY, CPY_N, CPY_K, STAGES)
-        t_gkr = thr_g2s.partition_S(g_kr)
-        t_skr = thr_g2s.partition_D(s_kr)
-        # row index (within a KV tile) of each copy row this thread issues
-        t_ckv = thr_g2s.partition_S(cute.make_identity_tensor((N_BLK, D_LAT)))
+        t_gql, t_sql, t_gqr, t_sqr, t_gkl, t_skl, t_gkr, t_skr, t_ckv = g2s_partitions(
+            thr_g2s, N_BLK, g_ql, s_ql, g_qr, s_qr, g_kl, s_kl, g_kr, s_kr
+        )
 
         # ---- MMA partitions
         thr_qk = mma_qk.get_slice(tidx % QK_THREADS)

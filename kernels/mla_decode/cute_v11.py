@@ -80,6 +80,7 @@ from kernels.mla_decode.cute_common import (
     mla_global_tensors,
     mla_out_tensor,
     mla_smem_layouts,
+    mla_smem_tensors,
     mn_view,
     wgmma_tiled,
 )
@@ -267,11 +268,9 @@ class _MlaDecodeV11(_MlaDecodeV7):
 
         smem = cutlass.utils.SmemAllocator()
         storage = smem.allocate(SharedStorage)
-        s_ql = storage.s_ql.get_tensor(s_ql_layout.outer, swizzle=s_ql_layout.inner)
-        s_qr = storage.s_qr.get_tensor(s_qr_layout.outer, swizzle=s_qr_layout.inner)
-        s_kl = storage.s_kl.get_tensor(s_kl_layout.outer, swizzle=s_kl_layout.inner)
-        s_kr = storage.s_kr.get_tensor(s_kr_layout.outer, swizzle=s_kr_layout.inner)
-        s_vt = storage.s_kl.get_tensor(s_vt_layout.outer, swizzle=s_vt_layout.inner)
+        s_ql, s_qr, s_kl, s_kr, s_vt = mla_smem_tensors(
+            storage, s_ql_layout, s_qr_layout, s_kl_layout, s_kr_layout, s_vt_layout
+        )
         s_p = storage.s_p.get_tensor(s_p_layout.outer, swizzle=s_p_layout.inner)
         s_corr = storage.s_corr.get_tensor(cute.make_layout((M_BLK,)))
         s_sum = storage.s_sum.get_tensor(cute.make_layout((M_BLK,)))

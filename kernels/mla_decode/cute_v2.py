@@ -23,10 +23,13 @@ from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
     VersionHost,
     acc_as_wgmma_a,
+    cta_gmem_tiles,
+    g2s_partitions,
     g2s_tiled_copy,
     kv_tile_range,
     mla_global_tensors,
     mla_smem_layouts,
+    mla_smem_tensors,
     mn_view,
     quad_allreduce,
     wgmma_tiled,
@@ -145,32 +148,19 @@ class _MlaDecodeV2:
 
         seqlen, tile_begin, _, n_steps = kv_tile_range(m_lens, bi, split, tiles_per_split, N_BLK)
 
-        q_b = m_q[bi, None, None]
-        kv_b = m_kv[bi, None, None]
-        g_ql = cute.local_tile(q_b, (M_BLK, D_LAT), (m_block, 0))
-        g_qr = cute.local_tile(q_b, (M_BLK, D_ROPE), (m_block, D_LAT // D_ROPE))
-        g_kl = cute.local_tile(kv_b, (N_BLK, D_LAT), (None, 0))
-        g_kr = cute.local_tile(kv_b, (N_BLK, D_ROPE), (None, D_LAT // D_ROPE))
+        g_ql, g_qr, g_kl, g_kr = cta_gmem_tiles(m_q, m_kv, bi, m_block, M_BLK, N_BLK)
 
         smem = cutlass.utils.SmemAllocator()
         storage = smem.allocate(SharedStorage)
-        s_ql = storage.s_ql.get_tensor(s_ql_layout.outer, swizzle=s_ql_layout.inner)
-        s_qr = storage.s_qr.get_tensor(s_qr_layout.outer, swizzle=s_qr_layout.inner)
         # K-major K tile (N, 512, STAGES) and its MN-major V^T view (512, N, STAGES): same bytes
-        s_kl = storage.s_kl.get_tensor(s_kl_layout.outer, swizzle=s_kl_layout.inner)
-        s_kr = storage.s_kr.get_tensor(s_kr_layout.outer, swizzle=s_kr_layout.inner)
-        s_vt = storage.s_kl.get_tensor(s_vt_layout.outer, swizzle=s_vt_layout.inner)
+        s_ql, s_qr, s_kl, s_kr, s_vt = mla_smem_tensors(
+            storage, s_ql_layout, s_qr_layout, s_kl_layout, s_kr_layout, s_vt_layout
+        )
 
         thr_g2s = g2s.get_slice(tidx)
-        t_gql = thr_g2s.partition_S(g_ql)
-        t_sql = thr_g2s.partition_D(s_ql)
-        t_gqr = thr_g2s.partition_S(g_qr)
-        t_sqr = thr_g2s.partition_D(s_qr)
-        t_gkl = thr_g2s.partition_S(g_kl)
-        t_skl = thr_g2s.partition_D(s_kl)
-        t_gkr = thr_g2s.partition_S(g_kr)
-        t_skr = thr_g2s.partition_D(s_kr)
-        t_ckv = thr_g2s.partition_S(cute.make_identity_tensor((N_BLK, D_LAT)))
+        t_gql, t_sql, t_gqr, t_sqr, t_gkl, t_skl, t_gkr, t_skr, t_ckv = g2s_partitions(
+            thr_g2s, N_BLK, g_ql, s_ql, g_qr, s_qr, g_kl, s_kl, g_kr, s_kr
+        )
 
         # wgmma operands are shared-memory descriptors (A of PV: registers, built per step)
         thr_qk = mma_qk.get_slice(tidx % WG_THREADS)
