@@ -14,6 +14,8 @@ the 512 output columns). The KV pipeline (two cp.async stages), the zero-filled 
 split merge (second kernel of the same compiled call) are v4's.
 """
 
+from typing import Any
+
 import cuda.bindings.driver as cuda
 import cutlass
 import cutlass.cute as cute
@@ -54,7 +56,9 @@ P_READY_BARRIER = 1  # named barrier id (0 is __syncthreads): P and the correcti
 
 class _MlaDecodeV6(_MlaDecodeV4):
     """v4's entry (attention, then the merge kernel when the KV is split), merge kernel and KV
-    loader; a new attention kernel and its layouts (:meth:`launch_attention`)."""
+    loader; a new attention kernel and its layouts (:meth:`launch_attention`). The P@V half of
+    a step (:meth:`rescale_pv`) and the epilogue (:meth:`store_partial`) are methods that
+    cute_v7 inherits; they are traced inline (same PTX as the code written out in the kernel)."""
 
     def launch_attention(
         self,
@@ -276,22 +280,67 @@ class _MlaDecodeV6(_MlaDecodeV4):
                 r_p.store(acc_s.load().to(dtype))
                 cute.copy(p_store, r_p, t_sp)
                 cute.arch.fence_view_async_shared()
-            # warpgroup 1 arrives here at once and waits for P and the corrections
-            cute.arch.barrier(barrier_id=P_READY_BARRIER, number_of_threads=THREADS)
-            if wg == 1:
-                for r in cutlass.range_constexpr(n_rows):
-                    corr = s_corr[t_cs[r, 0][0]]
-                    acc_o_mn[r, None] = acc_o_mn[r, None].load() * corr
+            self.rescale_pv(mma_pv, t_ap, t_bv, t_cs, acc_o, acc_o_mn, s_corr, stage, wg)
 
-            # O += P V, each warpgroup over its half of D_V
-            warpgroup.fence()
-            pv = cute.make_mma_atom(mma_pv.op)
-            pv.set(warpgroup.Field.ACCUMULATE, True)
-            for k in cutlass.range_constexpr(cute.size(t_ap, mode=[2])):
-                cute.gemm(pv, acc_o, t_ap[None, None, k], t_bv[None, None, k, stage], acc_o)
-            warpgroup.commit_group()
-            warpgroup.wait_group(0)
+        self.store_partial(
+            m_o, m_lse, s_sum, thr_pv, t_cs, acc_o, acc_o_mn, row_max, row_sum, scale_log2,
+            m_block, split, bi, tidx, wg, lane,
+        )  # fmt: skip
 
+    @cute.jit
+    def rescale_pv(
+        self,
+        mma_pv: cute.TiledMma,
+        t_ap: cute.Tensor,
+        t_bv: cute.Tensor,
+        t_cs: cute.Tensor,
+        acc_o: cute.Tensor,
+        acc_o_mn: cute.Tensor,
+        s_corr: cute.Tensor,
+        stage: cutlass.Int32,
+        wg: cutlass.Int32,
+    ):
+        """Both warpgroups: wait for P, rescale O (warpgroup 1 reads the corrections), O += P V
+        over their halves of the 512 columns."""
+        n_rows = cute.size(acc_o_mn, mode=[0])
+        # warpgroup 1 arrives here at once and waits for P and the corrections
+        cute.arch.barrier(barrier_id=P_READY_BARRIER, number_of_threads=THREADS)
+        if wg == 1:
+            for r in cutlass.range_constexpr(n_rows):
+                corr = s_corr[t_cs[r, 0][0]]
+                acc_o_mn[r, None] = acc_o_mn[r, None].load() * corr
+
+        # O += P V, each warpgroup over its half of D_V
+        warpgroup.fence()
+        pv = cute.make_mma_atom(mma_pv.op)
+        pv.set(warpgroup.Field.ACCUMULATE, True)
+        for k in cutlass.range_constexpr(cute.size(t_ap, mode=[2])):
+            cute.gemm(pv, acc_o, t_ap[None, None, k], t_bv[None, None, k, stage], acc_o)
+        warpgroup.commit_group()
+        warpgroup.wait_group(0)
+
+    @cute.jit
+    def store_partial(
+        self,
+        m_o: cute.Tensor,
+        m_lse: cute.Tensor,
+        s_sum: cute.Tensor,
+        thr_pv: Any,
+        t_cs: cute.Tensor,
+        acc_o: cute.Tensor,
+        acc_o_mn: cute.Tensor,
+        row_max: cute.Tensor,
+        row_sum: cute.Tensor,
+        scale_log2: cutlass.Float32,
+        m_block: cutlass.Int32,
+        split: cutlass.Int32,
+        bi: cutlass.Int32,
+        tidx: cutlass.Int32,
+        wg: cutlass.Int32,
+        lane: cutlass.Int32,
+    ):
+        """After the loop: row sums, O normalised, the partial (or output) and its LSE stored."""
+        n_rows = cute.size(acc_o_mn, mode=[0])
         # warpgroup 0 finishes the row sums and posts them; both normalise their halves of O
         if wg == 0:
             for r in cutlass.range_constexpr(n_rows):

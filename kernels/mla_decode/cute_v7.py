@@ -42,7 +42,7 @@ from kernels.mla_decode.cute_common import (
     quad_allreduce,
     wgmma_tiled,
 )
-from kernels.mla_decode.cute_v4 import _MlaDecodeV4
+from kernels.mla_decode.cute_v6 import _MlaDecodeV6
 
 VERSION = "cute_v7"
 DESCRIPTION = (
@@ -80,8 +80,10 @@ def prefetch_l2_bulk(ptr: cute.Pointer, n_bytes: cutlass.Int32, *, loc=None, ip=
     )
 
 
-class _MlaDecodeV7(_MlaDecodeV4):
-    """v4's KV loader (called by warpgroup 1 only); v6's attention kernel, changed as above.
+class _MlaDecodeV7(_MlaDecodeV6):
+    """v6's attention kernel, changed as above. Inherited from v6: the KV loader (called by
+    warpgroup 1 only), the P@V half of a step (:meth:`rescale_pv`) and the epilogue before the
+    merge (:meth:`store_partial`).
 
     ``l2_prefetch_distance`` > 0 (cute_v8): warpgroup 1 also asks L2 for the KV tile that many
     steps ahead of the one being computed, with one bulk prefetch instruction per tile.
@@ -406,38 +408,6 @@ class _MlaDecodeV7(_MlaDecodeV4):
         cute.arch.fence_view_async_shared()
 
     @cute.jit
-    def rescale_pv(
-        self,
-        mma_pv: cute.TiledMma,
-        t_ap: cute.Tensor,
-        t_bv: cute.Tensor,
-        t_cs: cute.Tensor,
-        acc_o: cute.Tensor,
-        acc_o_mn: cute.Tensor,
-        s_corr: cute.Tensor,
-        stage: cutlass.Int32,
-        wg: cutlass.Int32,
-    ):
-        """Both warpgroups: wait for P, rescale O (warpgroup 1 reads the corrections), O += P V
-        over their halves of the 512 columns."""
-        n_rows = cute.size(acc_o_mn, mode=[0])
-        # warpgroup 1 arrives here at once and waits for P and the corrections
-        cute.arch.barrier(barrier_id=P_READY_BARRIER, number_of_threads=THREADS)
-        if wg == 1:
-            for r in cutlass.range_constexpr(n_rows):
-                corr = s_corr[t_cs[r, 0][0]]
-                acc_o_mn[r, None] = acc_o_mn[r, None].load() * corr
-
-        # O += P V, each warpgroup over its half of D_V
-        warpgroup.fence()
-        pv = cute.make_mma_atom(mma_pv.op)
-        pv.set(warpgroup.Field.ACCUMULATE, True)
-        for k in cutlass.range_constexpr(cute.size(t_ap, mode=[2])):
-            cute.gemm(pv, acc_o, t_ap[None, None, k], t_bv[None, None, k, stage], acc_o)
-        warpgroup.commit_group()
-        warpgroup.wait_group(0)
-
-    @cute.jit
     def finish(
         self,
         m_o: cute.Tensor,
@@ -460,38 +430,12 @@ class _MlaDecodeV7(_MlaDecodeV4):
         wg: cutlass.Int32,
         lane: cutlass.Int32,
     ):
-        """After the loop: row sums, O normalised, the partial (or output) and its LSE stored,
-        then the split merge by the last CTA of the row block."""
-        n_rows = cute.size(acc_o_mn, mode=[0])
-        # warpgroup 0 finishes the row sums and posts them; both normalise their halves of O
-        if wg == 0:
-            for r in cutlass.range_constexpr(n_rows):
-                total = quad_allreduce(row_sum[r], lambda a, b: a + b)
-                row_sum[r] = total
-                if lane % 4 == 0:
-                    s_sum[t_cs[r, 0][0]] = total
-        cute.arch.sync_threads()
-        lse = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
-        for r in cutlass.range_constexpr(n_rows):
-            total = s_sum[t_cs[r, 0][0]]
-            empty = total == 0.0
-            inv = 1.0 if empty else cute.arch.rcp_approx(total)
-            acc_o_mn[r, None] = acc_o_mn[r, None].load() * inv
-            lse[r] = (
-                -cutlass.Float32.inf
-                if empty
-                else row_max[r] * scale_log2 + cute.math.log2(total, fastmath=True)
-            )
-
-        g_o = cute.local_tile(m_o[bi, split, None, None], (M_BLK, ref.D_V), (m_block, 0))
-        r_o = cute.make_rmem_tensor_like(acc_o, m_o.element_type)
-        r_o.store(acc_o.load().to(m_o.element_type))
-        cute.autovec_copy(r_o, thr_pv.partition_C(g_o))
-
-        if tidx < WG_THREADS and lane % 4 == 0:
-            for r in cutlass.range_constexpr(n_rows):
-                m_lse[bi, split, m_block * M_BLK + t_cs[r, 0][0]] = lse[r]
-
+        """After the loop: v6's epilogue (:meth:`store_partial`), then the split merge by the
+        last CTA of the row block."""
+        self.store_partial(
+            m_o, m_lse, s_sum, thr_pv, t_cs, acc_o, acc_o_mn, row_max, row_sum, scale_log2,
+            m_block, split, bi, tidx, wg, lane,
+        )  # fmt: skip
         if cutlass.const_expr(m_o.element_type == cutlass.Float32):  # split partials
             self.merge_if_last(m_o, m_lse, m_out, m_sem, s_arrived, m_block, bi)
 
