@@ -65,24 +65,17 @@ per-slice barrier could; that is left for a next version.
 
 from typing import Any
 
-import cuda.bindings.driver as cuda
 import cutlass
 import cutlass.cute as cute
 import cutlass.utils
-from cutlass.cute.nvgpu import cpasync, warpgroup
+from cutlass.cute.nvgpu import cpasync
 
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
     VersionHost,
-    g2s_tiled_copy,
     kv_tile_range,
-    mla_counters_tensor,
-    mla_global_tensors,
-    mla_out_tensor,
-    mla_smem_layouts,
     mla_smem_tensors,
     mn_view,
-    wgmma_tiled,
 )
 from kernels.mla_decode.cute_v7 import (
     D_LAT,
@@ -90,7 +83,6 @@ from kernels.mla_decode.cute_v7 import (
     M_BLK,
     N_BLK,
     STAGES,
-    THREADS,
     WG_THREADS,
     _MlaDecodeV7,
 )
@@ -110,8 +102,10 @@ PRODUCER = WG_THREADS  # its lane 0 alone prefetches the two descriptors (no ele
 
 class _MlaDecodeV11(_MlaDecodeV7):
     """v7's kernel with the KV loads by TMA. Only the loads, the shared storage and the loop
-    head are v11's own; a step's compute (``score_softmax``, ``rescale_pv``), the epilogue
-    (``finish``) and the split merge (``merge_if_last``) are v7's methods.
+    head are v11's own. The entry is v7's, with v11's :meth:`shared_storage` (the mbarriers)
+    and :meth:`kv_load_args` (the TMA atoms and tensor maps); a step's compute
+    (``score_softmax``, ``rescale_pv``), the epilogue (``finish``) and the split merge
+    (``merge_if_last``) are v7's methods.
 
     What cute_v12 changes (the barriers per stage, the TMA boxes, and where the consumers
     wait) are the methods and the class attribute below the kernel: :attr:`KV_BARRIERS`,
@@ -124,36 +118,16 @@ class _MlaDecodeV11(_MlaDecodeV7):
     def __init__(self) -> None:  # no knobs (v7's L2 prefetch distance does not apply)
         super().__init__(l2_prefetch_distance=0)
 
-    @cute.jit
-    def __call__(
+    def shared_storage(
         self,
-        p_q: cute.Pointer,
-        p_kv: cute.Pointer,
-        p_lens: cute.Pointer,
-        p_o: cute.Pointer,
-        p_lse: cute.Pointer,
-        p_out: cute.Pointer,
-        p_sem: cute.Pointer,
-        batch: cutlass.Int32,
-        rows: cutlass.Int32,
-        t_max: cutlass.Int32,
-        splits: cutlass.Int32,
-        tiles_per_split: cutlass.Int32,
-        scale_log2: cutlass.Float32,
-        stream: cuda.CUstream,
-    ):
-        dtype = p_q.dtype
-        m_q, m_kv, m_lens, m_o, m_lse = mla_global_tensors(
-            p_q, p_kv, p_lens, p_o, p_lse, batch, rows, t_max, splits
-        )
-        (
-            s_ql_layout,
-            s_qr_layout,
-            s_kl_layout,
-            s_kr_layout,
-            s_vt_layout,
-            s_p_layout,
-        ) = mla_smem_layouts(dtype, M_BLK, N_BLK, STAGES)
+        dtype: Any,
+        s_ql_layout: Any,
+        s_qr_layout: Any,
+        s_kl_layout: Any,
+        s_kr_layout: Any,
+        s_p_layout: Any,
+    ) -> Any:
+        """v7's shared memory plus :attr:`KV_BARRIERS` transaction mbarriers per stage."""
 
         @cute.struct
         class SharedStorage:
@@ -169,6 +143,14 @@ class _MlaDecodeV11(_MlaDecodeV7):
                 cute.struct.MemRange[cutlass.Int64, STAGES * self.KV_BARRIERS], 8
             ]
 
+        return SharedStorage
+
+    def kv_load_args(
+        self, p_kv: cute.Pointer, batch: Any, t_max: Any, s_kl_layout: Any, s_kr_layout: Any
+    ) -> tuple[Any, ...]:
+        """``(tma_kl, g_kl_tma, tma_kr, g_kr_tma)`` for the kernel (:meth:`make_kv_tma`). v7's
+        entry builds the rest, including the cp.async copy that warpgroup 1 still uses for Q
+        and for the partial tile's zeros."""
         # the cache as [t, 576, batch] for the tensor maps (TMA tiles the leading modes)
         m_kv_tma = cute.make_tensor(
             p_kv,
@@ -177,54 +159,7 @@ class _MlaDecodeV11(_MlaDecodeV7):
                 stride=(ref.D_QK, 1, cute.assume(t_max * ref.D_QK, divby=64)),
             ),
         )
-        tma_kl, g_kl_tma, tma_kr, g_kr_tma = self.make_kv_tma(m_kv_tma, s_kl_layout, s_kr_layout)
-
-        # Q (once per CTA) and the partial tile's zeros: v7's per-thread layout, warpgroup 1
-        g2s = g2s_tiled_copy(dtype, WG_THREADS)
-        mma_qk = wgmma_tiled(
-            dtype, M_BLK, N_BLK, warpgroup.OperandSource.SMEM, warpgroup.OperandMajorMode.K
-        )
-        mma_pv = wgmma_tiled(
-            dtype,
-            M_BLK,
-            D_LAT // 2,
-            warpgroup.OperandSource.SMEM,
-            warpgroup.OperandMajorMode.MN,
-            atoms_n=2,
-        )
-
-        m_out = mla_out_tensor(p_out, batch, rows)
-        m_sem = mla_counters_tensor(p_sem, batch, rows, M_BLK)
-        self.kernel(
-            m_q,
-            m_kv,
-            m_lens,
-            m_o,
-            m_lse,
-            m_out,
-            m_sem,
-            tma_kl,
-            g_kl_tma,
-            tma_kr,
-            g_kr_tma,
-            tiles_per_split,
-            scale_log2,
-            s_ql_layout,
-            s_qr_layout,
-            s_kl_layout,
-            s_kr_layout,
-            s_vt_layout,
-            s_p_layout,
-            g2s,
-            mma_qk,
-            mma_pv,
-            SharedStorage,
-        ).launch(
-            grid=(rows // M_BLK, splits, batch),
-            block=[THREADS, 1, 1],
-            smem=SharedStorage.size_in_bytes(),
-            stream=stream,
-        )
+        return self.make_kv_tma(m_kv_tma, s_kl_layout, s_kr_layout)
 
     @cute.kernel
     def kernel(

@@ -89,7 +89,8 @@ class _MlaDecodeV7(_MlaDecodeV6):
     steps ahead of the one being computed, with one bulk prefetch instruction per tile.
 
     A step's compute (:meth:`score_softmax`, :meth:`rescale_pv`) and the epilogue
-    (:meth:`finish`) are methods so that cute_v11 reuses them around its TMA loads; they are
+    (:meth:`finish`) are methods so that cute_v11 reuses them around its TMA loads (and its
+    entry, through :meth:`shared_storage` and :meth:`kv_load_args`); they are
     traced inline, so the PTX is the same as with the code written out in the kernel.
     """
 
@@ -127,18 +128,10 @@ class _MlaDecodeV7(_MlaDecodeV6):
             s_p_layout,
         ) = mla_smem_layouts(dtype, M_BLK, N_BLK, STAGES)
 
-        @cute.struct
-        class SharedStorage:
-            s_ql: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_ql_layout)], 1024]
-            s_qr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_qr_layout)], 1024]
-            s_kl: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kl_layout)], 1024]
-            s_kr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kr_layout)], 1024]
-            s_p: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_p_layout)], 1024]
-            # per row: this tile's O correction factor, then (after the loop) the row sum
-            s_corr: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, M_BLK], 16]
-            s_sum: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, M_BLK], 16]
-            s_arrived: cute.struct.Align[cute.struct.MemRange[cutlass.Int32, 4], 16]
-
+        SharedStorage = self.shared_storage(
+            dtype, s_ql_layout, s_qr_layout, s_kl_layout, s_kr_layout, s_p_layout
+        )
+        kv_load_args = self.kv_load_args(p_kv, batch, t_max, s_kl_layout, s_kr_layout)
         g2s = g2s_tiled_copy(dtype, WG_THREADS)  # warpgroup 1 loads
         # the whole 64x64 score tile in one warpgroup: Q (A) is read once per K step
         mma_qk = wgmma_tiled(
@@ -163,6 +156,7 @@ class _MlaDecodeV7(_MlaDecodeV6):
             m_lse,
             m_out,
             m_sem,
+            *kv_load_args,
             tiles_per_split,
             scale_log2,
             s_ql_layout,
@@ -181,6 +175,38 @@ class _MlaDecodeV7(_MlaDecodeV6):
             smem=SharedStorage.size_in_bytes(),
             stream=stream,
         )
+
+    def shared_storage(
+        self,
+        dtype: Any,
+        s_ql_layout: Any,
+        s_qr_layout: Any,
+        s_kl_layout: Any,
+        s_kr_layout: Any,
+        s_p_layout: Any,
+    ) -> Any:
+        """The kernel's shared memory (traced from the entry; cute_v11 adds its mbarriers)."""
+
+        @cute.struct
+        class SharedStorage:
+            s_ql: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_ql_layout)], 1024]
+            s_qr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_qr_layout)], 1024]
+            s_kl: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kl_layout)], 1024]
+            s_kr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kr_layout)], 1024]
+            s_p: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_p_layout)], 1024]
+            # per row: this tile's O correction factor, then (after the loop) the row sum
+            s_corr: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, M_BLK], 16]
+            s_sum: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, M_BLK], 16]
+            s_arrived: cute.struct.Align[cute.struct.MemRange[cutlass.Int32, 4], 16]
+
+        return SharedStorage
+
+    def kv_load_args(
+        self, p_kv: cute.Pointer, batch: Any, t_max: Any, s_kl_layout: Any, s_kr_layout: Any
+    ) -> tuple[Any, ...]:
+        """Kernel arguments for the KV loads, passed after ``m_sem``: none for cp.async
+        (traced from the entry; cute_v11 passes its TMA atoms and tensor maps)."""
+        return ()
 
     @cute.kernel
     def kernel(
