@@ -17,7 +17,8 @@
   ``@cute.jit`` entries build on the host before a launch (traced; the kernels receive them).
 - :func:`kv_tile_range`, :func:`cta_gmem_tiles`, :func:`mla_smem_tensors`,
   :func:`g2s_partitions`: the start of every attention kernel (its KV tiles, its views of
-  global and shared memory, its slices of the cp.async copies).
+  global and shared memory, its slices of the cp.async copies); :func:`qk_scores`: the score
+  product from shared memory.
 - :func:`mn_view`, :func:`acc_as_wgmma_a`, :func:`quad_allreduce`: register-fragment helpers for
   the online softmax over ``mma.sync`` / ``wgmma`` accumulators.
 """
@@ -684,6 +685,52 @@ def g2s_partitions(thr_g2s: Any, n_blk: int, *tiles: Any) -> tuple[Any, ...]:
         out.append(thr_g2s.partition_D(tile) if i % 2 else thr_g2s.partition_S(tile))
     out.append(thr_g2s.partition_S(cute.make_identity_tensor((n_blk, ref.D_LATENT))))
     return tuple(out)
+
+
+def qk_scores(
+    mma_qk: Any,
+    thr_qk: Any,
+    t_aql: Any,
+    t_aqr: Any,
+    t_bkl: Any,
+    t_bkr: Any,
+    stage: Any,
+    m_blk: int,
+    n_blk: int,
+    slice_ready: Callable[[int], None] | None = None,
+) -> Any:
+    """``S = Q K^T`` for the KV tile in ``stage`` with wgmma from shared memory: the 512
+    latent then the 64 rope columns, k16 steps, fp32 accumulator (returned, this thread's
+    fragment of the ``m_blk x n_blk`` tile), issued, committed and waited for.
+
+    ``slice_ready`` (cute_v12): ``slice_ready(j)`` is traced just before the first wgmma that
+    reads the stage's 64-column slice ``j`` (0-7: latent, 8: rope), so that it can wait for
+    that slice alone; None: nothing is traced in between."""
+    import cutlass
+    import cutlass.cute as cute
+    from cutlass.cute.nvgpu import warpgroup
+
+    from kernels.mla_decode import reference as ref
+
+    acc_s = cute.make_rmem_tensor(thr_qk.partition_shape_C((m_blk, n_blk)), cutlass.Float32)
+    warpgroup.fence()
+    qk = cute.make_mma_atom(mma_qk.op)
+    qk.set(warpgroup.Field.ACCUMULATE, False)
+    k_per_slice = ref.D_ROPE // 16  # k16 wgmma steps per 64-column slice
+    # a plain function, not traced by CuTe DSL's preprocessor: Python loops over static sizes
+    # unroll here as range_constexpr loops do in a @cute.jit body
+    for k in range(cute.size(t_aql, mode=[2])):
+        if slice_ready is not None and k % k_per_slice == 0:
+            slice_ready(k // k_per_slice)
+        cute.gemm(qk, acc_s, t_aql[None, None, k], t_bkl[None, None, k, stage], acc_s)
+        qk.set(warpgroup.Field.ACCUMULATE, True)
+    for k in range(cute.size(t_aqr, mode=[2])):
+        if slice_ready is not None and k == 0:
+            slice_ready(ref.D_LATENT // ref.D_ROPE)
+        cute.gemm(qk, acc_s, t_aqr[None, None, k], t_bkr[None, None, k, stage], acc_s)
+    warpgroup.commit_group()
+    warpgroup.wait_group(0)
+    return acc_s
 
 
 def mn_view(acc: Any) -> Any:

@@ -39,6 +39,7 @@ from kernels.mla_decode.cute_common import (
     mla_smem_layouts,
     mla_smem_tensors,
     mn_view,
+    qk_scores,
     quad_allreduce,
     wgmma_tiled,
 )
@@ -386,22 +387,9 @@ class _MlaDecodeV7(_MlaDecodeV6):
         dtype = t_sp.element_type
         n_rows = cute.size(acc_o_mn, mode=[0])
         # S = Q K^T: 32 latent + 4 rope k16 steps, m64n64k16 from shared memory
-        acc_s = cute.make_rmem_tensor(thr_qk.partition_shape_C((M_BLK, N_BLK)), cutlass.Float32)
-        warpgroup.fence()
-        qk = cute.make_mma_atom(mma_qk.op)
-        qk.set(warpgroup.Field.ACCUMULATE, False)
-        k_per_slice = D_ROPE // 16  # k16 wgmma steps per 64-column slice
-        for k in cutlass.range_constexpr(cute.size(t_aql, mode=[2])):
-            if cutlass.const_expr(slice_ready is not None and k % k_per_slice == 0):
-                slice_ready(k // k_per_slice)
-            cute.gemm(qk, acc_s, t_aql[None, None, k], t_bkl[None, None, k, stage], acc_s)
-            qk.set(warpgroup.Field.ACCUMULATE, True)
-        for k in cutlass.range_constexpr(cute.size(t_aqr, mode=[2])):
-            if cutlass.const_expr(slice_ready is not None and k == 0):
-                slice_ready(D_LAT // D_ROPE)
-            cute.gemm(qk, acc_s, t_aqr[None, None, k], t_bkr[None, None, k, stage], acc_s)
-        warpgroup.commit_group()
-        warpgroup.wait_group(0)
+        acc_s = qk_scores(
+            mma_qk, thr_qk, t_aql, t_aqr, t_bkl, t_bkr, stage, M_BLK, N_BLK, slice_ready
+        )
 
         valid = seqlen - tile * N_BLK
         acc_s_mn = mn_view(acc_s)
