@@ -191,16 +191,7 @@ class _MlaDecodeV2:
         for step in range(n_steps):
             tile = tile_begin + step
             stage = step % STAGES
-            cute.arch.cp_async_wait_group(0)
-            # cp.async and zero-fill stores are generic-proxy writes; wgmma reads through the
-            # async proxy, so each writer fences before the barrier.
-            cute.arch.fence_view_async_shared()
-            cute.arch.sync_threads()
-            if step + 1 < n_steps:
-                self.load_kv(
-                    g2s, t_gkl, t_skl, t_gkr, t_skr, t_ckv, tile + 1, (step + 1) % STAGES, seqlen
-                )
-            cute.arch.cp_async_commit_group()
+            self.next_kv_tile(g2s, t_gkl, t_skl, t_gkr, t_skr, t_ckv, step, n_steps, tile, seqlen)
 
             # S = Q K^T: 32 latent + 4 rope k16 steps, operands from shared memory
             acc_s = qk_scores(mma_qk, thr_qk, t_aql, t_aqr, t_bkl, t_bkr, stage, M_BLK, N_BLK)
@@ -258,6 +249,34 @@ class _MlaDecodeV2:
             t_co = mn_view(thr_pv.partition_C(cute.make_identity_tensor((M_BLK, ref.D_V))))
             for r in cutlass.range_constexpr(n_rows):
                 m_lse[bi, split, m_block * M_BLK + t_co[r, 0][0]] = lse[r]
+
+    @cute.jit
+    def next_kv_tile(
+        self,
+        g2s: cute.TiledCopy,
+        t_gkl: cute.Tensor,
+        t_skl: cute.Tensor,
+        t_gkr: cute.Tensor,
+        t_skr: cute.Tensor,
+        t_ckv: cute.Tensor,
+        step: cutlass.Int32,
+        n_steps: cutlass.Int32,
+        tile: cutlass.Int32,
+        seqlen: cutlass.Int32,
+    ):
+        """Top of step ``step`` (KV tile ``tile``): wait until the tile is in shared memory for
+        every thread, then issue the copies of the next tile into the other stage. The CTA
+        barrier also means every thread is done with step - 1 (the stage being overwritten)."""
+        cute.arch.cp_async_wait_group(0)
+        # cp.async and zero-fill stores are generic-proxy writes; wgmma reads through the
+        # async proxy, so each writer fences before the barrier.
+        cute.arch.fence_view_async_shared()
+        cute.arch.sync_threads()
+        if step + 1 < n_steps:
+            self.load_kv(
+                g2s, t_gkl, t_skl, t_gkr, t_skr, t_ckv, tile + 1, (step + 1) % STAGES, seqlen
+            )
+        cute.arch.cp_async_commit_group()
 
     @cute.jit
     def load_kv(

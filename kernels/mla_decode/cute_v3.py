@@ -248,16 +248,7 @@ class _MlaDecodeV3(_MlaDecodeV2):
         for step in range(n_steps):
             tile = tile_begin + step
             stage = step % STAGES
-            cute.arch.cp_async_wait_group(0)
-            # cp.async and zero-fill stores are generic-proxy writes; wgmma reads through the
-            # async proxy, so each writer fences before the barrier.
-            cute.arch.fence_view_async_shared()
-            cute.arch.sync_threads()
-            if step + 1 < n_steps:
-                self.load_kv(
-                    g2s, t_gkl, t_skl, t_gkr, t_skr, t_ckv, tile + 1, (step + 1) % STAGES, seqlen
-                )
-            cute.arch.cp_async_commit_group()
+            self.next_kv_tile(g2s, t_gkl, t_skl, t_gkr, t_skr, t_ckv, step, n_steps, tile, seqlen)
 
             # S = Q K^T: 32 latent + 4 rope k16 steps, operands from shared memory
             acc_s = qk_scores(mma_qk, thr_qk, t_aql, t_aqr, t_bkl, t_bkr, stage, M_BLK, N_BLK)

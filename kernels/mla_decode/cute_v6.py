@@ -221,16 +221,7 @@ class _MlaDecodeV6(_MlaDecodeV4):
         for step in range(n_steps):
             tile = tile_begin + step
             stage = step % STAGES
-            cute.arch.cp_async_wait_group(0)
-            cute.arch.fence_view_async_shared()
-            # tile `step` is in shared memory for everyone, and both warpgroups are done with
-            # step - 1 (its P and the stage the next load overwrites)
-            cute.arch.sync_threads()
-            if step + 1 < n_steps:
-                self.load_kv(
-                    g2s, t_gkl, t_skl, t_gkr, t_skr, t_ckv, tile + 1, (step + 1) % STAGES, seqlen
-                )
-            cute.arch.cp_async_commit_group()
+            self.next_kv_tile(g2s, t_gkl, t_skl, t_gkr, t_skr, t_ckv, step, n_steps, tile, seqlen)
 
             if wg == 0:
                 # S = Q K^T: 32 latent + 4 rope k16 steps, m64n64k16 from shared memory
