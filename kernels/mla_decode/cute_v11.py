@@ -77,15 +77,10 @@ from kernels.mla_decode.cute_common import (
     mla_smem_tensors,
     mn_view,
 )
-from kernels.mla_decode.cute_v7 import (
-    D_LAT,
-    D_ROPE,
-    M_BLK,
-    N_BLK,
-    STAGES,
-    WG_THREADS,
-    _MlaDecodeV7,
-)
+
+# v2's block sizes and two-warpgroup thread layout
+from kernels.mla_decode.cute_v2 import D_LAT, D_ROPE, M_BLK, N_BLK, STAGES, WG_THREADS
+from kernels.mla_decode.cute_v7 import _MlaDecodeV7
 
 VERSION = "cute_v11"
 DESCRIPTION = (

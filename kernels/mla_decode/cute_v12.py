@@ -89,7 +89,9 @@ from cutlass.cute.nvgpu import cpasync, warpgroup
 from kernels.mla_decode.cute_common import (
     VersionHost,
 )
-from kernels.mla_decode.cute_v7 import D_LAT, D_ROPE, M_BLK, N_BLK, STAGES
+
+# v2's block sizes
+from kernels.mla_decode.cute_v2 import D_LAT, D_ROPE, M_BLK, N_BLK, STAGES
 from kernels.mla_decode.cute_v11 import _MlaDecodeV11
 
 VERSION = "cute_v12"

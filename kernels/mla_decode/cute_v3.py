@@ -36,21 +36,23 @@ from kernels.mla_decode.cute_common import (
     quad_allreduce,
     wgmma_tiled,
 )
-from kernels.mla_decode.cute_v2 import _MlaDecodeV2
+
+# v2's block sizes and two-warpgroup thread layout
+from kernels.mla_decode.cute_v2 import (
+    D_LAT,
+    M_BLK,
+    N_BLK,
+    STAGES,
+    THREADS,
+    WG_THREADS,
+    _MlaDecodeV2,
+)
 
 VERSION = "cute_v3"
 DESCRIPTION = (
     "CuTe DSL: v2 with the score tile split between the 2 warpgroups (wgmma m64n32 each, no "
     "duplicated Q K^T), row max and P exchanged through shared memory, SS wgmma for P V"
 )
-
-M_BLK = 64  # query rows per CTA = the wgmma M of one warpgroup
-N_BLK = 64  # KV rows per pipeline step
-STAGES = 2
-THREADS = 256  # 2 warpgroups; warpgroup g owns O columns [256 g, 256 g + 256)
-WG_THREADS = 128
-D_LAT = ref.D_LATENT  # 512
-D_ROPE = ref.D_ROPE  # 64
 
 
 class _MlaDecodeV3(_MlaDecodeV2):

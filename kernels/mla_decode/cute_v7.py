@@ -43,6 +43,9 @@ from kernels.mla_decode.cute_common import (
     quad_allreduce,
     wgmma_tiled,
 )
+
+# v2's block sizes and two-warpgroup thread layout
+from kernels.mla_decode.cute_v2 import D_LAT, D_ROPE, M_BLK, N_BLK, STAGES, THREADS, WG_THREADS
 from kernels.mla_decode.cute_v6 import _MlaDecodeV6
 
 VERSION = "cute_v7"
@@ -51,14 +54,6 @@ DESCRIPTION = (
     "only on the last tile, and the split merge done in-kernel by the last CTA to finish"
 )
 
-M_BLK = 64  # query rows per CTA = the wgmma M of one warpgroup
-N_BLK = 64  # KV rows per pipeline step
-STAGES = 2
-THREADS = 256  # 2 warpgroups; warpgroup g owns O columns [256 g, 256 g + 256)
-WG_THREADS = 128
-D_LAT = ref.D_LATENT  # 512
-D_ROPE = ref.D_ROPE  # 64
-P_READY_BARRIER = 1  # named barrier id (0 is __syncthreads): P and the corrections are in smem
 MERGE_COLS = ref.D_V // 32  # in-kernel merge: one warp per row, 16 fp32 columns per lane
 N_WARPS = THREADS // 32
 

@@ -11,7 +11,8 @@ v7's (same class, prefetch distance 2).
 """
 
 from kernels.mla_decode.cute_common import VersionHost
-from kernels.mla_decode.cute_v7 import M_BLK, N_BLK, _MlaDecodeV7
+from kernels.mla_decode.cute_v2 import M_BLK, N_BLK
+from kernels.mla_decode.cute_v7 import _MlaDecodeV7
 
 VERSION = "cute_v8"
 DESCRIPTION = "CuTe DSL: cute_v7 with a bulk L2 prefetch of the KV tile two steps ahead"
