@@ -15,6 +15,8 @@ Per KV tile: half the QK tensor work of v2, a quarter less shared-memory operand
 more CTA barriers. Everything else (split-KV, cp.async double buffer, one tile as K and V) as v2.
 """
 
+from typing import Any
+
 import cuda.bindings.driver as cuda
 import cutlass
 import cutlass.cute as cute
@@ -105,7 +107,8 @@ class _MlaDecodeV3(_MlaDecodeV2):
         stream: cuda.CUstream,
     ) -> tuple[cute.Tensor, cute.Tensor]:
         """Launch the attention kernel (traced from the ``@cute.jit`` entry); returns the views
-        of the partial O and the LSE, for an entry that also merges the splits (cute_v4)."""
+        of the partial O and the LSE, for an entry that also merges the splits (cute_v4).
+        What cute_v6 changes here are :meth:`shared_storage` and :meth:`score_mma`."""
         dtype = p_q.dtype
         m_q, m_kv, m_lens, m_o, m_lse = mla_global_tensors(
             p_q, p_kv, p_lens, p_o, p_lse, batch, rows, t_max, splits
@@ -117,27 +120,12 @@ class _MlaDecodeV3(_MlaDecodeV2):
             mla_smem_layouts(dtype, M_BLK, N_BLK, STAGES)
         )
 
-        @cute.struct
-        class SharedStorage:
-            s_ql: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_ql_layout)], 1024]
-            s_qr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_qr_layout)], 1024]
-            s_kl: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kl_layout)], 1024]
-            s_kr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kr_layout)], 1024]
-            s_p: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_p_layout)], 1024]
-            # per warpgroup: partial row max (each step) and row sum (at the end)
-            s_max: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, 2 * M_BLK], 16]
-            s_sum: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, 2 * M_BLK], 16]
+        SharedStorage = self.shared_storage(
+            dtype, s_ql_layout, s_qr_layout, s_kl_layout, s_kr_layout, s_p_layout
+        )
 
         g2s = g2s_tiled_copy(dtype, THREADS)
-        # warpgroup g: score columns [32 g, 32 g + 32)
-        mma_qk = wgmma_tiled(
-            dtype,
-            M_BLK,
-            N_BLK // 2,
-            warpgroup.OperandSource.SMEM,
-            warpgroup.OperandMajorMode.K,
-            atoms_n=2,
-        )
+        mma_qk = self.score_mma(dtype)
         mma_pv = wgmma_tiled(
             dtype,
             M_BLK,
@@ -172,6 +160,41 @@ class _MlaDecodeV3(_MlaDecodeV2):
             stream=stream,
         )
         return m_o, m_lse
+
+    def shared_storage(
+        self,
+        dtype: Any,
+        s_ql_layout: Any,
+        s_qr_layout: Any,
+        s_kl_layout: Any,
+        s_kr_layout: Any,
+        s_p_layout: Any,
+    ) -> Any:
+        """The kernel's shared memory (traced from the entry)."""
+
+        @cute.struct
+        class SharedStorage:
+            s_ql: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_ql_layout)], 1024]
+            s_qr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_qr_layout)], 1024]
+            s_kl: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kl_layout)], 1024]
+            s_kr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kr_layout)], 1024]
+            s_p: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_p_layout)], 1024]
+            # per warpgroup: partial row max (each step) and row sum (at the end)
+            s_max: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, 2 * M_BLK], 16]
+            s_sum: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, 2 * M_BLK], 16]
+
+        return SharedStorage
+
+    def score_mma(self, dtype: Any) -> Any:
+        """The score product's tiled MMA: warpgroup g computes score columns [32 g, 32 g + 32)."""
+        return wgmma_tiled(
+            dtype,
+            M_BLK,
+            N_BLK // 2,
+            warpgroup.OperandSource.SMEM,
+            warpgroup.OperandMajorMode.K,
+            atoms_n=2,
+        )
 
     @cute.kernel
     def kernel(

@@ -16,7 +16,6 @@ split merge (second kernel of the same compiled call) are v4's.
 
 from typing import Any
 
-import cuda.bindings.driver as cuda
 import cutlass
 import cutlass.cute as cute
 import cutlass.utils
@@ -27,10 +26,7 @@ from kernels.mla_decode.cute_common import (
     VersionHost,
     cta_gmem_tiles,
     g2s_partitions,
-    g2s_tiled_copy,
     kv_tile_range,
-    mla_global_tensors,
-    mla_smem_layouts,
     mla_smem_tensors,
     mn_view,
     qk_scores,
@@ -53,39 +49,22 @@ P_READY_BARRIER = 1  # named barrier id (0 is __syncthreads): P and the correcti
 
 class _MlaDecodeV6(_MlaDecodeV4):
     """v4's entry (attention, then the merge kernel when the KV is split), merge kernel and KV
-    loader; a new attention kernel and its layouts (:meth:`launch_attention`). The P@V half of
+    loader, and v3's launch of the attention kernel with v6's :meth:`shared_storage` and
+    :meth:`score_mma`; a new attention kernel. The P@V half of
     a step (:meth:`rescale_pv`) and the epilogue (:meth:`store_partial`) are methods that
     cute_v7 inherits; they are traced inline (same PTX as the code written out in the kernel)."""
 
-    def launch_attention(
+    def shared_storage(
         self,
-        p_q: cute.Pointer,
-        p_kv: cute.Pointer,
-        p_lens: cute.Pointer,
-        p_o: cute.Pointer,
-        p_lse: cute.Pointer,
-        batch: cutlass.Int32,
-        rows: cutlass.Int32,
-        t_max: cutlass.Int32,
-        splits: cutlass.Int32,
-        tiles_per_split: cutlass.Int32,
-        scale_log2: cutlass.Float32,
-        stream: cuda.CUstream,
-    ) -> tuple[cute.Tensor, cute.Tensor]:
-        """Launch the attention kernel (traced from v4's ``@cute.jit`` entry); returns the views
-        of the partial O and the LSE for v4's merge."""
-        dtype = p_q.dtype
-        m_q, m_kv, m_lens, m_o, m_lse = mla_global_tensors(
-            p_q, p_kv, p_lens, p_o, p_lse, batch, rows, t_max, splits
-        )
-        (
-            s_ql_layout,
-            s_qr_layout,
-            s_kl_layout,
-            s_kr_layout,
-            s_vt_layout,
-            s_p_layout,
-        ) = mla_smem_layouts(dtype, M_BLK, N_BLK, STAGES)
+        dtype: Any,
+        s_ql_layout: Any,
+        s_qr_layout: Any,
+        s_kl_layout: Any,
+        s_kr_layout: Any,
+        s_p_layout: Any,
+    ) -> Any:
+        """The kernel's shared memory: v3's with one correction factor per row instead of
+        v3's per-warpgroup row maxima."""
 
         @cute.struct
         class SharedStorage:
@@ -98,45 +77,13 @@ class _MlaDecodeV6(_MlaDecodeV4):
             s_corr: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, M_BLK], 16]
             s_sum: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, M_BLK], 16]
 
-        g2s = g2s_tiled_copy(dtype, THREADS)
-        # the whole 64x64 score tile in one warpgroup: Q (A) is read once per K step
-        mma_qk = wgmma_tiled(
+        return SharedStorage
+
+    def score_mma(self, dtype: Any) -> Any:
+        """The whole 64x64 score tile in one warpgroup: Q (A) is read once per K step."""
+        return wgmma_tiled(
             dtype, M_BLK, N_BLK, warpgroup.OperandSource.SMEM, warpgroup.OperandMajorMode.K
         )
-        mma_pv = wgmma_tiled(
-            dtype,
-            M_BLK,
-            D_LAT // 2,
-            warpgroup.OperandSource.SMEM,
-            warpgroup.OperandMajorMode.MN,
-            atoms_n=2,
-        )
-
-        self.kernel(
-            m_q,
-            m_kv,
-            m_lens,
-            m_o,
-            m_lse,
-            tiles_per_split,
-            scale_log2,
-            s_ql_layout,
-            s_qr_layout,
-            s_kl_layout,
-            s_kr_layout,
-            s_vt_layout,
-            s_p_layout,
-            g2s,
-            mma_qk,
-            mma_pv,
-            SharedStorage,
-        ).launch(
-            grid=(rows // M_BLK, splits, batch),
-            block=[THREADS, 1, 1],
-            smem=SharedStorage.size_in_bytes(),
-            stream=stream,
-        )
-        return m_o, m_lse
 
     @cute.kernel
     def kernel(

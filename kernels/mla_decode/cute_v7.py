@@ -129,10 +129,7 @@ class _MlaDecodeV7(_MlaDecodeV6):
         )
         kv_load_args = self.kv_load_args(p_kv, batch, t_max, s_kl_layout, s_kr_layout)
         g2s = g2s_tiled_copy(dtype, WG_THREADS)  # warpgroup 1 loads
-        # the whole 64x64 score tile in one warpgroup: Q (A) is read once per K step
-        mma_qk = wgmma_tiled(
-            dtype, M_BLK, N_BLK, warpgroup.OperandSource.SMEM, warpgroup.OperandMajorMode.K
-        )
+        mma_qk = self.score_mma(dtype)  # v6's: the whole score tile in warpgroup 0
         mma_pv = wgmma_tiled(
             dtype,
             M_BLK,
@@ -181,7 +178,8 @@ class _MlaDecodeV7(_MlaDecodeV6):
         s_kr_layout: Any,
         s_p_layout: Any,
     ) -> Any:
-        """The kernel's shared memory (traced from the entry; cute_v11 adds its mbarriers)."""
+        """v6's shared memory plus the arrival flag of the in-kernel merge (traced from the
+        entry; cute_v11 adds its mbarriers)."""
 
         @cute.struct
         class SharedStorage:
