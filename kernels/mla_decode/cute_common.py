@@ -18,7 +18,8 @@
 - :func:`kv_tile_range`, :func:`cta_gmem_tiles`, :func:`mla_smem_tensors`,
   :func:`g2s_partitions`: the start of every attention kernel (its KV tiles, its views of
   global and shared memory, its slices of the cp.async copies); :func:`qk_scores`: the score
-  product from shared memory.
+  product from shared memory; :func:`wgmma_smem_operands`, :func:`softmax_state`: the
+  operands of the two products and the online softmax's running state.
 - :func:`mn_view`, :func:`acc_as_wgmma_a`, :func:`quad_allreduce`: register-fragment helpers for
   the online softmax over ``mma.sync`` / ``wgmma`` accumulators.
 """
@@ -685,6 +686,37 @@ def g2s_partitions(thr_g2s: Any, n_blk: int, *tiles: Any) -> tuple[Any, ...]:
         out.append(thr_g2s.partition_D(tile) if i % 2 else thr_g2s.partition_S(tile))
     out.append(thr_g2s.partition_S(cute.make_identity_tensor((n_blk, ref.D_LATENT))))
     return tuple(out)
+
+
+def wgmma_smem_operands(
+    mma_qk: Any, thr_qk: Any, mma_pv: Any, thr_pv: Any, *smem: Any
+) -> tuple[Any, Any, Any, Any, Any]:
+    """``(t_aql, t_aqr, t_bkl, t_bkr, t_bv)``: the shared-memory descriptors of the wgmma
+    operands for ``smem = (s_ql, s_qr, s_kl, s_kr, s_vt)``: Q latent and rope as A of the
+    score product (MMA, M, K), the KV stages as its B (MMA, N, K, STAGES), and the V^T view
+    of the stages as B of P@V (MMA, N, K, STAGES)."""
+    s_ql, s_qr, s_kl, s_kr, s_vt = smem
+    return (
+        mma_qk.make_fragment_A(thr_qk.partition_A(s_ql)),
+        mma_qk.make_fragment_A(thr_qk.partition_A(s_qr)),
+        mma_qk.make_fragment_B(thr_qk.partition_B(s_kl)),
+        mma_qk.make_fragment_B(thr_qk.partition_B(s_kr)),
+        mma_pv.make_fragment_B(thr_pv.partition_B(s_vt)),
+    )
+
+
+def softmax_state(acc_o_mn: Any) -> tuple[int, Any, Any]:
+    """``(n_rows, row_max, row_sum)``: this thread's rows of the O accumulator and its online
+    softmax state for them, the running maximum (-inf) and the running sum (0)."""
+    import cutlass
+    import cutlass.cute as cute
+
+    n_rows = cute.size(acc_o_mn, mode=[0])
+    row_max = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
+    row_sum = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
+    row_max.fill(-cutlass.Float32.inf)
+    row_sum.fill(0.0)
+    return n_rows, row_max, row_sum
 
 
 def qk_scores(

@@ -76,6 +76,8 @@ from kernels.mla_decode.cute_common import (
     kv_tile_range,
     mla_smem_tensors,
     mn_view,
+    softmax_state,
+    wgmma_smem_operands,
 )
 
 # v2's block sizes and two-warpgroup thread layout
@@ -221,11 +223,9 @@ class _MlaDecodeV11(_MlaDecodeV7):
 
         thr_qk = mma_qk.get_slice(wg_tidx)
         thr_pv = mma_pv.get_slice(tidx)
-        t_aql = mma_qk.make_fragment_A(thr_qk.partition_A(s_ql))
-        t_aqr = mma_qk.make_fragment_A(thr_qk.partition_A(s_qr))
-        t_bkl = mma_qk.make_fragment_B(thr_qk.partition_B(s_kl))
-        t_bkr = mma_qk.make_fragment_B(thr_qk.partition_B(s_kr))
-        t_bv = mma_pv.make_fragment_B(thr_pv.partition_B(s_vt))
+        t_aql, t_aqr, t_bkl, t_bkr, t_bv = wgmma_smem_operands(
+            mma_qk, thr_qk, mma_pv, thr_pv, s_ql, s_qr, s_kl, s_kr, s_vt
+        )
         t_ap = mma_pv.make_fragment_A(thr_pv.partition_A(s_p))
         t_sp = thr_qk.partition_C(s_p)
         p_store = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), dtype, num_bits_per_copy=32)
@@ -262,11 +262,7 @@ class _MlaDecodeV11(_MlaDecodeV7):
                     )
         cute.arch.cp_async_commit_group()
 
-        n_rows = cute.size(acc_o_mn, mode=[0])
-        row_max = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
-        row_sum = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
-        row_max.fill(-cutlass.Float32.inf)
-        row_sum.fill(0.0)
+        _, row_max, row_sum = softmax_state(acc_o_mn)
 
         for step in range(n_steps):
             tile = tile_begin + step
