@@ -8,8 +8,18 @@
 - :func:`run_split_kv`: the host side of every version (checks, KV split, launch, and the merge
   of split-KV partials: by the Triton ladder's combine kernel for v1-v3, inside the compiled
   call for v4+; base-2 log-sum-exp weights).
+- :class:`VersionHost`: what a version module exports around its kernel object (``entry``,
+  ``example_args``, the cached compiles, ``mla_decode``), so a module keeps only its kernel.
 - :class:`PackedLaunch` / :func:`check_packing`: launch with pre-built ctypes arguments (v5).
 - :func:`num_sms` and :func:`pick_splits`: how many KV splits fill the GPU.
+- :func:`mla_global_tensors`, :func:`mla_smem_layouts`, :func:`g2s_tiled_copy`,
+  :func:`wgmma_tiled`, :func:`mla_out_tensor`, :func:`mla_counters_tensor`: what the
+  ``@cute.jit`` entries build on the host before a launch (traced; the kernels receive them).
+- :func:`kv_tile_range`, :func:`cta_gmem_tiles`, :func:`mla_smem_tensors`,
+  :func:`g2s_partitions`: the start of every attention kernel (its KV tiles, its views of
+  global and shared memory, its slices of the cp.async copies); :func:`qk_scores`: the score
+  product from shared memory; :func:`wgmma_smem_operands`, :func:`softmax_state`: the
+  operands of the two products and the online softmax's running state.
 - :func:`mn_view`, :func:`acc_as_wgmma_a`, :func:`quad_allreduce`: register-fragment helpers for
   the online softmax over ``mma.sync`` / ``wgmma`` accumulators.
 """
@@ -280,6 +290,115 @@ def run_split_kv(
     return out
 
 
+class VersionHost:
+    """The host side of one CuTe DSL version: its kernel object, the signature it is compiled
+    for, one compile per (input, output) dtype, and the contract call.
+
+    A version module builds one and exports its methods under the names the registry, the
+    benchmark and the PTX fingerprints read::
+
+        _HOST = VersionHost(VERSION, _MlaDecodeV7(), M_BLK, N_BLK, merge_in_kernel=True, packed=True)
+        entry, example_args, mla_decode = _HOST.entry, _HOST.example_args, _HOST.mla_decode
+
+    ``fused_merge`` / ``merge_in_kernel`` fix which pointers the compiled entry takes (see
+    :func:`launch_args_template`) and how :func:`run_split_kv` launches it; ``packed`` and
+    ``planned`` only change the launch (:class:`PackedLaunch`, or the per-shape plans of
+    :func:`kernels.mla_decode.cute_plan.run_planned`). A version that changes only the launch
+    of an earlier version's kernel takes :meth:`with_launch` of that version's host, which shares
+    its compiles.
+    """
+
+    def __init__(
+        self,
+        version: str,
+        kernel: Any,
+        m_blk: int,
+        n_blk: int,
+        *,
+        fused_merge: bool = False,
+        merge_in_kernel: bool = False,
+        packed: bool = False,
+        planned: bool = False,
+    ) -> None:
+        if planned and not merge_in_kernel:
+            raise ValueError(f"{version}: planned launches need a kernel that merges in place")
+        self.version = version
+        self.kernel = kernel
+        self.m_blk = m_blk
+        self.n_blk = n_blk
+        self.fused_merge = fused_merge or merge_in_kernel
+        self.merge_in_kernel = merge_in_kernel
+        self.packed = packed
+        self.planned = planned
+        self._compiles: dict[tuple[Any, Any], Any] = {}
+
+    def with_launch(
+        self, version: str, *, packed: bool | None = None, planned: bool | None = None
+    ) -> VersionHost:
+        """Another version with this kernel and these compiles, launched differently."""
+        other = VersionHost(
+            version,
+            self.kernel,
+            self.m_blk,
+            self.n_blk,
+            fused_merge=self.fused_merge,
+            merge_in_kernel=self.merge_in_kernel,
+            packed=self.packed if packed is None else packed,
+            planned=self.planned if planned is None else planned,
+        )
+        other._compiles = self._compiles  # one compile per dtype pair for both versions
+        return other
+
+    def entry(self) -> Any:
+        """The ``@cute.jit`` entry point (for compile-only checks)."""
+        return self.kernel
+
+    def example_args(self, in_dtype: Any = None, out_dtype: Any = None) -> tuple[Any, ...]:
+        """Arguments that fix the compiled signature (addresses are placeholders); default
+        dtypes: bf16 inputs, fp32 split-KV partials."""
+        import cutlass
+
+        return launch_args_template(
+            in_dtype or cutlass.BFloat16,
+            out_dtype or cutlass.Float32,
+            self.m_blk,
+            self.n_blk,
+            with_out=self.fused_merge,
+            with_sem=self.merge_in_kernel,
+        )
+
+    def compiled(self, in_dtype: Any, out_dtype: Any) -> Any:
+        """One compile per (input, output) dtype, kept for the process; every shape is a
+        runtime argument."""
+        key = (in_dtype, out_dtype)
+        if key not in self._compiles:
+            self._compiles[key] = compile_kernel(
+                self.kernel, *self.example_args(in_dtype, out_dtype)
+            )
+        return self._compiles[key]
+
+    def mla_decode(
+        self, q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
+    ) -> torch.Tensor:
+        """The contract call of :mod:`kernels.mla_decode.reference`: ``q [b, s, h, 576]``,
+        ``kv_cache [b, t, 576]``, ``cache_seqlens [b]`` -> ``out [b, s, h, 512]``."""
+        args = (self.version, self.compiled, self.m_blk, self.n_blk)
+        if self.planned:
+            from kernels.mla_decode.cute_plan import run_planned
+
+            return run_planned(*args, q, kv_cache, cache_seqlens, sm_scale)
+        return run_split_kv(
+            *args,
+            q,
+            kv_cache,
+            cache_seqlens,
+            sm_scale,
+            fused_merge=self.fused_merge,
+            merge_in_kernel=self.merge_in_kernel,
+            packed=self.packed,
+        )
+
+
 _COUNTERS: dict[tuple[str, int | None], torch.Tensor] = {}
 
 
@@ -374,8 +493,8 @@ def _packed_launch(fn: Any) -> PackedLaunch:
 
 
 # ---------------------------------------------------------------------------------------------
-# Trace-time helpers for the @cute.jit entries (v6+): the global views of the arguments and the
-# shared-memory layouts, the same for every version since v2 (which spell them out inline).
+# Trace-time helpers for the @cute.jit entries: the global views of the arguments, the
+# shared-memory layouts, the copy and MMA objects the kernels receive.
 # ---------------------------------------------------------------------------------------------
 
 
@@ -392,7 +511,11 @@ def mla_global_tensors(
 ) -> tuple[Any, Any, Any, Any, Any]:
     """``(m_q, m_kv, m_lens, m_o, m_lse)``: q [b, rows, 576], kv [b, t, 576], lens [b], the
     partial O as [b, splits, rows, 512] over memory laid out [b, rows, splits, 512] (a row's
-    splits side by side for the merge), and the base-2 LSE [b, splits, rows]."""
+    splits side by side for the merge), and the base-2 LSE [b, splits, rows].
+
+    The innermost extents are static, so 16-byte vector copies are legal; the dynamic strides
+    are multiples of 64 elements, and ``cute.assume`` says so, so that the per-sequence base
+    addresses keep their 16-byte alignment."""
     import cutlass.cute as cute
 
     from kernels.mla_decode import reference as ref
@@ -440,9 +563,206 @@ def mla_smem_layouts(dtype: Any, m_blk: int, n_blk: int, stages: int) -> tuple[A
     )
 
 
+def g2s_tiled_copy(dtype: Any, threads: int) -> Any:
+    """Global -> shared copies by ``threads`` threads with 16-byte ``cp.async``: 8 threads per
+    64-element row segment, ``threads // 8`` rows per copy step."""
+    import cutlass.cute as cute
+    from cutlass.cute.nvgpu import cpasync
+
+    return cute.make_tiled_copy_tv(
+        cute.make_copy_atom(
+            cpasync.CopyG2SOp(cache_mode=cpasync.LoadCacheMode.GLOBAL),
+            dtype,
+            num_bits_per_copy=128,
+        ),
+        cute.make_layout((threads // 8, 8), stride=(8, 1)),
+        cute.make_layout((1, 8)),
+    )
+
+
+def wgmma_tiled(dtype: Any, m: int, n: int, a_source: Any, b_major: Any, atoms_n: int = 1) -> Any:
+    """A tiled warpgroup MMA with fp32 accumulators and a K-major A operand: ``atoms_n``
+    warpgroups side by side along N, each computing ``m x n`` per k16 step. ``a_source``:
+    ``warpgroup.OperandSource.SMEM`` (descriptor) or ``RMEM`` (registers); ``b_major``: K for
+    the keys of ``Q K^T``, MN for the V^T view of ``P V``."""
+    import cutlass
+    import cutlass.cute as cute
+    from cutlass.cute.nvgpu import warpgroup
+
+    op = warpgroup.MmaF16BF16Op(
+        dtype, cutlass.Float32, (m, n, 16), a_source, warpgroup.OperandMajorMode.K, b_major
+    )
+    return cute.make_tiled_mma(cute.make_mma_atom(op), (1, atoms_n, 1))
+
+
+def mla_out_tensor(p_out: Any, batch: Any, rows: Any) -> Any:
+    """The final output [b, rows, 512] in q's dtype, for entries that merge the split partials."""
+    import cutlass.cute as cute
+
+    from kernels.mla_decode import reference as ref
+
+    return cute.make_tensor(
+        p_out,
+        cute.make_layout(
+            (batch, rows, ref.D_V), stride=(cute.assume(rows * ref.D_V, divby=64), ref.D_V, 1)
+        ),
+    )
+
+
+def mla_counters_tensor(p_sem: Any, batch: Any, rows: Any, m_blk: int) -> Any:
+    """The split-merge arrival counters [b, rows / m_blk] (see :func:`merge_counters`)."""
+    import cutlass.cute as cute
+
+    return cute.make_tensor(
+        p_sem, cute.make_layout((batch, rows // m_blk), stride=(rows // m_blk, 1))
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # Device-side helpers (traced by CuTe DSL; plain Python at import time).
 # ---------------------------------------------------------------------------------------------
+
+
+def kv_tile_range(
+    m_lens: Any, bi: Any, split: Any, tiles_per_split: Any, n_blk: int
+) -> tuple[Any, Any, Any, Any]:
+    """``(seqlen, tile_begin, tile_end, n_steps)``: sequence ``bi``'s length and the KV tiles
+    ``[tile_begin, tile_end)`` of split ``split`` (``n_steps = tile_end - tile_begin`` may be 0
+    or less when the sequence ends before the split starts)."""
+    import cutlass
+
+    seqlen = m_lens[bi]
+    n_tiles = (seqlen + (n_blk - 1)) // n_blk
+    tile_begin = split * tiles_per_split
+    tile_end = cutlass.min(tile_begin + tiles_per_split, n_tiles)
+    return seqlen, tile_begin, tile_end, tile_end - tile_begin
+
+
+def cta_gmem_tiles(
+    m_q: Any, m_kv: Any, bi: Any, m_block: Any, m_blk: int, n_blk: int
+) -> tuple[Any, Any, Any, Any]:
+    """``(g_ql, g_qr, g_kl, g_kr)``: the CTA's Q rows (latent [m_blk, 512], rope [m_blk, 64])
+    and sequence ``bi``'s KV as tiles (latent [n_blk, 512, tiles], rope [n_blk, 64, tiles])."""
+    import cutlass.cute as cute
+
+    from kernels.mla_decode import reference as ref
+
+    lat, rope = ref.D_LATENT, ref.D_ROPE
+    q_b = m_q[bi, None, None]
+    kv_b = m_kv[bi, None, None]
+    return (
+        cute.local_tile(q_b, (m_blk, lat), (m_block, 0)),
+        cute.local_tile(q_b, (m_blk, rope), (m_block, lat // rope)),
+        cute.local_tile(kv_b, (n_blk, lat), (None, 0)),
+        cute.local_tile(kv_b, (n_blk, rope), (None, lat // rope)),
+    )
+
+
+def mla_smem_tensors(storage: Any, *layouts: Any) -> tuple[Any, Any, Any, Any, Any]:
+    """``(s_ql, s_qr, s_kl, s_kr, s_vt)`` in ``storage`` (fields ``s_ql``, ``s_qr``, ``s_kl``,
+    ``s_kr``) for the first five layouts of :func:`mla_smem_layouts`; the V^T view shares the
+    bytes of ``s_kl``."""
+    s_ql_layout, s_qr_layout, s_kl_layout, s_kr_layout, s_vt_layout = layouts
+    return (
+        storage.s_ql.get_tensor(s_ql_layout.outer, swizzle=s_ql_layout.inner),
+        storage.s_qr.get_tensor(s_qr_layout.outer, swizzle=s_qr_layout.inner),
+        storage.s_kl.get_tensor(s_kl_layout.outer, swizzle=s_kl_layout.inner),
+        storage.s_kr.get_tensor(s_kr_layout.outer, swizzle=s_kr_layout.inner),
+        storage.s_kl.get_tensor(s_vt_layout.outer, swizzle=s_vt_layout.inner),
+    )
+
+
+def g2s_partitions(thr_g2s: Any, n_blk: int, *tiles: Any) -> tuple[Any, ...]:
+    """One thread's slices of the cp.async copies ``(t_gql, t_sql, t_gqr, t_sqr, t_gkl,
+    t_skl, t_gkr, t_skr, t_ckv)`` for ``tiles = (g_ql, s_ql, g_qr, s_qr, g_kl, s_kl, g_kr,
+    s_kr)``; ``t_ckv`` holds the (row, column) within a KV tile of each copy it issues, for
+    the row predicate at the end of a sequence."""
+    import cutlass.cute as cute
+
+    from kernels.mla_decode import reference as ref
+
+    out = []
+    for i, tile in enumerate(tiles):  # global sources, shared destinations, alternately
+        out.append(thr_g2s.partition_D(tile) if i % 2 else thr_g2s.partition_S(tile))
+    out.append(thr_g2s.partition_S(cute.make_identity_tensor((n_blk, ref.D_LATENT))))
+    return tuple(out)
+
+
+def wgmma_smem_operands(
+    mma_qk: Any, thr_qk: Any, mma_pv: Any, thr_pv: Any, *smem: Any
+) -> tuple[Any, Any, Any, Any, Any]:
+    """``(t_aql, t_aqr, t_bkl, t_bkr, t_bv)``: the shared-memory descriptors of the wgmma
+    operands for ``smem = (s_ql, s_qr, s_kl, s_kr, s_vt)``: Q latent and rope as A of the
+    score product (MMA, M, K), the KV stages as its B (MMA, N, K, STAGES), and the V^T view
+    of the stages as B of P@V (MMA, N, K, STAGES)."""
+    s_ql, s_qr, s_kl, s_kr, s_vt = smem
+    return (
+        mma_qk.make_fragment_A(thr_qk.partition_A(s_ql)),
+        mma_qk.make_fragment_A(thr_qk.partition_A(s_qr)),
+        mma_qk.make_fragment_B(thr_qk.partition_B(s_kl)),
+        mma_qk.make_fragment_B(thr_qk.partition_B(s_kr)),
+        mma_pv.make_fragment_B(thr_pv.partition_B(s_vt)),
+    )
+
+
+def softmax_state(acc_o_mn: Any) -> tuple[int, Any, Any]:
+    """``(n_rows, row_max, row_sum)``: this thread's rows of the O accumulator and its online
+    softmax state for them, the running maximum (-inf) and the running sum (0)."""
+    import cutlass
+    import cutlass.cute as cute
+
+    n_rows = cute.size(acc_o_mn, mode=[0])
+    row_max = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
+    row_sum = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
+    row_max.fill(-cutlass.Float32.inf)
+    row_sum.fill(0.0)
+    return n_rows, row_max, row_sum
+
+
+def qk_scores(
+    mma_qk: Any,
+    thr_qk: Any,
+    t_aql: Any,
+    t_aqr: Any,
+    t_bkl: Any,
+    t_bkr: Any,
+    stage: Any,
+    m_blk: int,
+    n_blk: int,
+    slice_ready: Callable[[int], None] | None = None,
+) -> Any:
+    """``S = Q K^T`` for the KV tile in ``stage`` with wgmma from shared memory: the 512
+    latent then the 64 rope columns, k16 steps, fp32 accumulator (returned, this thread's
+    fragment of the ``m_blk x n_blk`` tile), issued, committed and waited for.
+
+    ``slice_ready`` (cute_v12): ``slice_ready(j)`` is traced just before the first wgmma that
+    reads the stage's 64-column slice ``j`` (0-7: latent, 8: rope), so that it can wait for
+    that slice alone; None: nothing is traced in between."""
+    import cutlass
+    import cutlass.cute as cute
+    from cutlass.cute.nvgpu import warpgroup
+
+    from kernels.mla_decode import reference as ref
+
+    acc_s = cute.make_rmem_tensor(thr_qk.partition_shape_C((m_blk, n_blk)), cutlass.Float32)
+    warpgroup.fence()
+    qk = cute.make_mma_atom(mma_qk.op)
+    qk.set(warpgroup.Field.ACCUMULATE, False)
+    k_per_slice = ref.D_ROPE // 16  # k16 wgmma steps per 64-column slice
+    # a plain function, not traced by CuTe DSL's preprocessor: Python loops over static sizes
+    # unroll here as range_constexpr loops do in a @cute.jit body
+    for k in range(cute.size(t_aql, mode=[2])):
+        if slice_ready is not None and k % k_per_slice == 0:
+            slice_ready(k // k_per_slice)
+        cute.gemm(qk, acc_s, t_aql[None, None, k], t_bkl[None, None, k, stage], acc_s)
+        qk.set(warpgroup.Field.ACCUMULATE, True)
+    for k in range(cute.size(t_aqr, mode=[2])):
+        if slice_ready is not None and k == 0:
+            slice_ready(ref.D_LATENT // ref.D_ROPE)
+        cute.gemm(qk, acc_s, t_aqr[None, None, k], t_bkr[None, None, k, stage], acc_s)
+    warpgroup.commit_group()
+    warpgroup.wait_group(0)
+    return acc_s
 
 
 def mn_view(acc: Any) -> Any:

@@ -17,23 +17,22 @@ heads, which all share the one latent KV head) and a contiguous range of 64-row 
 Limits: bf16/fp16; ``s*h`` must be a multiple of 64. Hopper-specific paths (wgmma) start at cute_v2.
 """
 
-import functools
-from typing import Any
-
 import cuda.bindings.driver as cuda
 import cutlass
 import cutlass.cute as cute
 import cutlass.utils
-import torch
-from cutlass.cute.nvgpu import cpasync, warp
+from cutlass.cute.nvgpu import warp
 
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
-    compile_kernel,
-    launch_args_template,
+    VersionHost,
+    cta_gmem_tiles,
+    g2s_partitions,
+    g2s_tiled_copy,
+    kv_tile_range,
+    mla_global_tensors,
     mn_view,
     quad_allreduce,
-    run_split_kv,
 )
 
 VERSION = "cute_v1"
@@ -69,30 +68,8 @@ class _MlaDecodeV1:
         stream: cuda.CUstream,
     ):
         dtype = p_q.dtype
-        # Global tensors. The innermost extents are static so 16-byte vector copies are legal.
-        # Dynamic strides are multiples of 64 elements; `assume` tells CuTe so that the
-        # per-sequence base addresses keep their 16-byte alignment.
-        q_bstride = cute.assume(rows * ref.D_QK, divby=64)
-        kv_bstride = cute.assume(t_max * ref.D_QK, divby=64)
-        # partial O is [b, rows, splits, 512] in memory: the combine reads a row's splits together
-        o_rstride = cute.assume(splits * ref.D_V, divby=64)
-        o_bstride = cute.assume(rows * splits * ref.D_V, divby=64)
-        m_q = cute.make_tensor(
-            p_q, cute.make_layout((batch, rows, ref.D_QK), stride=(q_bstride, ref.D_QK, 1))
-        )
-        m_kv = cute.make_tensor(
-            p_kv, cute.make_layout((batch, t_max, ref.D_QK), stride=(kv_bstride, ref.D_QK, 1))
-        )
-        m_lens = cute.make_tensor(p_lens, cute.make_layout((batch,)))
-        m_o = cute.make_tensor(
-            p_o,
-            cute.make_layout(
-                (batch, splits, rows, ref.D_V),
-                stride=(o_bstride, ref.D_V, o_rstride, 1),
-            ),
-        )
-        m_lse = cute.make_tensor(
-            p_lse, cute.make_layout((batch, splits, rows), stride=(rows * splits, 1, splits))
+        m_q, m_kv, m_lens, m_o, m_lse = mla_global_tensors(
+            p_q, p_kv, p_lens, p_o, p_lse, batch, rows, t_max, splits
         )
 
         # Shared memory: 8x64 atoms with the 128-byte swizzle (conflict-free ldmatrix).
@@ -111,16 +88,7 @@ class _MlaDecodeV1:
             s_kl: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kl_layout)], 1024]
             s_kr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kr_layout)], 1024]
 
-        # Global -> shared: 16-byte cp.async, 8 threads per 64-element row segment.
-        g2s = cute.make_tiled_copy_tv(
-            cute.make_copy_atom(
-                cpasync.CopyG2SOp(cache_mode=cpasync.LoadCacheMode.GLOBAL),
-                dtype,
-                num_bits_per_copy=128,
-            ),
-            cute.make_layout((THREADS // 8, 8), stride=(8, 1)),
-            cute.make_layout((1, 8)),
-        )
+        g2s = g2s_tiled_copy(dtype, THREADS)
         mma_atom = warp.MmaF16BF16Op(dtype, cutlass.Float32, (16, 8, 16))
         mma_qk = cute.make_tiled_mma(mma_atom, (4, 1, 1), permutation_mnk=(M_BLK, 16, 16))
         mma_pv = cute.make_tiled_mma(mma_atom, (4, 2, 1), permutation_mnk=(M_BLK, 32, 16))
@@ -172,19 +140,10 @@ class _MlaDecodeV1:
         m_block, split, bi = cute.arch.block_idx()
         dtype = m_q.element_type
 
-        seqlen = m_lens[bi]
-        n_tiles = (seqlen + (N_BLK - 1)) // N_BLK
-        tile_begin = split * tiles_per_split
-        tile_end = cutlass.min(tile_begin + tiles_per_split, n_tiles)
-        n_steps = tile_end - tile_begin
+        seqlen, tile_begin, _, n_steps = kv_tile_range(m_lens, bi, split, tiles_per_split, N_BLK)
 
         # ---- tiles of this CTA in global memory
-        q_b = m_q[bi, None, None]
-        kv_b = m_kv[bi, None, None]
-        g_ql = cute.local_tile(q_b, (M_BLK, D_LAT), (m_block, 0))
-        g_qr = cute.local_tile(q_b, (M_BLK, D_ROPE), (m_block, D_LAT // D_ROPE))
-        g_kl = cute.local_tile(kv_b, (N_BLK, D_LAT), (None, 0))  # (N, 512, tiles)
-        g_kr = cute.local_tile(kv_b, (N_BLK, D_ROPE), (None, D_LAT // D_ROPE))  # (N, 64, tiles)
+        g_ql, g_qr, g_kl, g_kr = cta_gmem_tiles(m_q, m_kv, bi, m_block, M_BLK, N_BLK)
 
         # ---- shared memory
         smem = cutlass.utils.SmemAllocator()
@@ -201,16 +160,9 @@ class _MlaDecodeV1:
 
         # ---- global -> shared copies
         thr_g2s = g2s.get_slice(tidx)
-        t_gql = thr_g2s.partition_S(g_ql)
-        t_sql = thr_g2s.partition_D(s_ql)
-        t_gqr = thr_g2s.partition_S(g_qr)
-        t_sqr = thr_g2s.partition_D(s_qr)
-        t_gkl = thr_g2s.partition_S(g_kl)  # (CPY, CPY_N, CPY_K, tiles)
-        t_skl = thr_g2s.partition_D(s_kl)  # (CPY, CPY_N, CPY_K, STAGES)
-        t_gkr = thr_g2s.partition_S(g_kr)
-        t_skr = thr_g2s.partition_D(s_kr)
-        # row index (within a KV tile) of each copy row this thread issues
-        t_ckv = thr_g2s.partition_S(cute.make_identity_tensor((N_BLK, D_LAT)))
+        t_gql, t_sql, t_gqr, t_sqr, t_gkl, t_skl, t_gkr, t_skr, t_ckv = g2s_partitions(
+            thr_g2s, N_BLK, g_ql, s_ql, g_qr, s_qr, g_kl, s_kl, g_kr, s_kr
+        )
 
         # ---- MMA partitions
         thr_qk = mma_qk.get_slice(tidx % QK_THREADS)
@@ -366,29 +318,7 @@ class _MlaDecodeV1:
                 t_skr[None, n, None, stage].fill(0)
 
 
-_KERNEL = _MlaDecodeV1()
-
-
-@functools.cache
-def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
-    """One compile per (input, output) dtype; every shape is a runtime argument."""
-    return compile_kernel(_KERNEL, *example_args(in_dtype, out_dtype))
-
-
-def example_args(
-    in_dtype: type[cutlass.Numeric] = cutlass.BFloat16,
-    out_dtype: type[cutlass.Numeric] = cutlass.Float32,
-) -> tuple[Any, ...]:
-    """Arguments that fix the compiled signature (addresses are placeholders)."""
-    return launch_args_template(in_dtype, out_dtype, M_BLK, N_BLK)
-
-
-def entry() -> Any:
-    """The ``@cute.jit`` entry point (for compile-only checks)."""
-    return _KERNEL
-
-
-def mla_decode(
-    q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
-) -> torch.Tensor:
-    return run_split_kv(VERSION, _compiled, M_BLK, N_BLK, q, kv_cache, cache_seqlens, sm_scale)
+_HOST = VersionHost(VERSION, _MlaDecodeV1(), M_BLK, N_BLK)
+entry = _HOST.entry
+example_args = _HOST.example_args
+mla_decode = _HOST.mla_decode

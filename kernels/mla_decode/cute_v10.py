@@ -88,27 +88,27 @@ as in v7 (where warpgroup 1 had nothing else to do); and the extra named barrier
 rescale in warpgroup 0 and the RS/SS mix add issue work on both warpgroups.
 """
 
-import functools
-from typing import Any
-
 import cuda.bindings.driver as cuda
 import cutlass
 import cutlass.cute as cute
 import cutlass.utils
-import torch
-from cutlass.cute.nvgpu import cpasync, warpgroup
+from cutlass.cute.nvgpu import warpgroup
 
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
+    VersionHost,
     acc_as_wgmma_a,
-    compile_kernel,
+    g2s_tiled_copy,
+    kv_tile_range,
+    mla_counters_tensor,
     mla_global_tensors,
+    mla_out_tensor,
     mla_smem_layouts,
     mn_view,
     quad_allreduce,
-    run_split_kv,
+    wgmma_tiled,
 )
-from kernels.mla_decode.cute_v7 import _MlaDecodeV7, example_args  # same 64x64 blocks
+from kernels.mla_decode.cute_v7 import _MlaDecodeV7
 
 VERSION = "cute_v10"
 DESCRIPTION = (
@@ -216,44 +216,20 @@ class _MlaDecodeV10(_MlaDecodeV7):
             s_sum: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, 2 * M_BLK], 16]
             s_arrived: cute.struct.Align[cute.struct.MemRange[cutlass.Int32, 4], 16]
 
-        g2s = cute.make_tiled_copy_tv(
-            cute.make_copy_atom(
-                cpasync.CopyG2SOp(cache_mode=cpasync.LoadCacheMode.GLOBAL),
-                dtype,
-                num_bits_per_copy=128,
-            ),
-            cute.make_layout((WG_THREADS // 8, 8), stride=(8, 1)),  # one warpgroup loads
-            cute.make_layout((1, 8)),
-        )
+        g2s = g2s_tiled_copy(dtype, WG_THREADS)  # one warpgroup loads
         k_major = warpgroup.OperandMajorMode.K
         mn_major = warpgroup.OperandMajorMode.MN
         ss = warpgroup.OperandSource.SMEM
         rs = warpgroup.OperandSource.RMEM
 
-        def one_wg_mma(n, a_src, b_major):
-            return cute.make_tiled_mma(
-                cute.make_mma_atom(
-                    warpgroup.MmaF16BF16Op(
-                        dtype, cutlass.Float32, (M_BLK, n, 16), a_src, k_major, b_major
-                    )
-                ),
-                (1, 1, 1),
-            )
+        # one warpgroup per MMA:
+        mma_qk = wgmma_tiled(dtype, M_BLK, N_BLK, ss, k_major)  # S, latent columns: Q from smem
+        mma_qk_rs = wgmma_tiled(dtype, M_BLK, N_BLK, rs, k_major)  # S, rope: Q from registers
+        mma_pv_rs = wgmma_tiled(dtype, M_BLK, D_HALF, rs, mn_major)  # own P from registers
+        mma_pv_ss = wgmma_tiled(dtype, M_BLK, D_HALF, ss, mn_major)  # the other's P from smem
 
-        mma_qk = one_wg_mma(N_BLK, ss, k_major)  # S over the latent columns, Q from smem
-        mma_qk_rs = one_wg_mma(N_BLK, rs, k_major)  # S over the rope columns, Q from registers
-        mma_pv_rs = one_wg_mma(D_HALF, rs, mn_major)  # own P from registers
-        mma_pv_ss = one_wg_mma(D_HALF, ss, mn_major)  # the other warpgroup's P from smem
-
-        m_out = cute.make_tensor(
-            p_out,
-            cute.make_layout(
-                (batch, rows, ref.D_V), stride=(cute.assume(rows * ref.D_V, divby=64), ref.D_V, 1)
-            ),
-        )
-        m_sem = cute.make_tensor(
-            p_sem, cute.make_layout((batch, rows // M_BLK), stride=(rows // M_BLK, 1))
-        )
+        m_out = mla_out_tensor(p_out, batch, rows)
+        m_sem = mla_counters_tensor(p_sem, batch, rows, M_BLK)
         self.kernel(
             m_q,
             m_kv,
@@ -315,11 +291,9 @@ class _MlaDecodeV10(_MlaDecodeV7):
         wg_tidx = tidx % WG_THREADS
         lane = cute.arch.lane_idx()
 
-        seqlen = m_lens[bi]
-        n_tiles = (seqlen + (N_BLK - 1)) // N_BLK
-        tile_begin = split * tiles_per_split
-        tile_end = cutlass.min(tile_begin + tiles_per_split, n_tiles)
-        n_steps = tile_end - tile_begin
+        seqlen, tile_begin, tile_end, n_steps = kv_tile_range(
+            m_lens, bi, split, tiles_per_split, N_BLK
+        )
         n_pairs = (n_steps + 1) // 2
 
         q_b = m_q[bi, None, None]
@@ -703,30 +677,7 @@ class _MlaDecodeV10(_MlaDecodeV7):
                 s_post[row] = new_max
 
 
-_KERNEL = _MlaDecodeV10()
-
-
-@functools.cache
-def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
-    return compile_kernel(_KERNEL, *example_args(in_dtype, out_dtype))
-
-
-def entry() -> Any:
-    return _KERNEL
-
-
-def mla_decode(
-    q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
-) -> torch.Tensor:
-    return run_split_kv(
-        VERSION,
-        _compiled,
-        M_BLK,
-        N_BLK,
-        q,
-        kv_cache,
-        cache_seqlens,
-        sm_scale,
-        merge_in_kernel=True,
-        packed=True,
-    )
+_HOST = VersionHost(VERSION, _MlaDecodeV10(), M_BLK, N_BLK, merge_in_kernel=True, packed=True)
+entry = _HOST.entry
+example_args = _HOST.example_args
+mla_decode = _HOST.mla_decode

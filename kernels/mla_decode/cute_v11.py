@@ -63,35 +63,26 @@ A per-stage barrier cannot start the score product on the first 64-column slices
 per-slice barrier could; that is left for a next version.
 """
 
-import functools
 from typing import Any
 
-import cuda.bindings.driver as cuda
 import cutlass
 import cutlass.cute as cute
 import cutlass.utils
-import torch
-from cutlass.cute.nvgpu import cpasync, warpgroup
+from cutlass.cute.nvgpu import cpasync
 
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
-    compile_kernel,
-    launch_args_template,
-    mla_global_tensors,
-    mla_smem_layouts,
+    VersionHost,
+    kv_tile_range,
+    mla_smem_tensors,
     mn_view,
-    run_split_kv,
+    softmax_state,
+    wgmma_smem_operands,
 )
-from kernels.mla_decode.cute_v7 import (
-    D_LAT,
-    D_ROPE,
-    M_BLK,
-    N_BLK,
-    STAGES,
-    THREADS,
-    WG_THREADS,
-    _MlaDecodeV7,
-)
+
+# v2's block sizes and two-warpgroup thread layout
+from kernels.mla_decode.cute_v2 import D_LAT, D_ROPE, M_BLK, N_BLK, STAGES, WG_THREADS
+from kernels.mla_decode.cute_v7 import _MlaDecodeV7
 
 VERSION = "cute_v11"
 DESCRIPTION = (
@@ -108,8 +99,10 @@ PRODUCER = WG_THREADS  # its lane 0 alone prefetches the two descriptors (no ele
 
 class _MlaDecodeV11(_MlaDecodeV7):
     """v7's kernel with the KV loads by TMA. Only the loads, the shared storage and the loop
-    head are v11's own; a step's compute (``score_softmax``, ``rescale_pv``), the epilogue
-    (``finish``) and the split merge (``merge_if_last``) are v7's methods.
+    head are v11's own. The entry is v7's, with v11's :meth:`shared_storage` (the mbarriers)
+    and :meth:`kv_load_args` (the TMA atoms and tensor maps); a step's compute
+    (``score_softmax``, ``rescale_pv``), the epilogue (``finish``) and the split merge
+    (``merge_if_last``) are v7's methods.
 
     What cute_v12 changes (the barriers per stage, the TMA boxes, and where the consumers
     wait) are the methods and the class attribute below the kernel: :attr:`KV_BARRIERS`,
@@ -122,36 +115,16 @@ class _MlaDecodeV11(_MlaDecodeV7):
     def __init__(self) -> None:  # no knobs (v7's L2 prefetch distance does not apply)
         super().__init__(l2_prefetch_distance=0)
 
-    @cute.jit
-    def __call__(
+    def shared_storage(
         self,
-        p_q: cute.Pointer,
-        p_kv: cute.Pointer,
-        p_lens: cute.Pointer,
-        p_o: cute.Pointer,
-        p_lse: cute.Pointer,
-        p_out: cute.Pointer,
-        p_sem: cute.Pointer,
-        batch: cutlass.Int32,
-        rows: cutlass.Int32,
-        t_max: cutlass.Int32,
-        splits: cutlass.Int32,
-        tiles_per_split: cutlass.Int32,
-        scale_log2: cutlass.Float32,
-        stream: cuda.CUstream,
-    ):
-        dtype = p_q.dtype
-        m_q, m_kv, m_lens, m_o, m_lse = mla_global_tensors(
-            p_q, p_kv, p_lens, p_o, p_lse, batch, rows, t_max, splits
-        )
-        (
-            s_ql_layout,
-            s_qr_layout,
-            s_kl_layout,
-            s_kr_layout,
-            s_vt_layout,
-            s_p_layout,
-        ) = mla_smem_layouts(dtype, M_BLK, N_BLK, STAGES)
+        dtype: Any,
+        s_ql_layout: Any,
+        s_qr_layout: Any,
+        s_kl_layout: Any,
+        s_kr_layout: Any,
+        s_p_layout: Any,
+    ) -> Any:
+        """v7's shared memory plus :attr:`KV_BARRIERS` transaction mbarriers per stage."""
 
         @cute.struct
         class SharedStorage:
@@ -167,6 +140,14 @@ class _MlaDecodeV11(_MlaDecodeV7):
                 cute.struct.MemRange[cutlass.Int64, STAGES * self.KV_BARRIERS], 8
             ]
 
+        return SharedStorage
+
+    def kv_load_args(
+        self, p_kv: cute.Pointer, batch: Any, t_max: Any, s_kl_layout: Any, s_kr_layout: Any
+    ) -> tuple[Any, ...]:
+        """``(tma_kl, g_kl_tma, tma_kr, g_kr_tma)`` for the kernel (:meth:`make_kv_tma`). v7's
+        entry builds the rest, including the cp.async copy that warpgroup 1 still uses for Q
+        and for the partial tile's zeros."""
         # the cache as [t, 576, batch] for the tensor maps (TMA tiles the leading modes)
         m_kv_tma = cute.make_tensor(
             p_kv,
@@ -175,86 +156,7 @@ class _MlaDecodeV11(_MlaDecodeV7):
                 stride=(ref.D_QK, 1, cute.assume(t_max * ref.D_QK, divby=64)),
             ),
         )
-        tma_kl, g_kl_tma, tma_kr, g_kr_tma = self.make_kv_tma(m_kv_tma, s_kl_layout, s_kr_layout)
-
-        # Q (once per CTA) and the partial tile's zeros: v7's per-thread layout, warpgroup 1
-        g2s = cute.make_tiled_copy_tv(
-            cute.make_copy_atom(
-                cpasync.CopyG2SOp(cache_mode=cpasync.LoadCacheMode.GLOBAL),
-                dtype,
-                num_bits_per_copy=128,
-            ),
-            cute.make_layout((WG_THREADS // 8, 8), stride=(8, 1)),
-            cute.make_layout((1, 8)),
-        )
-        k_major = warpgroup.OperandMajorMode.K
-        mn_major = warpgroup.OperandMajorMode.MN
-        mma_qk = cute.make_tiled_mma(
-            cute.make_mma_atom(
-                warpgroup.MmaF16BF16Op(
-                    dtype,
-                    cutlass.Float32,
-                    (M_BLK, N_BLK, 16),
-                    warpgroup.OperandSource.SMEM,
-                    k_major,
-                    k_major,
-                )
-            ),
-            (1, 1, 1),
-        )
-        mma_pv = cute.make_tiled_mma(
-            cute.make_mma_atom(
-                warpgroup.MmaF16BF16Op(
-                    dtype,
-                    cutlass.Float32,
-                    (M_BLK, D_LAT // 2, 16),
-                    warpgroup.OperandSource.SMEM,
-                    k_major,
-                    mn_major,
-                )
-            ),
-            (1, 2, 1),
-        )
-
-        m_out = cute.make_tensor(
-            p_out,
-            cute.make_layout(
-                (batch, rows, ref.D_V), stride=(cute.assume(rows * ref.D_V, divby=64), ref.D_V, 1)
-            ),
-        )
-        m_sem = cute.make_tensor(
-            p_sem, cute.make_layout((batch, rows // M_BLK), stride=(rows // M_BLK, 1))
-        )
-        self.kernel(
-            m_q,
-            m_kv,
-            m_lens,
-            m_o,
-            m_lse,
-            m_out,
-            m_sem,
-            tma_kl,
-            g_kl_tma,
-            tma_kr,
-            g_kr_tma,
-            tiles_per_split,
-            scale_log2,
-            s_ql_layout,
-            s_qr_layout,
-            s_kl_layout,
-            s_kr_layout,
-            s_vt_layout,
-            s_p_layout,
-            g2s,
-            mma_qk,
-            mma_pv,
-            SharedStorage,
-        ).launch(
-            grid=(rows // M_BLK, splits, batch),
-            block=[THREADS, 1, 1],
-            smem=SharedStorage.size_in_bytes(),
-            stream=stream,
-        )
+        return self.make_kv_tma(m_kv_tma, s_kl_layout, s_kr_layout)
 
     @cute.kernel
     def kernel(
@@ -290,11 +192,7 @@ class _MlaDecodeV11(_MlaDecodeV7):
         wg_tidx = tidx % WG_THREADS
         warp_idx = cute.arch.make_warp_uniform(cute.arch.warp_idx())
 
-        seqlen = m_lens[bi]
-        n_tiles = (seqlen + (N_BLK - 1)) // N_BLK
-        tile_begin = split * tiles_per_split
-        tile_end = cutlass.min(tile_begin + tiles_per_split, n_tiles)
-        n_steps = tile_end - tile_begin
+        seqlen, tile_begin, _, n_steps = kv_tile_range(m_lens, bi, split, tiles_per_split, N_BLK)
 
         q_b = m_q[bi, None, None]
         g_ql = cute.local_tile(q_b, (M_BLK, D_LAT), (m_block, 0))
@@ -302,11 +200,9 @@ class _MlaDecodeV11(_MlaDecodeV7):
 
         smem = cutlass.utils.SmemAllocator()
         storage = smem.allocate(SharedStorage)
-        s_ql = storage.s_ql.get_tensor(s_ql_layout.outer, swizzle=s_ql_layout.inner)
-        s_qr = storage.s_qr.get_tensor(s_qr_layout.outer, swizzle=s_qr_layout.inner)
-        s_kl = storage.s_kl.get_tensor(s_kl_layout.outer, swizzle=s_kl_layout.inner)
-        s_kr = storage.s_kr.get_tensor(s_kr_layout.outer, swizzle=s_kr_layout.inner)
-        s_vt = storage.s_kl.get_tensor(s_vt_layout.outer, swizzle=s_vt_layout.inner)
+        s_ql, s_qr, s_kl, s_kr, s_vt = mla_smem_tensors(
+            storage, s_ql_layout, s_qr_layout, s_kl_layout, s_kr_layout, s_vt_layout
+        )
         s_p = storage.s_p.get_tensor(s_p_layout.outer, swizzle=s_p_layout.inner)
         s_corr = storage.s_corr.get_tensor(cute.make_layout((M_BLK,)))
         s_sum = storage.s_sum.get_tensor(cute.make_layout((M_BLK,)))
@@ -327,11 +223,9 @@ class _MlaDecodeV11(_MlaDecodeV7):
 
         thr_qk = mma_qk.get_slice(wg_tidx)
         thr_pv = mma_pv.get_slice(tidx)
-        t_aql = mma_qk.make_fragment_A(thr_qk.partition_A(s_ql))
-        t_aqr = mma_qk.make_fragment_A(thr_qk.partition_A(s_qr))
-        t_bkl = mma_qk.make_fragment_B(thr_qk.partition_B(s_kl))
-        t_bkr = mma_qk.make_fragment_B(thr_qk.partition_B(s_kr))
-        t_bv = mma_pv.make_fragment_B(thr_pv.partition_B(s_vt))
+        t_aql, t_aqr, t_bkl, t_bkr, t_bv = wgmma_smem_operands(
+            mma_qk, thr_qk, mma_pv, thr_pv, s_ql, s_qr, s_kl, s_kr, s_vt
+        )
         t_ap = mma_pv.make_fragment_A(thr_pv.partition_A(s_p))
         t_sp = thr_qk.partition_C(s_p)
         p_store = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), dtype, num_bits_per_copy=32)
@@ -368,11 +262,7 @@ class _MlaDecodeV11(_MlaDecodeV7):
                     )
         cute.arch.cp_async_commit_group()
 
-        n_rows = cute.size(acc_o_mn, mode=[0])
-        row_max = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
-        row_sum = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
-        row_max.fill(-cutlass.Float32.inf)
-        row_sum.fill(0.0)
+        _, row_max, row_sum = softmax_state(acc_o_mn)
 
         for step in range(n_steps):
             tile = tile_begin + step
@@ -568,37 +458,7 @@ class _MlaDecodeV11(_MlaDecodeV7):
                 cute.copy(store, zl, t_skl[None, n, None, stage])
 
 
-_KERNEL = _MlaDecodeV11()
-
-
-@functools.cache
-def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
-    return compile_kernel(_KERNEL, *example_args(in_dtype, out_dtype))
-
-
-def example_args(
-    in_dtype: type[cutlass.Numeric] = cutlass.BFloat16,
-    out_dtype: type[cutlass.Numeric] = cutlass.Float32,
-) -> tuple[Any, ...]:
-    return launch_args_template(in_dtype, out_dtype, M_BLK, N_BLK, with_out=True, with_sem=True)
-
-
-def entry() -> Any:
-    return _KERNEL
-
-
-def mla_decode(
-    q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
-) -> torch.Tensor:
-    return run_split_kv(
-        VERSION,
-        _compiled,
-        M_BLK,
-        N_BLK,
-        q,
-        kv_cache,
-        cache_seqlens,
-        sm_scale,
-        merge_in_kernel=True,
-        packed=True,
-    )
+_HOST = VersionHost(VERSION, _MlaDecodeV11(), M_BLK, N_BLK, merge_in_kernel=True, packed=True)
+entry = _HOST.entry
+example_args = _HOST.example_args
+mla_decode = _HOST.mla_decode

@@ -80,16 +80,18 @@ producer that runs ahead on an empty/full barrier ring and no CTA barrier per ti
 version keeps v11's CTA barrier, so it tests the per-slice barrier alone.
 """
 
-import functools
 from typing import Any
 
 import cutlass
 import cutlass.cute as cute
-import torch
 from cutlass.cute.nvgpu import cpasync, warpgroup
 
-from kernels.mla_decode.cute_common import compile_kernel, launch_args_template, run_split_kv
-from kernels.mla_decode.cute_v7 import D_LAT, D_ROPE, M_BLK, N_BLK, STAGES
+from kernels.mla_decode.cute_common import (
+    VersionHost,
+)
+
+# v2's block sizes
+from kernels.mla_decode.cute_v2 import D_LAT, D_ROPE, M_BLK, N_BLK, STAGES
 from kernels.mla_decode.cute_v11 import _MlaDecodeV11
 
 VERSION = "cute_v12"
@@ -210,37 +212,7 @@ class _MlaDecodeV12(_MlaDecodeV11):
             self.wait_latent(s_full, stage, step)
 
 
-_KERNEL = _MlaDecodeV12()
-
-
-@functools.cache
-def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
-    return compile_kernel(_KERNEL, *example_args(in_dtype, out_dtype))
-
-
-def example_args(
-    in_dtype: type[cutlass.Numeric] = cutlass.BFloat16,
-    out_dtype: type[cutlass.Numeric] = cutlass.Float32,
-) -> tuple[Any, ...]:
-    return launch_args_template(in_dtype, out_dtype, M_BLK, N_BLK, with_out=True, with_sem=True)
-
-
-def entry() -> Any:
-    return _KERNEL
-
-
-def mla_decode(
-    q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
-) -> torch.Tensor:
-    return run_split_kv(
-        VERSION,
-        _compiled,
-        M_BLK,
-        N_BLK,
-        q,
-        kv_cache,
-        cache_seqlens,
-        sm_scale,
-        merge_in_kernel=True,
-        packed=True,
-    )
+_HOST = VersionHost(VERSION, _MlaDecodeV12(), M_BLK, N_BLK, merge_in_kernel=True, packed=True)
+entry = _HOST.entry
+example_args = _HOST.example_args
+mla_decode = _HOST.mla_decode

@@ -15,23 +15,41 @@ Per KV tile: half the QK tensor work of v2, a quarter less shared-memory operand
 more CTA barriers. Everything else (split-KV, cp.async double buffer, one tile as K and V) as v2.
 """
 
-import functools
 from typing import Any
 
 import cuda.bindings.driver as cuda
 import cutlass
 import cutlass.cute as cute
 import cutlass.utils
-import torch
-from cutlass.cute.nvgpu import cpasync, warpgroup
+from cutlass.cute.nvgpu import warpgroup
 
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
-    compile_kernel,
-    launch_args_template,
+    VersionHost,
+    cta_gmem_tiles,
+    g2s_partitions,
+    g2s_tiled_copy,
+    kv_tile_range,
+    mla_global_tensors,
+    mla_smem_layouts,
+    mla_smem_tensors,
     mn_view,
+    qk_scores,
     quad_allreduce,
-    run_split_kv,
+    softmax_state,
+    wgmma_smem_operands,
+    wgmma_tiled,
+)
+
+# v2's block sizes and two-warpgroup thread layout
+from kernels.mla_decode.cute_v2 import (
+    D_LAT,
+    M_BLK,
+    N_BLK,
+    STAGES,
+    THREADS,
+    WG_THREADS,
+    _MlaDecodeV2,
 )
 
 VERSION = "cute_v3"
@@ -40,16 +58,10 @@ DESCRIPTION = (
     "duplicated Q K^T), row max and P exchanged through shared memory, SS wgmma for P V"
 )
 
-M_BLK = 64  # query rows per CTA = the wgmma M of one warpgroup
-N_BLK = 64  # KV rows per pipeline step
-STAGES = 2
-THREADS = 256  # 2 warpgroups; warpgroup g owns O columns [256 g, 256 g + 256)
-WG_THREADS = 128
-D_LAT = ref.D_LATENT  # 512
-D_ROPE = ref.D_ROPE  # 64
 
+class _MlaDecodeV3(_MlaDecodeV2):
+    """v2's KV loader (:meth:`load_kv`, inherited); the split score tile's entry and kernel."""
 
-class _MlaDecodeV3:
     @cute.jit
     def __call__(
         self,
@@ -97,88 +109,32 @@ class _MlaDecodeV3:
         stream: cuda.CUstream,
     ) -> tuple[cute.Tensor, cute.Tensor]:
         """Launch the attention kernel (traced from the ``@cute.jit`` entry); returns the views
-        of the partial O and the LSE, for an entry that also merges the splits (cute_v4)."""
+        of the partial O and the LSE, for an entry that also merges the splits (cute_v4).
+        What cute_v6 changes here are :meth:`shared_storage` and :meth:`score_mma`."""
         dtype = p_q.dtype
-        q_bstride = cute.assume(rows * ref.D_QK, divby=64)
-        kv_bstride = cute.assume(t_max * ref.D_QK, divby=64)
-        # partial O is [b, rows, splits, 512] in memory: the combine reads a row's splits together
-        o_rstride = cute.assume(splits * ref.D_V, divby=64)
-        o_bstride = cute.assume(rows * splits * ref.D_V, divby=64)
-        m_q = cute.make_tensor(
-            p_q, cute.make_layout((batch, rows, ref.D_QK), stride=(q_bstride, ref.D_QK, 1))
-        )
-        m_kv = cute.make_tensor(
-            p_kv, cute.make_layout((batch, t_max, ref.D_QK), stride=(kv_bstride, ref.D_QK, 1))
-        )
-        m_lens = cute.make_tensor(p_lens, cute.make_layout((batch,)))
-        m_o = cute.make_tensor(
-            p_o,
-            cute.make_layout(
-                (batch, splits, rows, ref.D_V), stride=(o_bstride, ref.D_V, o_rstride, 1)
-            ),
-        )
-        m_lse = cute.make_tensor(
-            p_lse, cute.make_layout((batch, splits, rows), stride=(rows * splits, 1, splits))
+        m_q, m_kv, m_lens, m_o, m_lse = mla_global_tensors(
+            p_q, p_kv, p_lens, p_o, p_lse, batch, rows, t_max, splits
         )
 
-        # wgmma canonical layouts: K-major atoms (8 rows x 64 elements) for Q and K; the
-        # MN-major atom (64 elements x 8 rows) tiled K-first addresses the same bytes as V^T.
-        k_atom = warpgroup.make_smem_layout_atom(warpgroup.SmemLayoutAtomKind.K_SW128, dtype)
-        mn_atom = warpgroup.make_smem_layout_atom(warpgroup.SmemLayoutAtomKind.MN_SW128, dtype)
-        s_ql_layout = cute.tile_to_shape(k_atom, (M_BLK, D_LAT), (0, 1))
-        s_qr_layout = cute.tile_to_shape(k_atom, (M_BLK, D_ROPE), (0, 1))
-        s_kl_layout = cute.tile_to_shape(k_atom, (N_BLK, D_LAT, STAGES), (0, 1, 2))
-        s_kr_layout = cute.tile_to_shape(k_atom, (N_BLK, D_ROPE, STAGES), (0, 1, 2))
-        s_vt_layout = cute.tile_to_shape(mn_atom, (D_LAT, N_BLK, STAGES), (1, 0, 2))
-        s_p_layout = cute.tile_to_shape(k_atom, (M_BLK, N_BLK), (0, 1))
-
-        @cute.struct
-        class SharedStorage:
-            s_ql: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_ql_layout)], 1024]
-            s_qr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_qr_layout)], 1024]
-            s_kl: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kl_layout)], 1024]
-            s_kr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kr_layout)], 1024]
-            s_p: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_p_layout)], 1024]
-            # per warpgroup: partial row max (each step) and row sum (at the end)
-            s_max: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, 2 * M_BLK], 16]
-            s_sum: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, 2 * M_BLK], 16]
-
-        g2s = cute.make_tiled_copy_tv(
-            cute.make_copy_atom(
-                cpasync.CopyG2SOp(cache_mode=cpasync.LoadCacheMode.GLOBAL),
-                dtype,
-                num_bits_per_copy=128,
-            ),
-            cute.make_layout((THREADS // 8, 8), stride=(8, 1)),
-            cute.make_layout((1, 8)),
+        # wgmma canonical layouts (128B swizzle): K-major for Q and K; the MN-major V^T view of
+        # the KV stages addresses the same bytes as K
+        s_ql_layout, s_qr_layout, s_kl_layout, s_kr_layout, s_vt_layout, s_p_layout = (
+            mla_smem_layouts(dtype, M_BLK, N_BLK, STAGES)
         )
-        k_major = warpgroup.OperandMajorMode.K
-        mn_major = warpgroup.OperandMajorMode.MN
-        mma_qk = cute.make_tiled_mma(
-            cute.make_mma_atom(
-                warpgroup.MmaF16BF16Op(
-                    dtype,
-                    cutlass.Float32,
-                    (M_BLK, N_BLK // 2, 16),
-                    warpgroup.OperandSource.SMEM,
-                    k_major,
-                    k_major,
-                )
-            ),
-            (1, 2, 1),  # warpgroup g: score columns [32 g, 32 g + 32)
+
+        SharedStorage = self.shared_storage(
+            dtype, s_ql_layout, s_qr_layout, s_kl_layout, s_kr_layout, s_p_layout
         )
-        mma_pv = cute.make_tiled_mma(
-            cute.make_mma_atom(
-                warpgroup.MmaF16BF16Op(
-                    dtype,
-                    cutlass.Float32,
-                    (M_BLK, D_LAT // 2, 16),
-                    warpgroup.OperandSource.SMEM,
-                    k_major,
-                    mn_major,
-                )
-            ),
-            (1, 2, 1),
+
+        g2s = g2s_tiled_copy(dtype, THREADS)
+        mma_qk = self.score_mma(dtype)
+        mma_pv = wgmma_tiled(
+            dtype,
+            M_BLK,
+            D_LAT // 2,
+            warpgroup.OperandSource.SMEM,
+            warpgroup.OperandMajorMode.MN,
+            atoms_n=2,
         )
 
         self.kernel(
@@ -207,6 +163,41 @@ class _MlaDecodeV3:
         )
         return m_o, m_lse
 
+    def shared_storage(
+        self,
+        dtype: Any,
+        s_ql_layout: Any,
+        s_qr_layout: Any,
+        s_kl_layout: Any,
+        s_kr_layout: Any,
+        s_p_layout: Any,
+    ) -> Any:
+        """The kernel's shared memory (traced from the entry)."""
+
+        @cute.struct
+        class SharedStorage:
+            s_ql: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_ql_layout)], 1024]
+            s_qr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_qr_layout)], 1024]
+            s_kl: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kl_layout)], 1024]
+            s_kr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kr_layout)], 1024]
+            s_p: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_p_layout)], 1024]
+            # per warpgroup: partial row max (each step) and row sum (at the end)
+            s_max: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, 2 * M_BLK], 16]
+            s_sum: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, 2 * M_BLK], 16]
+
+        return SharedStorage
+
+    def score_mma(self, dtype: Any) -> Any:
+        """The score product's tiled MMA: warpgroup g computes score columns [32 g, 32 g + 32)."""
+        return wgmma_tiled(
+            dtype,
+            M_BLK,
+            N_BLK // 2,
+            warpgroup.OperandSource.SMEM,
+            warpgroup.OperandMajorMode.K,
+            atoms_n=2,
+        )
+
     @cute.kernel
     def kernel(
         self,
@@ -232,51 +223,32 @@ class _MlaDecodeV3:
         m_block, split, bi = cute.arch.block_idx()
         dtype = m_q.element_type
 
-        seqlen = m_lens[bi]
-        n_tiles = (seqlen + (N_BLK - 1)) // N_BLK
-        tile_begin = split * tiles_per_split
-        tile_end = cutlass.min(tile_begin + tiles_per_split, n_tiles)
-        n_steps = tile_end - tile_begin
+        seqlen, tile_begin, _, n_steps = kv_tile_range(m_lens, bi, split, tiles_per_split, N_BLK)
 
-        q_b = m_q[bi, None, None]
-        kv_b = m_kv[bi, None, None]
-        g_ql = cute.local_tile(q_b, (M_BLK, D_LAT), (m_block, 0))
-        g_qr = cute.local_tile(q_b, (M_BLK, D_ROPE), (m_block, D_LAT // D_ROPE))
-        g_kl = cute.local_tile(kv_b, (N_BLK, D_LAT), (None, 0))
-        g_kr = cute.local_tile(kv_b, (N_BLK, D_ROPE), (None, D_LAT // D_ROPE))
+        g_ql, g_qr, g_kl, g_kr = cta_gmem_tiles(m_q, m_kv, bi, m_block, M_BLK, N_BLK)
 
         smem = cutlass.utils.SmemAllocator()
         storage = smem.allocate(SharedStorage)
-        s_ql = storage.s_ql.get_tensor(s_ql_layout.outer, swizzle=s_ql_layout.inner)
-        s_qr = storage.s_qr.get_tensor(s_qr_layout.outer, swizzle=s_qr_layout.inner)
         # K-major K tile (N, 512, STAGES) and its MN-major V^T view (512, N, STAGES): same bytes
-        s_kl = storage.s_kl.get_tensor(s_kl_layout.outer, swizzle=s_kl_layout.inner)
-        s_kr = storage.s_kr.get_tensor(s_kr_layout.outer, swizzle=s_kr_layout.inner)
-        s_vt = storage.s_kl.get_tensor(s_vt_layout.outer, swizzle=s_vt_layout.inner)
+        s_ql, s_qr, s_kl, s_kr, s_vt = mla_smem_tensors(
+            storage, s_ql_layout, s_qr_layout, s_kl_layout, s_kr_layout, s_vt_layout
+        )
         s_p = storage.s_p.get_tensor(s_p_layout.outer, swizzle=s_p_layout.inner)
         s_max = storage.s_max.get_tensor(cute.make_layout((M_BLK, 2)))
         s_sum = storage.s_sum.get_tensor(cute.make_layout((M_BLK, 2)))
         wg = tidx // WG_THREADS
 
         thr_g2s = g2s.get_slice(tidx)
-        t_gql = thr_g2s.partition_S(g_ql)
-        t_sql = thr_g2s.partition_D(s_ql)
-        t_gqr = thr_g2s.partition_S(g_qr)
-        t_sqr = thr_g2s.partition_D(s_qr)
-        t_gkl = thr_g2s.partition_S(g_kl)
-        t_skl = thr_g2s.partition_D(s_kl)
-        t_gkr = thr_g2s.partition_S(g_kr)
-        t_skr = thr_g2s.partition_D(s_kr)
-        t_ckv = thr_g2s.partition_S(cute.make_identity_tensor((N_BLK, D_LAT)))
+        t_gql, t_sql, t_gqr, t_sqr, t_gkl, t_skl, t_gkr, t_skr, t_ckv = g2s_partitions(
+            thr_g2s, N_BLK, g_ql, s_ql, g_qr, s_qr, g_kl, s_kl, g_kr, s_kr
+        )
 
         # wgmma operands are shared-memory descriptors
         thr_qk = mma_qk.get_slice(tidx)
         thr_pv = mma_pv.get_slice(tidx)
-        t_aql = mma_qk.make_fragment_A(thr_qk.partition_A(s_ql))  # (MMA, M, K)
-        t_aqr = mma_qk.make_fragment_A(thr_qk.partition_A(s_qr))
-        t_bkl = mma_qk.make_fragment_B(thr_qk.partition_B(s_kl))  # (MMA, N, K, STAGES)
-        t_bkr = mma_qk.make_fragment_B(thr_qk.partition_B(s_kr))
-        t_bv = mma_pv.make_fragment_B(thr_pv.partition_B(s_vt))  # (MMA, N, K, STAGES)
+        t_aql, t_aqr, t_bkl, t_bkr, t_bv = wgmma_smem_operands(
+            mma_qk, thr_qk, mma_pv, thr_pv, s_ql, s_qr, s_kl, s_kr, s_vt
+        )
         t_ap = mma_pv.make_fragment_A(thr_pv.partition_A(s_p))  # (MMA, M, K)
         # where this thread's P values go in the shared P tile (its S accumulator positions)
         t_sp = thr_qk.partition_C(s_p)
@@ -292,38 +264,15 @@ class _MlaDecodeV3:
             self.load_kv(g2s, t_gkl, t_skl, t_gkr, t_skr, t_ckv, tile_begin, 0, seqlen)
         cute.arch.cp_async_commit_group()
 
-        n_rows = cute.size(acc_o_mn, mode=[0])
-        row_max = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
-        row_sum = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
-        row_max.fill(-cutlass.Float32.inf)
-        row_sum.fill(0.0)
+        n_rows, row_max, row_sum = softmax_state(acc_o_mn)
 
         for step in range(n_steps):
             tile = tile_begin + step
             stage = step % STAGES
-            cute.arch.cp_async_wait_group(0)
-            # cp.async and zero-fill stores are generic-proxy writes; wgmma reads through the
-            # async proxy, so each writer fences before the barrier.
-            cute.arch.fence_view_async_shared()
-            cute.arch.sync_threads()
-            if step + 1 < n_steps:
-                self.load_kv(
-                    g2s, t_gkl, t_skl, t_gkr, t_skr, t_ckv, tile + 1, (step + 1) % STAGES, seqlen
-                )
-            cute.arch.cp_async_commit_group()
+            self.next_kv_tile(g2s, t_gkl, t_skl, t_gkr, t_skr, t_ckv, step, n_steps, tile, seqlen)
 
             # S = Q K^T: 32 latent + 4 rope k16 steps, operands from shared memory
-            acc_s = cute.make_rmem_tensor(thr_qk.partition_shape_C((M_BLK, N_BLK)), cutlass.Float32)
-            warpgroup.fence()
-            qk = cute.make_mma_atom(mma_qk.op)
-            qk.set(warpgroup.Field.ACCUMULATE, False)
-            for k in cutlass.range_constexpr(cute.size(t_aql, mode=[2])):
-                cute.gemm(qk, acc_s, t_aql[None, None, k], t_bkl[None, None, k, stage], acc_s)
-                qk.set(warpgroup.Field.ACCUMULATE, True)
-            for k in cutlass.range_constexpr(cute.size(t_aqr, mode=[2])):
-                cute.gemm(qk, acc_s, t_aqr[None, None, k], t_bkr[None, None, k, stage], acc_s)
-            warpgroup.commit_group()
-            warpgroup.wait_group(0)
+            acc_s = qk_scores(mma_qk, thr_qk, t_aql, t_aqr, t_bkl, t_bkr, stage, M_BLK, N_BLK)
 
             valid = seqlen - tile * N_BLK
             acc_s_mn = mn_view(acc_s)
@@ -398,58 +347,8 @@ class _MlaDecodeV3:
             for r in cutlass.range_constexpr(n_rows):
                 m_lse[bi, split, m_block * M_BLK + t_co[r, 0][0]] = lse[r]
 
-    @cute.jit
-    def load_kv(
-        self,
-        g2s: cute.TiledCopy,
-        t_gkl: cute.Tensor,
-        t_skl: cute.Tensor,
-        t_gkr: cute.Tensor,
-        t_skr: cute.Tensor,
-        t_ckv: cute.Tensor,
-        tile: cutlass.Int32,
-        stage: cutlass.Int32,
-        seqlen: cutlass.Int32,
-    ):
-        """cp.async KV tile ``tile`` into ``stage``; rows past the length become 0 (see v1)."""
-        valid = seqlen - tile * N_BLK
-        for n in cutlass.range_constexpr(cute.size(t_skl.shape[1])):
-            if t_ckv[0, n, 0][0] < valid:
-                cute.copy(g2s, t_gkl[None, n, None, tile], t_skl[None, n, None, stage])
-                cute.copy(g2s, t_gkr[None, n, None, tile], t_skr[None, n, None, stage])
-            else:
-                # swizzled shared tensors take no .fill(): store a zero register fragment
-                zl = cute.make_rmem_tensor(t_skl[None, n, None, stage].shape, t_skl.element_type)
-                zr = cute.make_rmem_tensor(t_skr[None, n, None, stage].shape, t_skr.element_type)
-                zl.fill(0)
-                zr.fill(0)
-                store = cute.make_copy_atom(
-                    cute.nvgpu.CopyUniversalOp(), t_skl.element_type, num_bits_per_copy=128
-                )
-                cute.copy(store, zl, t_skl[None, n, None, stage])
-                cute.copy(store, zr, t_skr[None, n, None, stage])
 
-
-_KERNEL = _MlaDecodeV3()
-
-
-@functools.cache
-def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
-    return compile_kernel(_KERNEL, *example_args(in_dtype, out_dtype))
-
-
-def example_args(
-    in_dtype: type[cutlass.Numeric] = cutlass.BFloat16,
-    out_dtype: type[cutlass.Numeric] = cutlass.Float32,
-) -> tuple[Any, ...]:
-    return launch_args_template(in_dtype, out_dtype, M_BLK, N_BLK)
-
-
-def entry() -> Any:
-    return _KERNEL
-
-
-def mla_decode(
-    q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
-) -> torch.Tensor:
-    return run_split_kv(VERSION, _compiled, M_BLK, N_BLK, q, kv_cache, cache_seqlens, sm_scale)
+_HOST = VersionHost(VERSION, _MlaDecodeV3(), M_BLK, N_BLK)
+entry = _HOST.entry
+example_args = _HOST.example_args
+mla_decode = _HOST.mla_decode

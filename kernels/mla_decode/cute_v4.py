@@ -10,16 +10,15 @@ log-sum-exps (base 2), and merges 4 adjacent output columns of all splits with 1
 The attention kernel is v3's unchanged (inherited from its class).
 """
 
-import functools
-from typing import Any
-
 import cuda.bindings.driver as cuda
 import cutlass
 import cutlass.cute as cute
-import torch
 
 from kernels.mla_decode import reference as ref
-from kernels.mla_decode.cute_common import compile_kernel, launch_args_template, run_split_kv
+from kernels.mla_decode.cute_common import (
+    VersionHost,
+    mla_out_tensor,
+)
 from kernels.mla_decode.cute_v3 import M_BLK, N_BLK, _MlaDecodeV3
 
 VERSION = "cute_v4"
@@ -68,13 +67,7 @@ class _MlaDecodeV4(_MlaDecodeV3):
             stream,
         )
         if cutlass.const_expr(p_o.dtype == cutlass.Float32):  # split partials: merge them
-            m_out = cute.make_tensor(
-                p_out,
-                cute.make_layout(
-                    (batch, rows, ref.D_V),
-                    stride=(cute.assume(rows * ref.D_V, divby=64), ref.D_V, 1),
-                ),
-            )
+            m_out = mla_out_tensor(p_out, batch, rows)
             self.merge_kernel(m_o, m_lse, m_out).launch(
                 grid=(rows, batch, 1), block=[MERGE_THREADS, 1, 1], stream=stream
             )
@@ -103,28 +96,7 @@ class _MlaDecodeV4(_MlaDecodeV3):
         cute.autovec_copy(res, cute.local_tile(m_out[bi, row, None], (MERGE_VEC,), (tidx,)))
 
 
-_KERNEL = _MlaDecodeV4()
-
-
-@functools.cache
-def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
-    return compile_kernel(_KERNEL, *example_args(in_dtype, out_dtype))
-
-
-def example_args(
-    in_dtype: type[cutlass.Numeric] = cutlass.BFloat16,
-    out_dtype: type[cutlass.Numeric] = cutlass.Float32,
-) -> tuple[Any, ...]:
-    return launch_args_template(in_dtype, out_dtype, M_BLK, N_BLK, with_out=True)
-
-
-def entry() -> Any:
-    return _KERNEL
-
-
-def mla_decode(
-    q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
-) -> torch.Tensor:
-    return run_split_kv(
-        VERSION, _compiled, M_BLK, N_BLK, q, kv_cache, cache_seqlens, sm_scale, fused_merge=True
-    )
+_HOST = VersionHost(VERSION, _MlaDecodeV4(), M_BLK, N_BLK, fused_merge=True)
+entry = _HOST.entry
+example_args = _HOST.example_args
+mla_decode = _HOST.mla_decode

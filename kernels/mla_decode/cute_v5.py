@@ -8,29 +8,13 @@ arguments and hands their addresses to the compiled entry directly
 checks the packed bytes against CuTe DSL's own conversion. Kernels: v4's, unchanged.
 """
 
-import torch
-
-from kernels.mla_decode.cute_common import run_split_kv
-from kernels.mla_decode.cute_v4 import M_BLK, N_BLK, _compiled, entry, example_args
+from kernels.mla_decode.cute_v4 import _HOST as _V4_HOST
+from kernels.mla_decode.cute_v4 import entry, example_args
 
 VERSION = "cute_v5"
 DESCRIPTION = "CuTe DSL: cute_v4 launched through pre-packed ctypes arguments (less host time)"
 
 __all__ = ["DESCRIPTION", "VERSION", "entry", "example_args", "mla_decode"]
 
-
-def mla_decode(
-    q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
-) -> torch.Tensor:
-    return run_split_kv(
-        VERSION,
-        _compiled,
-        M_BLK,
-        N_BLK,
-        q,
-        kv_cache,
-        cache_seqlens,
-        sm_scale,
-        fused_merge=True,
-        packed=True,
-    )
+_HOST = _V4_HOST.with_launch(VERSION, packed=True)  # v4's kernel and compiles
+mla_decode = _HOST.mla_decode

@@ -14,27 +14,31 @@ the 512 output columns). The KV pipeline (two cp.async stages), the zero-filled 
 split merge (second kernel of the same compiled call) are v4's.
 """
 
-import functools
 from typing import Any
 
-import cuda.bindings.driver as cuda
 import cutlass
 import cutlass.cute as cute
 import cutlass.utils
-import torch
-from cutlass.cute.nvgpu import cpasync, warpgroup
+from cutlass.cute.nvgpu import warpgroup
 
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
-    compile_kernel,
-    launch_args_template,
-    mla_global_tensors,
-    mla_smem_layouts,
+    VersionHost,
+    cta_gmem_tiles,
+    g2s_partitions,
+    kv_tile_range,
+    mla_smem_tensors,
     mn_view,
+    qk_scores,
     quad_allreduce,
-    run_split_kv,
+    softmax_state,
+    wgmma_smem_operands,
+    wgmma_tiled,
 )
-from kernels.mla_decode.cute_v4 import MERGE_THREADS, _MlaDecodeV4
+
+# v2's block sizes and two-warpgroup thread layout
+from kernels.mla_decode.cute_v2 import D_LAT, M_BLK, N_BLK, STAGES, THREADS, WG_THREADS
+from kernels.mla_decode.cute_v4 import _MlaDecodeV4
 
 VERSION = "cute_v6"
 DESCRIPTION = (
@@ -42,48 +46,27 @@ DESCRIPTION = (
     "only joins for P@V (named barrier), FlashMLA's split of roles"
 )
 
-M_BLK = 64  # query rows per CTA = the wgmma M of one warpgroup
-N_BLK = 64  # KV rows per pipeline step
-STAGES = 2
-THREADS = 256  # 2 warpgroups; warpgroup g owns O columns [256 g, 256 g + 256)
-WG_THREADS = 128
-D_LAT = ref.D_LATENT  # 512
-D_ROPE = ref.D_ROPE  # 64
 P_READY_BARRIER = 1  # named barrier id (0 is __syncthreads): P and the corrections are in smem
 
 
 class _MlaDecodeV6(_MlaDecodeV4):
-    """v4's merge kernel and KV loader; a new attention kernel and its layouts."""
+    """v4's entry (attention, then the merge kernel when the KV is split), merge kernel and KV
+    loader, and v3's launch of the attention kernel with v6's :meth:`shared_storage` and
+    :meth:`score_mma`; a new attention kernel. The P@V half of
+    a step (:meth:`rescale_pv`) and the epilogue (:meth:`store_partial`) are methods that
+    cute_v7 inherits; they are traced inline (same PTX as the code written out in the kernel)."""
 
-    @cute.jit
-    def __call__(
+    def shared_storage(
         self,
-        p_q: cute.Pointer,
-        p_kv: cute.Pointer,
-        p_lens: cute.Pointer,
-        p_o: cute.Pointer,
-        p_lse: cute.Pointer,
-        p_out: cute.Pointer,
-        batch: cutlass.Int32,
-        rows: cutlass.Int32,
-        t_max: cutlass.Int32,
-        splits: cutlass.Int32,
-        tiles_per_split: cutlass.Int32,
-        scale_log2: cutlass.Float32,
-        stream: cuda.CUstream,
-    ):
-        dtype = p_q.dtype
-        m_q, m_kv, m_lens, m_o, m_lse = mla_global_tensors(
-            p_q, p_kv, p_lens, p_o, p_lse, batch, rows, t_max, splits
-        )
-        (
-            s_ql_layout,
-            s_qr_layout,
-            s_kl_layout,
-            s_kr_layout,
-            s_vt_layout,
-            s_p_layout,
-        ) = mla_smem_layouts(dtype, M_BLK, N_BLK, STAGES)
+        dtype: Any,
+        s_ql_layout: Any,
+        s_qr_layout: Any,
+        s_kl_layout: Any,
+        s_kr_layout: Any,
+        s_p_layout: Any,
+    ) -> Any:
+        """The kernel's shared memory: v3's with one correction factor per row instead of
+        v3's per-warpgroup row maxima."""
 
         @cute.struct
         class SharedStorage:
@@ -96,80 +79,13 @@ class _MlaDecodeV6(_MlaDecodeV4):
             s_corr: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, M_BLK], 16]
             s_sum: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, M_BLK], 16]
 
-        g2s = cute.make_tiled_copy_tv(
-            cute.make_copy_atom(
-                cpasync.CopyG2SOp(cache_mode=cpasync.LoadCacheMode.GLOBAL),
-                dtype,
-                num_bits_per_copy=128,
-            ),
-            cute.make_layout((THREADS // 8, 8), stride=(8, 1)),
-            cute.make_layout((1, 8)),
-        )
-        k_major = warpgroup.OperandMajorMode.K
-        mn_major = warpgroup.OperandMajorMode.MN
-        # the whole 64x64 score tile in one warpgroup: Q (A) is read once per K step
-        mma_qk = cute.make_tiled_mma(
-            cute.make_mma_atom(
-                warpgroup.MmaF16BF16Op(
-                    dtype,
-                    cutlass.Float32,
-                    (M_BLK, N_BLK, 16),
-                    warpgroup.OperandSource.SMEM,
-                    k_major,
-                    k_major,
-                )
-            ),
-            (1, 1, 1),
-        )
-        mma_pv = cute.make_tiled_mma(
-            cute.make_mma_atom(
-                warpgroup.MmaF16BF16Op(
-                    dtype,
-                    cutlass.Float32,
-                    (M_BLK, D_LAT // 2, 16),
-                    warpgroup.OperandSource.SMEM,
-                    k_major,
-                    mn_major,
-                )
-            ),
-            (1, 2, 1),
-        )
+        return SharedStorage
 
-        self.kernel(
-            m_q,
-            m_kv,
-            m_lens,
-            m_o,
-            m_lse,
-            tiles_per_split,
-            scale_log2,
-            s_ql_layout,
-            s_qr_layout,
-            s_kl_layout,
-            s_kr_layout,
-            s_vt_layout,
-            s_p_layout,
-            g2s,
-            mma_qk,
-            mma_pv,
-            SharedStorage,
-        ).launch(
-            grid=(rows // M_BLK, splits, batch),
-            block=[THREADS, 1, 1],
-            smem=SharedStorage.size_in_bytes(),
-            stream=stream,
+    def score_mma(self, dtype: Any) -> Any:
+        """The whole 64x64 score tile in one warpgroup: Q (A) is read once per K step."""
+        return wgmma_tiled(
+            dtype, M_BLK, N_BLK, warpgroup.OperandSource.SMEM, warpgroup.OperandMajorMode.K
         )
-        if cutlass.const_expr(p_o.dtype == cutlass.Float32):  # split partials: merge them
-            m_out = cute.make_tensor(
-                p_out,
-                cute.make_layout(
-                    (batch, rows, ref.D_V),
-                    stride=(cute.assume(rows * ref.D_V, divby=64), ref.D_V, 1),
-                ),
-            )
-            self.merge_kernel(m_o, m_lse, m_out).launch(
-                grid=(rows, batch, 1), block=[MERGE_THREADS, 1, 1], stream=stream
-            )
 
     @cute.kernel
     def kernel(
@@ -200,48 +116,29 @@ class _MlaDecodeV6(_MlaDecodeV4):
         # (a wgmma accumulator's rows depend on the thread's place in its warpgroup, not on N)
         wg_tidx = tidx % WG_THREADS
 
-        seqlen = m_lens[bi]
-        n_tiles = (seqlen + (N_BLK - 1)) // N_BLK
-        tile_begin = split * tiles_per_split
-        tile_end = cutlass.min(tile_begin + tiles_per_split, n_tiles)
-        n_steps = tile_end - tile_begin
+        seqlen, tile_begin, _, n_steps = kv_tile_range(m_lens, bi, split, tiles_per_split, N_BLK)
 
-        q_b = m_q[bi, None, None]
-        kv_b = m_kv[bi, None, None]
-        g_ql = cute.local_tile(q_b, (M_BLK, D_LAT), (m_block, 0))
-        g_qr = cute.local_tile(q_b, (M_BLK, D_ROPE), (m_block, D_LAT // D_ROPE))
-        g_kl = cute.local_tile(kv_b, (N_BLK, D_LAT), (None, 0))
-        g_kr = cute.local_tile(kv_b, (N_BLK, D_ROPE), (None, D_LAT // D_ROPE))
+        g_ql, g_qr, g_kl, g_kr = cta_gmem_tiles(m_q, m_kv, bi, m_block, M_BLK, N_BLK)
 
         smem = cutlass.utils.SmemAllocator()
         storage = smem.allocate(SharedStorage)
-        s_ql = storage.s_ql.get_tensor(s_ql_layout.outer, swizzle=s_ql_layout.inner)
-        s_qr = storage.s_qr.get_tensor(s_qr_layout.outer, swizzle=s_qr_layout.inner)
-        s_kl = storage.s_kl.get_tensor(s_kl_layout.outer, swizzle=s_kl_layout.inner)
-        s_kr = storage.s_kr.get_tensor(s_kr_layout.outer, swizzle=s_kr_layout.inner)
-        s_vt = storage.s_kl.get_tensor(s_vt_layout.outer, swizzle=s_vt_layout.inner)
+        s_ql, s_qr, s_kl, s_kr, s_vt = mla_smem_tensors(
+            storage, s_ql_layout, s_qr_layout, s_kl_layout, s_kr_layout, s_vt_layout
+        )
         s_p = storage.s_p.get_tensor(s_p_layout.outer, swizzle=s_p_layout.inner)
         s_corr = storage.s_corr.get_tensor(cute.make_layout((M_BLK,)))
         s_sum = storage.s_sum.get_tensor(cute.make_layout((M_BLK,)))
 
         thr_g2s = g2s.get_slice(tidx)
-        t_gql = thr_g2s.partition_S(g_ql)
-        t_sql = thr_g2s.partition_D(s_ql)
-        t_gqr = thr_g2s.partition_S(g_qr)
-        t_sqr = thr_g2s.partition_D(s_qr)
-        t_gkl = thr_g2s.partition_S(g_kl)
-        t_skl = thr_g2s.partition_D(s_kl)
-        t_gkr = thr_g2s.partition_S(g_kr)
-        t_skr = thr_g2s.partition_D(s_kr)
-        t_ckv = thr_g2s.partition_S(cute.make_identity_tensor((N_BLK, D_LAT)))
+        t_gql, t_sql, t_gqr, t_sqr, t_gkl, t_skl, t_gkr, t_skr, t_ckv = g2s_partitions(
+            thr_g2s, N_BLK, g_ql, s_ql, g_qr, s_qr, g_kl, s_kl, g_kr, s_kr
+        )
 
         thr_qk = mma_qk.get_slice(wg_tidx)
         thr_pv = mma_pv.get_slice(tidx)
-        t_aql = mma_qk.make_fragment_A(thr_qk.partition_A(s_ql))  # (MMA, M, K)
-        t_aqr = mma_qk.make_fragment_A(thr_qk.partition_A(s_qr))
-        t_bkl = mma_qk.make_fragment_B(thr_qk.partition_B(s_kl))  # (MMA, N, K, STAGES)
-        t_bkr = mma_qk.make_fragment_B(thr_qk.partition_B(s_kr))
-        t_bv = mma_pv.make_fragment_B(thr_pv.partition_B(s_vt))  # (MMA, N, K, STAGES)
+        t_aql, t_aqr, t_bkl, t_bkr, t_bv = wgmma_smem_operands(
+            mma_qk, thr_qk, mma_pv, thr_pv, s_ql, s_qr, s_kl, s_kr, s_vt
+        )
         t_ap = mma_pv.make_fragment_A(thr_pv.partition_A(s_p))  # (MMA, M, K)
         t_sp = thr_qk.partition_C(s_p)
         p_store = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), dtype, num_bits_per_copy=32)
@@ -257,42 +154,17 @@ class _MlaDecodeV6(_MlaDecodeV4):
             self.load_kv(g2s, t_gkl, t_skl, t_gkr, t_skr, t_ckv, tile_begin, 0, seqlen)
         cute.arch.cp_async_commit_group()
 
-        n_rows = cute.size(acc_o_mn, mode=[0])
         # running max and sum: kept by warpgroup 0 only (it sees whole score rows)
-        row_max = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
-        row_sum = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
-        row_max.fill(-cutlass.Float32.inf)
-        row_sum.fill(0.0)
+        n_rows, row_max, row_sum = softmax_state(acc_o_mn)
 
         for step in range(n_steps):
             tile = tile_begin + step
             stage = step % STAGES
-            cute.arch.cp_async_wait_group(0)
-            cute.arch.fence_view_async_shared()
-            # tile `step` is in shared memory for everyone, and both warpgroups are done with
-            # step - 1 (its P and the stage the next load overwrites)
-            cute.arch.sync_threads()
-            if step + 1 < n_steps:
-                self.load_kv(
-                    g2s, t_gkl, t_skl, t_gkr, t_skr, t_ckv, tile + 1, (step + 1) % STAGES, seqlen
-                )
-            cute.arch.cp_async_commit_group()
+            self.next_kv_tile(g2s, t_gkl, t_skl, t_gkr, t_skr, t_ckv, step, n_steps, tile, seqlen)
 
             if wg == 0:
                 # S = Q K^T: 32 latent + 4 rope k16 steps, m64n64k16 from shared memory
-                acc_s = cute.make_rmem_tensor(
-                    thr_qk.partition_shape_C((M_BLK, N_BLK)), cutlass.Float32
-                )
-                warpgroup.fence()
-                qk = cute.make_mma_atom(mma_qk.op)
-                qk.set(warpgroup.Field.ACCUMULATE, False)
-                for k in cutlass.range_constexpr(cute.size(t_aql, mode=[2])):
-                    cute.gemm(qk, acc_s, t_aql[None, None, k], t_bkl[None, None, k, stage], acc_s)
-                    qk.set(warpgroup.Field.ACCUMULATE, True)
-                for k in cutlass.range_constexpr(cute.size(t_aqr, mode=[2])):
-                    cute.gemm(qk, acc_s, t_aqr[None, None, k], t_bkr[None, None, k, stage], acc_s)
-                warpgroup.commit_group()
-                warpgroup.wait_group(0)
+                acc_s = qk_scores(mma_qk, thr_qk, t_aql, t_aqr, t_bkl, t_bkr, stage, M_BLK, N_BLK)
 
                 valid = seqlen - tile * N_BLK
                 acc_s_mn = mn_view(acc_s)
@@ -327,22 +199,67 @@ class _MlaDecodeV6(_MlaDecodeV4):
                 r_p.store(acc_s.load().to(dtype))
                 cute.copy(p_store, r_p, t_sp)
                 cute.arch.fence_view_async_shared()
-            # warpgroup 1 arrives here at once and waits for P and the corrections
-            cute.arch.barrier(barrier_id=P_READY_BARRIER, number_of_threads=THREADS)
-            if wg == 1:
-                for r in cutlass.range_constexpr(n_rows):
-                    corr = s_corr[t_cs[r, 0][0]]
-                    acc_o_mn[r, None] = acc_o_mn[r, None].load() * corr
+            self.rescale_pv(mma_pv, t_ap, t_bv, t_cs, acc_o, acc_o_mn, s_corr, stage, wg)
 
-            # O += P V, each warpgroup over its half of D_V
-            warpgroup.fence()
-            pv = cute.make_mma_atom(mma_pv.op)
-            pv.set(warpgroup.Field.ACCUMULATE, True)
-            for k in cutlass.range_constexpr(cute.size(t_ap, mode=[2])):
-                cute.gemm(pv, acc_o, t_ap[None, None, k], t_bv[None, None, k, stage], acc_o)
-            warpgroup.commit_group()
-            warpgroup.wait_group(0)
+        self.store_partial(
+            m_o, m_lse, s_sum, thr_pv, t_cs, acc_o, acc_o_mn, row_max, row_sum, scale_log2,
+            m_block, split, bi, tidx, wg, lane,
+        )  # fmt: skip
 
+    @cute.jit
+    def rescale_pv(
+        self,
+        mma_pv: cute.TiledMma,
+        t_ap: cute.Tensor,
+        t_bv: cute.Tensor,
+        t_cs: cute.Tensor,
+        acc_o: cute.Tensor,
+        acc_o_mn: cute.Tensor,
+        s_corr: cute.Tensor,
+        stage: cutlass.Int32,
+        wg: cutlass.Int32,
+    ):
+        """Both warpgroups: wait for P, rescale O (warpgroup 1 reads the corrections), O += P V
+        over their halves of the 512 columns."""
+        n_rows = cute.size(acc_o_mn, mode=[0])
+        # warpgroup 1 arrives here at once and waits for P and the corrections
+        cute.arch.barrier(barrier_id=P_READY_BARRIER, number_of_threads=THREADS)
+        if wg == 1:
+            for r in cutlass.range_constexpr(n_rows):
+                corr = s_corr[t_cs[r, 0][0]]
+                acc_o_mn[r, None] = acc_o_mn[r, None].load() * corr
+
+        # O += P V, each warpgroup over its half of D_V
+        warpgroup.fence()
+        pv = cute.make_mma_atom(mma_pv.op)
+        pv.set(warpgroup.Field.ACCUMULATE, True)
+        for k in cutlass.range_constexpr(cute.size(t_ap, mode=[2])):
+            cute.gemm(pv, acc_o, t_ap[None, None, k], t_bv[None, None, k, stage], acc_o)
+        warpgroup.commit_group()
+        warpgroup.wait_group(0)
+
+    @cute.jit
+    def store_partial(
+        self,
+        m_o: cute.Tensor,
+        m_lse: cute.Tensor,
+        s_sum: cute.Tensor,
+        thr_pv: Any,
+        t_cs: cute.Tensor,
+        acc_o: cute.Tensor,
+        acc_o_mn: cute.Tensor,
+        row_max: cute.Tensor,
+        row_sum: cute.Tensor,
+        scale_log2: cutlass.Float32,
+        m_block: cutlass.Int32,
+        split: cutlass.Int32,
+        bi: cutlass.Int32,
+        tidx: cutlass.Int32,
+        wg: cutlass.Int32,
+        lane: cutlass.Int32,
+    ):
+        """After the loop: row sums, O normalised, the partial (or output) and its LSE stored."""
+        n_rows = cute.size(acc_o_mn, mode=[0])
         # warpgroup 0 finishes the row sums and posts them; both normalise their halves of O
         if wg == 0:
             for r in cutlass.range_constexpr(n_rows):
@@ -373,37 +290,7 @@ class _MlaDecodeV6(_MlaDecodeV4):
                 m_lse[bi, split, m_block * M_BLK + t_cs[r, 0][0]] = lse[r]
 
 
-_KERNEL = _MlaDecodeV6()
-
-
-@functools.cache
-def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
-    return compile_kernel(_KERNEL, *example_args(in_dtype, out_dtype))
-
-
-def example_args(
-    in_dtype: type[cutlass.Numeric] = cutlass.BFloat16,
-    out_dtype: type[cutlass.Numeric] = cutlass.Float32,
-) -> tuple[Any, ...]:
-    return launch_args_template(in_dtype, out_dtype, M_BLK, N_BLK, with_out=True)
-
-
-def entry() -> Any:
-    return _KERNEL
-
-
-def mla_decode(
-    q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
-) -> torch.Tensor:
-    return run_split_kv(
-        VERSION,
-        _compiled,
-        M_BLK,
-        N_BLK,
-        q,
-        kv_cache,
-        cache_seqlens,
-        sm_scale,
-        fused_merge=True,
-        packed=True,
-    )
+_HOST = VersionHost(VERSION, _MlaDecodeV6(), M_BLK, N_BLK, fused_merge=True, packed=True)
+entry = _HOST.entry
+example_args = _HOST.example_args
+mla_decode = _HOST.mla_decode

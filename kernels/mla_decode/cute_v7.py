@@ -16,7 +16,6 @@ Three changes to v6, each aimed at time that v6 spends outside the tensor cores:
   (ncu, ``cute_20261202T140118Z``), most of it re-reading the partials from DRAM.
 """
 
-import functools
 from typing import Any
 
 import cuda.bindings.driver as cuda
@@ -24,22 +23,32 @@ import cutlass
 import cutlass.cute as cute
 import cutlass.utils
 import cutlass.utils.distributed as distributed
-import torch
 from cutlass._mlir.dialects import llvm
-from cutlass.cute.nvgpu import cpasync, warpgroup
+from cutlass.cute.nvgpu import warpgroup
 from cutlass.cutlass_dsl import dsl_user_op
 
 from kernels.mla_decode import reference as ref
 from kernels.mla_decode.cute_common import (
-    compile_kernel,
-    launch_args_template,
+    VersionHost,
+    g2s_partitions,
+    g2s_tiled_copy,
+    kv_tile_range,
+    mla_counters_tensor,
     mla_global_tensors,
+    mla_out_tensor,
     mla_smem_layouts,
+    mla_smem_tensors,
     mn_view,
+    qk_scores,
     quad_allreduce,
-    run_split_kv,
+    softmax_state,
+    wgmma_smem_operands,
+    wgmma_tiled,
 )
-from kernels.mla_decode.cute_v4 import _MlaDecodeV4
+
+# v2's block sizes and two-warpgroup thread layout
+from kernels.mla_decode.cute_v2 import D_LAT, D_ROPE, M_BLK, N_BLK, STAGES, THREADS, WG_THREADS
+from kernels.mla_decode.cute_v6 import _MlaDecodeV6
 
 VERSION = "cute_v7"
 DESCRIPTION = (
@@ -47,14 +56,6 @@ DESCRIPTION = (
     "only on the last tile, and the split merge done in-kernel by the last CTA to finish"
 )
 
-M_BLK = 64  # query rows per CTA = the wgmma M of one warpgroup
-N_BLK = 64  # KV rows per pipeline step
-STAGES = 2
-THREADS = 256  # 2 warpgroups; warpgroup g owns O columns [256 g, 256 g + 256)
-WG_THREADS = 128
-D_LAT = ref.D_LATENT  # 512
-D_ROPE = ref.D_ROPE  # 64
-P_READY_BARRIER = 1  # named barrier id (0 is __syncthreads): P and the corrections are in smem
 MERGE_COLS = ref.D_V // 32  # in-kernel merge: one warp per row, 16 fp32 columns per lane
 N_WARPS = THREADS // 32
 
@@ -77,14 +78,17 @@ def prefetch_l2_bulk(ptr: cute.Pointer, n_bytes: cutlass.Int32, *, loc=None, ip=
     )
 
 
-class _MlaDecodeV7(_MlaDecodeV4):
-    """v4's KV loader (called by warpgroup 1 only); v6's attention kernel, changed as above.
+class _MlaDecodeV7(_MlaDecodeV6):
+    """v6's attention kernel, changed as above. Inherited from v6: the KV loader (called by
+    warpgroup 1 only), the P@V half of a step (:meth:`rescale_pv`) and the epilogue before the
+    merge (:meth:`store_partial`).
 
     ``l2_prefetch_distance`` > 0 (cute_v8): warpgroup 1 also asks L2 for the KV tile that many
     steps ahead of the one being computed, with one bulk prefetch instruction per tile.
 
     A step's compute (:meth:`score_softmax`, :meth:`rescale_pv`) and the epilogue
-    (:meth:`finish`) are methods so that cute_v11 reuses them around its TMA loads; they are
+    (:meth:`finish`) are methods so that cute_v11 reuses them around its TMA loads (and its
+    entry, through :meth:`shared_storage` and :meth:`kv_load_args`); they are
     traced inline, so the PTX is the same as with the code written out in the kernel.
     """
 
@@ -122,66 +126,23 @@ class _MlaDecodeV7(_MlaDecodeV4):
             s_p_layout,
         ) = mla_smem_layouts(dtype, M_BLK, N_BLK, STAGES)
 
-        @cute.struct
-        class SharedStorage:
-            s_ql: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_ql_layout)], 1024]
-            s_qr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_qr_layout)], 1024]
-            s_kl: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kl_layout)], 1024]
-            s_kr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kr_layout)], 1024]
-            s_p: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_p_layout)], 1024]
-            # per row: this tile's O correction factor, then (after the loop) the row sum
-            s_corr: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, M_BLK], 16]
-            s_sum: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, M_BLK], 16]
-            s_arrived: cute.struct.Align[cute.struct.MemRange[cutlass.Int32, 4], 16]
-
-        g2s = cute.make_tiled_copy_tv(
-            cute.make_copy_atom(
-                cpasync.CopyG2SOp(cache_mode=cpasync.LoadCacheMode.GLOBAL),
-                dtype,
-                num_bits_per_copy=128,
-            ),
-            cute.make_layout((WG_THREADS // 8, 8), stride=(8, 1)),  # warpgroup 1 loads
-            cute.make_layout((1, 8)),
+        SharedStorage = self.shared_storage(
+            dtype, s_ql_layout, s_qr_layout, s_kl_layout, s_kr_layout, s_p_layout
         )
-        k_major = warpgroup.OperandMajorMode.K
-        mn_major = warpgroup.OperandMajorMode.MN
-        # the whole 64x64 score tile in one warpgroup: Q (A) is read once per K step
-        mma_qk = cute.make_tiled_mma(
-            cute.make_mma_atom(
-                warpgroup.MmaF16BF16Op(
-                    dtype,
-                    cutlass.Float32,
-                    (M_BLK, N_BLK, 16),
-                    warpgroup.OperandSource.SMEM,
-                    k_major,
-                    k_major,
-                )
-            ),
-            (1, 1, 1),
-        )
-        mma_pv = cute.make_tiled_mma(
-            cute.make_mma_atom(
-                warpgroup.MmaF16BF16Op(
-                    dtype,
-                    cutlass.Float32,
-                    (M_BLK, D_LAT // 2, 16),
-                    warpgroup.OperandSource.SMEM,
-                    k_major,
-                    mn_major,
-                )
-            ),
-            (1, 2, 1),
+        kv_load_args = self.kv_load_args(p_kv, batch, t_max, s_kl_layout, s_kr_layout)
+        g2s = g2s_tiled_copy(dtype, WG_THREADS)  # warpgroup 1 loads
+        mma_qk = self.score_mma(dtype)  # v6's: the whole score tile in warpgroup 0
+        mma_pv = wgmma_tiled(
+            dtype,
+            M_BLK,
+            D_LAT // 2,
+            warpgroup.OperandSource.SMEM,
+            warpgroup.OperandMajorMode.MN,
+            atoms_n=2,
         )
 
-        m_out = cute.make_tensor(
-            p_out,
-            cute.make_layout(
-                (batch, rows, ref.D_V), stride=(cute.assume(rows * ref.D_V, divby=64), ref.D_V, 1)
-            ),
-        )
-        m_sem = cute.make_tensor(
-            p_sem, cute.make_layout((batch, rows // M_BLK), stride=(rows // M_BLK, 1))
-        )
+        m_out = mla_out_tensor(p_out, batch, rows)
+        m_sem = mla_counters_tensor(p_sem, batch, rows, M_BLK)
         self.kernel(
             m_q,
             m_kv,
@@ -190,6 +151,7 @@ class _MlaDecodeV7(_MlaDecodeV4):
             m_lse,
             m_out,
             m_sem,
+            *kv_load_args,
             tiles_per_split,
             scale_log2,
             s_ql_layout,
@@ -208,6 +170,39 @@ class _MlaDecodeV7(_MlaDecodeV4):
             smem=SharedStorage.size_in_bytes(),
             stream=stream,
         )
+
+    def shared_storage(
+        self,
+        dtype: Any,
+        s_ql_layout: Any,
+        s_qr_layout: Any,
+        s_kl_layout: Any,
+        s_kr_layout: Any,
+        s_p_layout: Any,
+    ) -> Any:
+        """v6's shared memory plus the arrival flag of the in-kernel merge (traced from the
+        entry; cute_v11 adds its mbarriers)."""
+
+        @cute.struct
+        class SharedStorage:
+            s_ql: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_ql_layout)], 1024]
+            s_qr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_qr_layout)], 1024]
+            s_kl: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kl_layout)], 1024]
+            s_kr: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_kr_layout)], 1024]
+            s_p: cute.struct.Align[cute.struct.MemRange[dtype, cute.cosize(s_p_layout)], 1024]
+            # per row: this tile's O correction factor, then (after the loop) the row sum
+            s_corr: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, M_BLK], 16]
+            s_sum: cute.struct.Align[cute.struct.MemRange[cutlass.Float32, M_BLK], 16]
+            s_arrived: cute.struct.Align[cute.struct.MemRange[cutlass.Int32, 4], 16]
+
+        return SharedStorage
+
+    def kv_load_args(
+        self, p_kv: cute.Pointer, batch: Any, t_max: Any, s_kl_layout: Any, s_kr_layout: Any
+    ) -> tuple[Any, ...]:
+        """Kernel arguments for the KV loads, passed after ``m_sem``: none for cp.async
+        (traced from the entry; cute_v11 passes its TMA atoms and tensor maps)."""
+        return ()
 
     @cute.kernel
     def kernel(
@@ -240,11 +235,9 @@ class _MlaDecodeV7(_MlaDecodeV4):
         # (a wgmma accumulator's rows depend on the thread's place in its warpgroup, not on N)
         wg_tidx = tidx % WG_THREADS
 
-        seqlen = m_lens[bi]
-        n_tiles = (seqlen + (N_BLK - 1)) // N_BLK
-        tile_begin = split * tiles_per_split
-        tile_end = cutlass.min(tile_begin + tiles_per_split, n_tiles)
-        n_steps = tile_end - tile_begin
+        seqlen, tile_begin, tile_end, n_steps = kv_tile_range(
+            m_lens, bi, split, tiles_per_split, N_BLK
+        )
 
         q_b = m_q[bi, None, None]
         kv_b = m_kv[bi, None, None]
@@ -255,34 +248,24 @@ class _MlaDecodeV7(_MlaDecodeV4):
 
         smem = cutlass.utils.SmemAllocator()
         storage = smem.allocate(SharedStorage)
-        s_ql = storage.s_ql.get_tensor(s_ql_layout.outer, swizzle=s_ql_layout.inner)
-        s_qr = storage.s_qr.get_tensor(s_qr_layout.outer, swizzle=s_qr_layout.inner)
-        s_kl = storage.s_kl.get_tensor(s_kl_layout.outer, swizzle=s_kl_layout.inner)
-        s_kr = storage.s_kr.get_tensor(s_kr_layout.outer, swizzle=s_kr_layout.inner)
-        s_vt = storage.s_kl.get_tensor(s_vt_layout.outer, swizzle=s_vt_layout.inner)
+        s_ql, s_qr, s_kl, s_kr, s_vt = mla_smem_tensors(
+            storage, s_ql_layout, s_qr_layout, s_kl_layout, s_kr_layout, s_vt_layout
+        )
         s_p = storage.s_p.get_tensor(s_p_layout.outer, swizzle=s_p_layout.inner)
         s_corr = storage.s_corr.get_tensor(cute.make_layout((M_BLK,)))
         s_sum = storage.s_sum.get_tensor(cute.make_layout((M_BLK,)))
         s_arrived = storage.s_arrived.get_tensor(cute.make_layout((4,)))
 
         thr_g2s = g2s.get_slice(wg_tidx)  # used by warpgroup 1 only
-        t_gql = thr_g2s.partition_S(g_ql)
-        t_sql = thr_g2s.partition_D(s_ql)
-        t_gqr = thr_g2s.partition_S(g_qr)
-        t_sqr = thr_g2s.partition_D(s_qr)
-        t_gkl = thr_g2s.partition_S(g_kl)
-        t_skl = thr_g2s.partition_D(s_kl)
-        t_gkr = thr_g2s.partition_S(g_kr)
-        t_skr = thr_g2s.partition_D(s_kr)
-        t_ckv = thr_g2s.partition_S(cute.make_identity_tensor((N_BLK, D_LAT)))
+        t_gql, t_sql, t_gqr, t_sqr, t_gkl, t_skl, t_gkr, t_skr, t_ckv = g2s_partitions(
+            thr_g2s, N_BLK, g_ql, s_ql, g_qr, s_qr, g_kl, s_kl, g_kr, s_kr
+        )
 
         thr_qk = mma_qk.get_slice(wg_tidx)
         thr_pv = mma_pv.get_slice(tidx)
-        t_aql = mma_qk.make_fragment_A(thr_qk.partition_A(s_ql))  # (MMA, M, K)
-        t_aqr = mma_qk.make_fragment_A(thr_qk.partition_A(s_qr))
-        t_bkl = mma_qk.make_fragment_B(thr_qk.partition_B(s_kl))  # (MMA, N, K, STAGES)
-        t_bkr = mma_qk.make_fragment_B(thr_qk.partition_B(s_kr))
-        t_bv = mma_pv.make_fragment_B(thr_pv.partition_B(s_vt))  # (MMA, N, K, STAGES)
+        t_aql, t_aqr, t_bkl, t_bkr, t_bv = wgmma_smem_operands(
+            mma_qk, thr_qk, mma_pv, thr_pv, s_ql, s_qr, s_kl, s_kr, s_vt
+        )
         t_ap = mma_pv.make_fragment_A(thr_pv.partition_A(s_p))  # (MMA, M, K)
         t_sp = thr_qk.partition_C(s_p)
         p_store = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), dtype, num_bits_per_copy=32)
@@ -302,12 +285,8 @@ class _MlaDecodeV7(_MlaDecodeV4):
                     self.prefetch_tile(kv_b, tile_begin + ahead, tile_end, seqlen, wg_tidx)
         cute.arch.cp_async_commit_group()
 
-        n_rows = cute.size(acc_o_mn, mode=[0])
         # running max and sum: kept by warpgroup 0 only (it sees whole score rows)
-        row_max = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
-        row_sum = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
-        row_max.fill(-cutlass.Float32.inf)
-        row_sum.fill(0.0)
+        _, row_max, row_sum = softmax_state(acc_o_mn)
 
         for step in range(n_steps):
             tile = tile_begin + step
@@ -397,22 +376,9 @@ class _MlaDecodeV7(_MlaDecodeV4):
         dtype = t_sp.element_type
         n_rows = cute.size(acc_o_mn, mode=[0])
         # S = Q K^T: 32 latent + 4 rope k16 steps, m64n64k16 from shared memory
-        acc_s = cute.make_rmem_tensor(thr_qk.partition_shape_C((M_BLK, N_BLK)), cutlass.Float32)
-        warpgroup.fence()
-        qk = cute.make_mma_atom(mma_qk.op)
-        qk.set(warpgroup.Field.ACCUMULATE, False)
-        k_per_slice = D_ROPE // 16  # k16 wgmma steps per 64-column slice
-        for k in cutlass.range_constexpr(cute.size(t_aql, mode=[2])):
-            if cutlass.const_expr(slice_ready is not None and k % k_per_slice == 0):
-                slice_ready(k // k_per_slice)
-            cute.gemm(qk, acc_s, t_aql[None, None, k], t_bkl[None, None, k, stage], acc_s)
-            qk.set(warpgroup.Field.ACCUMULATE, True)
-        for k in cutlass.range_constexpr(cute.size(t_aqr, mode=[2])):
-            if cutlass.const_expr(slice_ready is not None and k == 0):
-                slice_ready(D_LAT // D_ROPE)
-            cute.gemm(qk, acc_s, t_aqr[None, None, k], t_bkr[None, None, k, stage], acc_s)
-        warpgroup.commit_group()
-        warpgroup.wait_group(0)
+        acc_s = qk_scores(
+            mma_qk, thr_qk, t_aql, t_aqr, t_bkl, t_bkr, stage, M_BLK, N_BLK, slice_ready
+        )
 
         valid = seqlen - tile * N_BLK
         acc_s_mn = mn_view(acc_s)
@@ -445,38 +411,6 @@ class _MlaDecodeV7(_MlaDecodeV4):
         cute.arch.fence_view_async_shared()
 
     @cute.jit
-    def rescale_pv(
-        self,
-        mma_pv: cute.TiledMma,
-        t_ap: cute.Tensor,
-        t_bv: cute.Tensor,
-        t_cs: cute.Tensor,
-        acc_o: cute.Tensor,
-        acc_o_mn: cute.Tensor,
-        s_corr: cute.Tensor,
-        stage: cutlass.Int32,
-        wg: cutlass.Int32,
-    ):
-        """Both warpgroups: wait for P, rescale O (warpgroup 1 reads the corrections), O += P V
-        over their halves of the 512 columns."""
-        n_rows = cute.size(acc_o_mn, mode=[0])
-        # warpgroup 1 arrives here at once and waits for P and the corrections
-        cute.arch.barrier(barrier_id=P_READY_BARRIER, number_of_threads=THREADS)
-        if wg == 1:
-            for r in cutlass.range_constexpr(n_rows):
-                corr = s_corr[t_cs[r, 0][0]]
-                acc_o_mn[r, None] = acc_o_mn[r, None].load() * corr
-
-        # O += P V, each warpgroup over its half of D_V
-        warpgroup.fence()
-        pv = cute.make_mma_atom(mma_pv.op)
-        pv.set(warpgroup.Field.ACCUMULATE, True)
-        for k in cutlass.range_constexpr(cute.size(t_ap, mode=[2])):
-            cute.gemm(pv, acc_o, t_ap[None, None, k], t_bv[None, None, k, stage], acc_o)
-        warpgroup.commit_group()
-        warpgroup.wait_group(0)
-
-    @cute.jit
     def finish(
         self,
         m_o: cute.Tensor,
@@ -499,38 +433,12 @@ class _MlaDecodeV7(_MlaDecodeV4):
         wg: cutlass.Int32,
         lane: cutlass.Int32,
     ):
-        """After the loop: row sums, O normalised, the partial (or output) and its LSE stored,
-        then the split merge by the last CTA of the row block."""
-        n_rows = cute.size(acc_o_mn, mode=[0])
-        # warpgroup 0 finishes the row sums and posts them; both normalise their halves of O
-        if wg == 0:
-            for r in cutlass.range_constexpr(n_rows):
-                total = quad_allreduce(row_sum[r], lambda a, b: a + b)
-                row_sum[r] = total
-                if lane % 4 == 0:
-                    s_sum[t_cs[r, 0][0]] = total
-        cute.arch.sync_threads()
-        lse = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
-        for r in cutlass.range_constexpr(n_rows):
-            total = s_sum[t_cs[r, 0][0]]
-            empty = total == 0.0
-            inv = 1.0 if empty else cute.arch.rcp_approx(total)
-            acc_o_mn[r, None] = acc_o_mn[r, None].load() * inv
-            lse[r] = (
-                -cutlass.Float32.inf
-                if empty
-                else row_max[r] * scale_log2 + cute.math.log2(total, fastmath=True)
-            )
-
-        g_o = cute.local_tile(m_o[bi, split, None, None], (M_BLK, ref.D_V), (m_block, 0))
-        r_o = cute.make_rmem_tensor_like(acc_o, m_o.element_type)
-        r_o.store(acc_o.load().to(m_o.element_type))
-        cute.autovec_copy(r_o, thr_pv.partition_C(g_o))
-
-        if tidx < WG_THREADS and lane % 4 == 0:
-            for r in cutlass.range_constexpr(n_rows):
-                m_lse[bi, split, m_block * M_BLK + t_cs[r, 0][0]] = lse[r]
-
+        """After the loop: v6's epilogue (:meth:`store_partial`), then the split merge by the
+        last CTA of the row block."""
+        self.store_partial(
+            m_o, m_lse, s_sum, thr_pv, t_cs, acc_o, acc_o_mn, row_max, row_sum, scale_log2,
+            m_block, split, bi, tidx, wg, lane,
+        )  # fmt: skip
         if cutlass.const_expr(m_o.element_type == cutlass.Float32):  # split partials
             self.merge_if_last(m_o, m_lse, m_out, m_sem, s_arrived, m_block, bi)
 
@@ -605,37 +513,7 @@ class _MlaDecodeV7(_MlaDecodeV4):
                 m_sem[bi, m_block] = 0  # ready for the next call
 
 
-_KERNEL = _MlaDecodeV7()
-
-
-@functools.cache
-def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
-    return compile_kernel(_KERNEL, *example_args(in_dtype, out_dtype))
-
-
-def example_args(
-    in_dtype: type[cutlass.Numeric] = cutlass.BFloat16,
-    out_dtype: type[cutlass.Numeric] = cutlass.Float32,
-) -> tuple[Any, ...]:
-    return launch_args_template(in_dtype, out_dtype, M_BLK, N_BLK, with_out=True, with_sem=True)
-
-
-def entry() -> Any:
-    return _KERNEL
-
-
-def mla_decode(
-    q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
-) -> torch.Tensor:
-    return run_split_kv(
-        VERSION,
-        _compiled,
-        M_BLK,
-        N_BLK,
-        q,
-        kv_cache,
-        cache_seqlens,
-        sm_scale,
-        merge_in_kernel=True,
-        packed=True,
-    )
+_HOST = VersionHost(VERSION, _MlaDecodeV7(), M_BLK, N_BLK, merge_in_kernel=True, packed=True)
+entry = _HOST.entry
+example_args = _HOST.example_args
+mla_decode = _HOST.mla_decode

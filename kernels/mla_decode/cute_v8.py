@@ -10,45 +10,24 @@ for the tile's contiguous 72 KB), so the later cp.async finds the rows in L2. Ke
 v7's (same class, prefetch distance 2).
 """
 
-import functools
-from typing import Any
-
-import cutlass
-import torch
-
-from kernels.mla_decode.cute_common import compile_kernel, run_split_kv
-from kernels.mla_decode.cute_v7 import M_BLK, N_BLK, _MlaDecodeV7, example_args
+from kernels.mla_decode.cute_common import VersionHost
+from kernels.mla_decode.cute_v2 import M_BLK, N_BLK
+from kernels.mla_decode.cute_v7 import _MlaDecodeV7
 
 VERSION = "cute_v8"
 DESCRIPTION = "CuTe DSL: cute_v7 with a bulk L2 prefetch of the KV tile two steps ahead"
 L2_PREFETCH_DISTANCE = 2
 
-_KERNEL = _MlaDecodeV7(l2_prefetch_distance=L2_PREFETCH_DISTANCE)
-
 __all__ = ["DESCRIPTION", "VERSION", "entry", "example_args", "mla_decode"]
 
-
-@functools.cache
-def _compiled(in_dtype: type[cutlass.Numeric], out_dtype: type[cutlass.Numeric]) -> Any:
-    return compile_kernel(_KERNEL, *example_args(in_dtype, out_dtype))
-
-
-def entry() -> Any:
-    return _KERNEL
-
-
-def mla_decode(
-    q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
-) -> torch.Tensor:
-    return run_split_kv(
-        VERSION,
-        _compiled,
-        M_BLK,
-        N_BLK,
-        q,
-        kv_cache,
-        cache_seqlens,
-        sm_scale,
-        merge_in_kernel=True,
-        packed=True,
-    )
+_HOST = VersionHost(
+    VERSION,
+    _MlaDecodeV7(l2_prefetch_distance=L2_PREFETCH_DISTANCE),
+    M_BLK,
+    N_BLK,
+    merge_in_kernel=True,
+    packed=True,
+)
+entry = _HOST.entry
+example_args = _HOST.example_args
+mla_decode = _HOST.mla_decode

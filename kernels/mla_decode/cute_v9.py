@@ -6,18 +6,13 @@ device, stream); a call checks its inputs, allocates its output and launches one
 at the un-graphed decode call, whose Python time exceeded its GPU time in v7.
 """
 
-import torch
-
-from kernels.mla_decode.cute_plan import run_planned
-from kernels.mla_decode.cute_v8 import M_BLK, N_BLK, _compiled, entry, example_args
+from kernels.mla_decode.cute_v8 import _HOST as _V8_HOST
+from kernels.mla_decode.cute_v8 import entry, example_args
 
 VERSION = "cute_v9"
 DESCRIPTION = "CuTe DSL: cute_v8's kernel launched through a cached per-shape plan (host time)"
 
 __all__ = ["DESCRIPTION", "VERSION", "entry", "example_args", "mla_decode"]
 
-
-def mla_decode(
-    q: torch.Tensor, kv_cache: torch.Tensor, cache_seqlens: torch.Tensor, sm_scale: float
-) -> torch.Tensor:
-    return run_planned(VERSION, _compiled, M_BLK, N_BLK, q, kv_cache, cache_seqlens, sm_scale)
+_HOST = _V8_HOST.with_launch(VERSION, planned=True)  # v8's kernel and compiles
+mla_decode = _HOST.mla_decode
