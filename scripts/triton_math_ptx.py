@@ -2,6 +2,7 @@
 
     .venv/bin/python scripts/triton_math_ptx.py            # writes results/ptx/triton-math-*.json
     .venv/bin/python scripts/triton_math_ptx.py --no-write
+    .venv/bin/python scripts/triton_math_ptx.py --json      # the rows, for a program
 
 Each variant is a one-element-per-thread kernel (128 fp32 elements, 4 warps): load, apply
 the function, store.  It is compiled for sm_90 with the installed Triton (no GPU: Triton
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import platform
 import sys
 from pathlib import Path
@@ -123,8 +125,16 @@ def measure() -> list[dict[str, object]]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--no-write", action="store_true", help="print the table only")
+    p.add_argument("--json", action="store_true", help="print the rows as JSON (writes nothing)")
     args = p.parse_args(argv)
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        # Under the interpreter @triton.jit functions cannot be compiled to PTX.
+        print("triton_math_ptx: unset TRITON_INTERPRET (it compiles PTX)", file=sys.stderr)
+        return 2
     rows = measure()
+    if args.json:
+        print(json.dumps(rows))
+        return 0
     for r in rows:
         approx = ", ".join(r["approx_instructions"]) or "-"  # type: ignore[arg-type]
         print(
