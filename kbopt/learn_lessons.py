@@ -56,7 +56,9 @@ from kbopt import results as res
 from kbopt.devlog_options import read_toml, shown
 from kbopt.errors import KbError
 from kbopt.kernel import KernelSpec
+from kbopt.lint import FAKE_DEVICE
 from kbopt.model import EvidenceBlock, EvidenceRow
+from kbopt.workflow.learn import FULL_MOVE, refine_gain
 
 LESSONS_FILE = "lessons.toml"
 DEFAULT_COMMAND = "kbopt bench {kernel} --versions {versions}"
@@ -254,8 +256,6 @@ def evidence_block(
     if not table or last is None:
         only = f" in configurations {', '.join(lesson.configs)}" if lesson.configs else ""
         raise KbError(f"{name}: no correct rows of both versions{only} in {where.results}")
-    from kbopt.workflow.learn import FULL_MOVE
-
     return EvidenceBlock(
         source_type=SourceType.LOCAL_EXPERIMENT,
         source=", ".join(f"{where.results}/{f}" for f in sorted(used))
@@ -300,8 +300,6 @@ def where_for(spec: KernelSpec, root: Path) -> Where:
 
 
 def _unmarked(source: str) -> str:
-    from kbopt.workflow.learn import FULL_MOVE
-
     return source.removesuffix(f"; {FULL_MOVE}")
 
 
@@ -310,9 +308,7 @@ def learn(spec: KernelSpec, root: Path, store: Any, *, dry_run: bool = False) ->
 
     All blocks are computed and every entry looked up before anything is written, so a
     mistake in one lesson leaves the catalog untouched."""
-    from kbopt.lint import FAKE_DEVICE
     from kbopt.vocab import Status
-    from kbopt.workflow.learn import refine_gain
 
     lf = load_lessons(spec)
     where = where_for(spec, root)
