@@ -275,6 +275,12 @@ METRICS: dict[str, Metric] = {
         ),
         _m("ctas_per_sm", "ratio", "grid size / SM count (below 1 leaves SMs idle)"),
         _m("tail_wave_pct", "%", "share of the last wave's slots left idle"),
+        _m(
+            "wave_idle_pct",
+            "%",
+            "share of the launch's SM time its grid leaves idle: the empty part of the "
+            "last of several waves, or under one wave the SMs short of the busiest one's CTAs",
+        ),
         _m("arithmetic_intensity", "FLOP/B", "FLOPs per DRAM byte of the kernel"),
         _m(
             "dram_bytes_ratio",

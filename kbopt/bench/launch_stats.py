@@ -31,6 +31,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kbopt.waves import tail_wave_pct, wave_idle_pct
+
 # Compute capability 9.0 per-SM limits, used where torch's properties lack a figure.
 SM90 = {
     "regs_per_sm": 65536,
@@ -65,6 +67,7 @@ PRODUCED = (
     "ctas_per_sm",
     "waves_per_sm",
     "tail_wave_pct",
+    "wave_idle_pct",
 )
 
 
@@ -247,9 +250,7 @@ def launch_metrics(
     launches: Sequence[Launch], sm_count: int | None, limits: Mapping[str, int]
 ) -> dict[str, float]:
     """The catalog metrics of the heaviest launch: grid, block, registers, shared memory,
-    occupancy limiters, waves, tail wave and CTAs per SM."""
-    from kbopt.bench.ncu import tail_wave_pct
-
+    occupancy limiters, waves, tail wave, idle share and CTAs per SM."""
     main = heaviest(launches)
     if main is None:
         return {}
@@ -279,6 +280,9 @@ def launch_metrics(
             waves = main.ctas / (resident * sm_count)
             out["waves_per_sm"] = waves
             out["tail_wave_pct"] = tail_wave_pct(waves)
+            idle = wave_idle_pct(waves, out["ctas_per_sm"])
+            if idle is not None:
+                out["wave_idle_pct"] = idle
     return out
 
 

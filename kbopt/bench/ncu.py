@@ -27,6 +27,7 @@ What is read (canonical name <- Nsight Compute metric names; see `NCU_READS`):
 |                             | smsp__average_warps_active_per_issue_active.ratio                      |           |
 | sectors_per_request         | l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / ..._requests_...      | ratio     |
 | tail_wave_pct, ctas_per_sm  | launch__waves_per_multiprocessor; launch__grid_size / SM count         | derived   |
+| wave_idle_pct               | the waves, or under one wave the CTAs per SM (`kbopt.waves`)           | derived   |
 
 `profile_launches` runs ncu twice within a time budget: a timing pass over every launch
 of the profiled call, then every counter for the few kernels that carry the time (ncu's
@@ -52,7 +53,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 import os
 import re
 import shutil
@@ -63,6 +63,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kbopt.vocab import METRICS, STALL_REASONS
+from kbopt.waves import tail_wave_pct, wave_idle_pct
 
 
 @dataclass(frozen=True)
@@ -197,6 +198,7 @@ DERIVED_READS: dict[str, tuple[str, ...]] = {
     "shared_bank_conflict_pct": (*BANK_CONFLICTS, SHARED_WAVEFRONTS),
     "tail_wave_pct": ("launch__waves_per_multiprocessor",),
     "ctas_per_sm": ("launch__grid_size", SM_COUNT),
+    "wave_idle_pct": ("launch__waves_per_multiprocessor", "launch__grid_size", SM_COUNT),
 }
 # Also requested, though no canonical metric reads them directly.
 EXTRA_REQUESTS = (
@@ -343,6 +345,8 @@ def derived_metrics(
     * `tail_wave_pct`: the share of the last wave's CTA slots left idle,
       100 x (ceil(waves) - waves) / ceil(waves) of the waves per SM;
     * `ctas_per_sm`: grid size / SM count, when the CSV carries the device's SM count;
+    * `wave_idle_pct`: the share of the launch's SM time the grid leaves idle
+      (`kbopt.waves`: over the waves, or under one wave over the SMs);
     * `shared_bank_conflict_pct`: bank conflicts per shared-memory wavefront (the extra
       replays conflicts cause, as Nsight Compute's shared-memory rule compares them): a
       reduction that leaves a few thousand conflicts among millions of wavefronts is not
@@ -367,13 +371,11 @@ def derived_metrics(
     sms, grid = _raw_value(raw, SM_COUNT), direct.get("grid_size")
     if sms and grid is not None:
         out["ctas_per_sm"] = grid / sms
+    if waves is not None:
+        idle = wave_idle_pct(waves, out.get("ctas_per_sm"))
+        if idle is not None:
+            out["wave_idle_pct"] = idle
     return out
-
-
-def tail_wave_pct(waves: float) -> float:
-    """Share of the last wave's slots left idle: 2.25 waves leave 75% of the third idle."""
-    part = waves - math.floor(waves + 1e-9)
-    return 0.0 if part <= 1e-9 else 100.0 * (1.0 - part)
 
 
 def _csv_rows(text: str) -> list[list[str]]:
@@ -449,6 +451,7 @@ _LONGEST = {
     "block_size",
     "waves_per_sm",
     "tail_wave_pct",
+    "wave_idle_pct",
     "ctas_per_sm",
     "occupancy_limit_registers",
     "occupancy_limit_shared_mem",

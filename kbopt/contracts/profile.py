@@ -72,13 +72,13 @@ from kbopt.contracts.profile_text import (
     TRIGGER_RE,
     canonical_metric,
     config_value_problem,
+    flat_metrics,
     fmt_number,
     is_total_stage,
     parse_bottleneck,
     parse_duration_us,
     parse_metric_value,
     parse_pct,
-    stage_metrics,
     strip_root_cause,
     table_columns_match,
 )
@@ -228,11 +228,9 @@ class Profile(_Strict):
 
     @property
     def metrics(self) -> dict[str, float]:
-        """Flat canonical metrics: title config < stages < `### Metrics` (module docstring)."""
-        out = {k: float(v) for k, v in self.config.items() if k in METRICS}
-        out.update(stage_metrics(self.stages))
-        out.update({k: float(v) for k, v in self.measured.items()})
-        return out
+        """Flat canonical metrics: title config < stages < `### Metrics` (module docstring),
+        with the idle share of the waves derived when absent (`flat_metrics`)."""
+        return flat_metrics(self.config, self.stages, self.measured)
 
     @property
     def key_issues(self) -> list[str]:

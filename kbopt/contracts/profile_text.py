@@ -21,6 +21,7 @@ from typing import Any
 
 from kbopt.markdown import split_row
 from kbopt.vocab import METRICS, Bottleneck, metric_value_problem
+from kbopt.waves import wave_idle_pct
 
 STAGE_COLUMNS = ("Stage", "Duration", "TC%", "DRAM%", "Occ%", "Bottleneck", "Key Issue")
 METRIC_COLUMNS = ("Metric", "Value")
@@ -111,6 +112,23 @@ def stage_metrics(stages: list[Any]) -> dict[str, float]:
         else:  # no durations to weigh by: plain mean
             value = sum(v for v, _ in known) / len(known)
         out[STAGE_METRICS[field_name]] = value
+    return out
+
+
+def flat_metrics(
+    config: dict[str, float], stages: list[Any], measured: dict[str, float]
+) -> dict[str, float]:
+    """A profile's canonical metrics: title config < stages < `### Metrics`, then the
+    idle share of the grid's waves where the profile gives the waves but not the share
+    (profiles written before it was measured say the same thing through its inputs)."""
+    out = {k: float(v) for k, v in config.items() if k in METRICS}
+    out.update(stage_metrics(stages))
+    out.update({k: float(v) for k, v in measured.items()})
+    waves = out.get("waves_per_sm")
+    if "wave_idle_pct" not in out and waves is not None:
+        idle = wave_idle_pct(waves, out.get("ctas_per_sm"))
+        if idle is not None:
+            out["wave_idle_pct"] = idle
     return out
 
 
@@ -252,11 +270,8 @@ class ProfileFacts:
 
     @property
     def metrics(self) -> dict[str, float]:
-        """`Profile.metrics`: title config < stages < `### Metrics`, in the same order."""
-        out = {k: float(v) for k, v in self.config.items() if k in METRICS}
-        out.update(stage_metrics(self.stages))
-        out.update({k: float(v) for k, v in self.measured.items()})
-        return out
+        """`Profile.metrics`: the same rules (`flat_metrics`)."""
+        return flat_metrics(self.config, self.stages, self.measured)
 
     def text_for_search(self) -> str:
         """`Profile.text_for_search`: root cause, key issues, kernel and stage names."""
