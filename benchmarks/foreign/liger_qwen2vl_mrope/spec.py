@@ -1,0 +1,120 @@
+"""Liger-Kernel's Qwen2-VL M-RoPE forward (liger-kernel 0.8.5, BSD-2-Clause), as kbopt sees
+it: a kernel nobody here wrote, imported from the installed `liger_kernel` package (a
+pure-Triton wheel, in kbopt's dev extra); nothing of it is copied here.
+
+The multimodal rotary embedding of a vision-language model: each token carries temporal,
+height and width positions, and the head's 64 frequency pairs are split 16 / 24 / 24
+between them, so each program assembles its cos and sin rows from three tables before
+rotating every q and k head of its token in place.  Outputs: the rotated q and k (bf16).
+No matmul: the floor is reading and writing q and k once and reading the selected halves of
+cos and sin once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from foreign import _common
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+
+_common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
+
+HEAD_DIM = 128
+ELEMENT_SIZE = _common.ELEMENT_SIZE
+CONTEXTS = ("elementwise", "memory-bound")
+
+
+def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
+    """q and k read and written in place, plus half a row of cos and of sin per token (each
+    pair from one of the three tables)."""
+    tokens = d["b"] * d["s"]
+    qk = 2 * tokens * (d["hq"] + d["hk"]) * HEAD_DIM
+    return ELEMENT_SIZE[dtype] * (qk + 2 * tokens * HEAD_DIM // 2)
+
+
+def _make_inputs(
+    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
+) -> tuple[Any, ...]:
+    from foreign.liger_qwen2vl_mrope import reference
+
+    return reference.make_inputs(
+        dims["b"], dims["s"], dims["hq"], dims["hk"], dtype=dtype, device=device, seed=seed
+    )
+
+
+def _reference(q: Any, k: Any, cos: Any, sin: Any) -> Any:
+    from foreign.liger_qwen2vl_mrope import reference
+
+    return reference.reference(q, k, cos, sin)
+
+
+def _baselines() -> dict[str, Version]:
+    from foreign.liger_qwen2vl_mrope import reference
+
+    return {
+        "torch": Version(
+            "torch",
+            "torch",
+            "HF's apply_multimodal_rotary_pos_emb in plain torch (section gather, rotate_half, "
+            "several element-wise kernels)",
+            reference.torch_mrope,
+        )
+    }
+
+
+_launch_info = _common.triton_launch_info("foreign.liger_qwen2vl_mrope.launcher")
+
+
+TRITON_KNOBS = (
+    Knob(
+        "num_warps",
+        "int",
+        (None, 1, 2, 4, 8, 16),
+        "warps",
+        "warps per program (one token, all its heads); None: Triton's default 4 (Liger sets none)",
+    ),
+)
+
+SPEC = KernelSpec(
+    name="liger_qwen2vl_mrope",
+    description=(
+        "Liger-Kernel's Qwen2-VL multimodal RoPE forward (0.8.5): q and k rotated in place "
+        "by three position axes, one program per token, bf16"
+    ),
+    dims=(
+        Dim("b", "sequences", "batch"),
+        Dim("s", "tokens per sequence"),
+        Dim("hq", "query heads", "num_heads"),
+        Dim("hk", "key/value heads (grouped-query attention)"),
+    ),
+    trials=(
+        Trial(
+            "prefill_7b",
+            {"b": 1, "s": 8192, "hq": 28, "hk": 4},
+            "a Qwen2-VL-7B layer (28 query heads padded to 32 in the tile, 4 KV heads of 128) "
+            "over an 8k-token image-and-text prefill chunk: 136 MB moved by 8192 programs",
+        ),
+        Trial(
+            "decode_72b",
+            {"b": 64, "s": 1, "hq": 64, "hk": 8},
+            "a Qwen2-VL-72B decode step of 64 sequences (64 query, 8 KV heads): 2.4 MB in 64 "
+            "programs on 132 SMs",
+        ),
+    ),
+    backoff_dim="s",
+    make_inputs=_make_inputs,
+    reference=_reference,
+    flops=lambda d: 0,
+    bytes_moved=lambda d: bytes_moved(d, SPEC.dtype),
+    # the rotation runs in the dtype of cos/sin (bf16): a few roundings per element
+    tolerances={"bfloat16": 2e-2, "float16": 3e-3, "float32": 1e-5},
+    entry_point="mrope",
+    families=("triton",),
+    knobs={"triton": TRITON_KNOBS},
+    baselines=_baselines,
+    compare_with=("torch",),
+    fixed_metrics={"head_dim": HEAD_DIM},
+    launch_info=_launch_info,
+    contexts=CONTEXTS,
+)
