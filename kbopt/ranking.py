@@ -431,7 +431,7 @@ def candidates(
             opts.append(i)
     keep = min(len(opts), limit + CANDIDATE_MARGIN)
     best_opts = _best(opts, scores, keep)
-    best_warned = _best(warned, scores, keep)
+    best_warned = _best(warned, scores, limit + CANDIDATE_MARGIN)  # not capped by `opts`
     if best_opts is None or best_warned is None:
         return None
     return best_opts, best_warned

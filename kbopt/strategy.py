@@ -397,9 +397,12 @@ class _Table:
         keep = min(len(opts), limit + CANDIDATE_MARGIN)
         if len(opts) > keep:
             opts = opts[np.argpartition(-score[opts], keep - 1)[:keep]]
+        # Warnings have their own margin: a profile with no eligible optimization can still
+        # be in a trap worth naming.
         warned = np.flatnonzero(warn)
-        if len(warned) > keep:
-            warned = warned[np.argpartition(-score[warned], keep - 1)[:keep]]
+        keep_warn = limit + CANDIDATE_MARGIN
+        if len(warned) > keep_warn:
+            warned = warned[np.argpartition(-score[warned], keep_warn - 1)[:keep_warn]]
         return [int(i) for i in opts], [int(i) for i in warned]
 
 

@@ -350,8 +350,12 @@ def test_room_to_act_marks_conditions_and_round_trips() -> None:
         parse_entry(bad, "more-loads-per-thread")
     assert "<entry>:12: room_to_act: `ctas_per_sm >= 4` is not a condition" in str(err.value)
     with pytest.raises(ProblemList, match="room_to_act: a list of conditions"):
-        parse_entry(ROOM_ENTRY.replace('room_to_act: ["', 'room_to_act: "').replace(
-            '", "ctas_per_sm >= 2"]', '"'), "more-loads-per-thread")
+        parse_entry(
+            ROOM_ENTRY.replace('room_to_act: ["', 'room_to_act: "').replace(
+                '", "ctas_per_sm >= 2"]', '"'
+            ),
+            "more-loads-per-thread",
+        )
 
 
 def test_room_to_act_holding_is_not_a_symptom(tmp_path: Path) -> None:
@@ -410,7 +414,6 @@ def test_a_defining_condition_measured_false_rules_the_entry_out() -> None:
         defining=frozenset({"global_reduction_sectors > 0"}),
     )
     plain = dataclasses.replace(_card("plain", trig), kind="anti-pattern")
-    # (the warnings kept are capped by the optimizations eligible: two are there)
     others = [_card(f"other{i}", [("dram_throughput_pct", "<", 60.0)]) for i in range(2)]
     cards = [atomics, plain, *others]
     weights = metric_weights(cards)
@@ -427,6 +430,21 @@ def test_a_defining_condition_measured_false_rules_the_entry_out() -> None:
         assert {cards[i].name for i in warn} == warned
         held = {c.name for c in cards[:2] if evaluate(c, m, 0.0, "latency", weights)}
         assert held == warned
+
+    # With no optimization eligible at all, the trap is still named.
+    alone = _Table([atomics])
+    _, warn = alone.candidates({**idle, "global_reduction_sectors": 800.0}, {}, "latency", None, 10)
+    assert warn == [0]
+    twin = candidates(
+        [atomics],
+        metric_weights([atomics]),
+        {**idle, "global_reduction_sectors": 800.0},
+        {},
+        "latency",
+        None,
+        10,
+    )
+    assert twin == ([], [0])
 
     text = ROOM_ENTRY.replace(
         'room_to_act: ["registers_per_thread <= 64", "ctas_per_sm >= 2"]',
