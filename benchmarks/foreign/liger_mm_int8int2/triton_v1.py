@@ -1,0 +1,25 @@
+"""Liger-Kernel's int8 x int2 (ternary) matmul at the first configuration of Liger's autotune
+list, pinned: 128 x 256 output tiles, 64-deep int8 tl.dot steps, row-tiles grouped by 8,
+8 warps, 3 stages (no autotuning)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from foreign.liger_mm_int8int2.launcher import LigerMmInt8Int2Config
+from foreign.liger_mm_int8int2.launcher import prepare as _prepare
+
+CONFIG = LigerMmInt8Int2Config(
+    block_m=128, block_n=256, block_k=64, group_m=8, num_warps=8, num_stages=3
+)
+
+
+def prepare(a: torch.Tensor, packed: torch.Tensor) -> Callable[[], torch.Tensor]:
+    """The int32 output and the grid, outside the timed call."""
+    return _prepare(CONFIG, a, packed)
+
+
+def mm_int8int2(a: torch.Tensor, packed: torch.Tensor) -> torch.Tensor:
+    return prepare(a, packed)()
