@@ -55,6 +55,10 @@ NEEDS = {
     "liger_embedding": None,
     "liger_grpo_loss": None,
     "liger_moe_up_proj": None,
+    "liger_attn_res": None,
+    "liger_qwen2vl_mrope": None,
+    "liger_mm_int8int2": None,
+    "liger_neighborhood_attention": None,
 }
 
 
@@ -295,6 +299,14 @@ CASES = {
     "liger_grpo_loss": ({"b": 2, "length": 5, "vocab": 300}, {"triton_v1": {"block_n": 128, "num_warps": 2}}),
     # tl.dot, fp32 and fp16 under the interpreter; Liger's routing kernels take most of the ~15 s
     "liger_moe_up_proj": ({"tokens": 12, "hidden": 32, "inter": 24, "experts": 3, "k": 2}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 16, "num_warps": 2}}),
+    # 3 blocks: the depth loop unrolled to 4, its last step guarded off
+    "liger_attn_res": ({"blocks": 3, "tokens": 5, "hidden": 300}, {"triton_v1": {"num_warps": 2}}),
+    # 36 patches on a 32-wide grid: height and width positions differ from the temporal one
+    "liger_qwen2vl_mrope": ({"b": 1, "s": 36, "hq": 3, "hk": 2}, {"triton_v1": {"num_warps": 2}}),
+    # int8 tl.dot under the interpreter; k = 4 * 64 for v1's block_k, exact int32 results
+    "liger_mm_int8int2": ({"m": 5, "k": 256, "n": 24}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 32, "group_m": 2, "num_warps": 2}}),
+    # 20 tokens: v1's 32-wide tiles masked, the variant's 16-wide tiles two per axis
+    "liger_neighborhood_attention": ({"b": 1, "h": 2, "s": 20, "d": 16}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 16, "softmax_warps": 2}}),
 }  # fmt: skip
 
 
