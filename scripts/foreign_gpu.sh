@@ -22,7 +22,7 @@ set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 STEPS=${STEPS:-check,bench}
-KERNELS=${KERNELS:-sglang_mla_decode,triton_matmul,triton_softmax,triton_layernorm,liger_rmsnorm,liger_swiglu,torch_attention_decode,liger_geglu,liger_layernorm,liger_cross_entropy,liger_rope,liger_group_norm,torch_sdpa_decode,torch_cross_entropy,liger_jsd,liger_dyt,liger_fused_add_rms_norm,liger_sparsemax,liger_kl_div,liger_poly_norm,liger_llama4_rope,liger_relu_squared,liger_tvd,liger_embedding,liger_grpo_loss,liger_moe_up_proj}
+KERNELS=${KERNELS:-sglang_mla_decode,triton_matmul,triton_softmax,triton_layernorm,liger_rmsnorm,liger_swiglu,torch_attention_decode,liger_geglu,liger_layernorm,liger_cross_entropy,liger_rope,liger_group_norm,torch_sdpa_decode,torch_cross_entropy,liger_jsd,liger_dyt,liger_fused_add_rms_norm,liger_sparsemax,liger_kl_div,liger_poly_norm,liger_llama4_rope,liger_relu_squared,liger_tvd,liger_embedding,liger_grpo_loss,liger_moe_up_proj,liger_attn_res,liger_qwen2vl_mrope,liger_mm_int8int2,liger_neighborhood_attention}
 REP_MS=${REP_MS:-200}
 BENCH_FLAGS=${BENCH_FLAGS:-}
 PROFILE_VERSION=${PROFILE_VERSION:-triton_v1}
