@@ -504,23 +504,32 @@ def explain_and_order(
 def order_ties(
     ranked: list[RankedOpportunity], requires: dict[str, frozenset[str]]
 ) -> list[RankedOpportunity]:
-    """Ranked by score; scores equal to `TIE` are ordered by risk (the easiest to revert
-    first), then so that an entry another one `requires` comes first, then by estimated
-    impact."""
+    """Ranked by score; scores within `TIE` of the best of their group are a tie, ordered
+    by risk (the easiest to revert first), then so that an entry another one `requires`
+    comes first, then by estimated impact.  Groups are formed from the top down, so two
+    scores 0.004 apart are always a tie (rounding to a grid of `TIE` split such pairs
+    whenever a grid line fell between them)."""
     names = {o.id for o in ranked}
 
-    def key(o: RankedOpportunity) -> tuple[float, int, int, float, str]:
+    def key(o: RankedOpportunity) -> tuple[int, int, float, str]:
         needed = any(o.id in requires.get(p.id, ()) for p in ranked if p.id != o.id)
         blocked = bool(requires.get(o.id, frozenset()) & names)
         return (
-            -round(o.score / TIE),
             _RISK_ORDER.get(o.risk, 1),
             0 if needed else (2 if blocked else 1),
             -o.estimated_gain,
             o.id,
         )
 
-    return sorted(ranked, key=key)
+    by_score = sorted(ranked, key=lambda o: (-o.score, o.id))
+    out: list[RankedOpportunity] = []
+    group: list[RankedOpportunity] = []
+    for o in by_score:
+        if group and group[0].score - o.score >= TIE:
+            out += sorted(group, key=key)
+            group = []
+        group.append(o)
+    return out + sorted(group, key=key)
 
 
 def rank_key(o: RankedOpportunity) -> tuple[float, float, str]:
