@@ -301,6 +301,12 @@ METRICS: dict[str, Metric] = {
         _m("num_heads", "count", "query heads"),
         _m("heads_per_program", "count", "query heads handled by one CTA"),
         _m("head_dim", "count", "head dimension of Q.K"),
+        _m(
+            "attended_fraction",
+            "ratio",
+            "share of the (query, key) pairs an attention mask keeps (1 = dense; a causal "
+            "mask about 0.5; a sliding window of w keys over s, w / s)",
+        ),
         _m("num_splits", "count", "KV splits per (batch, head group)"),
         _m("autotune_configs", "count", "configurations an autotuner tries"),
         _m("speedup_vs_previous", "x", "speed-up of this version over the last one"),

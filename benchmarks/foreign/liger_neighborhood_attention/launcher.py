@@ -86,6 +86,9 @@ def prepare(
     )
     rows = scores.view(b * h * seq, seq)
     w_rows = weights.view(b * h * seq, seq)
+    # The mask keeps kernel_size keys of each row's seq (the window is clamped at the edges,
+    # never cut): what a kernel that visits only the window's tiles would compute.
+    attended = min(KERNEL_SIZE, seq) / seq
     grid_qk = (b * h, triton.cdiv(seq, block_m), triton.cdiv(seq, block_n))
     grid_av = (b * h, triton.cdiv(seq, block_m), triton.cdiv(d, block_n))
 
@@ -106,6 +109,7 @@ def prepare(
             LAST_INFO, qk, kernels=3, kernel_names=KERNEL_NAMES, block_m=block_m,
             block_n=block_n, block_k=block_k, softmax_block=row_block,
             softmax_warps=softmax_warps, programs=grid_qk[0] * grid_qk[1] * grid_qk[2],
+            metrics={"attended_fraction": attended},
         )  # fmt: skip
         for name, handle in (("softmax", sm), ("av", av)):
             for key in ("n_regs", "n_spills"):
