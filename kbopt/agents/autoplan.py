@@ -3,7 +3,9 @@
 Each `[High]/[Medium]/[Low]` recommendation is matched to the catalog entries that the
 strategy ranks for the analysis' bottleneck and evidence (`kbopt.strategy.recommend`, the
 same ranking as `kbopt recommend`), keeping the trigger that fired on the evidence; the
-recommendation's own words pick among them.  Its specialist comes from the routing rules
+recommendation's own words pick among them, or, when none of the ranked entries matches, among
+the rest of the catalog's optimizations (the analysis named a move the evidence alone does
+not rank; the plan says so).  Its specialist comes from the routing rules
 (`kbopt.agents.routing.route`), and it becomes one task for that specialist, benchmarking
 included.  The steps are ordered by expected impact (High > Medium > Low), then by the
 matched entry's risk (low first), then by dependencies: an entry that `requires` another
@@ -57,6 +59,7 @@ class PlanStep:
     title: str = ""
     link: str = ""
     trigger: str = ""  # the trigger that fired on the evidence, as `metric=value`
+    ranked: bool = False  # the entry was among those the strategy ranked for the evidence
     risk: str = "medium"
     specialists: list[str] = field(default_factory=list)
     routing_reason: str = ""
@@ -99,6 +102,27 @@ def _match(
     return None if best is None else (best[1], best[2])
 
 
+@dataclass(frozen=True)
+class _Unranked:
+    """A catalog optimization the ranking left out, as `_match` and `plan` read it."""
+
+    id: str
+    path: str
+    trigger: str = ""  # no trigger fired: the analysis named it
+
+
+def _unranked(store: Store, ranked: list[Any]) -> list[_Unranked]:
+    from kbopt.model import entry_relpath
+    from kbopt.strategy import entry_public_path
+
+    seen = {o.id for o in ranked}
+    return [
+        _Unranked(e.name, entry_public_path(store, entry_relpath(e.kind, e.language, e.name)))
+        for e in sorted(store.entries(), key=lambda e: e.name)
+        if e.kind.value == "optimization" and e.name not in seen
+    ]
+
+
 def plan(
     analysis: Analysis, store: Store, *, sm: int | None = None, existing_triton: bool = False
 ) -> list[PlanStep]:
@@ -117,11 +141,14 @@ def plan(
     steps = []
     for i, rec in enumerate(analysis.recommendations):
         step = PlanStep(recommendation=rec, order_in_analysis=i)
-        found = _match(rec, ranked, store, df)
+        # An analysis that names a move finds its entry even when the profile's ranking
+        # did not propose it (a short evidence line says little for text search to rank).
+        found = _match(rec, ranked, store, df) or _match(rec, _unranked(store, ranked), store, df)
         if found is not None:
             opp, entry = found
             step.entry, step.title, step.link = opp.id, entry.title, opp.path
             step.trigger = opp.trigger
+            step.ranked = not isinstance(opp, _Unranked)
             step.risk = entry.risk.value
             step.requires = [x.target for x in entry.interactions if x.relation == "requires"]
         try:
@@ -179,14 +206,15 @@ def render_plan(analysis: Analysis, steps: list[PlanStep]) -> str:
         rec = s.recommendation
         out.append(f"{n}. **[{rec.level.value.capitalize()}] {rec.text}**")
         if s.entry:
-            fired = (
-                f"trigger: {s.trigger}"
-                if s.trigger
-                else "no trigger fires on this evidence (ranked by bottleneck and context)"
-            )
+            if s.trigger:
+                fired = f"trigger: {s.trigger}"
+            elif s.ranked:
+                fired = "no trigger fires on this evidence (ranked by bottleneck and context)"
+            else:
+                fired = "not ranked for this evidence (the analysis names it)"
             out.append(f"   - Catalog: [{s.title}]({s.link}) -- {fired}")
         else:
-            out.append("   - Catalog: no ranked entry matches this recommendation")
+            out.append("   - Catalog: no catalog entry matches this recommendation")
         out.append(f"   - Risk: {s.risk if s.entry else 'unknown (no catalog entry)'}")
         deps = ", ".join(f"step {d}" for d in s.depends_on) or "none"
         out.append(f"   - Depends on: {deps}")

@@ -3,6 +3,7 @@ one task each, ordered by impact, risk and dependencies."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -37,7 +38,7 @@ def test_the_source_example_is_planned(kb_copy: Path) -> None:
     assert steps[2].entry is None
     text = render_plan(analysis, steps)
     assert text.count('Delegate to kernel-triton-specialist: "') == 3  # one task each
-    assert "Catalog: no ranked entry matches" in text
+    assert "Catalog: no catalog entry matches" in text
 
 
 def test_order_is_impact_then_risk_then_dependencies(kb_copy: Path) -> None:
@@ -61,6 +62,10 @@ def test_order_is_impact_then_risk_then_dependencies(kb_copy: Path) -> None:
     assert steps[-1].specialists == ["perf-torch-cuda-graph-specialist"]
     text = render_plan(analysis, steps)
     assert f"Depends on: step {overlap.depends_on[0]}" in text
+    # "compute at 85%" says nothing of a softmax: the entry is not ranked for this evidence,
+    # the analysis names it, and the plan says which.
+    if not overlap.ranked:
+        assert "not ranked for this evidence (the analysis names it)" in text
 
 
 def test_dry_run_prints_the_plan(
@@ -86,3 +91,31 @@ def test_without_an_sm_the_plan_says_it_could_not_route(kb_copy: Path) -> None:
     assert "Specialist: none yet (not routed: " in render_plan(
         Analysis.parse(SOURCE_EXAMPLE), steps
     )
+
+
+def test_a_move_the_evidence_does_not_rank_is_still_found_and_said_so(
+    kb_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import kbopt.strategy as strategy
+
+    real = strategy.recommend
+
+    def nothing_ranked(*args: object, **kwargs: object) -> object:
+        result = real(*args, **kwargs)  # type: ignore[arg-type]
+        return dataclasses.replace(result, opportunities=[])
+
+    monkeypatch.setattr(strategy, "recommend", nothing_ranked)
+    analysis = Analysis.parse(
+        "Primary bottleneck: compute-bound\n"
+        "Evidence: compute at 85%\n"
+        "Recommendations:\n"
+        "1. [High] Overlap the softmax with asynchronous MMA\n"
+        "2. [Low] Consider gradient checkpointing for memory reduction\n"
+    )
+    steps = plan(analysis, Store(kb_copy), sm=90)
+    assert steps[0].entry == "overlap-softmax-with-async-mma"
+    assert not steps[0].ranked and steps[0].trigger == ""
+    assert steps[0].link.endswith("overlap-softmax-with-async-mma.md")
+    assert steps[1].entry is None  # nothing in the catalog: still unmatched, not forced
+    text = render_plan(analysis, steps)
+    assert "not ranked for this evidence (the analysis names it)" in text
