@@ -150,6 +150,35 @@ SOURCES: tuple[Source, ...] = (
         used_by=("triton_layernorm",),
         note="forward kernel only (three passes over each row)",
     ),
+    Source(
+        name="sglang_prefill",
+        repo="sgl-project/sglang",
+        ref="v0.5.9",
+        path="python/sglang/srt/layers/attention/triton_ops/prefill_attention.py",
+        license="Apache-2.0",
+        dest="sglang/prefill_attention.py",
+        sha256="81bd77b347a87f8b85f2a38483714bde2252a1daa3506286846855290194aa7b",
+        mode="extract",
+        functions=("_fwd_kernel",),
+        pypi=("sglang", "0.5.9", "sglang/srt/layers/attention/triton_ops/prefill_attention.py"),
+        used_by=("sglang_prefill_attention",),
+        note="the flash-attention prefill kernel only (its module imports SGLang and asks "
+        "CUDA for the device's capability at import)",
+    ),
+    Source(
+        name="sglang_merge_state",
+        repo="sgl-project/sglang",
+        ref="v0.5.9",
+        path="python/sglang/srt/layers/attention/triton_ops/merge_state.py",
+        license="Apache-2.0",
+        dest="sglang/merge_state.py",
+        sha256="1a1faf5003af9b1bcd2a1a15a0a516a6d6d104eb017e87b71da765ee7851c1d7",
+        mode="extract",
+        functions=("merge_state_kernel",),
+        pypi=("sglang", "0.5.9", "sglang/srt/layers/attention/triton_ops/merge_state.py"),
+        used_by=("sglang_merge_state",),
+        note="the kernel only; its wrapper allocates the outputs per call",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}

@@ -33,6 +33,8 @@ SOURCE_FILES = {
     "triton_softmax": "triton_tutorials/fused_softmax.py",
     "triton_matmul": "triton_tutorials/matrix_multiplication.py",
     "triton_layernorm": "triton_tutorials/layer_norm.py",
+    "sglang_prefill": "sglang/prefill_attention.py",
+    "sglang_merge_state": "sglang/merge_state.py",
 }
 
 
