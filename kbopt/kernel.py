@@ -565,6 +565,7 @@ def spec_line(path: Path, attr: str = SPEC_ATTR) -> int:
 
 def check_spec(spec: KernelSpec, path: Path | None = None) -> list[Problem]:
     """Every problem of a spec, located at its `SPEC =` line; empty when it is valid."""
+    from kbopt.moves import ROLES
     from kbopt.vocab import CONTEXTS, METRICS
 
     where = str(path or spec.folder / SPEC_FILE)
@@ -656,6 +657,13 @@ def check_spec(spec: KernelSpec, path: Path | None = None) -> list[Problem]:
                 bad(f"knobs: {fam}.{k.name} allows {wrong!r}, which are not {k.type}")
             elif k.has_default and not k.admits(k.default):
                 bad(f"knobs: {fam}.{k.name} default {k.default!r} is not one of its values")
+            if k.role and k.role not in ROLES:
+                # A misspelt role is a knob no catalog move can ever reach: say so here
+                # rather than let every search skip it without a word.
+                bad(
+                    f"knobs: {fam}.{k.name} has role {k.role!r}, which no catalog move acts "
+                    f"on; use one of {', '.join(ROLES)} (or no role)"
+                )
     for ctx in spec.contexts:
         if ctx not in CONTEXTS:
             bad(f"contexts: unknown context {ctx!r}; use one of {', '.join(CONTEXTS)}")

@@ -56,6 +56,10 @@ ROLES: dict[str, tuple[str, str]] = {
     "rows_per_program": ("size", "independent rows (tokens, query rows) per program"),
     "heads_per_program": ("size", "query heads that share one KV read per program"),
     "vector_width": ("size", "elements (or vectors) per thread per access"),
+    "grouping": (
+        "size",
+        "rows of output tiles launched together before the order moves on (L2 reuse)",
+    ),
     "warps": ("count", "warps per program"),
     "pipeline_stages": ("count", "software-pipeline depth (buffered loads in flight)"),
     "splits": ("count", "partitions of the reduction axis across programs (split-KV, split-K)"),

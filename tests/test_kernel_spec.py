@@ -113,6 +113,7 @@ def test_a_kernel_folder_must_be_a_package_and_import_errors_are_reported(tmp_pa
         ('Dim("rows", "rows", "rows")', 'Dim("config", "rows")', "'config' is reserved"),
         ('"int", (256, 512, 1024)', '"int", (256, "wide")', "allows ['wide'], which are not int"),
         ('entry_point="{name}"', 'entry_point="not a name"', "is not a function name"),
+        ('"vector_width"', '"vector_widht"', "role 'vector_widht', which no catalog move acts"),
     ],
 )
 def test_check_names_every_problem_at_the_spec_line(

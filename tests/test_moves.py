@@ -236,3 +236,19 @@ def test_an_output_tile_is_not_made_taller_than_the_rows() -> None:
     assert isinstance(taller, NotApplicable) and "already covers rows" in taller.reason
     fits = plan_move(move, knobs, {"BLOCK_SIZE_M": 32}, {"rows": 64.0})
     assert not isinstance(fits, NotApplicable) and fits.values == {"BLOCK_SIZE_M": 64}
+
+
+def test_grouped_tile_order_doubles_the_group_only_when_operands_are_re_read() -> None:
+    # The L2-grouping entry acts on a spec's `grouping` knob (the tutorial matmul's
+    # GROUP_SIZE_M), and only while DRAM reads are well above one pass over the operands.
+    entry = Store(ROOT).get("group-output-tiles-for-l2-reuse")
+    (move,) = entry.moves
+    knobs = [
+        Knob("block_size_m", "int", (64, 128), "tile_m"),
+        Knob("group_size_m", "int", (1, 2, 4, 8, 16, 32), "grouping"),
+    ]
+    values = {"block_size_m": 128, "group_size_m": 8}
+    planned = plan_move(move, knobs, values, {"dram_bytes_ratio": 2.1})
+    assert isinstance(planned, PlannedMove) and planned.values == {"group_size_m": 16}
+    held = plan_move(move, knobs, values, {"dram_bytes_ratio": 1.05})
+    assert isinstance(held, NotApplicable) and "dram_bytes_ratio" in held.reason
