@@ -59,6 +59,10 @@ NEEDS = {
     "liger_qwen2vl_mrope": None,
     "liger_mm_int8int2": None,
     "liger_neighborhood_attention": None,
+    "sglang_prefill_attention": "sglang_prefill",
+    "sglang_merge_state": "sglang_merge_state",
+    "liger_mhc_coeffs": None,
+    "liger_mhc_post_res": None,
 }
 
 
@@ -307,6 +311,14 @@ CASES = {
     "liger_mm_int8int2": ({"m": 5, "k": 256, "n": 24}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 32, "group_m": 2, "num_warps": 2}}),
     # 20 tokens: v1's 32-wide tiles masked, the variant's 16-wide tiles two per axis
     "liger_neighborhood_attention": ({"b": 1, "h": 2, "s": 20, "d": 16}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 16, "softmax_warps": 2}}),
+    # tl.dot, fp32 and fp16; 20 tokens: v1's 64-row tiles (SGLang's off CUDA) masked, the variant's 16-row tiles cross the causal diagonal
+    "sglang_prefill_attention": ({"b": 2, "s": 20, "hq": 4, "hk": 2, "d": 16}, {"triton_v1": {"block_m": 16, "block_n": 16, "num_warps": 2}}),
+    # a 40-wide head padded to 64; the first token's prefix is empty (LSE +inf)
+    "sglang_merge_state": ({"tokens": 5, "heads": 3, "head_size": 40}, {"triton_v1": {"num_warps": 2}}),
+    # tl.dot; 384 stream values: v1's 256-deep steps masked, the variant's 64-deep six steps
+    "liger_mhc_coeffs": ({"tokens": 20, "hc": 4, "c": 96}, {"triton_v1": {"block_n": 16, "block_k": 64, "block_m": 16, "num_warps": 2, "sinkhorn_warps": 2}}),
+    # 100 columns: v1's 64-wide tiles (Liger's below 1024 columns) and the variant's 32-wide both masked
+    "liger_mhc_post_res": ({"tokens": 5, "hc": 4, "c": 100}, {"triton_v1": {"block_n": 4, "block_c": 32, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 
