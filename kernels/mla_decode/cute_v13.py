@@ -87,13 +87,21 @@ P0_READY sync of the pair before.
 **Shared memory.** v10's plan plus 18 mbarriers: Q 64 KB (latent) + 8 KB (rope; after the
 prologue it holds P1, Q's rope columns live in registers), two stages as two 256-column halves
 of 32 KB each (128 KB), rope 2 x 8 KB, P0 8 KB, the two posted maxima and the row sums (1 KB),
-merge flag 16 B, the mbarriers 144 B: ~225 KB of the 227 KB an sm_90 CTA may use
-(``SharedStorage.size_in_bytes()`` at trace time). Each 64-column slice of a half is one
+merge flag 16 B, the mbarriers 144 B (bytes 230,416-230,559, read from the PTX): ~225 KB of
+the 232,448 bytes an sm_90 CTA may use (``SharedStorage.size_in_bytes()`` at trace time). Each 64-column slice of a half is one
 contiguous 8 KB block of the 128-byte-swizzled K-major layout, 1024-byte aligned, which is what
 one TMA box writes.
 
-**Registers.** v10's (O half 128 fp32, S 32, P 16, Q rope 16 per thread); warpgroups no longer
-hold cp.async source/destination addresses and row predicates for the loop's copies.
+**Registers.** v10's (O half 128 fp32, S 32, P 16, Q rope 16 per thread). ``ptxas
+-arch=sm_90a -v`` (CUDA 13.0, on this module's PTX, CPU only): 228 registers for both output
+dtypes, no spills, 9 named barriers (v10: 223); the GPU run's profile records the count of the
+toolchain that launches it.
+
+**Conservative choices, candidates for a later version.** The warpgroup barrier before each
+refill (four per pair per warpgroup) orders the four warps' ``wgmma.wait_group`` before the
+TMA overwrite; it may be unnecessary if a warpgroup's wgmma completes for all its warps at
+once, which is not what the PTX documentation promises. The partial tile's zeros cost that
+tile its load overlap.
 
 **Prediction.** v10 lost to v7 (decode -13%, speculative -1%) because the next pair's first
 columns arrived only after the pair released them, copied by the threads that also ran the
@@ -107,7 +115,8 @@ slice roughly one pair's worth of work to arrive; v7's loads run a whole step ah
 may still lag). Host time per call rises slightly over v7 (the two tensor maps are encoded
 per call, as in v11/v12). What could cancel it: the release points still sit behind the
 products that read the stage (one release per half-stage per pair), so a DRAM load exposed
-once per pair at decode; 18 mbarrier polls per tile per warpgroup.
+once per pair at decode; 13 mbarrier polls per tile per warpgroup (nine before its score
+product, four before its P@V of the other warpgroup's tile) and the warpgroup barriers.
 """
 
 from typing import Any
