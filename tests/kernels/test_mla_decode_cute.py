@@ -94,6 +94,22 @@ EXPECTED_PTX = {
         r"fence\.proxy\.async\.shared::cta",
         r"atom\.\S*add\.u32|atom\.\S*add\.s32",
     ],
+    "cute_v13": [
+        # v10's seesaw: rope scores with Q from registers, latent ones from smem; own P V from
+        # registers (RS), the other warpgroup's P V from smem (SS)
+        r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16 \{[^}]*\}, \{%r",
+        r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16 \{[^}]*\}, %rd",
+        r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16 \{[^}]*\}, \{%r",
+        r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16 \{[^}]*\}, %rd",
+        # the refills: 64-column TMA boxes, each completing on its own transaction mbarrier
+        r"cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile\.mbarrier::complete_tx",
+        r"mbarrier\.arrive\.expect_tx\S*\.b64 _, \[%r\d+\], %r\d+;",
+        r"mbarrier\.try_wait\.parity",
+        r"bar\.arrive\s+\d+,\s*256",  # producer sides of the warpgroups' named barriers
+        r"bar\.sync\s+\d+,\s*128",  # a warpgroup's own wgmmas done before its warp refills
+        r"fence\.proxy\.async\.shared::cta",
+        r"atom\.\S*add\.u32|atom\.\S*add\.s32",
+    ],
 }
 
 
@@ -155,6 +171,34 @@ def test_cute_v12_waits_for_each_slice_before_the_wgmmas_that_read_it(out_dtype:
         )
     )
     assert "WMMMM" * 9 in order, order
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("out_dtype", ptx_fingerprints.OUT_DTYPES)
+def test_cute_v13_refills_by_slice_and_waits_for_each_slice(out_dtype: str) -> None:
+    """cute_v13's loads, read from its PTX: 36 TMA boxes (two tiles of nine in the prologue;
+    in the loop, per pair, four latent boxes plus the rope box and four latent boxes from each
+    warpgroup), each armed for exactly one 64 x 64 bf16 box; every score product waits on a
+    barrier before each run of four k16 wgmmas, nine slices in a row (two products per
+    warpgroup: the first tile and the loop); the only cross-warpgroup named barriers are
+    v10's four (the two that carried v10's thread-issued loads are gone), and each
+    warpgroup has its own barrier before its warp refills."""
+    ptx = ptx_fingerprints.version_ptx("cute_v13", out_dtype)
+    copies = re.findall(r"cp\.async\.bulk\.tensor\.3d\S*mbarrier::complete_tx", ptx)
+    arms = re.findall(r"mbarrier\.arrive\.expect_tx\S*\.b64 _, \[%r\d+\], (%r\d+);", ptx)
+    assert len(copies) == len(arms) == 36
+    box_bytes = 64 * 64 * 2
+    for reg in arms:
+        assert re.search(rf"mov\.b32\s+{reg}, {box_bytes};", ptx), f"{reg} is not {box_bytes}"
+    order = "".join(
+        "W" if m.group(0).startswith("mbarrier") else "M"
+        for m in re.finditer(
+            r"mbarrier\.try_wait\.parity|wgmma\.mma_async\.sync\.aligned\.m64n64k16", ptx
+        )
+    )
+    assert order.count("WMMMM" * 9) == 4, order
+    assert sorted(set(re.findall(r"bar\.arrive\s+(\d+),\s*256", ptx))) == ["1", "2", "3", "4"]
+    assert sorted(set(re.findall(r"bar\.sync\s+(\d+),\s*128", ptx))) == ["7", "8"]
 
 
 def test_fingerprints_cover_every_cute_version_at_the_installed_cutlass_dsl() -> None:
@@ -348,7 +392,9 @@ def test_bf16_matches_fp32_reference_on_gpu(name: str, case: tuple[int, int, int
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("name", ["cute_v7", "cute_v9", "cute_v10", "cute_v11", "cute_v12"])
+@pytest.mark.parametrize(
+    "name", ["cute_v7", "cute_v9", "cute_v10", "cute_v11", "cute_v12", "cute_v13"]
+)
 def test_in_kernel_merge_leaves_its_counters_at_zero_and_repeats_correctly(name: str) -> None:
     """The last-arriving split CTA merges and resets its arrival counter (cute_v7+): calls
     after the first must find zeroed counters, else no CTA merges and the output stays unset.

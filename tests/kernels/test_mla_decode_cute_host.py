@@ -28,6 +28,7 @@ LAUNCH = {
     "cute_v10": (True, True, "packed"),
     "cute_v11": (True, True, "packed"),
     "cute_v12": (True, True, "packed"),
+    "cute_v13": (True, True, "packed"),
 }
 
 
