@@ -268,6 +268,12 @@ METRICS: dict[str, Metric] = {
         _m("grid_size", "CTAs", "CTAs in the launch grid", "launch__grid_size"),
         _m("block_size", "threads", "threads per CTA", "launch__block_size"),
         _m(
+            "pipeline_stages",
+            "count",
+            "software-pipeline depth the compiled Triton kernel was built with (num_stages; "
+            "1 = each tile's load waits in full before it is used)",
+        ),
+        _m(
             "waves_per_sm",
             "waves",
             "grid size / (SMs x CTAs resident per SM)",

@@ -190,3 +190,19 @@ def test_spilled_registers_come_from_the_loaded_kernel():
     assert launch_stats.from_summary(launch_stats.summary(seen)) == seen
     clean = launch_metrics([Launch("k", (8, 1, 1), 4, 40, 0)], 132, SM90)
     assert clean["spill_bytes_per_thread"] == 0  # a measured zero, once registers are known
+
+
+def test_the_pipeline_depth_comes_from_the_compiled_kernel():
+    # SGLang's prefill attention is compiled with num_stages=1: its tiles are not pipelined,
+    # and the profile says so through `pipeline_stages`.
+    compiler = pytest.importorskip("triton.compiler.compiler")
+    meta = SimpleNamespace(num_warps=8, shared=65536, num_stages=1)
+    kernel = SimpleNamespace(name="_fwd_kernel", function=None, src=None, metadata=meta)
+    kernel._init_handles = lambda: setattr(kernel, "n_regs", 255)
+    with launch_stats.capture() as seen:
+        compiler.CompiledKernel.launch_metadata(kernel, (32, 32, 1), None)
+    assert seen[0].num_stages == 1
+    assert launch_metrics(seen, 132, SM90)["pipeline_stages"] == 1
+    assert launch_stats.from_summary(launch_stats.summary(seen)) == seen
+    # a kernel whose metadata does not say: the metric is absent, never guessed
+    assert "pipeline_stages" not in launch_metrics([Launch("k", (8, 1, 1), 4, 40, 0)], 132, SM90)

@@ -68,6 +68,7 @@ PRODUCED = (
     "waves_per_sm",
     "tail_wave_pct",
     "wave_idle_pct",
+    "pipeline_stages",
 )
 
 
@@ -84,6 +85,9 @@ class Launch:
     # Local memory per thread the compiled kernel reserves: registers it spilled (Triton's
     # n_spills is CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES / 4).
     spill_bytes: int = 0
+    # The software-pipeline depth the kernel was compiled with (Triton's num_stages), None
+    # when the compiled kernel does not say.
+    num_stages: int | None = None
 
     @property
     def ctas(self) -> int:
@@ -180,7 +184,12 @@ def _launch(kernel: Any, grid: Any) -> Launch:
         registers=int(getattr(kernel, "n_regs", 0) or 0),
         shared_bytes=int(getattr(meta, "shared", 0) or 0),
         spill_bytes=4 * int(getattr(kernel, "n_spills", 0) or 0),
+        num_stages=_int_or_none(getattr(meta, "num_stages", None)),
     )
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def device_limits(props: Any = None) -> dict[str, int]:
@@ -259,6 +268,8 @@ def launch_metrics(
         "block_size": float(32 * main.num_warps),
         "shared_mem_per_block_kb": main.shared_bytes / 1024.0,
     }
+    if main.num_stages is not None:
+        out["pipeline_stages"] = float(main.num_stages)
     if main.registers > 0:
         out["registers_per_thread"] = float(main.registers)
         # Known only once the kernel is loaded, like the registers: 0 is a measured zero.
@@ -297,6 +308,7 @@ def summary(launches: Sequence[Launch]) -> list[dict[str, Any]]:
             "shared_bytes": ln.shared_bytes,
             "duration_us": None if ln.duration_us is None else round(ln.duration_us, 3),
             "spill_bytes": ln.spill_bytes,
+            "num_stages": ln.num_stages,
         }
         for ln in launches
     ]
@@ -313,6 +325,7 @@ def from_summary(rows: Sequence[Mapping[str, Any]] | None) -> list[Launch]:
             r["shared_bytes"],
             r.get("duration_us"),
             r.get("spill_bytes", 0),
+            r.get("num_stages"),
         )
         for r in rows or []
     ]
