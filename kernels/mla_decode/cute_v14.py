@@ -23,7 +23,7 @@ warpgroups compute; FlashMLA 240 registers under ncu, cute_v13 228 from ptxas).
    lo. cute_v13's P1_READY is arrived at as soon as P1 is stored, so warpgroup 0's P1 V_b lo
    and warpgroup 1's P0 V_a hi are both released by warpgroup 0's own P0_READY arrival and race
    (warpgroup 0 just continues; warpgroup 1 must wake from its ``bar.sync`` and poll four slice
-   barriers first), so P0 V_a hi usually goes last.
+   barriers first), so P0 V_a hi likely goes last (inferred from the code, not measured).
 4. *Where the softmax sits.* Same in both (each softmax after its own ``wait_group(0)`` on its
    score product; warpgroup 0 posts its maximum first). Small shifts: FlashMLA's warpgroup 0
    rescales O after the barrier of item 3 (cute_v13: after MAX_B) and issues its stage 0
