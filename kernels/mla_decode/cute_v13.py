@@ -216,6 +216,10 @@ def _scores_sliced(ops: tuple[Any, ...], stage: int, half: int, first: bool, rea
 class _MlaDecodeV13(_MlaDecodeV10):
     """v10's seesaw kernel with TMA refills and a barrier per 64-column slice (module doc)."""
 
+    # Warpgroup 1 arrives at P1_READY right after posting P1 (False, this version), or only
+    # after it has also issued its two P@V products (True, cute_v14): a trace-time switch.
+    p1_ready_after_own_pv = False
+
     # v11's TMA plumbing with v12's 64 x 64 latent box (plain methods, traced inline)
     kv_load_args = _MlaDecodeV11.kv_load_args
     make_kv_tma = _MlaDecodeV11.make_kv_tma
@@ -588,7 +592,8 @@ class _MlaDecodeV13(_MlaDecodeV10):
                 r_p.store(acc_s.load().to(dtype))
                 cute.copy(p_store, r_p, t_sp1)
                 cute.arch.fence_view_async_shared()
-                cute.arch.barrier_arrive(barrier_id=P1_READY, number_of_threads=THREADS)
+                if cutlass.const_expr(not self.p1_ready_after_own_pv):
+                    cute.arch.barrier_arrive(barrier_id=P1_READY, number_of_threads=THREADS)
                 # O1 += P_b V_b[:, 256:] (P_b from registers), then O1 += P0 V_a[:, 256:]
                 if has_b:
                     warpgroup.fence()
@@ -599,6 +604,9 @@ class _MlaDecodeV13(_MlaDecodeV10):
                 warpgroup.fence()
                 _pv(mma_pv_ss, acc_o, t_ap0, t_bvh, 0)
                 warpgroup.commit_group()
+                if cutlass.const_expr(self.p1_ready_after_own_pv):
+                    # cute_v14: P1 posted only once both of this warpgroup's P@V are issued
+                    cute.arch.barrier_arrive(barrier_id=P1_READY, number_of_threads=THREADS)
                 # stage 1's cols 256..511 and rope are read last by P_b V_b: refill once done
                 warpgroup.wait_group(1)
                 if next_b:

@@ -110,6 +110,15 @@ EXPECTED_PTX = {
         r"fence\.proxy\.async\.shared::cta",
         r"atom\.\S*add\.u32|atom\.\S*add\.s32",
     ],
+    "cute_v14": [
+        # cute_v13's kernel (its instructions), with one named-barrier arrival moved
+        r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16 \{[^}]*\}, \{%r",
+        r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16 \{[^}]*\}, %rd",
+        r"cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile\.mbarrier::complete_tx",
+        r"mbarrier\.try_wait\.parity",
+        r"bar\.arrive\s+4,\s*256",  # P1_READY, now after warpgroup 1's P@V are issued
+        r"atom\.\S*add\.u32|atom\.\S*add\.s32",
+    ],
 }
 
 
@@ -199,6 +208,47 @@ def test_cute_v13_refills_by_slice_and_waits_for_each_slice(out_dtype: str) -> N
     assert order.count("WMMMM" * 9) == 4, order
     assert sorted(set(re.findall(r"bar\.arrive\s+(\d+),\s*256", ptx))) == ["1", "2", "3", "4"]
     assert sorted(set(re.findall(r"bar\.sync\s+(\d+),\s*128", ptx))) == ["7", "8"]
+
+
+def _pv_and_exchange_order(ptx: str) -> str:
+    """The P@V wgmmas (R: P from registers, S: P from shared memory, four k16 steps each)
+    and the named barriers between the warpgroups (``a4``: bar.arrive 4, ``s3``: bar.sync 3,
+    ...) in PTX order, runs of one token compressed, e.g. ``s1 a2 Rx4 s3 Sx4 a4``."""
+    tokens = []
+    for m in re.finditer(
+        r"bar\.(sync|arrive)\s+(\d+),\s*256|"
+        r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16 \{[^}]*\}, (\{%r|%rd)",
+        ptx,
+    ):
+        if m.group(1):
+            tokens.append(("s" if m.group(1) == "sync" else "a") + m.group(2))
+        else:
+            tokens.append("R" if m.group(3) == "{%r" else "S")
+    runs: list[list] = []
+    for t in tokens:
+        if runs and runs[-1][0] == t:
+            runs[-1][1] += 1
+        else:
+            runs.append([t, 1])
+    return " ".join(t if n == 1 else f"{t}x{n}" for t, n in runs)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("out_dtype", ptx_fingerprints.OUT_DTYPES)
+def test_cute_v14_posts_p1_only_after_warpgroup_1_issued_its_pv(out_dtype: str) -> None:
+    """cute_v14 = cute_v13 with one arrival moved, read from both PTXs: warpgroup 1 (after
+    MAX_A, sync 1, and posting its maximum, arrive 2) arrives at P1_READY (4) before its P@V
+    in cute_v13, and only after both of them (its own P from registers, then P0 from shared
+    memory behind P0_READY, sync 3) in cute_v14; warpgroup 0's side is the same in both."""
+    v13 = _pv_and_exchange_order(ptx_fingerprints.version_ptx("cute_v13", out_dtype))
+    v14 = _pv_and_exchange_order(ptx_fingerprints.version_ptx("cute_v14", out_dtype))
+    wg0 = "a1 Rx4 s2 a3 s4 Sx4"
+    assert wg0 in v13 and wg0 in v14, (v13, v14)
+    assert "s1 a2 a4 Rx4 s3 Sx4" in v13, v13
+    assert "s1 a2 Rx4 s3 Sx4 a4" in v14, v14
+    assert v13.count("a4") == v14.count("a4") == 1
+    # nothing else moved: the same tokens, in the same order apart from that arrival
+    assert v13.replace(" a4", "", 1) == v14.replace(" a4", "", 1)
 
 
 def test_fingerprints_cover_every_cute_version_at_the_installed_cutlass_dsl() -> None:
@@ -393,7 +443,7 @@ def test_bf16_matches_fp32_reference_on_gpu(name: str, case: tuple[int, int, int
 
 @pytest.mark.gpu
 @pytest.mark.parametrize(
-    "name", ["cute_v7", "cute_v9", "cute_v10", "cute_v11", "cute_v12", "cute_v13"]
+    "name", ["cute_v7", "cute_v9", "cute_v10", "cute_v11", "cute_v12", "cute_v13", "cute_v14"]
 )
 def test_in_kernel_merge_leaves_its_counters_at_zero_and_repeats_correctly(name: str) -> None:
     """The last-arriving split CTA merges and resets its arrival counter (cute_v7+): calls

@@ -29,6 +29,7 @@ LAUNCH = {
     "cute_v11": (True, True, "packed"),
     "cute_v12": (True, True, "packed"),
     "cute_v13": (True, True, "packed"),
+    "cute_v14": (True, True, "packed"),
 }
 
 
