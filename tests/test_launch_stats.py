@@ -206,3 +206,29 @@ def test_the_pipeline_depth_comes_from_the_compiled_kernel():
     assert launch_stats.from_summary(launch_stats.summary(seen)) == seen
     # a kernel whose metadata does not say: the metric is absent, never guessed
     assert "pipeline_stages" not in launch_metrics([Launch("k", (8, 1, 1), 4, 40, 0)], 132, SM90)
+
+
+def test_the_pipeline_depth_is_read_from_a_real_compiled_kernel() -> None:
+    # Compiled for sm_90 on the CPU (no GPU needed): the metadata Triton 3.6 hands the
+    # launcher carries num_stages, which is what `pipeline_stages` reports.
+    triton = pytest.importorskip("triton")
+    tl = pytest.importorskip("triton.language")
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    @triton.jit
+    def row_sum(x, y, n, B: tl.constexpr):
+        acc = tl.zeros([B], tl.float32)
+        for i in range(0, n, B):
+            acc += tl.load(x + i + tl.arange(0, B))
+        tl.store(y + tl.arange(0, B), acc)
+
+    src = ASTSource(
+        fn=row_sum,
+        signature={"x": "*fp32", "y": "*fp32", "n": "i32", "B": "constexpr"},
+        constexprs={"B": 128},
+    )
+    target = GPUTarget("cuda", 90, 32)
+    compiled = triton.compile(src, target=target, options={"num_stages": 1, "num_warps": 4})
+    launch = launch_stats._launch(compiled, (64,))
+    assert (launch.num_stages, launch.num_warps) == (1, 4)
