@@ -179,6 +179,66 @@ SOURCES: tuple[Source, ...] = (
         used_by=("sglang_merge_state",),
         note="the kernel only; its wrapper allocates the outputs per call",
     ),
+    Source(
+        name="sglang_int8_quant",
+        repo="sgl-project/sglang",
+        ref="v0.5.9",
+        path="python/sglang/srt/layers/quantization/int8_kernel.py",
+        license="Apache-2.0",
+        dest="sglang/int8_kernel.py",
+        sha256="2d925a573cc0bcee19111a820d7ea28e788a281e96e17e8c79460c3f0e7c884f",
+        mode="extract",
+        functions=("_per_token_quant_int8",),
+        pypi=("sglang", "0.5.9", "sglang/srt/layers/quantization/int8_kernel.py"),
+        used_by=("sglang_int8_quant",),
+        note="the per-token kernel only (its module imports SGLang and sgl_kernel at import)",
+    ),
+    Source(
+        name="sglang_mamba_ssm",
+        repo="sgl-project/sglang",
+        ref="v0.5.9",
+        path="python/sglang/srt/layers/attention/mamba/ops/mamba_ssm.py",
+        license="Apache-2.0",
+        dest="sglang/mamba_ssm.py",
+        sha256="09966c97d238825725f40080f1c9727d216f6fc021a2e8254a47a231a15ee94c",
+        pypi=("sglang", "0.5.9", "sglang/srt/layers/attention/mamba/ops/mamba_ssm.py"),
+        used_by=("sglang_mamba_state_update",),
+        note="the whole file (torch, triton and packaging only): the kernel's heuristics "
+        "and its softplus come with it",
+    ),
+    Source(
+        name="sglang_ssd_bmm",
+        repo="sgl-project/sglang",
+        ref="v0.5.9",
+        path="python/sglang/srt/layers/attention/mamba/ops/ssd_bmm.py",
+        license="Apache-2.0",
+        dest="sglang/ssd_bmm.py",
+        sha256="206389ebb4cbc765904300c59bd8f0d8e53cbd365cd1d695527405ea472edb1e",
+        pypi=("sglang", "0.5.9", "sglang/srt/layers/attention/mamba/ops/ssd_bmm.py"),
+        used_by=("sglang_ssd_bmm",),
+        note="the whole file (torch and triton only)",
+    ),
+    Source(
+        name="sglang_gdn_recurrent",
+        repo="sgl-project/sglang",
+        ref="v0.5.9",
+        path="python/sglang/srt/layers/attention/fla/fused_recurrent.py",
+        license="Apache-2.0",
+        dest="sglang/fla_fused_recurrent.py",
+        sha256="40a89e62ac2e18bf59eb316df3d50240e3d0f4a7eb1d09d42eed0361f7dc82ca",
+        shims={
+            "from sglang.srt.layers.attention.fla.op import exp": (
+                "exp = tl.exp  # kbopt shim: fla.op's binding when FLA_USE_FAST_OPS is not 1"
+            ),
+            "from sglang.srt.layers.attention.fla.utils import input_guard": (
+                "def input_guard(fn):  # kbopt shim: fla.utils' contiguity guard, unused here\n"
+                "    return fn"
+            ),
+        },
+        pypi=("sglang", "0.5.9", "sglang/srt/layers/attention/fla/fused_recurrent.py"),
+        used_by=("sglang_gdn_recurrent",),
+        note="the whole file, its two SGLang imports shimmed (fla.op's exp is tl.exp by default)",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}

@@ -63,6 +63,10 @@ NEEDS = {
     "sglang_merge_state": "sglang_merge_state",
     "liger_mhc_coeffs": None,
     "liger_mhc_post_res": None,
+    "sglang_int8_quant": "sglang_int8_quant",
+    "sglang_mamba_state_update": "sglang_mamba_ssm",
+    "sglang_ssd_bmm": "sglang_ssd_bmm",
+    "sglang_gdn_recurrent": "sglang_gdn_recurrent",
 }
 
 
@@ -319,6 +323,14 @@ CASES = {
     "liger_mhc_coeffs": ({"tokens": 20, "hc": 4, "c": 96}, {"triton_v1": {"block_n": 16, "block_k": 64, "block_m": 16, "num_warps": 2, "sinkhorn_warps": 2}}),
     # 100 columns: v1's 64-wide tiles (Liger's below 1024 columns) and the variant's 32-wide both masked
     "liger_mhc_post_res": ({"tokens": 5, "hc": 4, "c": 100}, {"triton_v1": {"block_n": 4, "block_c": 32, "num_warps": 2, "num_stages": 1}}),
+    # 300 columns in v1's 512-column block, masked; libdevice's round replaced on the CPU only
+    "sglang_int8_quant": ({"rows": 5, "hidden": 300}, {"triton_v1": {"num_warps": 2}}),
+    # tl.dot; 40 tokens in 32-token chunks (the last one partial), two packed sequences, two groups
+    "sglang_ssd_bmm": ({"batch": 1, "seqlen": 40, "ngroups": 2, "dstate": 24, "chunk": 32, "seqs": 2}, {"triton_v1": {"block_m": 32, "block_n": 16, "block_k": 32, "num_warps": 2, "num_stages": 1}}),
+    # two value heads per q/k head, 5 tokens; a 48-wide V: v1's 32-column slices (one masked), the variant's 16
+    "sglang_gdn_recurrent": ({"batch": 2, "seq": 5, "heads": 2, "vheads": 4, "dk": 16, "dv": 48}, {"triton_v1": {"block_v": 16, "num_warps": 2, "num_stages": 1}}),
+    # state size 24 (v1: 16-row tiles of a 20-row head, masked, the state padded to 32), two heads per group; the state in place
+    "sglang_mamba_state_update": ({"batch": 2, "nheads": 4, "dim": 20, "dstate": 24, "ngroups": 2}, {"triton_v1": {"block_m": 4, "num_warps": 2}}),
 }  # fmt: skip
 
 

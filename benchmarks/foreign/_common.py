@@ -35,6 +35,10 @@ SOURCE_FILES = {
     "triton_layernorm": "triton_tutorials/layer_norm.py",
     "sglang_prefill": "sglang/prefill_attention.py",
     "sglang_merge_state": "sglang/merge_state.py",
+    "sglang_int8_quant": "sglang/int8_kernel.py",
+    "sglang_mamba_ssm": "sglang/mamba_ssm.py",
+    "sglang_ssd_bmm": "sglang/ssd_bmm.py",
+    "sglang_gdn_recurrent": "sglang/fla_fused_recurrent.py",
 }
 
 
