@@ -208,9 +208,14 @@ def test_the_pipeline_depth_comes_from_the_compiled_kernel():
     assert "pipeline_stages" not in launch_metrics([Launch("k", (8, 1, 1), 4, 40, 0)], 132, SM90)
 
 
-def test_the_pipeline_depth_is_read_from_a_real_compiled_kernel() -> None:
+def test_the_pipeline_depth_is_read_from_a_real_compiled_kernel(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # Compiled for sm_90 on the CPU (no GPU needed): the metadata Triton 3.6 hands the
-    # launcher carries num_stages, which is what `pipeline_stages` reports.
+    # launcher carries num_stages, which is what `pipeline_stages` reports.  Other tests run
+    # Triton's interpreter (TRITON_INTERPRET=1, read when a kernel is decorated), which
+    # cannot compile: this one needs the compiler.
+    monkeypatch.setenv("TRITON_INTERPRET", "0")
     triton = pytest.importorskip("triton")
     tl = pytest.importorskip("triton.language")
     from triton.backends.compiler import GPUTarget
