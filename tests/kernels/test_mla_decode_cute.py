@@ -119,6 +119,14 @@ EXPECTED_PTX = {
         r"bar\.arrive\s+4,\s*256",  # P1_READY, now after warpgroup 1's P@V are issued
         r"atom\.\S*add\.u32|atom\.\S*add\.s32",
     ],
+    "cute_v15": [
+        # cute_v7's per-tile products and its in-kernel merge, behind a persistent item loop
+        r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16",
+        r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16",
+        r"cp\.async\.cg\.shared\.global",
+        r"atom\.\S*add\.u32|atom\.\S*add\.s32",
+        r"fence\.acq_rel\.gpu",
+    ],
 }
 
 
@@ -208,6 +216,29 @@ def test_cute_v13_refills_by_slice_and_waits_for_each_slice(out_dtype: str) -> N
     assert order.count("WMMMM" * 9) == 4, order
     assert sorted(set(re.findall(r"bar\.arrive\s+(\d+),\s*256", ptx))) == ["1", "2", "3", "4"]
     assert sorted(set(re.findall(r"bar\.sync\s+(\d+),\s*128", ptx))) == ["7", "8"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("out_dtype", ptx_fingerprints.OUT_DTYPES)
+def test_cute_v15_loads_the_next_items_q_and_kv_before_the_epilogue(out_dtype: str) -> None:
+    """cute_v15's loads, read from its PTX (36 cp.async per thread per Q or KV tile): one step
+    body (36 score + 4 P@V wgmmas, as cute_v7); between the step's CTA barrier and its first
+    score wgmma, the next tile of this item and the first tile of the next item (72); after
+    the last P@V wgmma and before the epilogue's first CTA barrier, the next item's Q (36)."""
+    ptx = ptx_fingerprints.version_ptx("cute_v15", out_dtype)
+    lines = ptx.split("\n")
+    wgmma = [i for i, ln in enumerate(lines) if "wgmma.mma_async" in ln]
+    copies = [i for i, ln in enumerate(lines) if "cp.async.cg.shared.global" in ln]
+    barriers = [i for i, ln in enumerate(lines) if re.search(r"bar\.sync\s+0;", ln)]
+    assert len(wgmma) == 40
+    assert len(copies) == 5 * 36  # Q twice (first item, next item), KV three times
+    step_barrier = max(b for b in barriers if b < wgmma[0])
+    assert sum(step_barrier < c < wgmma[0] for c in copies) == 72
+    epilogue = min(b for b in barriers if b > wgmma[-1])
+    assert sum(wgmma[-1] < c < epilogue for c in copies) == 36
+    if out_dtype == "float32":  # the pieces' arrival comes after the stores
+        atom = next(i for i, ln in enumerate(lines) if re.search(r"atom\.\S*add", ln))
+        assert atom > epilogue
 
 
 def _pv_and_exchange_order(ptx: str) -> str:
@@ -443,7 +474,8 @@ def test_bf16_matches_fp32_reference_on_gpu(name: str, case: tuple[int, int, int
 
 @pytest.mark.gpu
 @pytest.mark.parametrize(
-    "name", ["cute_v7", "cute_v9", "cute_v10", "cute_v11", "cute_v12", "cute_v13", "cute_v14"]
+    "name",
+    ["cute_v7", "cute_v9", "cute_v10", "cute_v11", "cute_v12", "cute_v13", "cute_v14", "cute_v15"],
 )
 def test_in_kernel_merge_leaves_its_counters_at_zero_and_repeats_correctly(name: str) -> None:
     """The last-arriving split CTA merges and resets its arrival counter (cute_v7+): calls
@@ -461,8 +493,11 @@ def test_in_kernel_merge_leaves_its_counters_at_zero_and_repeats_correctly(name:
         torch.cuda.synchronize()
         assert cute_common.LAST_INFO["splits"] > 1  # the merge path ran
         assert ref.rel_error(out, expect) < REL_TOL
+    from kernels.mla_decode import cute_v15
+
     counters = [cute_common.merge_counters(q.device, 1)]
     counters += [p.counters for p in cute_plan._PLANS.values()]
+    counters += [p.counters for p in cute_v15._PLANS.values()]
     assert all(int(c.abs().sum()) == 0 for c in counters)
 
 
@@ -475,10 +510,53 @@ def test_launches_record_the_fingerprinted_ptx(name: str) -> None:
         pytest.skip("the fingerprints are of sm_90a PTX")
     fn = registry.get(name).fn
     recorded = ptx_fingerprints.load()["versions"][name]
-    # (b, s, t) -> fp32 split partials (16 splits); one split, output in q's dtype
-    for (b, s, t), out_dtype in (((2, 1, 1000), "float32"), ((32, 16, 300), "bfloat16")):
+    # (b, s, t) -> fp32 split partials (16 splits); one split, output in q's dtype (cute_v15's
+    # work list splits b=32, s=16, t=300 across its 4 parts: one tile per sequence has none)
+    one_split = (2, 1, 64) if name == "cute_v15" else (32, 16, 300)
+    for (b, s, t), out_dtype in (((2, 1, 1000), "float32"), (one_split, "bfloat16")):
         q, kv, lens, sc = ref.make_inputs(b, s, t, dtype=torch.bfloat16, device="cuda")
         fn(q, kv, lens, sc)
         torch.cuda.synchronize()
         assert (cute_common.LAST_INFO["splits"] == 1) == (out_dtype == "bfloat16")
         assert cute_common.LAST_INFO.get("ptx_sha256") == recorded[out_dtype], (name, out_dtype)
+
+
+# (b, s, t, SMs the work list is cut for): several items per CTA, pieces that start inside a
+# sequence, items clipped to nothing by ragged lengths, and the full speculative shape.
+V15_CASES = [
+    (6, 16, 1000, 132),  # 4 parts of 24 tiles over 16-tile sequences: 2 items per CTA
+    (5, 1, 2000, 3),  # 1 part: 5 whole sequences in one CTA per row block
+    (5, 2, 700, 12),  # 4 row blocks x 3 parts of 19 tiles over 11-tile sequences
+    (7, 1, 900, 10),  # 5 parts of 21 tiles over 7 sequences of 15: cuts everywhere
+    (3, 1, 4096, 130),  # 64 parts of 3 tiles: 22 pieces per sequence
+    (32, 16, 4096, 132),  # speculative: 8 whole sequences per CTA
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", V15_CASES, ids=lambda c: "b{}-s{}-t{}-sm{}".format(*c))
+def test_cute_v15_persistent_items_match_the_reference_on_gpu(
+    case: tuple[int, int, int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """cute_v15 with its work list cut for fewer SMs than the GPU has (more items per CTA,
+    more pieces per sequence) on ragged lengths; twice, so the reset counters are checked."""
+    from kernels.mla_decode import cute_schedule, cute_v15
+
+    b, s, t, sms = case
+    monkeypatch.setattr(cute_v15, "sm_count", lambda device: sms)
+    q, kv, lens, sc = ref.make_inputs(b, s, t, dtype=torch.bfloat16, device="cuda", ragged=True)
+    for i in range(b):
+        kv[i, int(lens[i]) :] = float("nan")
+    expect = ref.reference(q, kv, lens, sc)
+    work = cute_schedule.balanced_work(b, s * ref.N_HEADS // 64, -(-t // 64), sms)
+    for _ in range(2):
+        junk = torch.full((b * s * ref.N_HEADS * ref.D_V * 8,), float("nan"), device="cuda")
+        del junk
+        out = cute_v15.mla_decode(q, kv, lens, sc)
+        torch.cuda.synchronize()
+        assert cute_common.LAST_INFO["items"] == len(work.items)
+        assert cute_common.LAST_INFO["splits"] == work.max_pieces
+        assert torch.isfinite(out.float()).all(), "unwritten or NaN output elements"
+        err = ref.rel_error(out, expect)
+        assert err < REL_TOL, f"cute_v15 {case}: relative error {err:.3g}"
+    assert all(int(p.counters.abs().sum()) == 0 for p in cute_v15._PLANS.values())
