@@ -328,6 +328,8 @@ class _MlaDecodeV15(_MlaDecodeV7):
             if n_steps > 0:
                 stage0 = (stage0 + n_steps) % STAGES
                 kv_issued = prefetch
+        # a last item clipped to nothing leaves its Q copies unread: none outlives the CTA
+        cute.arch.cp_async_wait_group(0)
 
     @cute.jit
     def load_q(
