@@ -2,7 +2,8 @@
 work list, and the next item's Q and first KV tile loaded before the current item's epilogue.
 
 NOT YET RUN ON A GPU. It compiles for sm_90a on the CPU (its PTX is fingerprinted and checked
-for its instructions); its correctness tests and its timing wait for the next GPU session.
+for its instructions and for where its loads sit; ptxas assembles it without spills, at one
+CTA of 256 threads per SM); its correctness tests and its timing wait for the next GPU session.
 
 **Per tile: cute_v7 unchanged.** Warpgroup 0 computes the 64x64 score tile and the online
 softmax (:meth:`score_softmax`), warpgroup 1 issues the next KV tile's cp.async copies in that
