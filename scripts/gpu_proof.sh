@@ -11,8 +11,9 @@
 # profile` (with ncu when readable), `kbopt ablate` and `kbopt cycle` (a kernel or spec path
 # first; a new cycle also needs --from and --target, e.g. CYCLES="benchmarks/foreign/
 # liger_mhc_post_res/spec.py --from triton_v1 --target pct_of_floor>=60 --configs
-# tokens=4096,hc=4,c=4096 --max-iterations 4 --run-id h200-catalog-liger_mhc_post_res"), run in order; ABLATE_PLAN=FILE reads the ablate lines from a file instead, one per
-# line, `#` starting a comment (benchmarks/ablation-held-out.txt).  PROFILE_BUDGET_S: each
+# tokens=4096,hc=4,c=4096 --max-iterations 4 --run-id h200-catalog-liger_mhc_post_res"),
+# run in order; ABLATE_PLAN=FILE reads the ablate lines from a file instead, one per line,
+# `#` starting a comment (benchmarks/ablation-held-out.txt).  PROFILE_BUDGET_S: each
 # profile's --budget-s (150).
 # Every file the runs write or change (results, run records, new versions, devlogs, catalog
 # evidence) is packed into $OUT/proof.tgz after each line, so a run stopped at its limit
