@@ -442,6 +442,25 @@ class _Plan:
 
 
 _PLANS: dict[tuple[Any, ...], _Plan] = {}
+# The work list on the device, per (batch, rows, KV length, SMs, device): shared by the
+# plans of every stream.  A plan is per stream, and CUDA-graph capture runs on a stream of
+# its own, where a plain host-to-device copy is refused; the list is built on the first
+# eager call, and only a capture that comes first copies it from pinned memory (kept
+# alive beside it, since the captured copy reads that buffer again on each replay).
+_WORDS: dict[tuple[Any, ...], tuple[torch.Tensor, torch.Tensor | None]] = {}
+
+
+def _work_words(work: WorkList, key: tuple[Any, ...], device: torch.device) -> torch.Tensor:
+    cached = _WORDS.get(key)
+    if cached is None:
+        host = torch.tensor(work.words(), dtype=torch.int32)
+        if torch.cuda.is_current_stream_capturing():
+            host = host.pin_memory()
+            cached = (host.to(device, non_blocking=True), host)
+        else:
+            cached = (host.to(device), None)
+        _WORDS[key] = cached
+    return cached[0]
 
 
 class _PersistentHost(VersionHost):
@@ -484,7 +503,7 @@ class _PersistentHost(VersionHost):
             in_dt=in_dt,
             out_dt=out_dt,
             ints=[b, rows, t_max, pieces, work.parts],
-            words=torch.tensor(work.words(), dtype=torch.int32, device=dev),
+            words=_work_words(work, (b, rows, t_max, sms, dev), dev),
             partials=None
             if pieces == 1
             else torch.empty(b, rows, pieces, ref.D_V, dtype=torch.float32, device=dev),

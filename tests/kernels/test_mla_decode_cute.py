@@ -298,7 +298,11 @@ def test_normalise_drops_only_source_paths_and_the_trailing_nul() -> None:
     assert ptx_fingerprints.normalise(with_lines) == body
     assert ptx_fingerprints.ptx_sha256(with_lines) == ptx_fingerprints.ptx_sha256(other_place)
     # any code change, and a toolchain change, is a different fingerprint
-    for changed in (body.replace("8.8", "8.7"), body.replace("12.9.83", "12.9.86"), body + "ret;\n"):
+    for changed in (
+        body.replace("8.8", "8.7"),
+        body.replace("12.9.83", "12.9.86"),
+        body + "ret;\n",
+    ):
         assert ptx_fingerprints.ptx_sha256(changed) != ptx_fingerprints.ptx_sha256(body)
 
 
@@ -560,3 +564,37 @@ def test_cute_v15_persistent_items_match_the_reference_on_gpu(
         err = ref.rel_error(out, expect)
         assert err < REL_TOL, f"cute_v15 {case}: relative error {err:.3g}"
     assert all(int(p.counters.abs().sum()) == 0 for p in cute_v15._PLANS.values())
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("first", ["eager", "capture"])
+@pytest.mark.parametrize("name", _cute_versions())
+def test_replays_correctly_from_a_cuda_graph(
+    name: str, first: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bench times every version in a CUDA graph too: capture (after an eager call, or
+    as the very first call, with no launch state cached) and replay must match the
+    reference, on inputs refilled in place between replays."""
+    from kernels.mla_decode import cute_v15
+
+    if first == "capture":
+        monkeypatch.setattr(cute_v15, "_PLANS", {})
+        monkeypatch.setattr(cute_v15, "_WORDS", {})
+    fn = registry.get(name).fn
+    q, kv, lens, sc = ref.make_inputs(3, 2, 1000, dtype=torch.bfloat16, device="cuda", ragged=True)
+    if first == "eager":
+        fn(q, kv, lens, sc)
+        torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side), torch.cuda.graph(graph):
+        out = fn(q, kv, lens, sc)
+    for seed in (1, 2):
+        q2, kv2, _, _ = ref.make_inputs(3, 2, 1000, dtype=torch.bfloat16, device="cuda", seed=seed)
+        q.copy_(q2)
+        kv.copy_(kv2)
+        graph.replay()
+        torch.cuda.synchronize()
+        err = ref.rel_error(out, ref.reference(q, kv, lens, sc))
+        assert err < REL_TOL, f"{name} replay {seed} after {first}: relative error {err:.3g}"
