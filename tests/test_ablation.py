@@ -460,3 +460,66 @@ def test_once_the_ranking_has_no_move_left_the_other_entries_follow() -> None:
     tight = {**metrics, "row_len": 14336.0, "registers_per_thread": 91.0}
     found = search_candidates(store, spec, "triton_v1", rows, tight, values=values)
     assert found[0].entry == "size-warps-to-the-row" and found[0].planned.relaxed
+
+
+class EachDoublingCostsFourPercent(BlockLaunchBackend):
+    """`block` None launches as 256; every doubling past it is 4% slower than the one before."""
+
+    def adjust(self, m: Measurement, params: dict[str, Any]) -> None:
+        super().adjust(m, params)
+        block = params.get("block") or 256
+        m.duration_us = 100.0 * 1.04 ** (block.bit_length() - (256).bit_length())
+
+
+def test_small_losses_in_a_row_cannot_drift_past_the_tolerance(tmp_path: Path) -> None:
+    """512 is 4% slower than the start: kept (a neutral move may enable the next). 1024 is 4%
+    slower again, 8.2% slower than the best the arm measured: rolled back, though it is within
+    5% of the values it replaced."""
+    from kbopt.model import Move
+    from kbopt.workflow.ablation import Lab, RandomWalk, _row
+
+    root = _project(tmp_path, "add_rmsnorm")
+    spec = load_spec("add_rmsnorm", root)
+    cfg = TrialConfig.from_dict({"name": "large", "dims": {"rows": 8192, "hidden": 4096}})
+    backend = EachDoublingCostsFourPercent(root)
+    lab = Lab(backend, spec, "triton_v1", cfg, spec.knob_values("triton_v1"))
+    values = {**spec.knob_values("triton_v1"), "block": None}
+    start_m, err = lab.measure(values)
+    assert start_m is not None
+    pool = [("wider", Move(change={"tile_n": "x2"}))]
+    walk = RandomWalk(lab, _row(1, values, start_m, err), start_m, pool=pool, spec=spec, seed=0)
+    assert walk.step(2) and walk.step(3)
+    second, third = walk.result.trials[1:]
+    assert second.values["block"] == 512 and second.kept
+    assert third.values["block"] == 1024 and not third.kept
+    assert walk.values["block"] == 512
+
+
+def test_the_start_is_measured_twice_and_a_margin_inside_that_noise_is_not_judged(
+    tmp_path: Path,
+) -> None:
+    from kbopt.site.ablation import judge
+
+    doc = _walks_on_mla_decode(tmp_path, WarpsHurtBackend, seed=0)
+    assert doc["start_us"] and doc["start_repeat_us"] == doc["start_us"]
+    assert doc["noise_pct"] == 0.0  # the fake is exact
+
+    def verdict_of(noise: float | None) -> tuple[str, str]:
+        return judge(
+            {
+                "trials_budget": 24,
+                "best_us_any_arm": 7.6,
+                "noise_pct": noise,
+                "rows": [
+                    {"arm": "catalog", "trials_to_within_5pct": None, "trials": 3, "best_us": 8.1},
+                    {"arm": "grid", "trials_to_within_5pct": 2, "trials": 7, "best_us": 7.6},
+                ],
+            }
+        )
+
+    # 8.1 us against 7.6 us is 6.6% slower: outside 5%, inside the 81% between two
+    # measurements of the same launch
+    status, sentence = verdict_of(81.0)
+    assert status == "not judged" and "less than the 81.0%" in sentence
+    assert verdict_of(2.0)[0] == "not met"
+    assert verdict_of(None)[0] == "not met"  # a run from before the start was repeated

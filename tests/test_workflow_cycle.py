@@ -84,9 +84,7 @@ def test_success_is_kept_and_oom_reduces_b(tmp_path: Path) -> None:
     assert "toy_v2" in devlog.current_best
     assert {p.version for p in devlog.performance_profiles()} == {"toy_v2"}
     # LEARN says what it would append, and writes nothing: fake figures are not evidence
-    assert [(x.action, x.entry) for x in r.learned] == [
-        ("skipped", "mla-pack-query-heads-per-cta")
-    ]
+    assert [(x.action, x.entry) for x in r.learned] == [("skipped", "mla-pack-query-heads-per-cta")]
     assert r.learned[0].detail.startswith("fake backend: append_evidence not written")
     entry = Store(tmp_path).get("mla-pack-query-heads-per-cta")
     assert not any("kbopt cycle run t1" in b.source for b in entry.evidence)
@@ -343,3 +341,42 @@ def test_learn_appends_real_figures_once_and_never_fake_ones(tmp_path: Path) -> 
     assert path is not None
     path.write_text(path.read_text().replace("Device: test-gpu", "Device: fake-gpu"))
     assert any("fake measurement backend" in str(p) for p in lint(Store(tmp_path)))
+
+
+def _copy_step(new: str, base: str, before: tuple[float, float], after: tuple[float, float]):
+    return {
+        "optimization": "split-kv-decode",
+        "new_version": new,
+        "copy_from": base,
+        "changes": [f"{base} -> {new}"],
+        "edits": [
+            {
+                "path": f"kernels/toy/{new}.py",
+                "old": f'{{"decode": {before[0]}, "spec": {before[1]}}}',
+                "new": f'{{"decode": {after[0]}, "spec": {after[1]}}}',
+            }
+        ],
+    }
+
+
+def test_small_losses_in_a_row_are_judged_against_the_fastest_kept_version(
+    tmp_path: Path,
+) -> None:
+    """toy_v3 is 4% slower than toy_v2 (kept: within the limit); toy_v4 is 4% slower than
+    toy_v3 but 8.2% slower than toy_v2, the fastest the run kept: rolled back."""
+    steps = [
+        FASTER_STEP,
+        _copy_step("toy_v3", "toy_v2", (200.0, 1600.0), (208.0, 1664.0)),
+        _copy_step("toy_v4", "toy_v3", (208.0, 1664.0), (216.32, 1730.56)),
+    ]
+    plan = make_project(tmp_path, steps)
+    r = _run(tmp_path, plan).record
+    assert [a.status for a in r.attempts] == [
+        AttemptStatus.APPLIED,
+        AttemptStatus.APPLIED,
+        AttemptStatus.ROLLED_BACK,
+    ]
+    assert r.attempts[2].changes_pct == {"decode": 4.0, "spec": 4.0}
+    assert r.attempts[2].reason.startswith("regression: +8.2% at decode against the fastest")
+    assert "(toy_v2, 100.0 us" in r.attempts[2].reason  # measured at b=16 (backoff)
+    assert r.current_version == "toy_v3"

@@ -13,6 +13,7 @@ from kbopt.cli.common import command, print_json, store_from
 from kbopt.cli.cycle_cmds import BACKENDS, KERNEL_HELP, make_backend
 from kbopt.errors import KbError
 from kbopt.kernel import load_spec
+from kbopt.site.ablation import verdict
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -114,6 +115,12 @@ def cmd_ablate(args: argparse.Namespace) -> int:
         best = f"{row['best_pct_of_floor']:.1f}" if row["best_pct_of_floor"] is not None else "-"
         reach = row["trials_to_within_5pct"] or "never"
         print(f"{row['arm']:<8} {row['trials']:>6} {best:>16} {reach!s:>21}  {row['stopped']}")
+    if doc.get("start_repeat_us") is not None:
+        print(
+            f"noise: the starting launch measured {doc['start_us']:.1f} us first and "
+            f"{doc['start_repeat_us']:.1f} us last ({doc['noise_pct']:.1f}% apart)"
+        )
+    print(verdict(doc).replace("**", ""))
     if doc["fake"]:
         print("[ablate] fake backend: stand-in figures, not measurements", file=sys.stderr)
     if path is not None:

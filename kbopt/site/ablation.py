@@ -159,6 +159,14 @@ def verdict(doc: Mapping[str, Any]) -> str:
     return judge(doc)[1]
 
 
+def _margin_pct(doc: Mapping[str, Any], row: Mapping[str, Any]) -> float | None:
+    """How much slower an arm's best is than the best any arm found, in %."""
+    best, overall = row.get("best_us"), doc.get("best_us_any_arm")
+    if not best or not overall:
+        return None
+    return (best - overall) / overall * 100
+
+
 def judge(doc: Mapping[str, Any]) -> tuple[str, str]:
     """(`met`, `not met` or `not judged` against the trial budget; the verdict's sentence)."""
     rows = {r["arm"]: r for r in doc.get("rows", [])}
@@ -168,6 +176,13 @@ def judge(doc: Mapping[str, Any]) -> tuple[str, str]:
     reached = cat.get("trials_to_within_5pct")
     budget = int(doc.get("trials_budget") or grid["trials"])
     if reached is None:
+        noise, margin = doc.get("noise_pct"), _margin_pct(doc, cat)
+        if noise is not None and margin is not None and margin <= noise:
+            return "not judged", (
+                f"Target: not judged: the catalog arm's best is {margin:.1f}% slower than the "
+                f"best any arm found, less than the {noise:.1f}% between two measurements of "
+                "the starting launch in this run."
+            )
         return "not met", (
             "Target (the catalog within 5% of the best any arm found, in at most a third of "
             "the grid's trials): **not met**; the catalog arm never came within 5%."

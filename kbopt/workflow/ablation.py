@@ -62,7 +62,9 @@ from kbopt.workflow.catalog_designer import (
 )
 
 ARMS = ("catalog", "random", "grid")
-KEEP_SLOWDOWN_PCT = 5.0  # the cycle's rule: more than 5% slower is rolled back
+# A move is kept unless it is more than 5% slower than the fastest values the arm has
+# measured (a neutral move may enable the next one; a chain of them may not drift).
+KEEP_SLOWDOWN_PCT = 5.0
 WITHIN_PCT = 5.0
 RESULTS_DIR = Path("results") / "ablation"
 
@@ -108,10 +110,15 @@ class Lab:
         self.file_values = dict(file_values)
         self.cache: dict[frozenset, tuple[Measurement | None, str]] = {}
         self.first: Measurement | None = None  # provenance of the run
+        self.start_repeat_us: float | None = None  # the start measured a second time
 
-    def measure(self, values: Mapping[str, Any]) -> tuple[Measurement | None, str]:
+    def measure(
+        self, values: Mapping[str, Any], *, again: bool = False
+    ) -> tuple[Measurement | None, str]:
+        """Measure `values` (once: a second call returns the first result, unless `again`,
+        which measures anew and leaves the cached result as it was)."""
         key = frozenset(values.items())
-        if key in self.cache:
+        if key in self.cache and not again:
             return self.cache[key]
         params = {
             k: v for k, v in values.items() if k not in self.file_values or self.file_values[k] != v
@@ -129,7 +136,8 @@ class Lab:
             m, err = None, f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
         if m is not None and self.first is None:
             self.first = m
-        self.cache[key] = (m, err)
+        if not again:
+            self.cache[key] = (m, err)
         return m, err
 
 
@@ -154,6 +162,9 @@ class _Walk:
         self.lab = lab
         self.values = dict(start.values)
         self.current = start_m
+        # The fastest this arm has measured: a move is judged against it, not against the
+        # current values, so a run of small losses each within the tolerance cannot add up.
+        self.best_us = start_m.duration_us
         # Every knob configuration this arm has measured, with the forms that launch the
         # same (launch_equivalents): a move back to one of them (one entry undoing
         # another's change) costs a trial and teaches nothing.
@@ -180,12 +191,12 @@ class _Walk:
         row.move = f"{label}: {planned.text()}"
         slower = (
             m is not None
-            and (m.duration_us - self.current.duration_us) / self.current.duration_us * 100
-            > KEEP_SLOWDOWN_PCT
+            and (m.duration_us - self.best_us) / self.best_us * 100 > KEEP_SLOWDOWN_PCT
         )
         row.kept = m is not None and m.correct and not slower
         if row.kept and m is not None:
             self.values, self.current = new, m
+            self.best_us = min(self.best_us, m.duration_us)
         else:
             self.rejected.add(planned.signature)
         self.result.trials.append(row)
@@ -372,6 +383,10 @@ def run_ablation(
             break
     for arm, w in walkers.items():
         results[arm] = w.result
+    # The starting values once more, uncached: how far one launch's time moves between two
+    # measurements in this run, which the verdict needs to tell a real margin from noise.
+    repeat, _ = lab.measure(file_values, again=True)
+    lab.start_repeat_us = repeat.duration_us if repeat is not None and repeat.correct else None
     if timed_out:
         for res in results.values():
             if len(res.trials) < trials and not res.stopped:
@@ -402,6 +417,7 @@ def _document(
     overall = min((b.duration_us for b in bests if b and b.duration_us), default=None)
     first = lab.first
     device = first.device if first else ""
+    first_us = first.duration_us if first else None
     rows = []
     for arm in arms:
         res = results[arm]
@@ -451,6 +467,11 @@ def _document(
         "seed": seed,
         "arms": list(arms),
         "best_us_any_arm": overall,
+        # The starting values measured twice (first and last): their spread is this run's
+        # noise for one measurement; a margin smaller than it is not a result.
+        "start_us": first_us,
+        "start_repeat_us": lab.start_repeat_us,
+        "noise_pct": noise_pct(first_us, lab.start_repeat_us),
         # Which catalog chose: a digest of every entry file the store served (the same
         # bytes give the same digest on any machine), and the commit when the caller knows it.
         "catalog_digest": catalog_digest(store),
@@ -458,6 +479,13 @@ def _document(
         "knobs": {k.name: list(k.values) for k in spec.knobs_for(start)},
         "rows": rows,
     }
+
+
+def noise_pct(a: float | None, b: float | None) -> float | None:
+    """How far apart two measurements of one launch are, in % of the faster."""
+    if not a or not b:
+        return None
+    return round(abs(a - b) / min(a, b) * 100, 2)
 
 
 def catalog_digest(store: Store) -> str:

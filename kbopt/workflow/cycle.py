@@ -410,6 +410,8 @@ class Cycle:
                     f"regression: {attempt.changes_pct[worst]:+.1f}% at {worst} "
                     f"(limit +{REGRESSION_PCT:g}%)"
                 )
+        if not reason:
+            reason = self._drift(attempt)
         if reason:
             attempt.reason = reason
             attempt.status = AttemptStatus.ROLLING_BACK
@@ -418,6 +420,35 @@ class Cycle:
             return True
         self._keep(attempt)
         return True
+
+    def _drift(self, attempt: Attempt) -> str:
+        """A change within the limit of the version it replaced is still a regression when
+        it is more than the limit slower than the fastest version this run has kept (or its
+        start): otherwise a chain of small losses, each kept, could add up to a large one."""
+        r = self.record
+        kept = [a for a in r.attempts if a.status == AttemptStatus.APPLIED]
+        for name, measured in attempt.measurements.items():
+            now = float(measured["duration_us"])
+            fastest = (
+                [(float(r.baseline[name]["duration_us"]), r.start_version)]
+                if (name in r.baseline)
+                else []
+            )
+            fastest += [
+                (float(a.measurements[name]["duration_us"]), a.new_version)
+                for a in kept
+                if name in a.measurements
+            ]
+            if not fastest:
+                continue
+            best_us, best_version = min(fastest)
+            change = (now - best_us) / best_us * 100
+            if change > REGRESSION_PCT:
+                return (
+                    f"regression: {change:+.1f}% at {name} against the fastest version this "
+                    f"run kept ({best_version}, {best_us:.1f} us; limit +{REGRESSION_PCT:g}%)"
+                )
+        return ""
 
     def _rollback(self, attempt: Attempt, reason: str) -> None:
         attempt.restored = (
