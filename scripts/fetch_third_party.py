@@ -239,6 +239,67 @@ SOURCES: tuple[Source, ...] = (
         used_by=("sglang_gdn_recurrent",),
         note="the whole file, its two SGLang imports shimmed (fla.op's exp is tl.exp by default)",
     ),
+    Source(
+        name="sglang_fused_moe",
+        repo="sgl-project/sglang",
+        ref="v0.5.9",
+        path="python/sglang/srt/layers/moe/fused_moe_triton/fused_moe_triton_kernels.py",
+        license="Apache-2.0",
+        dest="sglang/fused_moe_kernel.py",
+        sha256="568e1ea02da11f4f49e5e2ba6cc0cb3cdfe8b3aada2b0a02341012609bdf67b0",
+        mode="extract",
+        functions=("fused_moe_kernel", "write_zeros_to_output"),
+        pypi=(
+            "sglang",
+            "0.5.9",
+            "sglang/srt/layers/moe/fused_moe_triton/fused_moe_triton_kernels.py",
+        ),
+        used_by=("sglang_fused_moe",),
+        note="the MoE GEMM kernel and its zero-writing helper only (the module imports "
+        "SGLang, sgl_kernel and the quantization kernels at import)",
+    ),
+    Source(
+        name="sglang_fp8_kernel",
+        repo="sgl-project/sglang",
+        ref="v0.5.9",
+        path="python/sglang/srt/layers/quantization/fp8_kernel.py",
+        license="Apache-2.0",
+        dest="sglang/fp8_kernel.py",
+        sha256="060465111b343280442cd6f8cb355897d396aac780185bb547c8bca2c532f156",
+        mode="extract",
+        functions=("_per_token_group_quant_8bit", "_w8a8_block_fp8_matmul"),
+        pypi=("sglang", "0.5.9", "sglang/srt/layers/quantization/fp8_kernel.py"),
+        used_by=("sglang_fp8_group_quant", "sglang_fp8_block_gemm"),
+        note="the per-token-group quantization and block-wise W8A8 GEMM kernels only (the "
+        "module imports SGLang, sgl_kernel and DeepGEMM's wrapper at import)",
+    ),
+    Source(
+        name="sglang_gdn_cumsum",
+        repo="sgl-project/sglang",
+        ref="v0.5.9",
+        path="python/sglang/srt/layers/attention/fla/cumsum.py",
+        license="Apache-2.0",
+        dest="sglang/fla_cumsum.py",
+        sha256="c0b965d699465cdf836087a7e462265a1d8d4c806451035ab3563ee21c022477",
+        shims={
+            "from sglang.srt.layers.attention.fla.index import prepare_chunk_indices": (
+                "def prepare_chunk_indices(cu_seqlens, chunk_size):  # kbopt shim: the "
+                "launcher builds them\n"
+                "    raise NotImplementedError('kbopt: chunk indices come from the launcher')"
+            ),
+            "from sglang.srt.layers.attention.fla.utils import check_shared_mem, input_guard": (
+                "def check_shared_mem(arch='none', tensor_idx=0):  # kbopt shim: an sm_90 "
+                "device has it\n"
+                "    return True\n\n\n"
+                "def input_guard(fn):  # kbopt shim: fla.utils' contiguity guard, unused here\n"
+                "    return fn"
+            ),
+        },
+        pypi=("sglang", "0.5.9", "sglang/srt/layers/attention/fla/cumsum.py"),
+        used_by=("sglang_gdn_cumsum",),
+        note="the whole file, its two SGLang imports shimmed (the launcher builds the "
+        "varlen chunk indices; the scalar kernel it launches uses no shared-memory check)",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}

@@ -39,6 +39,9 @@ SOURCE_FILES = {
     "sglang_mamba_ssm": "sglang/mamba_ssm.py",
     "sglang_ssd_bmm": "sglang/ssd_bmm.py",
     "sglang_gdn_recurrent": "sglang/fla_fused_recurrent.py",
+    "sglang_fused_moe": "sglang/fused_moe_kernel.py",
+    "sglang_fp8_kernel": "sglang/fp8_kernel.py",
+    "sglang_gdn_cumsum": "sglang/fla_cumsum.py",
 }
 
 
