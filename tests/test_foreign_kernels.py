@@ -67,6 +67,10 @@ NEEDS = {
     "sglang_mamba_state_update": "sglang_mamba_ssm",
     "sglang_ssd_bmm": "sglang_ssd_bmm",
     "sglang_gdn_recurrent": "sglang_gdn_recurrent",
+    "sglang_fused_moe": "sglang_fused_moe",
+    "sglang_fp8_group_quant": "sglang_fp8_kernel",
+    "sglang_fp8_block_gemm": "sglang_fp8_kernel",
+    "sglang_gdn_cumsum": "sglang_gdn_cumsum",
 }
 
 
@@ -331,6 +335,14 @@ CASES = {
     "sglang_gdn_recurrent": ({"batch": 2, "seq": 5, "heads": 2, "vheads": 4, "dk": 16, "dv": 48}, {"triton_v1": {"block_v": 16, "num_warps": 2, "num_stages": 1}}),
     # state size 24 (v1: 16-row tiles of a 20-row head, masked, the state padded to 32), two heads per group; the state in place
     "sglang_mamba_state_update": ({"batch": 2, "nheads": 4, "dim": 20, "dstate": 24, "ngroups": 2}, {"triton_v1": {"block_m": 4, "num_warps": 2}}),
+    # tl.dot; 5 tokens over 4 experts (above E: 64 x 64 x 32 tiles, a 48-deep hidden size masked), the variant's 16-wide tiles in groups of 2; routing sorted in torch
+    "sglang_fused_moe": ({"tokens": 5, "hidden": 48, "inter": 20, "experts": 4, "topk": 2}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 16, "group_m": 2, "num_warps": 2, "num_stages": 1}}),
+    # 3 rows of 384 in 128-wide groups (9 programs); e4m3 out; the interpreter's fp32 -> e4m3 cast replaced by torch's on the CPU only
+    "sglang_fp8_group_quant": ({"rows": 3, "hidden": 384, "group": 128}, {"triton_v1": {"num_warps": 2}}),
+    # fp8 tl.dot under the interpreter (fp16, fp32 out); k = 320: three scale groups, the last step masked; n = 160: a partial weight block
+    "sglang_fp8_block_gemm": ({"m": 5, "n": 160, "k": 320}, {"triton_v1": {"block_m": 16, "block_n": 32, "group_m": 2, "num_warps": 2, "num_stages": 1}}),
+    # 3 packed 20-token sequences, 16-token chunks (the second of each cut at 4), 3 heads: fp32 gates whatever the dtype
+    "sglang_gdn_cumsum": ({"seqs": 3, "seqlen": 20, "heads": 3, "chunk": 16}, {"triton_v1": {"num_warps": 2}}),
 }  # fmt: skip
 
 
