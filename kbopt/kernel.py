@@ -166,6 +166,10 @@ class KernelSpec:
     # The baselines every results row is compared with (speed-up columns), in order.
     compare_with: tuple[str, ...] = ()
     dtype: str = "bfloat16"
+    # The precision of the kernel's matrix products when it differs from `dtype` (an fp8
+    # GEMM that writes bf16: "float8_e4m3fn"): the matmul ceiling of the roofline floor and
+    # of TC% is then measured in it.  Empty: `dtype`.
+    matmul_dtype: str = ""
     # Catalog metrics that hold at every point (MLA: num_heads=128), for the profile.
     fixed_metrics: Mapping[str, float] = field(default_factory=dict)
     # What kind of kernel this is, in the catalog's context tags (`kbopt vocab`: attention-
@@ -357,6 +361,7 @@ class KernelSpec:
             ],
             "backoff_dim": self.backoff_dim,
             "dtype": self.dtype,
+            "matmul_dtype": self.matmul_dtype or self.dtype,
             "tolerances": dict(self.tolerances),
             "entry_point": self.entry_point,
             "families": list(self.families),
@@ -633,6 +638,8 @@ def check_spec(spec: KernelSpec, path: Path | None = None) -> list[Problem]:
             bad(f"tolerances: {dtype}={tol!r} must be a number between 0 and 1")
     if spec.dtype not in spec.tolerances:
         bad(f"dtype {spec.dtype!r} has no tolerance")
+    if spec.matmul_dtype and spec.matmul_dtype not in DTYPES:
+        bad(f"matmul_dtype: unknown dtype {spec.matmul_dtype!r} (known: {', '.join(DTYPES)})")
     for fam in spec.families:
         if not re.fullmatch(r"[a-z][a-z0-9]*", fam):
             bad(f"families: {fam!r} must be lower-case letters and digits (files {fam}_v1.py...)")

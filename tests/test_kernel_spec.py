@@ -18,7 +18,7 @@ from kbopt.kernel import Knob, check_spec, clear_cache, load_spec
 
 REPO = Path(__file__).resolve().parent.parent
 
-GOOD_SPEC = '''\
+GOOD_SPEC = """\
 from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 SPEC = KernelSpec(
@@ -36,7 +36,7 @@ SPEC = KernelSpec(
     families=("triton",),
     knobs={{"triton": (Knob("block", "int", (256, 512, 1024), "vector_width"),)}},
 )
-'''
+"""
 
 
 def write_kernel(root: Path, name: str, spec: str = GOOD_SPEC, package: bool = True) -> Path:
@@ -114,6 +114,11 @@ def test_a_kernel_folder_must_be_a_package_and_import_errors_are_reported(tmp_pa
         ('"int", (256, 512, 1024)', '"int", (256, "wide")', "allows ['wide'], which are not int"),
         ('entry_point="{name}"', 'entry_point="not a name"', "is not a function name"),
         ('"vector_width"', '"vector_widht"', "role 'vector_widht', which no catalog move acts"),
+        (
+            'entry_point="{name}",',
+            'entry_point="{name}", matmul_dtype="fp8",',
+            "matmul_dtype: unknown dtype 'fp8'",
+        ),
     ],
 )
 def test_check_names_every_problem_at_the_spec_line(
@@ -264,3 +269,19 @@ def test_a_spec_outside_the_project_named_by_path(kb_copy: Path, tmp_path: Path)
     # the version the designer wrote outside the project was backed up and, slower or
     # faster, the kernel folder is left as the run decided
     assert record["state"] == "DONE"
+
+
+def test_timing_shares_stop_at_the_ceiling_and_the_floor_shows_above_it() -> None:
+    """An fp8 GEMM timed against a bf16 matmul rate runs "above" it: TC% stays a share of
+    the pipe (100%), the kernel's declared matmul precision picks the right ceiling."""
+    from kbopt.bench.backend import timing_metrics
+
+    spec = load_spec(str(REPO / "benchmarks" / "foreign" / "sglang_fp8_block_gemm" / "spec.py"))
+    assert (
+        spec.matmul_dtype == "float8_e4m3fn" and spec.summary()["matmul_dtype"] == spec.matmul_dtype
+    )
+    dims = {"m": 8192, "n": 10240, "k": 5120}
+    m = timing_metrics(spec, dims, 1053.0, 4260.0, 700.0)  # 816 TFLOP/s against 700
+    assert m["tensor_core_util_pct"] == 100.0
+    assert m["dram_throughput_pct"] < 10
+    assert timing_metrics(spec, dims, 1053.0, 4260.0, 1400.0)["tensor_core_util_pct"] < 60

@@ -369,9 +369,12 @@ def timing_metrics(
     (lower bounds when no counters were read: the real traffic is at least these bytes)."""
     seconds = duration_us * 1e-6
     nbytes, nflops = spec.bytes_moved(dims), spec.flops(dims)
+    # A kernel timed above a ceiling (noise, or a ceiling measured in another precision than
+    # its products) is at that ceiling: a share of a pipe cannot pass 100%.  pct_of_floor is
+    # left as measured, so a floor above 100% still shows.
     out = {
-        "dram_throughput_pct": 100.0 * nbytes / seconds / (copy_bw_gbps * 1e9),
-        "tensor_core_util_pct": 100.0 * nflops / seconds / (matmul_tflops * 1e12),
+        "dram_throughput_pct": min(100.0, 100.0 * nbytes / seconds / (copy_bw_gbps * 1e9)),
+        "tensor_core_util_pct": min(100.0, 100.0 * nflops / seconds / (matmul_tflops * 1e12)),
     }
     if nbytes:
         out["arithmetic_intensity"] = nflops / nbytes

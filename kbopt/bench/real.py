@@ -127,7 +127,7 @@ class RealBackend:
 
         torch = self._torch()
         self._refresh(spec)
-        ceil = self.ceilings(spec.dtype)
+        ceil = self.ceilings(spec.matmul_dtype or spec.dtype)
         self._version(spec, version)
         self._refresh(spec)  # loading the version may have imported its modules just now
         dims = config.dims_dict
