@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import os
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -12,6 +16,8 @@ import pytest
 
 from kbopt.bench import launch_stats
 from kbopt.bench.launch_stats import SM90, Launch, launch_metrics, occupancy
+
+REPO = Path(__file__).resolve().parent.parent
 
 DATA = Path(__file__).parent / "data"
 CSVS = [
@@ -208,32 +214,40 @@ def test_the_pipeline_depth_comes_from_the_compiled_kernel():
     assert "pipeline_stages" not in launch_metrics([Launch("k", (8, 1, 1), 4, 40, 0)], 132, SM90)
 
 
-def test_the_pipeline_depth_is_read_from_a_real_compiled_kernel(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_the_pipeline_depth_is_read_from_a_real_compiled_kernel() -> None:
     # Compiled for sm_90 on the CPU (no GPU needed): the metadata Triton 3.6 hands the
-    # launcher carries num_stages, which is what `pipeline_stages` reports.  Other tests run
-    # Triton's interpreter (TRITON_INTERPRET=1, read when a kernel is decorated), which
-    # cannot compile: this one needs the compiler.
-    monkeypatch.setenv("TRITON_INTERPRET", "0")
-    triton = pytest.importorskip("triton")
-    tl = pytest.importorskip("triton.language")
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
+    # launcher carries num_stages, which is what `pipeline_stages` reports.  In a process
+    # of its own: once Triton's interpreter has run a kernel (other tests run it, with
+    # TRITON_INTERPRET=1), it has patched triton.language for good and nothing compiles.
+    pytest.importorskip("triton")
+    script = """
+import triton, triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from kbopt.bench import launch_stats
 
-    @triton.jit
-    def row_sum(x, y, n, B: tl.constexpr):
-        acc = tl.zeros([B], tl.float32)
-        for i in range(0, n, B):
-            acc += tl.load(x + i + tl.arange(0, B))
-        tl.store(y + tl.arange(0, B), acc)
+@triton.jit
+def row_sum(x, y, n, B: tl.constexpr):
+    acc = tl.zeros([B], tl.float32)
+    for i in range(0, n, B):
+        acc += tl.load(x + i + tl.arange(0, B))
+    tl.store(y + tl.arange(0, B), acc)
 
-    src = ASTSource(
-        fn=row_sum,
-        signature={"x": "*fp32", "y": "*fp32", "n": "i32", "B": "constexpr"},
-        constexprs={"B": 128},
-    )
-    target = GPUTarget("cuda", 90, 32)
-    compiled = triton.compile(src, target=target, options={"num_stages": 1, "num_warps": 4})
-    launch = launch_stats._launch(compiled, (64,))
-    assert (launch.num_stages, launch.num_warps) == (1, 4)
+src = ASTSource(
+    fn=row_sum,
+    signature={"x": "*fp32", "y": "*fp32", "n": "i32", "B": "constexpr"},
+    constexprs={"B": 128},
+)
+compiled = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_stages": 1, "num_warps": 4})
+launch = launch_stats._launch(compiled, (64,))
+print(launch.num_stages, launch.num_warps)
+"""
+    env = {**os.environ, "TRITON_INTERPRET": "0", "PYTHONPATH": str(REPO)}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "compile_row_sum.py"  # Triton compiles only functions in files
+        path.write_text(script)
+        done = subprocess.run(
+            [sys.executable, str(path)], capture_output=True, text=True, env=env, timeout=300
+        )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["1", "4"]
