@@ -22,7 +22,8 @@ designer (`kbopt cycle --designer catalog`) and `kbopt ablate` apply moves with
   relaxed, for a search that has tried every move whose preconditions hold); one whose
   metric the profile lacks is reported as unchecked, unless the metric is a kernel
   dimension (`row_len`, `kv_len`...): a kernel without that dimension is not the shape
-  the move was written for, so it does not apply, relaxed or not;
+  the move was written for, so it does not apply, unless relaxed (then it comes after
+  every move whose failing preconditions were measured);
 - a new value is clamped to the knob's allowed values: the allowed value nearest the
   computed one, beyond the current value in the move's direction (`x2` from 32 with
   allowed 16/32/128 gives 128; from 128 it gives nothing: not applicable);
@@ -259,6 +260,11 @@ def launch_equivalents(values: Mapping[str, Any], launched: Mapping[str, Any]) -
     return out
 
 
+# What a precondition on a dimension the kernel does not have counts as, in a relaxed
+# search's order: more than any measured miss (a factor of e**10), so such moves come last.
+NO_DIMENSION_MISS = 10.0
+
+
 def precondition_miss(value: float, threshold: float) -> float:
     """How far a measured value misses a precondition's threshold, as a ratio on a log
     scale (the absolute natural log of value over threshold): `row_len <= 8192` misses
@@ -301,8 +307,15 @@ def plan_move(
             return NotApplicable(f"precondition {cond.expression} fails ({cond.metric}={shown})")
         if verdict is None:
             # A kernel dimension the spec does not declare (`row_len` of an attention
-            # kernel) is not an unmeasured fact: the move is written for another shape.
+            # kernel) is not an unmeasured fact: the move is written for another shape.  A
+            # relaxed search (every move with holding preconditions spent) still tries it,
+            # after every move whose preconditions were measured: the knob it acts on is
+            # the kernel's, and a scan whose only knob is its warps has no other move.
             if cond.metric in SPEC_METRICS:
+                if relax:
+                    relaxed.append(f"{cond.expression} (the kernel has no {cond.metric})")
+                    miss += NO_DIMENSION_MISS
+                    continue
                 return NotApplicable(
                     f"precondition {cond.expression}: the kernel has no {cond.metric}"
                 )

@@ -141,11 +141,14 @@ def test_a_relaxed_plan_passes_over_failing_preconditions_and_says_which() -> No
     assert isinstance(planned, PlannedMove) and planned.values == {"num_stages": 2}
     assert planned.relaxed == ["shared_mem_per_block_kb < 100 (shared_mem_per_block_kb=180)"]
     assert "preconditions not met" in planned.text()
-    # relaxing never turns a kernel without the dimension into one that has it
-    out = plan_move(
-        Move(change={"warps": "x2"}, when=["row_len >= 16384"]), MLA_KNOBS, V2, {}, relax=True
-    )
-    assert isinstance(out, NotApplicable)
+    # a precondition on a dimension the kernel lacks: tried only when relaxed, and after
+    # every measured miss (a scan whose only knob is its warps has no other move)
+    row_move = Move(change={"warps": "x2"}, when=["row_len >= 16384"])
+    assert isinstance(plan_move(row_move, MLA_KNOBS, V2, {}), NotApplicable)
+    out = plan_move(row_move, MLA_KNOBS, V2, {}, relax=True)
+    assert isinstance(out, PlannedMove)
+    assert out.relaxed == ["row_len >= 16384 (the kernel has no row_len)"]
+    assert out.miss > planned.miss
 
 
 def test_flags_and_unknown_values() -> None:
