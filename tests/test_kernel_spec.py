@@ -271,17 +271,31 @@ def test_a_spec_outside_the_project_named_by_path(kb_copy: Path, tmp_path: Path)
     assert record["state"] == "DONE"
 
 
-def test_timing_shares_stop_at_the_ceiling_and_the_floor_shows_above_it() -> None:
+def test_timing_shares_stop_at_the_ceiling_and_a_spec_names_its_matmul_precision(
+    tmp_path: Path,
+) -> None:
     """An fp8 GEMM timed against a bf16 matmul rate runs "above" it: TC% stays a share of
-    the pipe (100%), the kernel's declared matmul precision picks the right ceiling."""
+    the pipe (100%); a spec that declares its matmul precision gets the right ceiling."""
+    from types import SimpleNamespace
+
     from kbopt.bench.backend import timing_metrics
 
-    spec = load_spec(str(REPO / "benchmarks" / "foreign" / "sglang_fp8_block_gemm" / "spec.py"))
-    assert (
-        spec.matmul_dtype == "float8_e4m3fn" and spec.summary()["matmul_dtype"] == spec.matmul_dtype
+    write_kernel(
+        tmp_path,
+        "fp8mm",
+        spec=GOOD_SPEC.replace(
+            'entry_point="{name}",', 'entry_point="{name}", matmul_dtype="float8_e4m3fn",'
+        ),
+    )
+    spec = load_spec("fp8mm", tmp_path)
+    assert spec.matmul_dtype == "float8_e4m3fn"
+    assert spec.summary()["matmul_dtype"] == "float8_e4m3fn"
+    gemm = SimpleNamespace(  # 8192 x 10240 x 5120 in e4m3, bf16 out
+        flops=lambda d: 2 * d["m"] * d["n"] * d["k"],
+        bytes_moved=lambda d: d["m"] * d["k"] + d["n"] * d["k"] + 2 * d["m"] * d["n"],
     )
     dims = {"m": 8192, "n": 10240, "k": 5120}
-    m = timing_metrics(spec, dims, 1053.0, 4260.0, 700.0)  # 816 TFLOP/s against 700
+    m = timing_metrics(gemm, dims, 1053.0, 4260.0, 700.0)  # 816 TFLOP/s against 700
     assert m["tensor_core_util_pct"] == 100.0
     assert m["dram_throughput_pct"] < 10
-    assert timing_metrics(spec, dims, 1053.0, 4260.0, 1400.0)["tensor_core_util_pct"] < 60
+    assert timing_metrics(gemm, dims, 1053.0, 4260.0, 1400.0)["tensor_core_util_pct"] < 60
