@@ -426,19 +426,12 @@ class Cycle:
         it is more than the limit slower than the fastest version this run has kept (or its
         start): otherwise a chain of small losses, each kept, could add up to a large one."""
         r = self.record
-        kept = [a for a in r.attempts if a.status == AttemptStatus.APPLIED]
+        versions = [(r.baseline, r.start_version)] + [
+            (a.measurements, a.new_version) for a in r.attempts if a.status == AttemptStatus.APPLIED
+        ]
         for name, measured in attempt.measurements.items():
             now = float(measured["duration_us"])
-            fastest = (
-                [(float(r.baseline[name]["duration_us"]), r.start_version)]
-                if (name in r.baseline)
-                else []
-            )
-            fastest += [
-                (float(a.measurements[name]["duration_us"]), a.new_version)
-                for a in kept
-                if name in a.measurements
-            ]
+            fastest = [(float(m[name]["duration_us"]), v) for m, v in versions if name in m]
             if not fastest:
                 continue
             best_us, best_version = min(fastest)
