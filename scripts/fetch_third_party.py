@@ -300,6 +300,90 @@ SOURCES: tuple[Source, ...] = (
         note="the whole file, its two SGLang imports shimmed (the launcher builds the "
         "varlen chunk indices; the scalar kernel it launches uses no shared-memory check)",
     ),
+    Source(
+        name="sglang_gdn_kkt",
+        repo="sgl-project/sglang",
+        ref="v0.5.9",
+        path="python/sglang/srt/layers/attention/fla/chunk_scaled_dot_kkt.py",
+        license="Apache-2.0",
+        dest="sglang/fla_chunk_scaled_dot_kkt.py",
+        sha256="031cd867eeb9395ce9dfaba73e50ac8489b7808c203c528c005bf2696915ab8e",
+        shims={
+            "from sglang.srt.layers.attention.fla.index import prepare_chunk_indices": (
+                "def prepare_chunk_indices(cu_seqlens, chunk_size):  # kbopt shim: the "
+                "launcher builds them\n"
+                "    raise NotImplementedError('kbopt: chunk indices come from the launcher')"
+            ),
+            "from sglang.srt.layers.attention.fla.op import safe_exp": (
+                "@triton.jit\n"
+                "def safe_exp(x):  # kbopt shim: fla.op's safe_exp, its exp being tl.exp "
+                "(FLA_USE_FAST_OPS unset)\n"
+                "    return tl.exp(tl.where(x <= 0, x, float('-inf')))"
+            ),
+        },
+        pypi=("sglang", "0.5.9", "sglang/srt/layers/attention/fla/chunk_scaled_dot_kkt.py"),
+        used_by=("sglang_gdn_kkt",),
+        note="the whole file, its two SGLang imports shimmed (the launcher builds the varlen "
+        "chunk indices; fla.op's safe_exp is exp of the non-positive part, exp = tl.exp by "
+        "default)",
+    ),
+    Source(
+        name="sglang_gdn_solve_tril",
+        repo="sgl-project/sglang",
+        ref="v0.5.9",
+        path="python/sglang/srt/layers/attention/fla/solve_tril.py",
+        license="Apache-2.0",
+        dest="sglang/fla_solve_tril.py",
+        sha256="4cb532171bb229dad4336edda234fa23aad5c425351dd0954e7e18433f82d6f3",
+        shims={
+            "from sglang.srt.layers.attention.fla.index import prepare_chunk_indices": (
+                "def prepare_chunk_indices(cu_seqlens, chunk_size):  # kbopt shim: the "
+                "launcher builds them\n"
+                "    raise NotImplementedError('kbopt: chunk indices come from the launcher')"
+            ),
+            "from sglang.srt.layers.attention.fla.utils import input_guard": (
+                "def input_guard(fn):  # kbopt shim: fla.utils' contiguity guard, unused here\n"
+                "    return fn"
+            ),
+        },
+        pypi=("sglang", "0.5.9", "sglang/srt/layers/attention/fla/solve_tril.py"),
+        used_by=("sglang_gdn_solve_tril",),
+        note="the whole file, its two SGLang imports shimmed (the launcher builds the varlen "
+        "chunk indices at 16 and 64 tokens)",
+    ),
+    Source(
+        name="sglang_moe_sum_reduce",
+        repo="sgl-project/sglang",
+        ref="v0.5.9",
+        path="python/sglang/srt/layers/moe/fused_moe_triton/fused_moe_triton_kernels.py",
+        license="Apache-2.0",
+        dest="sglang/moe_sum_reduce.py",
+        sha256="41cf6f4555ac585b19b743d4d55c1495bb8bd06b89ac667af0e43dc5441fb465",
+        mode="extract",
+        functions=("_moe_sum_reduce_kernel",),
+        pypi=(
+            "sglang",
+            "0.5.9",
+            "sglang/srt/layers/moe/fused_moe_triton/fused_moe_triton_kernels.py",
+        ),
+        used_by=("sglang_moe_sum_reduce",),
+        note="the top-k sum reduction kernel only (the module imports SGLang, sgl_kernel and "
+        "the quantization kernels at import; the MoE GEMM is pinned apart, sglang_fused_moe)",
+    ),
+    Source(
+        name="sglang_kv_indices",
+        repo="sgl-project/sglang",
+        ref="v0.5.9",
+        path="python/sglang/srt/layers/attention/utils.py",
+        license="Apache-2.0",
+        dest="sglang/kv_indices.py",
+        sha256="4fe3e8074774bda14c6fdc5c05a24911e1ed41d688ab9be872adc0fc1a779af7",
+        mode="extract",
+        functions=("create_flashinfer_kv_indices_triton",),
+        pypi=("sglang", "0.5.9", "sglang/srt/layers/attention/utils.py"),
+        used_by=("sglang_kv_indices",),
+        note="the KV index gather kernel only (the module imports SGLang and sgl_kernel at import)",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}

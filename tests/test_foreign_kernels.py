@@ -71,6 +71,10 @@ NEEDS = {
     "sglang_fp8_group_quant": "sglang_fp8_kernel",
     "sglang_fp8_block_gemm": "sglang_fp8_kernel",
     "sglang_gdn_cumsum": "sglang_gdn_cumsum",
+    "sglang_gdn_kkt": "sglang_gdn_kkt",
+    "sglang_gdn_solve_tril": "sglang_gdn_solve_tril",
+    "sglang_moe_sum_reduce": "sglang_moe_sum_reduce",
+    "sglang_kv_indices": "sglang_kv_indices",
 }
 
 
@@ -343,6 +347,14 @@ CASES = {
     "sglang_fp8_block_gemm": ({"m": 5, "n": 160, "k": 320}, {"triton_v1": {"block_m": 16, "block_n": 32, "group_m": 2, "num_warps": 2, "num_stages": 1}}),
     # 3 packed 20-token sequences, 16-token chunks (the second of each cut at 4), 3 heads: fp32 gates whatever the dtype
     "sglang_gdn_cumsum": ({"seqs": 3, "seqlen": 20, "heads": 3, "chunk": 16}, {"triton_v1": {"num_warps": 2}}),
+    # tl.dot; 3 packed 20-token sequences in 16-token chunks (the second of each cut at 4), two value heads per key head; a 48-deep key: v1's 64-deep step masked, the variant's three 16-deep steps
+    "sglang_gdn_kkt": ({"seqs": 3, "seqlen": 20, "heads": 4, "kheads": 2, "dk": 48, "chunk": 16}, {"triton_v1": {"block_k": 16, "num_warps": 2, "num_stages": 1}}),
+    # fp32 tl.dot ("ieee"); 2 packed 100-token sequences: a whole 64-token chunk and one cut at 36 (its last 16-row block at 4)
+    "sglang_gdn_solve_tril": ({"seqs": 2, "seqlen": 100, "heads": 2, "chunk": 64}, {"triton_v1": {"diag_warps": 2, "diag_stages": 1, "merge_warps": 2}}),
+    # 2500 columns: v1's 2048-wide slices (the second masked); the variant's 2-token, 256-wide tiles (the last token row masked), a pipelined top-k loop
+    "sglang_moe_sum_reduce": ({"tokens": 5, "topk": 3, "hidden": 2500}, {"triton_v1": {"block_m": 2, "block_dim": 256, "num_stages": 2, "num_warps": 2}}),
+    # 700 slots per request: two 512-slot steps, the second masked; pool rows 1000 wide
+    "sglang_kv_indices": ({"batch": 3, "kv_len": 700, "max_context": 1000}, {"triton_v1": {"num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

@@ -42,6 +42,10 @@ SOURCE_FILES = {
     "sglang_fused_moe": "sglang/fused_moe_kernel.py",
     "sglang_fp8_kernel": "sglang/fp8_kernel.py",
     "sglang_gdn_cumsum": "sglang/fla_cumsum.py",
+    "sglang_gdn_kkt": "sglang/fla_chunk_scaled_dot_kkt.py",
+    "sglang_gdn_solve_tril": "sglang/fla_solve_tril.py",
+    "sglang_moe_sum_reduce": "sglang/moe_sum_reduce.py",
+    "sglang_kv_indices": "sglang/kv_indices.py",
 }
 
 
