@@ -325,6 +325,11 @@ def plan_move(
         matching = [k for k in knobs if k.role == role]
         if not matching:
             return NotApplicable(f"no knob has the role {role}")
+        # A kernel of several launches has one knob of a role per launch (the warps of a
+        # one-warp serial launch and of a four-warp merge): the move acts on each knob
+        # that can take it, and leaves one at its bound as it is, rather than being ruled
+        # out by it.  It is not applicable only when no knob of the role can move.
+        refused: list[NotApplicable] = []
         for knob in matching:
             known = knob.name in values
             current = values.get(knob.name)
@@ -336,13 +341,17 @@ def plan_move(
                 parse_operation(role, op), knob, start, known or chosen is not None, metrics
             )
             if isinstance(after, NotApplicable):
-                return NotApplicable(f"{knob.name}: {after.reason}")
+                refused.append(NotApplicable(f"{knob.name}: {after.reason}"))
+                continue
             covered = _tile_covers_the_problem(role, start, after, metrics)
             if covered is not None:
-                return NotApplicable(f"{knob.name}: {covered.reason}")
+                refused.append(NotApplicable(f"{knob.name}: {covered.reason}"))
+                continue
             changes.append(
                 KnobChange(knob.name, role, current, after, shown_op(op), known, launched=chosen)
             )
+        if len(refused) == len(matching):
+            return refused[0]
     return PlannedMove(move, changes, unchecked, relaxed, miss)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -523,3 +523,58 @@ def test_the_start_is_measured_twice_and_a_margin_inside_that_noise_is_not_judge
     assert status == "not judged" and "less than the 81.0%" in sentence
     assert verdict_of(2.0)[0] == "not met"
     assert verdict_of(None)[0] == "not met"  # a run from before the start was repeated
+
+
+class PlateauBackend(AdjustedBackend):
+    """add_rmsnorm's `block` and `num_warps` (256 and 4 in triton_v1): a wider block is
+    faster, fewer warps next to it are about as fast (kept, within the tolerance), and from
+    there every move is slower or measured (twice the warps is where the walk came from);
+    the way on is twice the warps of the fastest values."""
+
+    TIMES: ClassVar[dict[tuple[int, int], float]] = {
+        (256, 4): 100.0,
+        (512, 4): 97.0,
+        (512, 2): 99.0,
+        (1024, 2): 150.0,
+        (512, 1): 140.0,
+        (512, 8): 80.0,
+    }
+
+    def adjust(self, m: Measurement, params: dict[str, Any]) -> None:
+        key = (params.get("block", 256), params.get("num_warps", 4))
+        m.duration_us = self.TIMES.get(key, 300.0)
+
+
+def test_a_walk_stuck_on_a_plateau_goes_on_from_the_fastest_values(tmp_path: Path) -> None:
+    from kbopt.model import Move
+    from kbopt.workflow.ablation import Lab, RandomWalk, _row
+
+    root = _project(tmp_path, "add_rmsnorm")
+    spec = load_spec("add_rmsnorm", root)
+    cfg = TrialConfig.from_dict({"name": "large", "dims": {"rows": 8192, "hidden": 4096}})
+    lab = Lab(PlateauBackend(root), spec, "triton_v1", cfg, spec.knob_values("triton_v1"))
+    values = spec.knob_values("triton_v1")
+    start_m, err = lab.measure(values)
+    assert start_m is not None
+    pool = [
+        ("wider", Move(change={"tile_n": "x2"})),
+        ("fewer warps", Move(change={"warps": "/2"})),
+        ("more warps", Move(change={"warps": "x2"})),
+    ]
+    walk = RandomWalk(lab, _row(1, values, start_m, err), start_m, pool=pool, spec=spec, seed=0)
+    # Force the plateau: the wider block (best), then fewer warps (kept, 2% slower).
+    for planned_values in ({"block": 512}, {"num_warps": 2}):
+        new = {**walk.values, **planned_values}
+        walk.visited.add(frozenset(new.items()))
+        m, _ = lab.measure(new)
+        assert m is not None
+        walk.values, walk.current = new, m
+        if m.duration_us < walk.best_us:
+            walk.best_us, walk.best_values, walk.best_m = m.duration_us, dict(new), m
+    n = 2
+    while walk.step(n):
+        n += 1
+    measured = {(t.values["block"], t.values["num_warps"]): t for t in walk.result.trials[1:]}
+    assert (512, 8) in measured, list(measured)
+    assert "from the best so far" in measured[(512, 8)].move
+    assert walk.best_us == 80.0

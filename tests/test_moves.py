@@ -95,6 +95,23 @@ def test_a_move_that_changes_only_part_is_not_applicable() -> None:
     assert isinstance(out, NotApplicable) and "smallest" in out.reason
 
 
+def test_a_role_shared_by_two_launches_moves_the_knob_that_can_move() -> None:
+    # SGLang's solve_tril: a one-warp serial launch and a four-warp merge, both `warps`.
+    knobs = [
+        Knob("diag_warps", "int", (None, 1, 2, 4), "warps"),
+        Knob("merge_warps", "int", (None, 1, 2, 4, 8), "warps"),
+    ]
+    values = {"diag_warps": 1, "merge_warps": 4}
+    fewer = plan_move(Move.model_validate({"change": {"warps": "/2"}}), knobs, values, {})
+    assert isinstance(fewer, PlannedMove) and fewer.values == {"merge_warps": 2}
+    more = plan_move(Move.model_validate({"change": {"warps": "x2"}}), knobs, values, {})
+    assert isinstance(more, PlannedMove)
+    assert more.values == {"diag_warps": 2, "merge_warps": 8}
+    floor = {"diag_warps": 1, "merge_warps": 1}
+    none = plan_move(Move.model_validate({"change": {"warps": "/2"}}), knobs, floor, {})
+    assert isinstance(none, NotApplicable) and "diag_warps" in none.reason
+
+
 def test_values_are_clamped_to_the_allowed_ones() -> None:
     assert _plan({"kv_tile": "x4"}, {**V2, "block_n": 64}).values == {"block_n": 128}
     assert isinstance(_plan({"kv_tile": "x2"}, {**V2, "block_n": 128}), NotApplicable)

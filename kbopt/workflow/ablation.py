@@ -17,10 +17,13 @@ fails its correctness check or runs out of memory is a trial too, recorded with 
   unless it is wrong or more than 5% slower (the cycle's rule), else go back.  Once no
   ranked entry has a move left it goes on with the entries the ranking left out
   (`with_unranked`: the random arm's pool, in order of bottleneck class and expected
-  gain), so both arms draw on the same moves; it stops early only when none is left.
+  gain), so both arms draw on the same moves.  When no move is left from the current
+  values (kept moves within the tolerance can wander a plateau), it goes on from the
+  fastest values it has measured; it stops early only when none is left from there either.
 - `random`: the same entries' moves (every optimization and anti-pattern in scope that
   declares moves), with the same applicability rules (the same two passes), keep / go
-  back and no-retry rule, picked in a random order instead of the ranking's.
+  back, no-retry and go-on-from-the-fastest rules, picked in a random order instead of
+  the ranking's.
 - `grid`: what an autotuner does: the product of every knob's allowed values, sampled
   without replacement (or all of it, in a random order, when it fits the budget).
 
@@ -165,6 +168,7 @@ class _Walk:
         # The fastest this arm has measured: a move is judged against it, not against the
         # current values, so a run of small losses each within the tolerance cannot add up.
         self.best_us = start_m.duration_us
+        self.best_values, self.best_m = dict(self.values), start_m
         # Every knob configuration this arm has measured, with the forms that launch the
         # same (launch_equivalents): a move back to one of them (one entry undoing
         # another's change) costs a trial and teaches nothing.
@@ -178,6 +182,15 @@ class _Walk:
 
     def step(self, n: int) -> bool:
         choice = self.choose()
+        if isinstance(choice, str) and self.values != self.best_values:
+            # Kept moves within the tolerance can wander along a plateau to values from
+            # which every move leads somewhere measured; the search goes on from the
+            # fastest values it has found before it gives up (a move from there, such as
+            # halving the warps once more, may not have been reachable from here).
+            self.values, self.current = dict(self.best_values), self.best_m
+            choice = self.choose()
+            if not isinstance(choice, str):
+                choice = (f"from the best so far, {choice[0]}", choice[1])
         if isinstance(choice, str):
             self.result.stopped = choice
             return False
@@ -196,7 +209,8 @@ class _Walk:
         row.kept = m is not None and m.correct and not slower
         if row.kept and m is not None:
             self.values, self.current = new, m
-            self.best_us = min(self.best_us, m.duration_us)
+            if m.duration_us < self.best_us:
+                self.best_us, self.best_values, self.best_m = m.duration_us, dict(new), m
         else:
             self.rejected.add(planned.signature)
         self.result.trials.append(row)
