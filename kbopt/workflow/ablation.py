@@ -167,7 +167,6 @@ class _Walk:
         self.current = start_m
         # The fastest this arm has measured: a move is judged against it, not against the
         # current values, so a run of small losses each within the tolerance cannot add up.
-        self.best_us = start_m.duration_us
         self.best_values, self.best_m = dict(self.values), start_m
         # Every knob configuration this arm has measured, with the forms that launch the
         # same (launch_equivalents): a move back to one of them (one entry undoing
@@ -176,6 +175,11 @@ class _Walk:
         # Knob changes measured and rolled back: not proposed again from elsewhere (a move
         # that lost once is not retried after an unrelated change was kept).
         self.rejected: set[frozenset] = set()
+
+    @property
+    def best_us(self) -> float:
+        """The fastest time this arm has measured (its best values')."""
+        return float(self.best_m.duration_us)
 
     def choose(self) -> tuple[str, PlannedMove] | str:
         raise NotImplementedError
@@ -210,7 +214,7 @@ class _Walk:
         if row.kept and m is not None:
             self.values, self.current = new, m
             if m.duration_us < self.best_us:
-                self.best_us, self.best_values, self.best_m = m.duration_us, dict(new), m
+                self.best_values, self.best_m = dict(new), m
         else:
             self.rejected.add(planned.signature)
         self.result.trials.append(row)
