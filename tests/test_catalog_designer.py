@@ -569,3 +569,72 @@ def test_a_designed_version_that_raises_is_a_failed_change_not_an_error(tmp_path
     assert attempt.status is AttemptStatus.ROLLED_BACK
     assert "does not run" in attempt.reason and "OutOfResources" in attempt.reason
     assert not spec.version_path(attempt.new_version).exists()
+
+
+PLATEAU_VERSION = """\
+NUM_WARPS = 4
+VECTORS = 2
+# wider vectors are faster (130 -> 100 us), twice again slower (115); half the warps next to
+# them about as fast (102, kept within the limit); from there every move is slower or
+# measured, and twice the warps of the fastest version is the best (81)
+FAKE_DURATION_US = 44 - 6 * NUM_WARPS - 40 / NUM_WARPS + 10 * VECTORS + 200 / VECTORS
+FAKE_FLOOR_US = 10
+FAKE_TIMING_METRICS = {"dram_throughput_pct": 40.0}
+
+
+def knobby(x):
+    return x
+"""
+
+
+def test_a_cycle_with_no_move_left_goes_on_from_its_fastest_version(tmp_path: Path) -> None:
+    root = _learning_project(tmp_path)
+    base = root / "docs" / "knowledge" / "optimizations"
+    # equal scores, tried in name order: wider vectors, fewer warps, more warps
+    for name, role, op, title in (
+        ("knob-alpha", "vector_width", "x2", "Knob alpha"),
+        ("knob-beta", "warps", "/2", "Knob beta"),
+        ("knob-gamma", "warps", "x2", "Knob gamma"),
+    ):
+        text = ENTRY.format(name=name, role=role, title=title).replace('"x2"', f'"{op}"')
+        (base / f"{name}.md").write_text(text)
+    kdir = root / "kernels" / "knobby"
+    (kdir / "spec.py").write_text(
+        SPEC.replace("(1, 2, 4, 8, 16)", "(2, 4, 8)").replace("(1, 2, 4, 8)", "(2, 4, 8)")
+    )
+    (kdir / "triton_v1.py").write_text(PLATEAU_VERSION)
+    clear_cache()
+    spec = load_spec("knobby", root)
+    run = cycle.start(
+        root,
+        kernel=spec,
+        target="pct_of_floor>=99",
+        start_version="triton_v1",
+        backend=StandInBackend(root),
+        designer=CatalogDesigner(root),
+        designer_spec="catalog",
+        configs=default_matrix(spec),
+        store=Store(root),
+        max_iterations=8,
+        counters="off",
+        run_id="plateau",
+    )
+    run.run()
+    record = run.record
+    steps = [
+        (a.optimization, a.status, spec.knob_values(a.from_version), a.changes_pct)
+        for a in record.attempts
+    ]
+    assert [(name, status) for name, status, _, _ in steps] == [
+        ("knob-alpha", AttemptStatus.APPLIED),  # wider vectors: 130 -> 100 us
+        ("knob-alpha", AttemptStatus.ROLLED_BACK),  # wider again: 115 us
+        ("knob-beta", AttemptStatus.APPLIED),  # half the warps: 102 us, within the limit
+        ("knob-gamma", AttemptStatus.APPLIED),  # from the fastest: twice the warps, 81 us
+    ], steps
+    # the last step was made from the fastest version (four warps), not the two-warp one,
+    # and its change is measured against that version
+    _, _, made_from, change = steps[-1]
+    assert made_from == {"num_warps": 4, "vectors": 4}
+    assert change["one"] == pytest.approx((81 - 100) / 100 * 100, abs=0.1)
+    assert any("going on from" in e.message for e in record.events)
+    assert record.designer_blocked.startswith(NO_MOVE)  # then nothing was left anywhere

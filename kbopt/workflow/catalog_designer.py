@@ -18,7 +18,8 @@
    reference at the first configuration before handing it back.
 
 When no entry in scope has an applicable move the designer raises `DesignerUnavailable`
-with `NO_MOVE`: the cycle stops (LEARN still records what the run did), the record says
+with `NO_MOVE`.  If the run kept a faster version than the current one, the cycle goes on
+from that one (`Cycle._go_on_from_the_fastest`); otherwise it stops (LEARN still records what the run did), the record says
 why, and `kbopt cycle` exits non-zero.  That is the point where a person or the LLM
 designer must write code.
 

@@ -236,6 +236,8 @@ class Cycle:
             try:
                 proposal = self.designer.propose(r, r.plan)
             except DesignerUnavailable as exc:
+                if self._go_on_from_the_fastest(exc):
+                    return True
                 return self._designer_blocked(exc)
             if proposal is None:
                 r.stop_reason = r.stop_reason or "the designer has nothing left to try"
@@ -277,6 +279,39 @@ class Cycle:
         attempt.new_version_summary = nv.render()
         attempt.status = AttemptStatus.VERIFYING
         self.go(State.VERIFY, f"{self.designer.name} designer returned {nv.version}")
+        return True
+
+    def _go_on_from_the_fastest(self, exc: DesignerUnavailable) -> bool:
+        """When the catalog designer has no move left from the current version, and the run
+        kept a faster one before it (a change within the regression limit is kept, so the
+        run can wander a plateau), go on from that version: rank its profile again and
+        design from it, as `kbopt ablate`'s walks do.  False when there is none."""
+        from kbopt.workflow.catalog_designer import NO_MOVE
+
+        r = self.record
+        if str(exc) != NO_MOVE:
+            return False
+        primary = self.configs[0].name
+        kept = [(r.baseline, r.start_version, r.baseline_profile)] + [
+            (a.measurements, a.new_version, a.profile)
+            for a in r.attempts
+            if a.status is AttemptStatus.APPLIED
+        ]
+        timed = [(float(m[primary]["duration_us"]), v, m, p) for m, v, p in kept if primary in m]
+        if not timed:
+            return False
+        best_us, version, measurements, profile = min(timed, key=lambda t: t[0])
+        if version == r.current_version or not profile:
+            return False
+        left = r.current_version
+        for detail in exc.details:
+            r.log(f"{self.designer.name} designer: {detail}")
+        r.current_version, r.current, r.profile = version, dict(measurements), profile
+        self.go(
+            State.STRATEGIZE,
+            f"no catalog move left from {left}; going on from {version}, the fastest version "
+            f"this run kept ({best_us:.1f} us at {primary})",
+        )
         return True
 
     def _designer_blocked(self, exc: DesignerUnavailable) -> bool:
@@ -509,9 +544,13 @@ class Cycle:
 
     def _before(self, attempt: Attempt, cfg_name: str) -> dict:
         if attempt.status is AttemptStatus.APPLIED:
-            # r.current now holds the new version: the "before" is the previous kept one.
+            # r.current now holds the new version: the "before" is the version it was made
+            # from (the previous kept one, or an earlier one the run went back to).
             for prev in reversed(self.record.attempts[: attempt.iteration - 1]):
-                if prev.status is AttemptStatus.APPLIED:
+                if (
+                    prev.status is AttemptStatus.APPLIED
+                    and prev.new_version == attempt.from_version
+                ):
                     return prev.measurements[cfg_name]
             return self.record.baseline[cfg_name]
         return self.record.current[cfg_name]
