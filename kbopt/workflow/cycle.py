@@ -281,6 +281,15 @@ class Cycle:
         self.go(State.VERIFY, f"{self.designer.name} designer returned {nv.version}")
         return True
 
+    def _kept(self) -> list[tuple[dict, str, str]]:
+        """(measurements, version, profile) of the start and of every version the run kept."""
+        r = self.record
+        return [(r.baseline, r.start_version, r.baseline_profile)] + [
+            (a.measurements, a.new_version, a.profile)
+            for a in r.attempts
+            if a.status is AttemptStatus.APPLIED
+        ]
+
     def _go_on_from_the_fastest(self, exc: DesignerUnavailable) -> bool:
         """When the catalog designer has no move left from the current version, and the run
         kept a faster one before it (a change within the regression limit is kept, so the
@@ -292,12 +301,9 @@ class Cycle:
         if str(exc) != NO_MOVE:
             return False
         primary = self.configs[0].name
-        kept = [(r.baseline, r.start_version, r.baseline_profile)] + [
-            (a.measurements, a.new_version, a.profile)
-            for a in r.attempts
-            if a.status is AttemptStatus.APPLIED
+        timed = [
+            (float(m[primary]["duration_us"]), v, m, p) for m, v, p in self._kept() if primary in m
         ]
-        timed = [(float(m[primary]["duration_us"]), v, m, p) for m, v, p in kept if primary in m]
         if not timed:
             return False
         best_us, version, measurements, profile = min(timed, key=lambda t: t[0])
@@ -460,13 +466,10 @@ class Cycle:
         """A change within the limit of the version it replaced is still a regression when
         it is more than the limit slower than the fastest version this run has kept (or its
         start): otherwise a chain of small losses, each kept, could add up to a large one."""
-        r = self.record
-        versions = [(r.baseline, r.start_version)] + [
-            (a.measurements, a.new_version) for a in r.attempts if a.status == AttemptStatus.APPLIED
-        ]
+        versions = self._kept()
         for name, measured in attempt.measurements.items():
             now = float(measured["duration_us"])
-            fastest = [(float(m[name]["duration_us"]), v) for m, v in versions if name in m]
+            fastest = [(float(m[name]["duration_us"]), v) for m, v, _ in versions if name in m]
             if not fastest:
                 continue
             best_us, best_version = min(fastest)
