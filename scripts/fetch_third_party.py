@@ -65,6 +65,7 @@ import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DEST = ROOT / "third_party"
@@ -91,13 +92,26 @@ class Source:
     note: str = ""
 
 
-SOURCES: tuple[Source, ...] = (
-    Source(
-        name="sglang",
+def sglang_059(name: str, path: str, dest: str, sha256: str, **rest: Any) -> Source:
+    """A file of SGLang's v0.5.9 release (Apache-2.0), the same in its PyPI wheel, where the
+    package sits under `python/` no more."""
+    return Source(
+        name=name,
         repo="sgl-project/sglang",
         ref="v0.5.9",
-        path="python/sglang/srt/layers/attention/triton_ops/decode_attention.py",
+        path=path,
         license="Apache-2.0",
+        dest=dest,
+        sha256=sha256,
+        pypi=("sglang", "0.5.9", path.removeprefix("python/")),
+        **rest,
+    )
+
+
+SOURCES: tuple[Source, ...] = (
+    sglang_059(
+        name="sglang",
+        path="python/sglang/srt/layers/attention/triton_ops/decode_attention.py",
         dest="sglang/decode_attention.py",
         sha256="2673adaad3d71209ff4f44788060913b1d6cce5021bbf1bf38334a09acf3d251",
         shims={
@@ -106,7 +120,6 @@ SOURCES: tuple[Source, ...] = (
                 "    return False"
             )
         },
-        pypi=("sglang", "0.5.9", "sglang/srt/layers/attention/triton_ops/decode_attention.py"),
         used_by=("sglang_mla_decode",),
         note="release v0.5.9 (the file is the same in the sglang 0.5.9 wheel on PyPI); "
         "triton-only, works with triton 3.6",
@@ -150,80 +163,57 @@ SOURCES: tuple[Source, ...] = (
         used_by=("triton_layernorm",),
         note="forward kernel only (three passes over each row)",
     ),
-    Source(
+    sglang_059(
         name="sglang_prefill",
-        repo="sgl-project/sglang",
-        ref="v0.5.9",
         path="python/sglang/srt/layers/attention/triton_ops/prefill_attention.py",
-        license="Apache-2.0",
         dest="sglang/prefill_attention.py",
         sha256="81bd77b347a87f8b85f2a38483714bde2252a1daa3506286846855290194aa7b",
         mode="extract",
         functions=("_fwd_kernel",),
-        pypi=("sglang", "0.5.9", "sglang/srt/layers/attention/triton_ops/prefill_attention.py"),
         used_by=("sglang_prefill_attention",),
         note="the flash-attention prefill kernel only (its module imports SGLang and asks "
         "CUDA for the device's capability at import)",
     ),
-    Source(
+    sglang_059(
         name="sglang_merge_state",
-        repo="sgl-project/sglang",
-        ref="v0.5.9",
         path="python/sglang/srt/layers/attention/triton_ops/merge_state.py",
-        license="Apache-2.0",
         dest="sglang/merge_state.py",
         sha256="1a1faf5003af9b1bcd2a1a15a0a516a6d6d104eb017e87b71da765ee7851c1d7",
         mode="extract",
         functions=("merge_state_kernel",),
-        pypi=("sglang", "0.5.9", "sglang/srt/layers/attention/triton_ops/merge_state.py"),
         used_by=("sglang_merge_state",),
         note="the kernel only; its wrapper allocates the outputs per call",
     ),
-    Source(
+    sglang_059(
         name="sglang_int8_quant",
-        repo="sgl-project/sglang",
-        ref="v0.5.9",
         path="python/sglang/srt/layers/quantization/int8_kernel.py",
-        license="Apache-2.0",
         dest="sglang/int8_kernel.py",
         sha256="2d925a573cc0bcee19111a820d7ea28e788a281e96e17e8c79460c3f0e7c884f",
         mode="extract",
         functions=("_per_token_quant_int8",),
-        pypi=("sglang", "0.5.9", "sglang/srt/layers/quantization/int8_kernel.py"),
         used_by=("sglang_int8_quant",),
         note="the per-token kernel only (its module imports SGLang and sgl_kernel at import)",
     ),
-    Source(
+    sglang_059(
         name="sglang_mamba_ssm",
-        repo="sgl-project/sglang",
-        ref="v0.5.9",
         path="python/sglang/srt/layers/attention/mamba/ops/mamba_ssm.py",
-        license="Apache-2.0",
         dest="sglang/mamba_ssm.py",
         sha256="09966c97d238825725f40080f1c9727d216f6fc021a2e8254a47a231a15ee94c",
-        pypi=("sglang", "0.5.9", "sglang/srt/layers/attention/mamba/ops/mamba_ssm.py"),
         used_by=("sglang_mamba_state_update",),
         note="the whole file (torch, triton and packaging only): the kernel's heuristics "
         "and its softplus come with it",
     ),
-    Source(
+    sglang_059(
         name="sglang_ssd_bmm",
-        repo="sgl-project/sglang",
-        ref="v0.5.9",
         path="python/sglang/srt/layers/attention/mamba/ops/ssd_bmm.py",
-        license="Apache-2.0",
         dest="sglang/ssd_bmm.py",
         sha256="206389ebb4cbc765904300c59bd8f0d8e53cbd365cd1d695527405ea472edb1e",
-        pypi=("sglang", "0.5.9", "sglang/srt/layers/attention/mamba/ops/ssd_bmm.py"),
         used_by=("sglang_ssd_bmm",),
         note="the whole file (torch and triton only)",
     ),
-    Source(
+    sglang_059(
         name="sglang_gdn_recurrent",
-        repo="sgl-project/sglang",
-        ref="v0.5.9",
         path="python/sglang/srt/layers/attention/fla/fused_recurrent.py",
-        license="Apache-2.0",
         dest="sglang/fla_fused_recurrent.py",
         sha256="40a89e62ac2e18bf59eb316df3d50240e3d0f4a7eb1d09d42eed0361f7dc82ca",
         shims={
@@ -235,50 +225,34 @@ SOURCES: tuple[Source, ...] = (
                 "    return fn"
             ),
         },
-        pypi=("sglang", "0.5.9", "sglang/srt/layers/attention/fla/fused_recurrent.py"),
         used_by=("sglang_gdn_recurrent",),
         note="the whole file, its two SGLang imports shimmed (fla.op's exp is tl.exp by default)",
     ),
-    Source(
+    sglang_059(
         name="sglang_fused_moe",
-        repo="sgl-project/sglang",
-        ref="v0.5.9",
         path="python/sglang/srt/layers/moe/fused_moe_triton/fused_moe_triton_kernels.py",
-        license="Apache-2.0",
         dest="sglang/fused_moe_kernel.py",
         sha256="568e1ea02da11f4f49e5e2ba6cc0cb3cdfe8b3aada2b0a02341012609bdf67b0",
         mode="extract",
         functions=("fused_moe_kernel", "write_zeros_to_output"),
-        pypi=(
-            "sglang",
-            "0.5.9",
-            "sglang/srt/layers/moe/fused_moe_triton/fused_moe_triton_kernels.py",
-        ),
         used_by=("sglang_fused_moe",),
         note="the MoE GEMM kernel and its zero-writing helper only (the module imports "
         "SGLang, sgl_kernel and the quantization kernels at import)",
     ),
-    Source(
+    sglang_059(
         name="sglang_fp8_kernel",
-        repo="sgl-project/sglang",
-        ref="v0.5.9",
         path="python/sglang/srt/layers/quantization/fp8_kernel.py",
-        license="Apache-2.0",
         dest="sglang/fp8_kernel.py",
         sha256="060465111b343280442cd6f8cb355897d396aac780185bb547c8bca2c532f156",
         mode="extract",
         functions=("_per_token_group_quant_8bit", "_w8a8_block_fp8_matmul"),
-        pypi=("sglang", "0.5.9", "sglang/srt/layers/quantization/fp8_kernel.py"),
         used_by=("sglang_fp8_group_quant", "sglang_fp8_block_gemm"),
         note="the per-token-group quantization and block-wise W8A8 GEMM kernels only (the "
         "module imports SGLang, sgl_kernel and DeepGEMM's wrapper at import)",
     ),
-    Source(
+    sglang_059(
         name="sglang_gdn_cumsum",
-        repo="sgl-project/sglang",
-        ref="v0.5.9",
         path="python/sglang/srt/layers/attention/fla/cumsum.py",
-        license="Apache-2.0",
         dest="sglang/fla_cumsum.py",
         sha256="c0b965d699465cdf836087a7e462265a1d8d4c806451035ab3563ee21c022477",
         shims={
@@ -295,17 +269,13 @@ SOURCES: tuple[Source, ...] = (
                 "    return fn"
             ),
         },
-        pypi=("sglang", "0.5.9", "sglang/srt/layers/attention/fla/cumsum.py"),
         used_by=("sglang_gdn_cumsum",),
         note="the whole file, its two SGLang imports shimmed (the launcher builds the "
         "varlen chunk indices; the scalar kernel it launches uses no shared-memory check)",
     ),
-    Source(
+    sglang_059(
         name="sglang_gdn_kkt",
-        repo="sgl-project/sglang",
-        ref="v0.5.9",
         path="python/sglang/srt/layers/attention/fla/chunk_scaled_dot_kkt.py",
-        license="Apache-2.0",
         dest="sglang/fla_chunk_scaled_dot_kkt.py",
         sha256="031cd867eeb9395ce9dfaba73e50ac8489b7808c203c528c005bf2696915ab8e",
         shims={
@@ -321,18 +291,14 @@ SOURCES: tuple[Source, ...] = (
                 "    return tl.exp(tl.where(x <= 0, x, float('-inf')))"
             ),
         },
-        pypi=("sglang", "0.5.9", "sglang/srt/layers/attention/fla/chunk_scaled_dot_kkt.py"),
         used_by=("sglang_gdn_kkt",),
         note="the whole file, its two SGLang imports shimmed (the launcher builds the varlen "
         "chunk indices; fla.op's safe_exp is exp of the non-positive part, exp = tl.exp by "
         "default)",
     ),
-    Source(
+    sglang_059(
         name="sglang_gdn_solve_tril",
-        repo="sgl-project/sglang",
-        ref="v0.5.9",
         path="python/sglang/srt/layers/attention/fla/solve_tril.py",
-        license="Apache-2.0",
         dest="sglang/fla_solve_tril.py",
         sha256="4cb532171bb229dad4336edda234fa23aad5c425351dd0954e7e18433f82d6f3",
         shims={
@@ -346,41 +312,28 @@ SOURCES: tuple[Source, ...] = (
                 "    return fn"
             ),
         },
-        pypi=("sglang", "0.5.9", "sglang/srt/layers/attention/fla/solve_tril.py"),
         used_by=("sglang_gdn_solve_tril",),
         note="the whole file, its two SGLang imports shimmed (the launcher builds the varlen "
         "chunk indices at 16 and 64 tokens)",
     ),
-    Source(
+    sglang_059(
         name="sglang_moe_sum_reduce",
-        repo="sgl-project/sglang",
-        ref="v0.5.9",
         path="python/sglang/srt/layers/moe/fused_moe_triton/fused_moe_triton_kernels.py",
-        license="Apache-2.0",
         dest="sglang/moe_sum_reduce.py",
         sha256="41cf6f4555ac585b19b743d4d55c1495bb8bd06b89ac667af0e43dc5441fb465",
         mode="extract",
         functions=("_moe_sum_reduce_kernel",),
-        pypi=(
-            "sglang",
-            "0.5.9",
-            "sglang/srt/layers/moe/fused_moe_triton/fused_moe_triton_kernels.py",
-        ),
         used_by=("sglang_moe_sum_reduce",),
         note="the top-k sum reduction kernel only (the module imports SGLang, sgl_kernel and "
         "the quantization kernels at import; the MoE GEMM is pinned apart, sglang_fused_moe)",
     ),
-    Source(
+    sglang_059(
         name="sglang_kv_indices",
-        repo="sgl-project/sglang",
-        ref="v0.5.9",
         path="python/sglang/srt/layers/attention/utils.py",
-        license="Apache-2.0",
         dest="sglang/kv_indices.py",
         sha256="4fe3e8074774bda14c6fdc5c05a24911e1ed41d688ab9be872adc0fc1a779af7",
         mode="extract",
         functions=("create_flashinfer_kv_indices_triton",),
-        pypi=("sglang", "0.5.9", "sglang/srt/layers/attention/utils.py"),
         used_by=("sglang_kv_indices",),
         note="the KV index gather kernel only (the module imports SGLang and sgl_kernel at import)",
     ),
