@@ -228,6 +228,11 @@ class KernelSpec:
             raise KbError(f"{self.name} declares no tolerance for {dtype} (declared: {known})")
         return float(self.tolerances[dtype])
 
+    @property
+    def matmul_precision(self) -> str:
+        """The precision the matmul ceiling is measured in: `matmul_dtype`, else `dtype`."""
+        return self.matmul_dtype or self.dtype
+
     def floor_us(self, dims: Dims, copy_bw_gbps: float, matmul_tflops: float) -> float:
         return max(
             self.bytes_moved(dims) / (copy_bw_gbps * 1e9) * 1e6,
@@ -361,7 +366,7 @@ class KernelSpec:
             ],
             "backoff_dim": self.backoff_dim,
             "dtype": self.dtype,
-            "matmul_dtype": self.matmul_dtype or self.dtype,
+            "matmul_dtype": self.matmul_precision,
             "tolerances": dict(self.tolerances),
             "entry_point": self.entry_point,
             "families": list(self.families),

@@ -127,7 +127,7 @@ class RealBackend:
 
         torch = self._torch()
         self._refresh(spec)
-        ceil = self.ceilings(spec.matmul_dtype or spec.dtype)
+        ceil = self.ceilings(spec.matmul_precision)
         self._version(spec, version)
         self._refresh(spec)  # loading the version may have imported its modules just now
         dims = config.dims_dict

@@ -171,7 +171,7 @@ def run_suite(
 
         raise KbError("kbopt bench needs a CUDA GPU (use --backend fake for a dry run)")
     device = torch.cuda.get_device_name(0)
-    ceilings = measure_ceilings(rep_ms, spec.matmul_dtype or spec.dtype)
+    ceilings = measure_ceilings(rep_ms, spec.matmul_precision)
     progress(
         f"[bench] {device}: copy {ceilings['copy_bw_gbps']:.0f} GB/s, "
         f"{spec.dtype} matmul {ceilings['matmul_tflops']:.0f} TFLOP/s"
