@@ -174,7 +174,7 @@ def run_suite(
     ceilings = measure_ceilings(rep_ms, spec.matmul_precision)
     progress(
         f"[bench] {device}: copy {ceilings['copy_bw_gbps']:.0f} GB/s, "
-        f"{spec.dtype} matmul {ceilings['matmul_tflops']:.0f} TFLOP/s"
+        f"{spec.matmul_precision} matmul {ceilings['matmul_tflops']:.0f} TFLOP/s"
     )
     shared = {
         "kernel": spec.name,
