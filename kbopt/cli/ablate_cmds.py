@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from kbopt.bench.trials import parse_config
+from kbopt.bench.warm_compile import CompileWarmer, default_workers
 from kbopt.cli.common import command, print_json, store_from
 from kbopt.cli.cycle_cmds import BACKENDS, KERNEL_HELP, make_backend
 from kbopt.errors import KbError
@@ -45,6 +46,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--budget-s", type=float, help="stop every arm after this much wall time")
     p.add_argument("--backend", choices=BACKENDS, default="real", help="real GPU or the fake")
     p.add_argument(
+        "--compile-workers",
+        type=int,
+        help="processes that compile a Triton version's next configurations in parallel "
+        "before each round is measured (default: one per core but one, at most 8, with the "
+        "real backend; 0: each configuration compiles on its first measured call)",
+    )
+    p.add_argument(
         "--out",
         type=Path,
         help="write the results here (default: results/ablation/<stamp>-<kernel>-<device>.json "
@@ -74,7 +82,18 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     arms = [a.strip() for a in args.arms.split(",") if a.strip()]
     if args.budget_s is not None and args.budget_s <= 0:
         raise KbError(f"--budget-s must be positive (got {args.budget_s})")
+    if args.compile_workers is not None and args.compile_workers < 0:
+        raise KbError(f"--compile-workers must be 0 or more (got {args.compile_workers})")
     backend = make_backend(args.backend, root)
+    workers = args.compile_workers
+    if workers is None:
+        real_triton = args.backend == "real" and spec.version_family(start) == "triton"
+        workers = default_workers() if real_triton else 0
+    warmer = (
+        CompileWarmer(str(root), spec.locator, start, config.dims_dict, workers)
+        if workers > 0 and args.backend == "real"
+        else None
+    )
 
     def progress(arm: str, row: TrialRow) -> None:
         if args.json:
@@ -87,18 +106,28 @@ def cmd_ablate(args: argparse.Namespace) -> int:
         what = row.move or ",".join(f"{k}={v}" for k, v in row.values.items())
         print(f"[ablate] {arm:<7} {row.n:>3}/{args.trials} {shown}{kept}  {what}", file=sys.stderr)
 
-    doc = run_ablation(
-        spec=spec,
-        backend=backend,
-        store=store,
-        start=start,
-        config=config,
-        arms=arms,
-        trials=args.trials,
-        seed=args.seed,
-        budget_s=args.budget_s,
-        progress=progress,
-    )
+    if warmer is not None and not args.json:
+        print(
+            f"[ablate] compiling each round's next configurations ahead in {workers} processes",
+            file=sys.stderr,
+        )
+    try:
+        doc = run_ablation(
+            spec=spec,
+            backend=backend,
+            store=store,
+            start=start,
+            config=config,
+            arms=arms,
+            trials=args.trials,
+            seed=args.seed,
+            budget_s=args.budget_s,
+            progress=progress,
+            warmer=warmer,
+        )
+    finally:
+        if warmer is not None:
+            warmer.close()
     doc["command"] = "kbopt " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     for row in doc["rows"]:
         row["date"], row["versions"], row["command"] = doc["date"], doc["versions"], doc["command"]
@@ -119,6 +148,13 @@ def cmd_ablate(args: argparse.Namespace) -> int:
         print(
             f"noise: the starting launch measured {doc['start_us']:.1f} us first and "
             f"{doc['start_repeat_us']:.1f} us last ({doc['noise_pct']:.1f}% apart)"
+        )
+    ahead = doc.get("compiled_ahead")
+    if ahead:
+        print(
+            f"compiled ahead: {ahead['configs']} configurations in {ahead['batches']} parallel "
+            f"batches, {ahead['seconds']:.0f} s of the run ({ahead['failed_in_worker']} failed "
+            "there and were measured as usual)"
         )
     print(verdict(doc).replace("**", ""))
     if doc["fake"]:

@@ -32,6 +32,14 @@ params)`, as `kbopt tune` does), so nothing is written to the kernel's folder or
 the catalog.  A configuration reached twice (by two arms, or twice by one) is measured
 once per run and reused; it still counts as a trial of each arm that reached it.
 
+Compilation is not a trial but it is wall time: a Triton kernel compiles on its first call
+at each configuration, 10 to 40 s for some, so a budget can buy two or three trials.  With a
+`warmer` (`kbopt ablate`'s default with the real backend), each round first compiles in
+parallel worker processes what the arms are about to measure: each arm's next
+configuration, then the ones after it (the grid's next points, the walks' next moves if the
+first goes back), as many as there are workers (`kbopt.bench.warm_compile`).  What is
+measured, and in which order, is the same with or without it.
+
 Per arm the result row has `best_pct_of_floor` and `trials_to_within_5pct`: the first
 trial at which the arm's best time so far is within 5% of the best time any arm found.
 """
@@ -46,13 +54,14 @@ import os
 import random
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from kbopt.bench.backend import Measurement, MeasurementBackend, measure_with_backoff
 from kbopt.bench.trials import TrialConfig
+from kbopt.bench.warm_compile import WarmStats
 from kbopt.errors import KbError
 from kbopt.kernel import KernelSpec, Knob
 from kbopt.moves import NotApplicable, PlannedMove, launch_equivalents, plan_move
@@ -175,14 +184,39 @@ class _Walk:
         # Knob changes measured and rolled back: not proposed again from elsewhere (a move
         # that lost once is not retried after an unrelated change was kept).
         self.rejected: set[frozenset] = set()
+        self._open: list[tuple[str, PlannedMove]] | str | None = None
 
     @property
     def best_us(self) -> float:
         """The fastest time this arm has measured (its best values')."""
         return float(self.best_m.duration_us)
 
-    def choose(self) -> tuple[str, PlannedMove] | str:
+    def options(self) -> list[tuple[str, PlannedMove]] | str:
+        """The moves open from the current values, in the arm's order (or why none is)."""
         raise NotImplementedError
+
+    def pick(self, options: list[tuple[str, PlannedMove]]) -> tuple[str, PlannedMove]:
+        return options[0]
+
+    def _options(self) -> list[tuple[str, PlannedMove]] | str:
+        # Ranked once per state: `upcoming` and the step that follows it ask the same.
+        if self._open is None:
+            self._open = self.options()
+        return self._open
+
+    def choose(self) -> tuple[str, PlannedMove] | str:
+        found = self._options()
+        return found if isinstance(found, str) else self.pick(found)
+
+    def upcoming(self, count: int) -> list[dict[str, Any]]:
+        """The knob values of the first `count` moves open from here: what the next step
+        measures, and what it would measure next if that one went back."""
+        if self.result.stopped:
+            return []
+        found = self._options()
+        if isinstance(found, str):
+            return []
+        return [{**self.values, **planned.values} for _, planned in found[:count]]
 
     def step(self, n: int) -> bool:
         choice = self.choose()
@@ -192,6 +226,7 @@ class _Walk:
             # fastest values it has found before it gives up (a move from there, such as
             # halving the warps once more, may not have been reachable from here).
             self.values, self.current = dict(self.best_values), self.best_m
+            self._open = None
             choice = self.choose()
             if not isinstance(choice, str):
                 choice = (f"from the best so far, {choice[0]}", choice[1])
@@ -200,6 +235,7 @@ class _Walk:
             return False
         label, planned = choice
         new = {**self.values, **planned.values}
+        self._open = None  # whatever happens next, the state changes
         self.visited.add(frozenset(new.items()))
         m, err = self.lab.measure(new)
         if m is not None:
@@ -226,7 +262,7 @@ class CatalogWalk(_Walk):
         super().__init__("catalog", *args)
         self.store, self.language, self.spec = store, language, spec
 
-    def choose(self) -> tuple[str, PlannedMove] | str:
+    def options(self) -> list[tuple[str, PlannedMove]] | str:
         from kbopt.strategy import trigger_metrics
         from kbopt.workflow.profiler import build_profile
 
@@ -246,8 +282,7 @@ class CatalogWalk(_Walk):
         )
         if not found:
             return "no catalog entry has an applicable move left"
-        best = found[0]
-        return f"{best.label} {best.entry}", best.planned
+        return [(f"{c.label} {c.entry}", c.planned) for c in found]
 
 
 class RandomWalk(_Walk):
@@ -256,7 +291,7 @@ class RandomWalk(_Walk):
         self.pool, self.spec = list(pool), spec
         self.rng = random.Random(seed)
 
-    def choose(self) -> tuple[str, PlannedMove] | str:
+    def options(self) -> list[tuple[str, PlannedMove]] | str:
         from kbopt.strategy import trigger_metrics
         from kbopt.workflow.profiler import build_profile
 
@@ -277,8 +312,10 @@ class RandomWalk(_Walk):
                     continue
                 options.append((name, planned))
             if options:
-                name, planned = self.rng.choice(options)
-                return name, planned
+                # A random order of the open moves, drawn once per state: the step takes
+                # the first, and the ones after it are what `upcoming` can compile ahead.
+                self.rng.shuffle(options)
+                return options
         return "no entry's move applies to the current values any more"
 
 
@@ -336,8 +373,12 @@ def run_ablation(
     seed: int = 0,
     budget_s: float | None = None,
     progress: Callable[[str, TrialRow], None] = lambda arm, row: None,
+    warmer: Warmer | None = None,
 ) -> dict[str, Any]:
-    """Run the arms (interleaved, one trial each in turn) and return the results document."""
+    """Run the arms (interleaved, one trial each in turn) and return the results document.
+
+    With a `warmer` (`kbopt.bench.warm_compile.CompileWarmer`), each round first compiles,
+    in parallel, what the arms are about to measure (`next_to_compile`)."""
     unknown = [a for a in arms if a not in ARMS]
     if unknown or not arms:
         raise KbError(
@@ -376,7 +417,17 @@ def run_ablation(
     for arm in arms:
         progress(arm, start_row)
     timed_out = False
+    deadline = None if budget_s is None else began + budget_s
     for n in range(2, trials + 1):
+        if warmer is not None and warmer.stats.workers > 0:
+            queues = [
+                walkers[arm].upcoming(warmer.stats.workers)
+                if arm in walkers
+                else [{**file_values, **g} for g in grid[n - 2 : n - 2 + warmer.stats.workers]]
+                for arm in arms
+            ]
+            known = set(lab.cache) | warmer.done
+            warmer.warm(next_to_compile(queues, known, warmer.stats.workers), deadline)
         for arm in arms:
             if budget_s is not None and time.monotonic() - began > budget_s:
                 timed_out = True
@@ -409,9 +460,38 @@ def run_ablation(
         for res in results.values():
             if len(res.trials) < trials and not res.stopped:
                 res.stopped = f"wall-time budget ({budget_s:g} s) reached"
-    return _document(
-        spec, start, config, arms, trials, seed, budget_s, lab, results, backend, store
-    )
+    doc = _document(spec, start, config, arms, trials, seed, budget_s, lab, results, backend, store)
+    # How many configurations were compiled ahead, in how many parallel batches and how
+    # much wall time: what the budget paid for besides the measurements.
+    doc["compiled_ahead"] = warmer.stats.as_dict() if warmer is not None else None
+    return doc
+
+
+class Warmer(Protocol):
+    """Compiles knob configurations ahead of their measurement (see run_ablation)."""
+
+    stats: WarmStats
+    done: set[frozenset]  # configurations compiled (or tried) already
+
+    def warm(self, configs: Sequence[Mapping[str, Any]], deadline: float | None = None) -> int: ...
+
+
+def next_to_compile(
+    queues: Sequence[Sequence[Mapping[str, Any]]], known: Collection[frozenset], limit: int
+) -> list[dict[str, Any]]:
+    """At most `limit` configurations, taken from the arms' queues in turn (each arm's next
+    measurement first, then what would follow it), none `known` (measured or compiled
+    already), none twice."""
+    out: list[dict[str, Any]] = []
+    seen: set[frozenset] = set(known)
+    for depth in range(max((len(q) for q in queues), default=0)):
+        for queue in queues:
+            if depth < len(queue) and len(out) < limit:
+                key = frozenset(queue[depth].items())
+                if key not in seen:
+                    seen.add(key)
+                    out.append(dict(queue[depth]))
+    return out
 
 
 def _copy(row: TrialRow) -> TrialRow:

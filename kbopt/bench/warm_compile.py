@@ -1,0 +1,185 @@
+"""Compile a Triton version's knob configurations ahead of their measurements, in parallel.
+
+A search over knobs (`kbopt ablate`) measures one configuration at a time, and a Triton
+kernel compiles on its first call at each new configuration.  For most kernels that is a
+second or two; for some (a GEMM that unrolls its whole depth, a fused kernel with many
+constexpr branches) it is 10 to 40 s, so a wall-time budget buys two or three trials and
+the verdict rests on nothing.  Compilation runs on the CPU (the backend's LLVM passes and
+ptxas, one thread each) and the GPU machine has many cores, so the configurations a search
+is about to measure are compiled first, several at once, in worker processes: each worker
+calls the version once at the trial's dimensions, which leaves the compiled kernel in
+Triton's on-disk cache, where the measuring process finds it on its own first call.
+
+Nothing is measured here and nothing a worker finds is trusted: a configuration that fails
+to compile or run in a worker is measured (and recorded as failed) by the search as usual.
+Workers run one after another on the GPU only for their single call; the search does not
+measure while a batch compiles (`warm` blocks), so timings are not disturbed.
+
+Only Triton versions gain (CuTe DSL and torch versions keep no shared on-disk cache), and
+only with the real backend.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from typing import Any
+
+# Workers beyond this compile little faster (the measuring process and the GPU are shared)
+# and each holds a CUDA context of a few hundred MB.
+MAX_WORKERS = 8
+
+
+def default_workers() -> int:
+    """One worker per core, leaving one for the measuring process, at most MAX_WORKERS."""
+    return max(0, min(MAX_WORKERS, (os.cpu_count() or 1) - 1))
+
+
+def compile_once(
+    root: str,
+    locator: str,
+    version: str,
+    dims: Mapping[str, int],
+    params: Mapping[str, Any],
+    device: str = "cuda",
+) -> tuple[bool, str, float]:
+    """One call of `version` with knob values `params` at `dims`: (ran, why not, seconds).
+
+    Runs in a worker process.  Both input makers the measurement uses (the check's and the
+    timing's) are called through, since each may specialise the kernel differently."""
+    began = time.monotonic()
+    if sys.path[:1] != [root]:  # the project's `kernels` package before any other on the path
+        sys.path.insert(0, root)
+    try:
+        import torch
+
+        from kbopt.bench.harness import call, torch_dtype
+        from kbopt.bench.real import RealBackend, _params_applied
+        from kbopt.kernel import load_spec
+
+        spec = load_spec(locator, root)
+        dtype = torch_dtype(spec.dtype)
+        makers = [m for m in (spec.make_check_inputs, spec.make_inputs) if m is not None]
+        with _params_applied(spec, version, params or None):
+            entry = RealBackend(root)._version(spec, version)
+            for make in dict.fromkeys(makers):
+                inputs = make(dict(dims), dtype=dtype, device=device)
+                call(entry, inputs)
+                del inputs
+        if device == "cuda":
+            torch.cuda.synchronize()
+            torch.cuda.empty_cache()
+        return True, "", time.monotonic() - began
+    except Exception as exc:  # the search measures it anyway and records why it failed
+        return False, f"{type(exc).__name__}: {exc}".splitlines()[0][:300], time.monotonic() - began
+
+
+@dataclass
+class WarmStats:
+    """What warming did in one search, for its results file."""
+
+    workers: int
+    batches: int = 0
+    configs: int = 0
+    failed: int = 0
+    seconds: float = 0.0
+    skipped: list[str] = field(default_factory=list)  # why a batch was cut short
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "workers": self.workers,
+            "batches": self.batches,
+            "configs": self.configs,
+            "failed_in_worker": self.failed,
+            "seconds": round(self.seconds, 1),
+            "cut_short": self.skipped,
+        }
+
+
+class CompileWarmer:
+    """A pool of worker processes that compile knob configurations of one version at one
+    trial's dimensions; each configuration at most once."""
+
+    def __init__(
+        self,
+        root: str,
+        locator: str,
+        version: str,
+        dims: Mapping[str, int],
+        workers: int,
+        *,
+        device: str = "cuda",
+    ):
+        self.root, self.locator, self.version = root, locator, version
+        self.dims, self.device = dict(dims), device
+        self.stats = WarmStats(workers)
+        self.done: set[frozenset] = set()
+        self._pool: ProcessPoolExecutor | None = None
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            # spawn: a forked child would inherit the parent's CUDA context, which CUDA forbids
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.stats.workers, mp_context=multiprocessing.get_context("spawn")
+            )
+        return self._pool
+
+    def warm(self, configs: Sequence[Mapping[str, Any]], deadline: float | None = None) -> int:
+        """Compile the configurations not compiled yet, in parallel; return how many ran.
+        Blocks until they are done or `deadline` (time.monotonic()) passes."""
+        todo: list[dict[str, Any]] = []
+        for values in configs:
+            key = frozenset(values.items())
+            if key not in self.done:
+                self.done.add(key)
+                todo.append(dict(values))
+        if not todo or self.stats.workers <= 0:
+            return 0
+        began = time.monotonic()
+        try:
+            pool = self._executor()
+            futures: list[Future] = [
+                pool.submit(
+                    compile_once, self.root, self.locator, self.version, self.dims, v, self.device
+                )
+                for v in todo
+            ]
+        except BrokenProcessPool:  # a worker died earlier: the search compiles on its own
+            self.stats.skipped.append("the worker pool broke; compiling in the search itself")
+            self.stats.workers = 0
+            return 0
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        finished, pending = wait(futures, timeout=timeout)
+        if pending:
+            for f in pending:
+                f.cancel()
+            self.stats.skipped.append(
+                f"{len(pending)} of {len(futures)} not compiled ahead: the wall-time budget ran out"
+            )
+        for f in finished:
+            try:
+                ran, _, _ = f.result()
+            except Exception:  # a worker that died (out of memory, a crash in the driver)
+                ran = False
+            self.stats.failed += 0 if ran else 1
+        self.stats.batches += 1
+        self.stats.configs += len(finished)
+        self.stats.seconds += time.monotonic() - began
+        return len(finished)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> CompileWarmer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
