@@ -108,6 +108,22 @@ def sglang_059(name: str, path: str, dest: str, sha256: str, **rest: Any) -> Sou
     )
 
 
+def vllm_0340(name: str, path: str, dest: str, sha256: str, **rest: Any) -> Source:
+    """A file of vLLM's v0.34.0 release (Apache-2.0), the same in its PyPI wheel, whose
+    package sits at the repository's root as in the wheel."""
+    return Source(
+        name=name,
+        repo="vllm-project/vllm",
+        ref="v0.34.0",
+        path=path,
+        license="Apache-2.0",
+        dest=dest,
+        sha256=sha256,
+        pypi=("vllm", "0.34.0", path),
+        **rest,
+    )
+
+
 SOURCES: tuple[Source, ...] = (
     sglang_059(
         name="sglang",
@@ -337,6 +353,82 @@ SOURCES: tuple[Source, ...] = (
         used_by=("sglang_kv_indices",),
         note="the KV index gather kernel only (the module imports SGLang and sgl_kernel at import)",
     ),
+    vllm_0340(
+        name="vllm_lora_shrink",
+        path="vllm/lora/ops/triton_ops/lora_shrink_op.py",
+        dest="vllm/lora_shrink.py",
+        sha256="5c7fdd106caa6cb8d20b2b00084cd8851269e24ae99a1fdf1acdcc2481966d57",
+        mode="extract",
+        functions=("_lora_shrink_kernel",),
+        used_by=("vllm_lora_shrink",),
+        note="the multi-LoRA shrink kernel only (its module imports vLLM's envs, config "
+        "helpers and custom-op registry at import); its do_shrink_kernel and mm_k come from "
+        "vllm_lora_kernel_utils",
+    ),
+    vllm_0340(
+        name="vllm_lora_kernel_utils",
+        path="vllm/lora/ops/triton_ops/kernel_utils.py",
+        dest="vllm/lora_kernel_utils.py",
+        sha256="de80649e95cb890b4e807a9c06949ddb103975210ec936395477cf13fb85fe12",
+        mode="extract",
+        functions=("mm_k", "do_shrink_kernel"),
+        used_by=("vllm_lora_shrink",),
+        note="the shrink's tile product and its K loop (the launcher hands them to the "
+        "shrink kernel's module; the expand kernel is left out)",
+    ),
+    vllm_0340(
+        name="vllm_awq_gemm",
+        path="vllm/model_executor/layers/quantization/awq_triton.py",
+        dest="vllm/awq_triton.py",
+        sha256="f4c80f2403616cf5bff0924664467a6a009089fb4ce8f7f7152d9944d5271c19",
+        mode="extract",
+        functions=("awq_gemm_kernel",),
+        used_by=("vllm_awq_gemm",),
+        note="the AWQ int4 GEMM kernel only (its module imports vLLM's triton_utils)",
+    ),
+    vllm_0340(
+        name="vllm_reshape_and_cache",
+        path="vllm/v1/attention/ops/triton_reshape_and_cache_flash.py",
+        dest="vllm/reshape_and_cache_flash.py",
+        sha256="82a90767e228a49e968ffe7318a61d3e3a1614b53dcdf7e3ca1607d64e0f211c",
+        mode="extract",
+        functions=("reshape_and_cache_kernel_flash",),
+        used_by=("vllm_reshape_and_cache",),
+        note="the paged KV-cache store kernel only (its module imports vLLM's platform, "
+        "quantization and KV-cache helpers at import)",
+    ),
+    vllm_0340(
+        name="vllm_causal_conv1d",
+        path="vllm/model_executor/layers/mamba/ops/causal_conv1d.py",
+        dest="vllm/causal_conv1d.py",
+        sha256="e0561add6ebfe68827dfe3c1506e9960d1427d86a74f7dd52528c5f48d6db7e8",
+        shims={
+            "from vllm.platforms import current_platform": (
+                "class current_platform:  # kbopt shim: vllm.platforms' CUDA platform, as far "
+                "as this file asks\n"
+                "    @staticmethod\n"
+                "    def is_cpu():\n"
+                "        return False\n\n"
+                "    @staticmethod\n"
+                "    def is_arch_support_pdl():\n"
+                "        try:\n"
+                "            return torch.cuda.get_device_capability()[0] >= 9\n"
+                "        except Exception:\n"
+                "            return False"
+            ),
+            "from vllm.triton_utils import tl, triton": (
+                "import triton  # kbopt shim: vllm.triton_utils re-exports these\n"
+                "import triton.language as tl"
+            ),
+            "from vllm.v1.attention.backends.utils import NULL_BLOCK_ID, PAD_SLOT_ID": (
+                "NULL_BLOCK_ID = 0  # kbopt shim: vllm.v1.attention.backends.utils' constants\n"
+                "PAD_SLOT_ID = -1"
+            ),
+        },
+        used_by=("vllm_causal_conv1d",),
+        note="the whole file, its three vLLM imports shimmed (the CUDA platform's two "
+        "questions, triton, the padding constants); the launcher calls the prefill kernel",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}
@@ -496,24 +588,30 @@ def from_files(source: Source, root: Path) -> tuple[str, str]:
     return path.read_text(encoding="utf-8"), f"files {path}"
 
 
-def from_pypi(source: Source) -> tuple[str, str]:
-    """The file from the pinned wheel, downloaded with pip (no install, no dependencies)."""
+def from_pypi(source: Source, cache: dict[str, Path]) -> tuple[str, str]:
+    """The file from the pinned wheel, downloaded with pip (no install, no dependencies;
+    one download per distribution and version in a run, however many files it gives)."""
     if source.pypi is None:
         raise FetchError("not published on PyPI: fetch it with git, --from-mirror or --from-files")
     dist, version, inner = source.pypi
-    with tempfile.TemporaryDirectory(prefix="kbopt-tp-") as tmp:
+    key = f"pypi:{dist}=={version}"
+    if key not in cache:
+        tmp = Path(tempfile.mkdtemp(prefix="kbopt-tp-"))
+        cache[key] = tmp
         cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:"]
-        cmd += ["-q", "-d", tmp, f"{dist}=={version}"]
+        cmd += ["-q", "-d", str(tmp), f"{dist}=={version}"]
         print(f"  pip download {dist}=={version}", file=sys.stderr)
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
-        wheels = list(Path(tmp).glob("*.whl"))
-        if done.returncode != 0 or not wheels:
+        if done.returncode != 0 or not list(tmp.glob("*.whl")):
             raise FetchError(f"pip download {dist}=={version} failed: {done.stderr.strip()[-400:]}")
-        with zipfile.ZipFile(wheels[0]) as zf:
-            try:
-                text = zf.read(inner).decode("utf-8")
-            except KeyError:
-                raise FetchError(f"{wheels[0].name} has no {inner}") from None
+    wheels = list(cache[key].glob("*.whl"))
+    if not wheels:
+        raise FetchError(f"pip download {dist}=={version} gave no wheel")
+    with zipfile.ZipFile(wheels[0]) as zf:
+        try:
+            text = zf.read(inner).decode("utf-8")
+        except KeyError:
+            raise FetchError(f"{wheels[0].name} has no {inner}") from None
     return text, f"pypi {dist}=={version}"
 
 
@@ -663,7 +761,7 @@ def fetch_one(source: Source, args: argparse.Namespace, cache: dict[str, Path]) 
     elif args.from_mirror:
         text, how = from_mirror(source, Path(args.from_mirror))
     elif args.from_pypi:
-        text, how = from_pypi(source)
+        text, how = from_pypi(source, cache)
     else:
         text, how = from_git(source, cache)
     out, digest = render(source, text, f"{source.repo}:{source.path}")

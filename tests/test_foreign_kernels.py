@@ -75,6 +75,10 @@ NEEDS = {
     "sglang_gdn_solve_tril": "sglang_gdn_solve_tril",
     "sglang_moe_sum_reduce": "sglang_moe_sum_reduce",
     "sglang_kv_indices": "sglang_kv_indices",
+    "vllm_lora_shrink": "vllm_lora_shrink",
+    "vllm_awq_gemm": "vllm_awq_gemm",
+    "vllm_reshape_and_cache": "vllm_reshape_and_cache",
+    "vllm_causal_conv1d": "vllm_causal_conv1d",
 }
 
 
@@ -355,6 +359,14 @@ CASES = {
     "sglang_moe_sum_reduce": ({"tokens": 5, "topk": 3, "hidden": 2500}, {"triton_v1": {"block_m": 2, "block_dim": 256, "num_stages": 2, "num_warps": 2}}),
     # 700 slots per request: two 512-slot steps, the second masked; pool rows 1000 wide
     "sglang_kv_indices": ({"batch": 3, "kv_len": 700, "max_context": 1000}, {"triton_v1": {"num_warps": 2, "num_stages": 1}}),
+    # tl.dot, fp32 and fp16; 40 tokens (below 128: v1's 256-deep steps split 64 ways, a 96-wide hidden size masked and most splits adding zeros), 3 slices through the pointer table, 3 adapters; the variant: 16-token tiles, 32-deep steps, no split (plain stores)
+    "vllm_lora_shrink": ({"tokens": 40, "hidden": 96, "rank": 16, "loras": 3, "slices": 3}, {"triton_v1": {"block_m": 16, "block_k": 32, "split_k": 1, "num_warps": 2, "num_stages": 1}}),
+    # tl.dot with int4 unpacking, fp32 and fp16 (fp16 accumulation); k = 512: v1's 8 splits of 32-deep steps take two strides each; n = 80: a partial 32-column tile; the variant: 16 x 16 tiles, 64-deep steps split 2 ways
+    "vllm_awq_gemm": ({"tokens": 5, "k": 512, "n": 80, "group": 128}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 64, "split_k": 2, "num_warps": 2, "num_stages": 1}}),
+    # 2 sequences of 20 tokens crossing 16-token blocks; 3 kv heads of 40: v1's 128-wide tile masked, the variant's four 32-wide tiles (the last masked); random caches, so a stray write shows
+    "vllm_reshape_and_cache": ({"tokens": 40, "seqs": 2, "heads": 3, "head_size": 40, "block_size": 16}, {"triton_v1": {"tile_size": 32, "num_warps": 2, "num_stages": 1}}),
+    # 3 packed 21-token sequences (the middle one continuing a cached state), 300 channels: v1's 8-token chunks (the last cut at 5) and 256-channel tiles (the second masked); the variant's 16-token chunks, 128-channel tiles
+    "vllm_causal_conv1d": ({"seqs": 3, "seqlen": 21, "dim": 300, "width": 4}, {"triton_v1": {"block_m": 16, "block_n": 128, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

@@ -46,6 +46,11 @@ SOURCE_FILES = {
     "sglang_gdn_solve_tril": "sglang/fla_solve_tril.py",
     "sglang_moe_sum_reduce": "sglang/moe_sum_reduce.py",
     "sglang_kv_indices": "sglang/kv_indices.py",
+    "vllm_lora_shrink": "vllm/lora_shrink.py",
+    "vllm_lora_kernel_utils": "vllm/lora_kernel_utils.py",
+    "vllm_awq_gemm": "vllm/awq_triton.py",
+    "vllm_reshape_and_cache": "vllm/reshape_and_cache_flash.py",
+    "vllm_causal_conv1d": "vllm/causal_conv1d.py",
 }
 
 
