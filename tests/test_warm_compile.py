@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import shutil
+import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -64,7 +65,13 @@ class JournalWarmer:
         self.done: set[frozenset] = set()
         self.batches: list[list[dict[str, Any]]] = []
 
-    def warm(self, configs: Sequence[Mapping[str, Any]], deadline: float | None = None) -> int:
+    def warm(
+        self,
+        configs: Sequence[Mapping[str, Any]],
+        deadline: float | None = None,
+        sure: Sequence[bool] | None = None,
+    ) -> int:
+        assert sure is not None and len(sure) == len(configs)
         self.batches.append([dict(c) for c in configs])
         self.journal.events += [("compile", frozenset(c.items())) for c in configs]
         self.done |= {frozenset(c.items()) for c in configs}
@@ -121,11 +128,17 @@ def test_compiling_ahead_changes_nothing_that_is_measured(tmp_path: Path) -> Non
 def test_next_to_compile_takes_each_arms_next_first_and_skips_what_is_known() -> None:
     a, b, c, d = ({"w": i} for i in range(4))
     measured = {frozenset(d.items())}
-    queues = [[a, b], [d, c], [a, c, b]]
-    # depth 0: a (arm 1), d is measured, a again; depth 1: b, c, ...
-    assert next_to_compile(queues, measured, limit=3) == [a, b, c]
-    assert next_to_compile(queues, measured, limit=1) == [a]
-    assert next_to_compile([[], []], {}, limit=4) == []
+    queues = [([a, b], 1), ([d, c], 1), ([a, c, b], 3)]
+    # depth 0: a (arm 1), d is measured, a again; depth 1: b and c, guesses of arms 1 and 2
+    # but sure for the third (a grid: all sure)
+    assert next_to_compile(queues, measured, limit=3) == ([a, b, c], [True, True, True])
+    assert next_to_compile(queues[:2], measured, limit=3) == ([a, b, c], [True, False, False])
+    assert next_to_compile(queues, measured, limit=1) == ([a], [True])
+    assert next_to_compile([([a], 1), ([b, c], 1)], set(), limit=4) == (
+        [a, b, c],
+        [True] * 2 + [False],
+    )
+    assert next_to_compile([([], 1), ([], 8)], set(), limit=4) == ([], [])
 
 
 @pytest.fixture
@@ -154,8 +167,12 @@ def test_the_warmer_compiles_in_worker_processes_and_each_configuration_once(
         assert warmer.warm([{"num_warps": 2}, {"num_warps": 8}, {"num_warps": 2}]) == 2
         assert warmer.warm([{"num_warps": 8}]) == 0  # done already
         assert warmer.warm([{"num_warps": 3}]) == 1  # refused in the worker: counted failed
+        # a guess still compiling when its time is up is stopped, workers and all
+        assert warmer.warm([{"num_warps": 4}], time.monotonic(), sure=[False]) == 0
+        assert warmer._pool is None and "stopped before they compiled" in warmer.stats.skipped[0]
+        assert warmer.warm([{"num_warps": 1}]) == 1  # fresh workers for the next round
     stats = warmer.stats.as_dict()
-    assert stats["configs"] == 3 and stats["failed_in_worker"] == 1 and stats["batches"] == 2
+    assert stats["configs"] == 4 and stats["failed_in_worker"] == 1 and stats["batches"] == 4
     assert json.dumps(stats)  # goes into the results file as it is
 
 

@@ -26,8 +26,6 @@ import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,62 +118,88 @@ class CompileWarmer:
         self.dims, self.device = dict(dims), device
         self.stats = WarmStats(workers)
         self.done: set[frozenset] = set()
-        self._pool: ProcessPoolExecutor | None = None
+        self.longest_s = 0.0  # the longest one configuration took in a worker so far
+        self._pool: Any = None
 
-    def _executor(self) -> ProcessPoolExecutor:
+    def _workers(self) -> Any:
         if self._pool is None:
             # spawn: a forked child would inherit the parent's CUDA context, which CUDA forbids
-            self._pool = ProcessPoolExecutor(
-                max_workers=self.stats.workers, mp_context=multiprocessing.get_context("spawn")
-            )
+            self._pool = multiprocessing.get_context("spawn").Pool(self.stats.workers)
         return self._pool
 
-    def warm(self, configs: Sequence[Mapping[str, Any]], deadline: float | None = None) -> int:
+    def warm(
+        self,
+        configs: Sequence[Mapping[str, Any]],
+        deadline: float | None = None,
+        sure: Sequence[bool] | None = None,
+    ) -> int:
         """Compile the configurations not compiled yet, in parallel; return how many ran.
-        Blocks until they are done or `deadline` (time.monotonic()) passes."""
-        todo: list[dict[str, Any]] = []
-        for values in configs:
+
+        Those marked `sure` (all by default) are going to be measured: they are waited for
+        until `deadline` (time.monotonic()).  The others are guesses at what comes after:
+        they get as long again as the sure ones took (at least the longest compile seen so
+        far), then the workers still compiling are stopped (a configuration that compiles for
+        minutes must not hold the search, nor launch on the GPU while it measures)."""
+        marks = list(sure) if sure is not None else [True] * len(configs)
+        todo: list[tuple[dict[str, Any], bool]] = []
+        for values, is_sure in zip(configs, marks, strict=True):
             key = frozenset(values.items())
             if key not in self.done:
                 self.done.add(key)
-                todo.append(dict(values))
+                todo.append((dict(values), is_sure))
         if not todo or self.stats.workers <= 0:
             return 0
         began = time.monotonic()
-        try:
-            pool = self._executor()
-            futures: list[Future] = [
-                pool.submit(
-                    compile_once, self.root, self.locator, self.version, self.dims, v, self.device
-                )
-                for v in todo
-            ]
-        except BrokenProcessPool:  # a worker died earlier: the search compiles on its own
-            self.stats.skipped.append("the worker pool broke; compiling in the search itself")
-            self.stats.workers = 0
-            return 0
-        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-        finished, pending = wait(futures, timeout=timeout)
-        if pending:
-            for f in pending:
-                f.cancel()
-            self.stats.skipped.append(
-                f"{len(pending)} of {len(futures)} not compiled ahead: the wall-time budget ran out"
+        pool = self._workers()
+        jobs = [
+            (
+                is_sure,
+                pool.apply_async(
+                    compile_once, (self.root, self.locator, self.version, self.dims, v, self.device)
+                ),
             )
-        for f in finished:
+            for v, is_sure in todo
+        ]
+
+        def wait_until(job: Any, until: float | None) -> None:
+            job.wait(None if until is None else max(0.0, until - time.monotonic()))
+
+        for is_sure, job in jobs:
+            if is_sure:
+                wait_until(job, deadline)
+        allowance = max(1.0, time.monotonic() - began, self.longest_s)
+        guess_until = time.monotonic() + allowance
+        if deadline is not None:
+            guess_until = min(guess_until, deadline)
+        for is_sure, job in jobs:
+            if not is_sure:
+                wait_until(job, guess_until)
+        finished = [job for _, job in jobs if job.ready()]
+        for job in finished:
             try:
-                ran, _, _ = f.result()
+                ran, _, seconds = job.get()
             except Exception:  # a worker that died (out of memory, a crash in the driver)
-                ran = False
+                ran, seconds = False, 0.0
             self.stats.failed += 0 if ran else 1
+            if ran:
+                self.longest_s = max(self.longest_s, float(seconds))
+        if len(finished) < len(jobs):
+            out_of_time = deadline is not None and time.monotonic() >= deadline
+            why = "the wall-time budget ran out" if out_of_time else "slower than the round allowed"
+            self.stats.skipped.append(
+                f"{len(jobs) - len(finished)} of {len(jobs)} stopped before they compiled ({why})"
+            )
+            self.close()  # stop them now; the next round starts fresh workers
         self.stats.batches += 1
         self.stats.configs += len(finished)
         self.stats.seconds += time.monotonic() - began
         return len(finished)
 
     def close(self) -> None:
+        """Stop the workers at once, whatever they are compiling (never wait for them)."""
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool.terminate()
+            self._pool.join()
             self._pool = None
 
     def __enter__(self) -> CompileWarmer:

@@ -420,14 +420,16 @@ def run_ablation(
     deadline = None if budget_s is None else began + budget_s
     for n in range(2, trials + 1):
         if warmer is not None and warmer.stats.workers > 0:
+            width = warmer.stats.workers
             queues = [
-                walkers[arm].upcoming(warmer.stats.workers)
+                (walkers[arm].upcoming(width), 1)
                 if arm in walkers
-                else [{**file_values, **g} for g in grid[n - 2 : n - 2 + warmer.stats.workers]]
+                else ([{**file_values, **g} for g in grid[n - 2 : n - 2 + width]], width)
                 for arm in arms
             ]
             known = set(lab.cache) | warmer.done
-            warmer.warm(next_to_compile(queues, known, warmer.stats.workers), deadline)
+            ahead, sure = next_to_compile(queues, known, width)
+            warmer.warm(ahead, deadline, sure)
         for arm in arms:
             if budget_s is not None and time.monotonic() - began > budget_s:
                 timed_out = True
@@ -473,25 +475,39 @@ class Warmer(Protocol):
     stats: WarmStats
     done: set[frozenset]  # configurations compiled (or tried) already
 
-    def warm(self, configs: Sequence[Mapping[str, Any]], deadline: float | None = None) -> int: ...
+    def warm(
+        self,
+        configs: Sequence[Mapping[str, Any]],
+        deadline: float | None = None,
+        sure: Sequence[bool] | None = None,
+    ) -> int: ...
 
 
 def next_to_compile(
-    queues: Sequence[Sequence[Mapping[str, Any]]], known: Collection[frozenset], limit: int
-) -> list[dict[str, Any]]:
+    queues: Sequence[tuple[Sequence[Mapping[str, Any]], int]],
+    known: Collection[frozenset],
+    limit: int,
+) -> tuple[list[dict[str, Any]], list[bool]]:
     """At most `limit` configurations, taken from the arms' queues in turn (each arm's next
     measurement first, then what would follow it), none `known` (measured or compiled
-    already), none twice."""
+    already), none twice; and which are sure to be measured.  A queue is (configurations,
+    how many at its head are sure): the grid's are all sure, a walk's first only (the ones
+    after it are measured only if that one goes back)."""
     out: list[dict[str, Any]] = []
-    seen: set[frozenset] = set(known)
-    for depth in range(max((len(q) for q in queues), default=0)):
-        for queue in queues:
-            if depth < len(queue) and len(out) < limit:
-                key = frozenset(queue[depth].items())
-                if key not in seen:
-                    seen.add(key)
-                    out.append(dict(queue[depth]))
-    return out
+    sure: list[bool] = []
+    taken: dict[frozenset, int] = {}  # where in `out`
+    for depth in range(max((len(q) for q, _ in queues), default=0)):
+        for queue, certain in queues:
+            if depth >= len(queue):
+                continue
+            key = frozenset(queue[depth].items())
+            if key in taken:  # another arm's guess may be this arm's sure next
+                sure[taken[key]] |= depth < certain
+            elif key not in known and len(out) < limit:
+                taken[key] = len(out)
+                out.append(dict(queue[depth]))
+                sure.append(depth < certain)
+    return out, sure
 
 
 def _copy(row: TrialRow) -> TrialRow:
