@@ -63,6 +63,7 @@ class JournalWarmer:
     def __init__(self, journal: Journal, workers: int):
         self.journal, self.stats = journal, WarmStats(workers)
         self.done: set[frozenset] = set()
+        self.sure: list[int] = []  # per batch: how many are some arm's next measurement
         self.batches: list[list[dict[str, Any]]] = []
 
     def warm(
@@ -72,6 +73,7 @@ class JournalWarmer:
         sure: Sequence[bool] | None = None,
     ) -> int:
         assert sure is not None and len(sure) == len(configs)
+        self.sure.append(sum(sure))
         self.batches.append([dict(c) for c in configs])
         self.journal.events += [("compile", frozenset(c.items())) for c in configs]
         self.done |= {frozenset(c.items()) for c in configs}
@@ -109,6 +111,9 @@ def test_every_configuration_is_compiled_ahead_before_it_is_measured(tmp_path: P
         assert ("compile", key) in journal.events[:first_measure], dict(key)
     assert len(compiled) == len(set(compiled))  # never the same configuration twice
     assert all(len(b) <= 4 for b in warmer.batches)  # one wave of the workers per round
+    # only each arm's next measurement is waited for: one per arm at most (the grid's later
+    # points are guesses a round does not wait on)
+    assert all(n <= 3 for n in warmer.sure) and any(n > 0 for n in warmer.sure)
     assert measured[0] not in compiled  # the start was measured before any round
     assert doc["compiled_ahead"]["configs"] == len(compiled)
     assert doc["compiled_ahead"]["batches"] == len(warmer.batches)
@@ -130,7 +135,7 @@ def test_next_to_compile_takes_each_arms_next_first_and_skips_what_is_known() ->
     measured = {frozenset(d.items())}
     queues = [([a, b], 1), ([d, c], 1), ([a, c, b], 3)]
     # depth 0: a (arm 1), d is measured, a again; depth 1: b and c, guesses of arms 1 and 2
-    # but sure for the third (a grid: all sure)
+    # but sure for the third (a queue whose three are all sure)
     assert next_to_compile(queues, measured, limit=3) == ([a, b, c], [True, True, True])
     assert next_to_compile(queues[:2], measured, limit=3) == ([a, b, c], [True, False, False])
     assert next_to_compile(queues, measured, limit=1) == ([a], [True])

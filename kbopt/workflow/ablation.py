@@ -424,7 +424,7 @@ def run_ablation(
             queues = [
                 (walkers[arm].upcoming(width), 1)
                 if arm in walkers
-                else ([{**file_values, **g} for g in grid[n - 2 : n - 2 + width]], width)
+                else ([{**file_values, **g} for g in grid[n - 2 : n - 2 + width]], 1)
                 for arm in arms
             ]
             known = set(lab.cache) | warmer.done
@@ -490,9 +490,11 @@ def next_to_compile(
 ) -> tuple[list[dict[str, Any]], list[bool]]:
     """At most `limit` configurations, taken from the arms' queues in turn (each arm's next
     measurement first, then what would follow it), none `known` (measured or compiled
-    already), none twice; and which are sure to be measured.  A queue is (configurations,
-    how many at its head are sure): the grid's are all sure, a walk's first only (the ones
-    after it are measured only if that one goes back)."""
+    already), none twice; and which are sure to be measured next.  A queue is
+    (configurations, how many at its head are sure).  Only each arm's next is waited for:
+    the grid's later points will be measured too if the budget lasts, but a round that
+    waited for all of them would spend the budget on points one slow compile may never let
+    the grid reach (on the H200, 114 s of a 140 s run went to one such round)."""
     out: list[dict[str, Any]] = []
     sure: list[bool] = []
     taken: dict[frozenset, int] = {}  # where in `out`
