@@ -578,3 +578,47 @@ def test_a_walk_stuck_on_a_plateau_goes_on_from_the_fastest_values(tmp_path: Pat
     assert (512, 8) in measured, list(measured)
     assert "from the best so far" in measured[(512, 8)].move
     assert walk.best_us == 80.0
+
+
+class FlatButSixteenWarps(AdjustedBackend):
+    """Every configuration takes 100 us, except sixteen warps: 80 us."""
+
+    def adjust(self, m: Measurement, params: dict[str, Any]) -> None:
+        m.duration_us = 80.0 if params.get("num_warps") == 16 else 100.0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_direction_that_found_nothing_waits_behind_the_other_moves(
+    tmp_path: Path, seed: int
+) -> None:
+    """One more pipeline stage, kept (as fast) but not faster: the next move is not one
+    more stage again while another move is open; once something is faster, every direction
+    is open again."""
+    from kbopt.model import Move
+    from kbopt.workflow.ablation import Lab, RandomWalk, _row
+
+    root = _project(tmp_path, "add_rmsnorm")
+    spec = load_spec("add_rmsnorm", root)
+    cfg = TrialConfig.from_dict({"name": "large", "dims": {"rows": 8192, "hidden": 4096}})
+    lab = Lab(FlatButSixteenWarps(root), spec, "triton_v1", cfg, spec.knob_values("triton_v1"))
+    values = {**spec.knob_values("triton_v1"), "num_stages": 2, "num_warps": 4}
+    start_m, err = lab.measure(values)
+    assert start_m is not None
+    pool = [
+        ("deeper", Move(change={"pipeline_stages": "+1"})),
+        ("more warps", Move(change={"warps": "x2"})),
+    ]
+    walk = RandomWalk(lab, _row(1, values, start_m, err), start_m, pool=pool, spec=spec, seed=seed)
+    assert walk.step(2)
+    second = walk.result.trials[1]
+    assert second.kept and second.duration_us == 100.0  # as fast: kept, found nothing
+    raised = {k for k in second.values if second.values[k] != values[k]}
+    assert walk.flat == {(k, 1) for k in raised}  # both moves raise their knob
+    assert walk.step(3)
+    assert second.move.split(":")[0] != walk.result.trials[2].move.split(":")[0]
+    for n in range(4, 10):
+        if walk.best_us == 80.0:
+            break
+        assert walk.step(n)
+    assert walk.best_us == 80.0 and walk.values["num_warps"] == 16
+    assert not walk.flat  # found faster: every direction open again

@@ -20,9 +20,11 @@ fails its correctness check or runs out of memory is a trial too, recorded with 
   gain), so both arms draw on the same moves.  When no move is left from the current
   values (kept moves within the tolerance can wander a plateau), it goes on from the
   fastest values it has measured; it stops early only when none is left from there either.
+  A move kept without being faster marks its direction (a knob raised, or lowered): the
+  same direction again waits behind every other move until some move is faster.
 - `random`: the same entries' moves (every optimization and anti-pattern in scope that
   declares moves), with the same applicability rules (the same two passes), keep / go
-  back, no-retry and go-on-from-the-fastest rules, picked in a random order instead of
+  back, no-retry, flat-direction and go-on-from-the-fastest rules, picked in a random order instead of
   the ranking's.
 - `grid`: what an autotuner does: the product of every knob's allowed values, sampled
   without replacement (or all of it, in a random order, when it fits the budget).
@@ -185,6 +187,11 @@ class _Walk:
         # that lost once is not retried after an unrelated change was kept).
         self.rejected: set[frozenset] = set()
         self._open: list[tuple[str, PlannedMove]] | str | None = None
+        # Directions (knob, +1 or -1) whose last move was kept but found nothing faster:
+        # the same direction again goes after every other move until something is faster
+        # (one more pipeline stage, then another, then another, each as fast as the last,
+        # spent three trials of a 24-trial budget on the H200).
+        self.flat: set[tuple[str, int]] = set()
 
     @property
     def best_us(self) -> float:
@@ -201,7 +208,8 @@ class _Walk:
     def _options(self) -> list[tuple[str, PlannedMove]] | str:
         # Ranked once per state: `upcoming` and the step that follows it ask the same.
         if self._open is None:
-            self._open = self.options()
+            found = self.options()
+            self._open = found if isinstance(found, str) else defer_flat(found, self.flat)
         return self._open
 
     def choose(self) -> tuple[str, PlannedMove] | str:
@@ -251,10 +259,41 @@ class _Walk:
             self.values, self.current = new, m
             if m.duration_us < self.best_us:
                 self.best_values, self.best_m = dict(new), m
+                self.flat.clear()  # the ground moved: every direction is worth a look again
+            else:
+                self.flat |= directions(planned)
         else:
             self.rejected.add(planned.signature)
         self.result.trials.append(row)
         return True
+
+
+def directions(planned: PlannedMove) -> set[tuple[str, int]]:
+    """(knob, +1 or -1) for each numeric knob the move raises or lowers (from the value it
+    launched with where the knob was left unset)."""
+    out = set()
+    for c in planned.changes:
+        before = c.launched if c.before is None else c.before
+        numeric = all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in (before, c.after)
+        )
+        if numeric and c.after != before:
+            out.add((c.knob, 1 if c.after > before else -1))
+    return out
+
+
+def defer_flat(
+    options: list[tuple[str, PlannedMove]], flat: Collection[tuple[str, int]]
+) -> list[tuple[str, PlannedMove]]:
+    """The options in their order, those that only push `flat` directions moved last."""
+    if not flat:
+        return options
+
+    def stale(planned: PlannedMove) -> bool:
+        dirs = directions(planned)
+        return bool(dirs) and dirs <= set(flat)
+
+    return [o for o in options if not stale(o[1])] + [o for o in options if stale(o[1])]
 
 
 class CatalogWalk(_Walk):
