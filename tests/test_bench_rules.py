@@ -202,3 +202,36 @@ def test_tune_records_a_configuration_that_raises_and_goes_on() -> None:
     report = tune(measure, manual=[{"BLOCK_N": 256}, {"BLOCK_N": 64}])
     assert [r.duration_us for r in report.rows] == [None, 10.0]
     assert "OutOfResources" in report.rows[0].error
+
+
+def test_tune_compiles_each_configuration_before_it_measures_it() -> None:
+    """With a warm step: the manual tiles together first, then the autotune's configurations
+    in measuring order, at most `warm_width` at a time, each before its measurement."""
+    events: list[tuple[str, str]] = []
+
+    def measure(p: dict[str, object]) -> float:
+        events.append(("measure", str(p["BLOCK_N"])))
+        return 1000.0 / int(p["BLOCK_N"])  # type: ignore[call-overload]
+
+    batches: list[list[str]] = []
+
+    def warm(configs: object, deadline: float) -> int:
+        names = [str(p["BLOCK_N"]) for p in configs]  # type: ignore[attr-defined]
+        batches.append(names)
+        events.extend(("compile", n) for n in names)
+        return len(names)
+
+    report = tune(
+        measure,
+        manual=[{"BLOCK_N": 64}],
+        space=TuneSpace({"BLOCK_N": [16, 32, 64, 128, 256]}),
+        budget=TuneBudget(seconds=100),
+        seconds_per_config=1.0,
+        warm=warm,
+        warm_width=2,
+    )
+    measured = [n for what, n in events if what == "measure"]
+    assert measured == ["64", "16", "32", "128", "256"] and len(report.rows) == 5
+    for n in measured:
+        assert events.index(("compile", n)) < events.index(("measure", n))
+    assert batches == [["64"], ["16", "32"], ["128", "256"]]  # 64 measured once only

@@ -202,8 +202,14 @@ def tune(
     budget: TuneBudget | None = None,
     seconds_per_config: float | None = None,
     clock: Callable[[], float] = time.monotonic,
+    warm: Callable[[Sequence[Params], float], object] | None = None,
+    warm_width: int = 8,
 ) -> TuneReport:
-    """Manual tiles first; then, if a space is given, the coarse autotune within the budget."""
+    """Manual tiles first; then, if a space is given, the coarse autotune within the budget.
+
+    `warm(configs, deadline)` (a `kbopt.bench.warm_compile.CompileWarmer`'s, where given)
+    compiles configurations before they are measured, `warm_width` at a time: the manual
+    tiles together, then the autotune's in the order they will be measured."""
     budget = budget or TuneBudget()
     budget.check()
     if not manual:
@@ -226,6 +232,9 @@ def tune(
         rows.append(TuneRow(dict(params), phase, duration, clock() - t0, error))
         seen.add(tuple(sorted((k, str(v)) for k, v in params.items())))
 
+    deadline = start + budget.seconds
+    if warm is not None:
+        warm(list(manual), deadline)
     for params in manual:
         run(params, "manual")
     if space is None:
@@ -235,11 +244,16 @@ def tune(
         per_config = max(sum(r.seconds for r in rows) / len(rows), 1e-3)
     plan = plan_autotune(space, budget, per_config)
     stopped = False
-    for params in plan.configs:
-        if tuple(sorted((k, str(v)) for k, v in params.items())) in seen:
-            continue
+    todo = [
+        params
+        for params in plan.configs
+        if tuple(sorted((k, str(v)) for k, v in params.items())) not in seen
+    ]
+    for i, params in enumerate(todo):
         if clock() - start >= budget.seconds:
             stopped = True
             break
+        if warm is not None and i % warm_width == 0:
+            warm(todo[i : i + warm_width], deadline)
         run(params, "autotune")
     return TuneReport(rows, stopped, plan)

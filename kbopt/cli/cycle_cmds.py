@@ -102,7 +102,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         sub,
         "tune",
         "Tune a version's parameters: manual tiles first, then an optional coarse autotune "
-        "inside a time budget (default 60 min); unbounded sweeps are refused.",
+        "inside a time budget (default 60 min); unbounded sweeps are refused. With the real "
+        "backend a Triton version's configurations are compiled ahead, several at once, in "
+        "worker processes.",
         "kbopt tune mla_decode triton_v5 --manual block_n=32 --manual block_n=64 "
         "--param block_n=32,64 --param num_stages=2,3 --budget-min 10",
     )
@@ -372,13 +374,28 @@ def cmd_tune(args: argparse.Namespace) -> int:
             raise RuntimeError(f"wrong result (error {m.error})")
         return m.duration_us
 
-    report = tune(
-        measure,
-        manual=manual,
-        space=space,
-        budget=budget,
-        seconds_per_config=args.seconds_per_config,
-    )
+    warmer = None
+    if args.backend == "real" and spec.version_family(args.version) == "triton":
+        from kbopt.bench.warm_compile import CompileWarmer, default_workers
+
+        workers = default_workers()
+        if workers > 0:
+            warmer = CompileWarmer(
+                str(store.root), spec.locator, args.version, config.dims_dict, workers
+            )
+    try:
+        report = tune(
+            measure,
+            manual=manual,
+            space=space,
+            budget=budget,
+            seconds_per_config=args.seconds_per_config,
+            warm=warmer.warm if warmer is not None else None,
+            warm_width=warmer.stats.workers if warmer is not None else 1,
+        )
+    finally:
+        if warmer is not None:
+            warmer.close()
     data: dict[str, object] = {
         "backend": backend.name,
         "kernel": spec.name,
@@ -386,6 +403,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         "config": config.as_dict(),
         "command": "kbopt " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
         **provenance,
+        "compiled_ahead": warmer.stats.as_dict() if warmer is not None else None,
     }
     data.update(report.as_dict())
     if args.out:
