@@ -12,8 +12,9 @@ Triton's on-disk cache, where the measuring process finds it on its own first ca
 
 Nothing is measured here and nothing a worker finds is trusted: a configuration that fails
 to compile or run in a worker is measured (and recorded as failed) by the search as usual.
-Workers run one after another on the GPU only for their single call; the search does not
-measure while a batch compiles (`warm` blocks), so timings are not disturbed.
+Workers use the GPU only for their single call, and the search does not measure while a
+batch runs (`warm` blocks, and stops the workers it does not wait for), so timings are not
+disturbed.
 
 Only Triton versions gain (CuTe DSL and torch versions keep no shared on-disk cache), and
 only with the real backend.
@@ -98,6 +99,24 @@ class WarmStats:
             "seconds": round(self.seconds, 1),
             "cut_short": self.skipped,
         }
+
+
+def warmer_for(
+    backend: str,
+    spec: Any,
+    version: str,
+    root: str,
+    dims: Mapping[str, int],
+    workers: int | None = None,
+) -> CompileWarmer | None:
+    """The warmer a search of `version` uses, or None: with the fake backend, or no worker.
+    `workers` None: one per core but one (at most MAX_WORKERS) for a Triton version, none
+    for others (only Triton keeps compiled kernels in an on-disk cache)."""
+    if backend != "real":
+        return None
+    if workers is None:
+        workers = default_workers() if spec.version_family(version) == "triton" else 0
+    return CompileWarmer(root, spec.locator, version, dims, workers) if workers > 0 else None
 
 
 class CompileWarmer:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from kbopt.bench.trials import parse_config
-from kbopt.bench.warm_compile import CompileWarmer, default_workers
+from kbopt.bench.warm_compile import warmer_for
 from kbopt.cli.common import command, print_json, store_from
 from kbopt.cli.cycle_cmds import BACKENDS, KERNEL_HELP, make_backend
 from kbopt.errors import KbError
@@ -85,14 +85,8 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     if args.compile_workers is not None and args.compile_workers < 0:
         raise KbError(f"--compile-workers must be 0 or more (got {args.compile_workers})")
     backend = make_backend(args.backend, root)
-    workers = args.compile_workers
-    if workers is None:
-        real_triton = args.backend == "real" and spec.version_family(start) == "triton"
-        workers = default_workers() if real_triton else 0
-    warmer = (
-        CompileWarmer(str(root), spec.locator, start, config.dims_dict, workers)
-        if workers > 0 and args.backend == "real"
-        else None
+    warmer = warmer_for(
+        args.backend, spec, start, str(root), config.dims_dict, args.compile_workers
     )
 
     def progress(arm: str, row: TrialRow) -> None:
@@ -108,7 +102,8 @@ def cmd_ablate(args: argparse.Namespace) -> int:
 
     if warmer is not None and not args.json:
         print(
-            f"[ablate] compiling each round's next configurations ahead in {workers} processes",
+            "[ablate] compiling each round's next configurations ahead in "
+            f"{warmer.stats.workers} processes",
             file=sys.stderr,
         )
     try:

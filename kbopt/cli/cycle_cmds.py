@@ -374,15 +374,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
             raise RuntimeError(f"wrong result (error {m.error})")
         return m.duration_us
 
-    warmer = None
-    if args.backend == "real" and spec.version_family(args.version) == "triton":
-        from kbopt.bench.warm_compile import CompileWarmer, default_workers
+    from kbopt.bench.warm_compile import warmer_for
 
-        workers = default_workers()
-        if workers > 0:
-            warmer = CompileWarmer(
-                str(store.root), spec.locator, args.version, config.dims_dict, workers
-            )
+    warmer = warmer_for(args.backend, spec, args.version, str(store.root), config.dims_dict)
     try:
         report = tune(
             measure,
