@@ -133,17 +133,12 @@ def test_compiling_ahead_changes_nothing_that_is_measured(tmp_path: Path) -> Non
 def test_next_to_compile_takes_each_arms_next_first_and_skips_what_is_known() -> None:
     a, b, c, d = ({"w": i} for i in range(4))
     measured = {frozenset(d.items())}
-    queues = [([a, b], 1), ([d, c], 1), ([a, c, b], 3)]
-    # depth 0: a (arm 1), d is measured, a again; depth 1: b and c, guesses of arms 1 and 2
-    # but sure for the third (a queue whose three are all sure)
-    assert next_to_compile(queues, measured, limit=3) == ([a, b, c], [True, True, True])
-    assert next_to_compile(queues[:2], measured, limit=3) == ([a, b, c], [True, False, False])
+    queues = [[a, b], [d, c], [a, c, b]]
+    # depth 0: a (arm 1), d is measured, a again; depth 1: b and c, guesses
+    assert next_to_compile(queues, measured, limit=3) == ([a, b, c], [True, False, False])
     assert next_to_compile(queues, measured, limit=1) == ([a], [True])
-    assert next_to_compile([([a], 1), ([b, c], 1)], set(), limit=4) == (
-        [a, b, c],
-        [True] * 2 + [False],
-    )
-    assert next_to_compile([([], 1), ([], 8)], set(), limit=4) == ([], [])
+    assert next_to_compile([[a], [b, c]], set(), limit=4) == ([a, b, c], [True, True, False])
+    assert next_to_compile([[], []], set(), limit=4) == ([], [])
 
 
 @pytest.fixture

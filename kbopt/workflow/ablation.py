@@ -24,8 +24,8 @@ fails its correctness check or runs out of memory is a trial too, recorded with 
   same direction again waits behind every other move until some move is faster.
 - `random`: the same entries' moves (every optimization and anti-pattern in scope that
   declares moves), with the same applicability rules (the same two passes), keep / go
-  back, no-retry, flat-direction and go-on-from-the-fastest rules, picked in a random order instead of
-  the ranking's.
+  back, no-retry, flat-direction and go-on-from-the-fastest rules, picked in a random
+  order instead of the ranking's.
 - `grid`: what an autotuner does: the product of every knob's allowed values, sampled
   without replacement (or all of it, in a random order, when it fits the budget).
 
@@ -461,9 +461,9 @@ def run_ablation(
         if warmer is not None and warmer.stats.workers > 0:
             width = warmer.stats.workers
             queues = [
-                (walkers[arm].upcoming(width), 1)
+                walkers[arm].upcoming(width)
                 if arm in walkers
-                else ([{**file_values, **g} for g in grid[n - 2 : n - 2 + width]], 1)
+                else [{**file_values, **g} for g in grid[n - 2 : n - 2 + width]]
                 for arm in arms
             ]
             known = set(lab.cache) | warmer.done
@@ -523,31 +523,25 @@ class Warmer(Protocol):
 
 
 def next_to_compile(
-    queues: Sequence[tuple[Sequence[Mapping[str, Any]], int]],
-    known: Collection[frozenset],
-    limit: int,
+    queues: Sequence[Sequence[Mapping[str, Any]]], known: Collection[frozenset], limit: int
 ) -> tuple[list[dict[str, Any]], list[bool]]:
     """At most `limit` configurations, taken from the arms' queues in turn (each arm's next
     measurement first, then what would follow it), none `known` (measured or compiled
-    already), none twice; and which are sure to be measured next.  A queue is
-    (configurations, how many at its head are sure).  Only each arm's next is waited for:
-    the grid's later points will be measured too if the budget lasts, but a round that
-    waited for all of them would spend the budget on points one slow compile may never let
-    the grid reach (on the H200, 114 s of a 140 s run went to one such round)."""
+    already), none twice; and which are an arm's next measurement, the only ones a round
+    waits for.  The grid's later points will be measured too if the budget lasts, but a
+    round that waited for all of them would spend the budget on points one slow compile
+    may never let the grid reach (on the H200, 114 s of a 140 s run went to one such round)."""
     out: list[dict[str, Any]] = []
     sure: list[bool] = []
-    taken: dict[frozenset, int] = {}  # where in `out`
-    for depth in range(max((len(q) for q, _ in queues), default=0)):
-        for queue, certain in queues:
-            if depth >= len(queue):
-                continue
-            key = frozenset(queue[depth].items())
-            if key in taken:  # another arm's guess may be this arm's sure next
-                sure[taken[key]] |= depth < certain
-            elif key not in known and len(out) < limit:
-                taken[key] = len(out)
-                out.append(dict(queue[depth]))
-                sure.append(depth < certain)
+    seen = set(known)
+    for depth in range(max((len(q) for q in queues), default=0)):
+        for queue in queues:
+            if depth < len(queue) and len(out) < limit:
+                key = frozenset(queue[depth].items())
+                if key not in seen:
+                    seen.add(key)
+                    out.append(dict(queue[depth]))
+                    sure.append(depth == 0)
     return out, sure
 
 
