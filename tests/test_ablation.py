@@ -622,3 +622,60 @@ def test_a_direction_that_found_nothing_waits_behind_the_other_moves(
         assert walk.step(n)
     assert walk.best_us == 80.0 and walk.values["num_warps"] == 16
     assert not walk.flat  # found faster: every direction open again
+
+
+class FewerWarpsWinTwice(AdjustedBackend):
+    """Half the warps is clearly faster twice (8 -> 4 -> 2), then much slower (1); nothing
+    else changes the time."""
+
+    TIMES: ClassVar[dict[int, float]] = {8: 100.0, 4: 95.0, 2: 80.0, 1: 120.0}
+
+    def adjust(self, m: Measurement, params: dict[str, Any]) -> None:
+        # triton_v1's file sets 4 warps: params name a knob only where it differs
+        m.duration_us = self.TIMES.get(params.get("num_warps", 4), 100.0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_clear_win_is_pushed_once_more_and_its_undoing_waits(tmp_path: Path, seed: int) -> None:
+    """After half the warps won clearly, half again is the next move whatever the arm's
+    order; once half again lost, twice the warps (undoing a win) waits behind the moves
+    that were still open."""
+    from kbopt.model import Move
+    from kbopt.workflow.ablation import Lab, RandomWalk, _row, directions
+
+    root = _project(tmp_path, "add_rmsnorm")
+    spec = load_spec("add_rmsnorm", root)
+    cfg = TrialConfig.from_dict({"name": "large", "dims": {"rows": 8192, "hidden": 4096}})
+    lab = Lab(FewerWarpsWinTwice(root), spec, "triton_v1", cfg, spec.knob_values("triton_v1"))
+    values = {**spec.knob_values("triton_v1"), "num_stages": 2, "num_warps": 8}
+    start_m, err = lab.measure(values)
+    assert start_m is not None
+    pool = [
+        ("deeper", Move(change={"pipeline_stages": "+1"})),
+        ("wider", Move(change={"tile_n": "x2"})),
+        ("fewer warps", Move(change={"warps": "/2"})),
+        ("more warps", Move(change={"warps": "x2"})),
+    ]
+    walk = RandomWalk(lab, _row(1, values, start_m, err), start_m, pool=pool, spec=spec, seed=seed)
+    for n in range(2, 20):  # until one warp (half of two, which won) has been measured
+        assert walk.step(n)
+        if walk.result.trials[-1].values["num_warps"] == 1:
+            break
+    rows = walk.result.trials[1:]
+    labels = [r.move.split(":")[0].removeprefix("from the best so far, ") for r in rows]
+    # The first clear win: 8 -> 4 warps (a seed may wander to 16 and back to 8 first).
+    first = next(
+        i for i, r in enumerate(rows) if labels[i] == "fewer warps" and r.values["num_warps"] == 4
+    )
+    assert labels[first + 1 :] == ["fewer warps", "fewer warps"]
+    assert [r.values["num_warps"] for r in rows[first + 1 :]] == [2, 1]
+    assert rows[-1].kept is False  # one warp: much slower, back to two
+    assert walk.best_us == 80.0
+    # Twice the warps undoes the wins: it waits behind every other open move that is not
+    # itself a direction that found nothing (those go last of all).
+    options = walk._options()
+    order = [] if isinstance(options, str) else [label for label, _ in options]
+    if "more warps" in order:
+        stale = {label for label, planned in options if directions(planned) <= walk.flat}
+        others = [o for o in order if o not in stale | {"more warps"}]
+        assert all(order.index(o) < order.index("more warps") for o in others), order
