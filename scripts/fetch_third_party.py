@@ -429,6 +429,59 @@ SOURCES: tuple[Source, ...] = (
         note="the whole file, its three vLLM imports shimmed (the CUDA platform's two "
         "questions, triton, the padding constants); the launcher calls the prefill kernel",
     ),
+    vllm_0340(
+        name="vllm_gumbel_sample",
+        path="vllm/v1/worker/gpu/sample/gumbel.py",
+        dest="vllm/gumbel.py",
+        sha256="820184641a0e4ea48bd837d66724a85f1f6fc2edc3bc1354577e2d635c0a68f1",
+        shims={
+            "from vllm.triton_utils import tl, triton": (
+                "import triton  # kbopt shim: vllm.triton_utils re-exports these\n"
+                "import triton.language as tl"
+            ),
+            "from vllm.v1.worker.gpu.spec_decode.draft_logits import draft_logits_row": (
+                "draft_logits_row = None  # kbopt shim: the draft logits cache's row lookup "
+                "(spec decoding), called only with a cache, which the wrapper never passes"
+            ),
+        },
+        used_by=("vllm_gumbel_sample",),
+        note="the whole file (its jit helpers and tl.constexpr constants live beside the "
+        "kernels), its two vLLM imports shimmed (triton; the draft cache's row lookup, "
+        "never reached without a cache); the launcher calls the sample and combine kernels",
+    ),
+    vllm_0340(
+        name="vllm_penalties",
+        path="vllm/v1/worker/gpu/sample/penalties.py",
+        dest="vllm/penalties.py",
+        sha256="ed683b4a42db5dbc0025ccd3d2134002879fb046c93626bee733dda7f66f96ac",
+        mode="extract",
+        functions=("_penalties_kernel",),
+        used_by=("vllm_penalties",),
+        note="the sampler's penalties kernel only (its module imports vLLM's sampling "
+        "params, buffers and logits-processor interface at import)",
+    ),
+    vllm_0340(
+        name="vllm_l2norm",
+        path="vllm/third_party/flash_linear_attention/ops/l2norm.py",
+        dest="vllm/fla_l2norm.py",
+        sha256="9f0bf0685b6f488f17bd5243e9f76faaae60c9b663974b12302d06177dc52ebe",
+        mode="extract",
+        functions=("l2norm_fwd_kernel2",),
+        used_by=("vllm_l2norm",),
+        note="the default L2-norm kernel only (USE_DEFAULT_FLA_NORM unset; the module "
+        "imports vLLM's JIT warm-up helpers at import)",
+    ),
+    vllm_0340(
+        name="vllm_lightning_attn_diag",
+        path="vllm/model_executor/layers/lightning_attn.py",
+        dest="vllm/lightning_attn.py",
+        sha256="617e461d8e4fe5bfdef81aed0e40ef975e55795bf894fbb58baf436b56442b2a",
+        mode="extract",
+        functions=("_fwd_diag_kernel",),
+        used_by=("vllm_lightning_attn_diag",),
+        note="lightning attention's diagonal-block kernel only (the module imports einops, "
+        "vLLM's platform and attention-backend constants at import)",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}

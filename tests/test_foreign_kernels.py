@@ -79,6 +79,10 @@ NEEDS = {
     "vllm_awq_gemm": "vllm_awq_gemm",
     "vllm_reshape_and_cache": "vllm_reshape_and_cache",
     "vllm_causal_conv1d": "vllm_causal_conv1d",
+    "vllm_gumbel_sample": "vllm_gumbel_sample",
+    "vllm_penalties": "vllm_penalties",
+    "vllm_l2norm": "vllm_l2norm",
+    "vllm_lightning_attn_diag": "vllm_lightning_attn_diag",
 }
 
 
@@ -367,6 +371,14 @@ CASES = {
     "vllm_reshape_and_cache": ({"tokens": 40, "seqs": 2, "heads": 3, "head_size": 40, "block_size": 16}, {"triton_v1": {"tile_size": 32, "num_warps": 2, "num_stages": 1}}),
     # 3 packed 21-token sequences (the middle one continuing a cached state), 300 channels: v1's 8-token chunks (the last cut at 5) and 256-channel tiles (the second masked); the variant's 16-token chunks, 128-channel tiles
     "vllm_causal_conv1d": ({"seqs": 3, "seqlen": 21, "dim": 300, "width": 4}, {"triton_v1": {"block_m": 16, "block_n": 128, "num_warps": 2, "num_stages": 1}}),
+    # 9 requests in a 20-slot pool (2 greedy), 3000 columns: v1's three 1024-wide blocks (the last masked), the variant's twelve 256-wide; the hash's noise recomputed exactly, ids compared exactly
+    "vllm_gumbel_sample": ({"tokens": 9, "vocab": 3000, "slots": 20}, {"triton_v1": {"block_size": 256, "num_warps": 2, "num_stages": 1, "combine_warps": 1}}),
+    # 3 requests of 3 rows (the later rows counting 1 and 2 earlier drafts), 3000 columns: v1's 8192-wide block masked, the variant's three 1024-wide (the last masked); fp32 logits whatever the dtype
+    "vllm_penalties": ({"reqs": 3, "qlen": 3, "vocab": 3000}, {"triton_v1": {"block_size": 1024, "num_warps": 2, "num_stages": 1}}),
+    # 21 head vectors of 40 (padded to 64): v1's 32-row tile masked, the variant's three 8-row tiles (the last masked)
+    "vllm_l2norm": ({"tokens": 7, "heads": 3, "head_dim": 40}, {"triton_v1": {"mblock": 8, "num_warps": 2, "num_stages": 1}}),
+    # fp32 tl.dot (inputs cast up, so fp16 is exact under the interpreter); 300 tokens: a whole 256-token block and one cut at 44, two sequences of two heads with their own decay; v1's 32-query sub-blocks, the variant's 64
+    "vllm_lightning_attn_diag": ({"batch": 2, "heads": 2, "seqlen": 300, "d": 16, "e": 32}, {"triton_v1": {"cblock": 64, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

@@ -51,6 +51,10 @@ SOURCE_FILES = {
     "vllm_awq_gemm": "vllm/awq_triton.py",
     "vllm_reshape_and_cache": "vllm/reshape_and_cache_flash.py",
     "vllm_causal_conv1d": "vllm/causal_conv1d.py",
+    "vllm_gumbel_sample": "vllm/gumbel.py",
+    "vllm_penalties": "vllm/penalties.py",
+    "vllm_l2norm": "vllm/fla_l2norm.py",
+    "vllm_lightning_attn_diag": "vllm/lightning_attn.py",
 }
 
 
