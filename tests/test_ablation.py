@@ -635,11 +635,15 @@ class FewerWarpsWinTwice(AdjustedBackend):
         m.duration_us = self.TIMES.get(params.get("num_warps", 4), 100.0)
 
 
+@pytest.mark.parametrize("fewer_when", [[], ["pct_of_floor > 1000"]], ids=["holds", "fails"])
 @pytest.mark.parametrize("seed", range(6))
-def test_a_clear_win_is_pushed_once_more_and_its_undoing_waits(tmp_path: Path, seed: int) -> None:
+def test_a_clear_win_is_pushed_once_more_and_its_undoing_waits(
+    tmp_path: Path, seed: int, fewer_when: list[str]
+) -> None:
     """After half the warps won clearly, half again is the next move whatever the arm's
-    order; once half again lost, twice the warps (undoing a win) waits behind the moves
-    that were still open."""
+    order, even where the move's measured precondition fails (then it is otherwise tried
+    only once no other move is left); once half again lost, twice the warps (undoing a
+    win) waits behind the moves that were still open."""
     from kbopt.model import Move
     from kbopt.workflow.ablation import Lab, RandomWalk, _row, directions
 
@@ -653,11 +657,11 @@ def test_a_clear_win_is_pushed_once_more_and_its_undoing_waits(tmp_path: Path, s
     pool = [
         ("deeper", Move(change={"pipeline_stages": "+1"})),
         ("wider", Move(change={"tile_n": "x2"})),
-        ("fewer warps", Move(change={"warps": "/2"})),
+        ("fewer warps", Move(change={"warps": "/2"}, when=fewer_when)),
         ("more warps", Move(change={"warps": "x2"})),
     ]
     walk = RandomWalk(lab, _row(1, values, start_m, err), start_m, pool=pool, spec=spec, seed=seed)
-    for n in range(2, 20):  # until one warp (half of two, which won) has been measured
+    for n in range(2, 30):  # until one warp (half of two, which won) has been measured
         assert walk.step(n)
         if walk.result.trials[-1].values["num_warps"] == 1:
             break
@@ -679,3 +683,37 @@ def test_a_clear_win_is_pushed_once_more_and_its_undoing_waits(tmp_path: Path, s
         stale = {label for label, planned in options if directions(planned) <= walk.flat}
         others = [o for o in order if o not in stale | {"more warps"}]
         assert all(order.index(o) < order.index("more warps") for o in others), order
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_push_passes_over_a_precondition_that_fails(tmp_path: Path, seed: int) -> None:
+    """Half the warps, a move whose measured precondition fails, won clearly: the next
+    move is half the warps again although moves whose preconditions hold are open."""
+    from kbopt.model import Move
+    from kbopt.moves import plan_move
+    from kbopt.workflow.ablation import Lab, RandomWalk, _row
+
+    root = _project(tmp_path, "add_rmsnorm")
+    spec = load_spec("add_rmsnorm", root)
+    cfg = TrialConfig.from_dict({"name": "large", "dims": {"rows": 8192, "hidden": 4096}})
+    lab = Lab(FewerWarpsWinTwice(root), spec, "triton_v1", cfg, spec.knob_values("triton_v1"))
+    values = {**spec.knob_values("triton_v1"), "num_stages": 2, "num_warps": 8}
+    start_m, err = lab.measure(values)
+    assert start_m is not None
+    fewer = Move(change={"warps": "/2"}, when=["pct_of_floor > 1000"])
+    pool = [
+        ("deeper", Move(change={"pipeline_stages": "+1"})),
+        ("shallower", Move(change={"pipeline_stages": "-1"})),
+        ("wider", Move(change={"tile_n": "x2"})),
+        ("narrower", Move(change={"tile_n": "/2"})),
+        ("fewer warps", fewer),
+    ]
+    walk = RandomWalk(lab, _row(1, values, start_m, err), start_m, pool=pool, spec=spec, seed=seed)
+    knobs = spec.knobs_for("triton_v1")
+    planned = plan_move(fewer, knobs, values, {}, start_m.launched, relax=True)
+    walk._open = [("fewer warps", planned)]  # as if the walk had drawn it
+    assert walk.step(2) and walk.values["num_warps"] == 4  # 100 -> 95 us: a clear win
+    assert walk.step(3)
+    third = walk.result.trials[-1]
+    assert third.move.startswith("fewer warps") and third.values["num_warps"] == 2
+    assert "preconditions not met" in third.move

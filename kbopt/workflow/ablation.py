@@ -23,8 +23,9 @@ fails its correctness check or runs out of memory is a trial too, recorded with 
   A move kept without being faster marks its direction (a knob raised, or lowered): the
   same direction again waits behind every other move until some move is faster.  A move
   more than 1% faster than the arm's best is pushed once more (the same directions go
-  first from the values it reached, as in a pattern search), and the directions that
-  would undo it go after every other move.
+  first from the values it reached, as in a pattern search, even by a move whose
+  measured preconditions fail), and the directions that would undo it go after every
+  other move.
 - `random`: the same entries' moves (every optimization and anti-pattern in scope that
   declares moves), with the same applicability rules (the same two passes), keep / go
   back, no-retry, flat-direction, push-on and go-on-from-the-fastest rules, picked in a
@@ -72,6 +73,7 @@ from kbopt.kernel import KernelSpec, Knob
 from kbopt.moves import NotApplicable, PlannedMove, launch_equivalents, plan_move
 from kbopt.store import Store
 from kbopt.workflow.catalog_designer import (
+    candidates,
     family_language,
     in_scope_with_moves,
     search_candidates,
@@ -216,6 +218,11 @@ class _Walk:
         """The moves open from the current values, in the arm's order (or why none is)."""
         raise NotImplementedError
 
+    def relaxed_options(self) -> list[tuple[str, PlannedMove]]:
+        """Every move open from the current values, preconditions passed over, in the
+        arm's order (what `options` returns only once nothing else is left)."""
+        raise NotImplementedError
+
     def pick(self, options: list[tuple[str, PlannedMove]]) -> tuple[str, PlannedMove]:
         return options[0]
 
@@ -223,6 +230,16 @@ class _Walk:
         # Ranked once per state: `upcoming` and the step that follows it ask the same.
         if self._open is None:
             found = self.options()
+            if not isinstance(found, str) and self.push:
+                # The push goes on even where the move's preconditions no longer hold (the
+                # spill that a narrower tile cured is gone after the first halving): the
+                # measurement, not the threshold, says the direction pays.
+                seen = {p.signature for _, p in found}
+                found = found + [
+                    o
+                    for o in self.relaxed_options()
+                    if o[1].signature not in seen and pushes_only(o[1], self.push)
+                ]
             if isinstance(found, str):
                 self._open = found
             else:
@@ -310,6 +327,12 @@ def directions(planned: PlannedMove) -> set[tuple[str, int]]:
     return out
 
 
+def pushes_only(planned: PlannedMove, among: Collection[tuple[str, int]]) -> bool:
+    """Whether the move changes something and every change is one of `among`'s directions."""
+    dirs = directions(planned)
+    return bool(dirs) and dirs <= set(among)
+
+
 def order_by_momentum(
     options: list[tuple[str, PlannedMove]],
     push: Collection[tuple[str, int]],
@@ -320,14 +343,10 @@ def order_by_momentum(
     first; then the rest; then those that only undo an earlier clear win (`uphill`); then
     those that only push `flat` directions (`defer_flat`).  Ties keep the arm's order."""
 
-    def only(planned: PlannedMove, among: Collection[tuple[str, int]]) -> bool:
-        dirs = directions(planned)
-        return bool(dirs) and dirs <= set(among)
-
     def rank(planned: PlannedMove) -> int:
-        if push and only(planned, push):
+        if pushes_only(planned, push):
             return 0
-        return 2 if uphill and only(planned, uphill) else 1
+        return 2 if pushes_only(planned, uphill) else 1
 
     return defer_flat(sorted(options, key=lambda o: rank(o[1])), flat)  # sorted is stable
 
@@ -364,13 +383,34 @@ class CatalogWalk(_Walk):
             self.lab.version,
             search_order(profile, self.store, self.language),
             trigger_metrics(profile),
-            tried_values=self.visited,
-            rejected=self.rejected,
-            values=self.values,
-            launched=self.current.launched,
+            **self._search_state(),
         )
         if not found:
             return "no catalog entry has an applicable move left"
+        return [(f"{c.label} {c.entry}", c.planned) for c in found]
+
+    def _search_state(self) -> dict[str, Any]:
+        return {
+            "tried_values": self.visited,
+            "rejected": self.rejected,
+            "values": self.values,
+            "launched": self.current.launched,
+        }
+
+    def relaxed_options(self) -> list[tuple[str, PlannedMove]]:
+        from kbopt.strategy import trigger_metrics
+        from kbopt.workflow.profiler import build_profile
+
+        profile, _ = build_profile(self.current, None, "timing only (kbopt ablate)")
+        found = candidates(
+            self.store,
+            self.spec,
+            self.lab.version,
+            search_order(profile, self.store, self.language),
+            trigger_metrics(profile),
+            relax=True,
+            **self._search_state(),
+        )
         return [(f"{c.label} {c.entry}", c.planned) for c in found]
 
 
@@ -381,31 +421,40 @@ class RandomWalk(_Walk):
         self.rng = random.Random(seed)
 
     def options(self) -> list[tuple[str, PlannedMove]] | str:
-        from kbopt.strategy import trigger_metrics
-        from kbopt.workflow.profiler import build_profile
-
-        profile, _ = build_profile(self.current, None, "timing only (kbopt ablate)")
-        metrics = trigger_metrics(profile)
-        knobs = self.spec.knobs_for(self.lab.version)
         for relax in (False, True):  # the catalog arm's two passes (search_candidates)
-            options = []
-            for name, move in self.pool:
-                planned = plan_move(
-                    move, knobs, self.values, metrics, self.current.launched, relax=relax
-                )
-                if isinstance(planned, NotApplicable):
-                    continue
-                if frozenset({**self.values, **planned.values}.items()) in self.visited:
-                    continue
-                if planned.signature in self.rejected:
-                    continue
-                options.append((name, planned))
+            options = self._open_moves(relax)
             if options:
                 # A random order of the open moves, drawn once per state: the step takes
                 # the first, and the ones after it are what `upcoming` can compile ahead.
                 self.rng.shuffle(options)
                 return options
         return "no entry's move applies to the current values any more"
+
+    def relaxed_options(self) -> list[tuple[str, PlannedMove]]:
+        options = self._open_moves(True)
+        self.rng.shuffle(options)  # several moves may push the same way: a random one first
+        return options
+
+    def _open_moves(self, relax: bool) -> list[tuple[str, PlannedMove]]:
+        from kbopt.strategy import trigger_metrics
+        from kbopt.workflow.profiler import build_profile
+
+        profile, _ = build_profile(self.current, None, "timing only (kbopt ablate)")
+        metrics = trigger_metrics(profile)
+        knobs = self.spec.knobs_for(self.lab.version)
+        options = []
+        for name, move in self.pool:
+            planned = plan_move(
+                move, knobs, self.values, metrics, self.current.launched, relax=relax
+            )
+            if isinstance(planned, NotApplicable):
+                continue
+            if frozenset({**self.values, **planned.values}.items()) in self.visited:
+                continue
+            if planned.signature in self.rejected:
+                continue
+            options.append((name, planned))
+        return options
 
 
 def grid_space(knobs: Sequence[Knob]) -> list[tuple[str, tuple[Any, ...]]]:
