@@ -613,7 +613,7 @@ def test_a_direction_that_found_nothing_waits_behind_the_other_moves(
     second = walk.result.trials[1]
     assert second.kept and second.duration_us == 100.0  # as fast: kept, found nothing
     raised = {k for k in second.values if second.values[k] != values[k]}
-    assert walk.flat == {(k, 1) for k in raised}  # both moves raise their knob
+    assert walk.momentum.flat == {(k, 1) for k in raised}  # both moves raise their knob
     assert walk.step(3)
     assert second.move.split(":")[0] != walk.result.trials[2].move.split(":")[0]
     for n in range(4, 10):
@@ -621,7 +621,7 @@ def test_a_direction_that_found_nothing_waits_behind_the_other_moves(
             break
         assert walk.step(n)
     assert walk.best_us == 80.0 and walk.values["num_warps"] == 16
-    assert not walk.flat  # found faster: every direction open again
+    assert not walk.momentum.flat  # found faster: every direction open again
 
 
 class FewerWarpsWinTwice(AdjustedBackend):
@@ -645,7 +645,8 @@ def test_a_clear_win_is_pushed_once_more_and_its_undoing_waits(
     only once no other move is left); once half again lost, twice the warps (undoing a
     win) waits behind the moves that were still open."""
     from kbopt.model import Move
-    from kbopt.workflow.ablation import Lab, RandomWalk, _row, directions
+    from kbopt.workflow.ablation import Lab, RandomWalk, _row
+    from kbopt.workflow.search_momentum import directions
 
     root = _project(tmp_path, "add_rmsnorm")
     spec = load_spec("add_rmsnorm", root)
@@ -680,7 +681,7 @@ def test_a_clear_win_is_pushed_once_more_and_its_undoing_waits(
     options = walk._options()
     order = [] if isinstance(options, str) else [label for label, _ in options]
     if "more warps" in order:
-        stale = {label for label, planned in options if directions(planned) <= walk.flat}
+        stale = {label for label, planned in options if directions(planned) <= walk.momentum.flat}
         others = [o for o in order if o not in stale | {"more warps"}]
         assert all(order.index(o) < order.index("more warps") for o in others), order
 

@@ -638,3 +638,63 @@ def test_a_cycle_with_no_move_left_goes_on_from_its_fastest_version(tmp_path: Pa
     assert change["one"] == pytest.approx((81 - 100) / 100 * 100, abs=0.1)
     assert any("going on from" in e.message for e in record.events)
     assert record.designer_blocked.startswith(NO_MOVE)  # then nothing was left anywhere
+
+
+PUSH_VERSION = """\
+NUM_WARPS = 8
+VECTORS = 2
+# wider vectors change nothing (kept, found nothing); half the warps wins clearly twice
+# (88 -> 56 -> 52 us), then loses (one warp: 74 us)
+FAKE_DURATION_US = 10 * NUM_WARPS + 64 / NUM_WARPS + 0 * VECTORS
+FAKE_FLOOR_US = 10
+FAKE_TIMING_METRICS = {"dram_throughput_pct": 40.0}
+
+
+def knobby(x):
+    return x
+"""
+
+
+def test_the_catalog_designer_pushes_a_clear_win_once_more(tmp_path: Path) -> None:
+    """After half the warps won clearly, the next design halves them again although the
+    ranking (name order at equal scores) puts wider vectors first; wider vectors, kept
+    without a gain, are not tried again while another move is open."""
+    root = _learning_project(tmp_path)
+    base = root / "docs" / "knowledge" / "optimizations"
+    for name, role, op, title in (
+        ("knob-alpha", "vector_width", "x2", "Knob alpha"),
+        ("knob-beta", "warps", "/2", "Knob beta"),
+    ):
+        text = ENTRY.format(name=name, role=role, title=title).replace('"x2"', f'"{op}"')
+        (base / f"{name}.md").write_text(text)
+    kdir = root / "kernels" / "knobby"
+    (kdir / "triton_v1.py").write_text(PUSH_VERSION)
+    clear_cache()
+    spec = load_spec("knobby", root)
+    run = cycle.start(
+        root,
+        kernel=spec,
+        target="pct_of_floor>=99",
+        start_version="triton_v1",
+        backend=StandInBackend(root),
+        designer=CatalogDesigner(root),
+        designer_spec="catalog",
+        configs=default_matrix(spec),
+        store=Store(root),
+        max_iterations=4,
+        counters="off",
+        run_id="push",
+    )
+    run.run()
+    steps = [
+        (a.optimization, a.status, spec.knob_values(a.from_version)["num_warps"])
+        for a in run.record.attempts
+    ]
+    assert steps == [
+        ("knob-alpha", AttemptStatus.APPLIED, 8),  # wider vectors: as fast, kept
+        ("knob-beta", AttemptStatus.APPLIED, 8),  # half the warps: 88 -> 56 us
+        ("knob-beta", AttemptStatus.APPLIED, 4),  # pushed on: 56 -> 52 us
+        ("knob-beta", AttemptStatus.ROLLED_BACK, 2),  # once more: one warp, slower
+    ], steps
+    moves = json.loads((root / "runs" / "push" / "catalog-moves.json").read_text())
+    assert moves["2"]["directions"] == [["num_warps", -1]]

@@ -79,16 +79,13 @@ from kbopt.workflow.catalog_designer import (
     search_candidates,
     search_order,
 )
+from kbopt.workflow.search_momentum import Momentum, directions, pushes_only
 
 ARMS = ("catalog", "random", "grid")
 # A move is kept unless it is more than 5% slower than the fastest values the arm has
 # measured (a neutral move may enable the next one; a chain of them may not drift).
 KEEP_SLOWDOWN_PCT = 5.0
 WITHIN_PCT = 5.0
-# A kept move at least this much faster than the arm's best so far is a clear win: its
-# direction is pushed once more before anything else (a gain under 1% is within what one
-# measurement moves on the H200 for most kernels).
-CLEAR_GAIN_PCT = 1.0
 RESULTS_DIR = Path("results") / "ablation"
 
 
@@ -196,18 +193,11 @@ class _Walk:
         # that lost once is not retried after an unrelated change was kept).
         self.rejected: set[frozenset] = set()
         self._open: list[tuple[str, PlannedMove]] | str | None = None
-        # Directions (knob, +1 or -1) whose last move was kept but found nothing faster:
-        # the same direction again goes after every other move until something is faster
-        # (one more pipeline stage, then another, then another, each as fast as the last,
-        # spent three trials of a 24-trial budget on the H200).
-        self.flat: set[tuple[str, int]] = set()
-        # Pattern search: the directions of the last move that was clearly faster go first
-        # from the values it reached (one more halving of the tile that just won), and the
-        # directions that would undo a clear win go after every other move (twice the tile
-        # again right after halving it won spent a trial of a 24-trial budget on the H200,
-        # and half the warps was found five trials after it had first won).
-        self.push: set[tuple[str, int]] = set()
-        self.uphill: set[tuple[str, int]] = set()
+        # What the measurements say about directions (knob raised or lowered): a clear
+        # win is pushed once more (half the warps was found five trials after it first
+        # won on the H200), its undoing waits, and a direction kept without being faster
+        # goes last (one more pipeline stage three times over spent three trials of 24).
+        self.momentum = Momentum()
 
     @property
     def best_us(self) -> float:
@@ -230,20 +220,18 @@ class _Walk:
         # Ranked once per state: `upcoming` and the step that follows it ask the same.
         if self._open is None:
             found = self.options()
-            if not isinstance(found, str) and self.push:
-                # The push goes on even where the move's preconditions no longer hold (the
-                # spill that a narrower tile cured is gone after the first halving): the
-                # measurement, not the threshold, says the direction pays.
+            if not isinstance(found, str) and self.momentum.push:
+                # The push goes on even where the move's measured preconditions no longer
+                # hold: the measurement, not the threshold, says the direction pays.
                 seen = {p.signature for _, p in found}
                 found = found + [
                     o
                     for o in self.relaxed_options()
-                    if o[1].signature not in seen and pushes_only(o[1], self.push)
+                    if o[1].signature not in seen and pushes_only(o[1], self.momentum.push)
                 ]
-            if isinstance(found, str):
-                self._open = found
-            else:
-                self._open = order_by_momentum(found, self.push, self.uphill, self.flat)
+            self._open = (
+                found if isinstance(found, str) else self.momentum.order(found, lambda o: o[1])
+            )
         return self._open
 
     def choose(self) -> tuple[str, PlannedMove] | str:
@@ -289,80 +277,19 @@ class _Walk:
             and (m.duration_us - self.best_us) / self.best_us * 100 > KEEP_SLOWDOWN_PCT
         )
         row.kept = m is not None and m.correct and not slower
-        moved = directions(planned)
-        clear_win = (
-            row.kept
-            and m is not None
-            and (self.best_us - m.duration_us) / self.best_us * 100 > CLEAR_GAIN_PCT
-        )
-        if clear_win:
-            self.push = set(moved)
-            self.uphill = (self.uphill - moved) | {(knob, -sign) for knob, sign in moved}
+        if m is not None:
+            gain = (self.best_us - m.duration_us) / self.best_us * 100
+            self.momentum.measured(directions(planned), bool(row.kept), gain)
         else:
-            self.push = set()  # pushed once more without a clear gain (or something else)
+            self.momentum.measured((), False, 0.0)
         if row.kept and m is not None:
             self.values, self.current = new, m
             if m.duration_us < self.best_us:
                 self.best_values, self.best_m = dict(new), m
-                self.flat.clear()  # the ground moved: every direction is worth a look again
-            else:
-                self.flat |= moved
         else:
             self.rejected.add(planned.signature)
         self.result.trials.append(row)
         return True
-
-
-def directions(planned: PlannedMove) -> set[tuple[str, int]]:
-    """(knob, +1 or -1) for each numeric knob the move raises or lowers (from the value it
-    launched with where the knob was left unset)."""
-    out = set()
-    for c in planned.changes:
-        before = c.launched if c.before is None else c.before
-        numeric = all(
-            isinstance(v, int | float) and not isinstance(v, bool) for v in (before, c.after)
-        )
-        if numeric and c.after != before:
-            out.add((c.knob, 1 if c.after > before else -1))
-    return out
-
-
-def pushes_only(planned: PlannedMove, among: Collection[tuple[str, int]]) -> bool:
-    """Whether the move changes something and every change is one of `among`'s directions."""
-    dirs = directions(planned)
-    return bool(dirs) and dirs <= set(among)
-
-
-def order_by_momentum(
-    options: list[tuple[str, PlannedMove]],
-    push: Collection[tuple[str, int]],
-    uphill: Collection[tuple[str, int]],
-    flat: Collection[tuple[str, int]],
-) -> list[tuple[str, PlannedMove]]:
-    """The options in their order, except: moves that only push on in `push` directions
-    first; then the rest; then those that only undo an earlier clear win (`uphill`); then
-    those that only push `flat` directions (`defer_flat`).  Ties keep the arm's order."""
-
-    def rank(planned: PlannedMove) -> int:
-        if pushes_only(planned, push):
-            return 0
-        return 2 if pushes_only(planned, uphill) else 1
-
-    return defer_flat(sorted(options, key=lambda o: rank(o[1])), flat)  # sorted is stable
-
-
-def defer_flat(
-    options: list[tuple[str, PlannedMove]], flat: Collection[tuple[str, int]]
-) -> list[tuple[str, PlannedMove]]:
-    """The options in their order, those that only push `flat` directions moved last."""
-    if not flat:
-        return options
-
-    def stale(planned: PlannedMove) -> bool:
-        dirs = directions(planned)
-        return bool(dirs) and dirs <= set(flat)
-
-    return [o for o in options if not stale(o[1])] + [o for o in options if stale(o[1])]
 
 
 class CatalogWalk(_Walk):

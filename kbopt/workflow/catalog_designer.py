@@ -12,6 +12,9 @@
    the same backend from exactly the current knob values (`runs/*/catalog-moves.json`),
    is not proposed again; once no ranked entry has a move left, the catalog's other
    entries with moves follow (`with_unranked`: bottleneck class, then expected gain);
+   what the run has measured reorders them as `kbopt ablate`'s walks do
+   (`kbopt.workflow.search_momentum`): a clear win is pushed once more, a move undoing
+   one waits, a direction kept without a gain goes last;
 3. the new version is a copy of the current version file with the changed knob values
    (`kbopt.workflow.knob_source`), written after the cycle backed up the kernel folder, so
    VERIFY's rollback deletes it byte for byte; the designer checks it against the
@@ -51,6 +54,7 @@ from kbopt.store import Store, atomic_write
 from kbopt.vocab import Language
 from kbopt.workflow.designers import DesignContext, DesignerUnavailable, Proposal
 from kbopt.workflow.record import AttemptStatus, RunRecord
+from kbopt.workflow.search_momentum import Momentum, directions, pushes_only
 
 NAME = "catalog"
 STATE_FILE = "catalog-moves.json"
@@ -407,6 +411,30 @@ class CatalogDesigner:
                 out.add(signature)
         return out
 
+    def _momentum(self, record: RunRecord) -> Momentum:
+        """What this run's measured moves say about directions (`kbopt.workflow.
+        search_momentum`), replayed from its attempts at the primary configuration (the
+        first one measured): a clear win is pushed once more from the version it made, its
+        undoing waits, a direction kept without being faster goes last."""
+        state = self._state()
+        momentum = Momentum()
+        primary = next(iter(record.baseline), None)
+        if primary is None or "duration_us" not in record.baseline[primary]:
+            return momentum
+        best = float(record.baseline[primary]["duration_us"])
+        for attempt in record.attempts:
+            chosen = state.get(str(attempt.iteration)) or {}
+            moved = {(str(k), int(d)) for k, d in chosen.get("directions", [])}
+            if attempt.status is AttemptStatus.APPLIED and primary in attempt.measurements:
+                took = float(attempt.measurements[primary]["duration_us"])
+                momentum.measured(moved, True, (best - took) / best * 100)
+                best = min(best, took)
+            elif attempt.status is AttemptStatus.ROLLED_BACK:
+                momentum.measured(moved, False, 0.0)
+        if record.attempts and record.attempts[-1].new_version != record.current_version:
+            momentum.push = set()  # the run went on from another version: nothing to push
+        return momentum
+
     def _earlier_losses(self, record: RunRecord) -> list[tuple[frozenset, frozenset]]:
         """(knob values it started from, knob change) of every catalog move that an earlier
         run of this kernel rolled back, read from the sibling run folders."""
@@ -457,22 +485,32 @@ class CatalogDesigner:
         rejected = self._rejected(record)
         ranked = self._whole_ranking(record, ranked)
         why_not: list[str] = []
+        metrics = profile_metrics(record)
+        searched: dict[str, Any] = {
+            "tried": tried,
+            "tried_values": tried_values,
+            "rejected": rejected,
+            "launched": current_launch(record),
+        }
         found = search_candidates(
-            self.store,
-            spec,
-            version,
-            ranked,
-            profile_metrics(record),
-            tried=tried,
-            tried_values=tried_values,
-            rejected=rejected,
-            why_not=why_not,
-            launched=current_launch(record),
+            self.store, spec, version, ranked, metrics, why_not=why_not, **searched
         )
         if not found:
             detail = "; ".join(why_not[:8]) or "no entry in scope declares moves"
             raise DesignerUnavailable(NO_MOVE, details=[f"{version}: {detail}"])
-        best = found[0]
+        momentum = self._momentum(record)
+        if momentum.push:
+            # A clear win is pushed once more even by a move whose measured preconditions
+            # fail: the measurement, not the threshold, says the direction pays.
+            seen = {c.planned.signature for c in found}
+            found += [
+                c
+                for c in candidates(
+                    self.store, spec, version, ranked, metrics, relax=True, **searched
+                )
+                if c.planned.signature not in seen and pushes_only(c.planned, momentum.push)
+            ]
+        best = momentum.order(found, lambda c: c.planned)[0]
         new_version = next_version(spec, family)
         values = spec.knob_values(version)
         state = self._state()
@@ -486,6 +524,7 @@ class CatalogDesigner:
             "all_values": {**values, **best.planned.values},
             "before": {c.knob: c.before for c in best.planned.changes},
             "changes": [c.text() for c in best.planned.changes],
+            "directions": sorted(directions(best.planned)),
             "unchecked": best.planned.unchecked,
             "relaxed": best.planned.relaxed,
         }
