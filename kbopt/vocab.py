@@ -195,6 +195,13 @@ METRICS: dict[str, Metric] = {
             "(known at load time, no profiler needed)",
         ),
         _m(
+            "libdevice_math_calls",
+            "count",
+            "slow transcendental routines (logf, tanhf, erff, sinf...) that libdevice inlines "
+            "into the compiled kernel, each tens of instructions per element (read from the "
+            "PTX at launch, no profiler needed)",
+        ),
+        _m(
             "shared_mem_per_block_kb",
             "KiB",
             "shared memory per CTA (static + dynamic)",

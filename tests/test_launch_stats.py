@@ -251,3 +251,57 @@ print(launch.num_stages, launch.num_warps)
         )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["1", "4"]
+
+
+def test_libdevice_math_counts_the_slow_routines_a_ptx_inlines() -> None:
+    ptx = """
+$L__BB0_2:                              // %__nv_logf.exit
+$L__BB0_3:                              // %__nv_fmaf_rn.exit.i.i
+$L__BB0_4:                              // %__nv_logf.exit2
+$L__BB0_5:                              // %__nv_sqrtf.exit
+$L__BB0_6:                              // %__nv_tanhf.exit
+"""
+    # logf twice is one routine; fmaf_rn (a helper inside it) and sqrtf (sqrt.approx) are cheap
+    assert launch_stats.libdevice_math_calls(ptx) == 2
+    assert launch_stats.libdevice_math_calls("ex2.approx.f32 %f2, %f1;") == 0
+    no_ptx = SimpleNamespace(asm={"ttir": ""})
+    assert launch_stats._libdevice_math(no_ptx) is None
+    assert "libdevice_math_calls" not in launch_metrics(
+        [Launch("k", (8, 1, 1), 4, 40, 0)], 132, SM90
+    )
+    with_log = Launch("k", (8, 1, 1), 4, 40, 0, libdevice_math=1)
+    assert launch_metrics([with_log], 132, SM90)["libdevice_math_calls"] == 1
+    assert launch_stats.from_summary(launch_stats.summary([with_log])) == [with_log]
+
+
+def test_libdevice_math_is_read_from_real_compiled_kernels() -> None:
+    # Compiled for sm_90 on the CPU, in a process of its own (see the test above): fp32
+    # tl.log inlines libdevice's __nv_logf, tl.exp is one ex2.approx and counts nothing.
+    pytest.importorskip("triton")
+    script = """
+import triton, triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from kbopt.bench import launch_stats
+
+@triton.jit
+def f(x, y, LOG: tl.constexpr):
+    v = tl.load(x + tl.arange(0, 128))
+    tl.store(y + tl.arange(0, 128), tl.log(v) if LOG else tl.exp(v))
+
+for log in (1, 0):
+    src = ASTSource(
+        fn=f, signature={"x": "*fp32", "y": "*fp32", "LOG": "constexpr"}, constexprs={"LOG": log}
+    )
+    compiled = triton.compile(src, target=GPUTarget("cuda", 90, 32))
+    print(launch_stats._launch(compiled, (1,)).libdevice_math)
+"""
+    env = {**os.environ, "TRITON_INTERPRET": "0", "PYTHONPATH": str(REPO)}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "compile_log_exp.py"
+        path.write_text(script)
+        done = subprocess.run(
+            [sys.executable, str(path)], capture_output=True, text=True, env=env, timeout=300
+        )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["1", "0"]

@@ -105,7 +105,9 @@ def test_ranking_shift_compares_a_runs_profile_under_two_catalogs(tmp_path: Path
 def test_blind_summary_adds_up_the_sets_as_first_scored(tmp_path: Path) -> None:
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("hit_rate_summary", REPO / "scripts" / "hit_rate_summary.py")
+    spec = importlib.util.spec_from_file_location(
+        "hit_rate_summary", REPO / "scripts" / "hit_rate_summary.py"
+    )
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -127,6 +129,38 @@ def test_blind_summary_adds_up_the_sets_as_first_scored(tmp_path: Path) -> None:
     md = mod.markdown(table)
     assert "| all blind sets | | | 18 | 7/18 = 39% | 14/18 = 78% |" in md
     assert "not recorded" in md and "abc1234" in md
+
+
+def test_hit_rate_rescore_ranks_the_sets_again_beside_their_first_scores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "hit_rate_summary", REPO / "scripts" / "hit_rate_summary.py"
+    )
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.setattr(mod, "RESULTS", tmp_path)
+    first = {
+        "set": "benchmarks/real_profiles_blind15",
+        "file": "x",
+        "date": "2026-12-04",
+        "catalog_commit": "7df846c",
+        "profiles": 8,
+        "top1_hits": 0,  # as if it had been first scored with nothing right
+        "top3_hits": 0,
+    }
+    assert mod.rescore([first]) == 0
+    doc = json.loads((tmp_path / "hit-rate-real-rescored.json").read_text())
+    assert doc["blind"] is False
+    (row,) = doc["rows"]
+    assert row["top3_hits"] == 0 and 0 < row["now_top3_hits"] <= 8  # ranked again, not copied
+    md = (tmp_path / "hit-rate-real-rescored.md").read_text()
+    assert (
+        "NOT blind" in md and f"| 0/8 | {row['now_top1_hits']}/8 | {row['now_top3_hits']}/8 |" in md
+    )
 
 
 def test_catalog_cards_are_the_ranking_s_view_of_every_entry() -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -69,7 +70,30 @@ PRODUCED = (
     "tail_wave_pct",
     "wave_idle_pct",
     "pipeline_stages",
+    "libdevice_math_calls",
 )
+
+# libdevice's accurate single- and double-precision routines for transcendental functions:
+# Triton inlines each one it calls into the kernel (tens to hundreds of instructions per
+# element on sm_90: fp32 `tl.log` is `__nv_logf`, `libdevice.tanh` `__nv_tanhf`, `tl.sin`
+# `__nv_sinf`), and LLVM leaves the routine's name in a `__nv_<name>.exit` block label.
+# The cheap ones are not here: `tl.exp`, `tl.exp2` and `tl.sigmoid` lower to one
+# `ex2.approx`, `tl.sqrt` to `sqrt.approx` (its `__nv_sqrtf` label included).
+_SLOW_MATH_F = (
+    "log", "log2", "log10", "log1p", "expm1", "tanh", "erf", "erfc", "erfinv", "erfcinv",
+    "sin", "cos", "tan", "sincos", "pow", "atan", "atan2", "asin", "acos", "sinh", "cosh",
+    "asinh", "acosh", "atanh", "cbrt", "lgamma", "tgamma",
+)  # fmt: skip
+SLOW_MATH_ROUTINES = frozenset(
+    [f"{name}f" for name in _SLOW_MATH_F] + list(_SLOW_MATH_F) + ["exp", "exp2", "exp10"]
+)
+_NV_EXIT = re.compile(r"__nv_([A-Za-z0-9]+)\.exit")
+
+
+def libdevice_math_calls(ptx: str) -> int:
+    """How many of libdevice's slow transcendental routines a kernel's PTX inlines (each
+    distinct routine once, however often it is called)."""
+    return len({name for name in _NV_EXIT.findall(ptx) if name in SLOW_MATH_ROUTINES})
 
 
 @dataclass(frozen=True)
@@ -88,6 +112,9 @@ class Launch:
     # The software-pipeline depth the kernel was compiled with (Triton's num_stages), None
     # when the compiled kernel does not say.
     num_stages: int | None = None
+    # Slow libdevice transcendental routines its PTX inlines (`libdevice_math_calls`), None
+    # when the compiled kernel carries no PTX.
+    libdevice_math: int | None = None
 
     @property
     def ctas(self) -> int:
@@ -185,7 +212,14 @@ def _launch(kernel: Any, grid: Any) -> Launch:
         shared_bytes=int(getattr(meta, "shared", 0) or 0),
         spill_bytes=4 * int(getattr(kernel, "n_spills", 0) or 0),
         num_stages=_int_or_none(getattr(meta, "num_stages", None)),
+        libdevice_math=_libdevice_math(kernel),
     )
+
+
+def _libdevice_math(kernel: Any) -> int | None:
+    asm = getattr(kernel, "asm", None)
+    ptx = asm.get("ptx") if isinstance(asm, Mapping) else None
+    return libdevice_math_calls(ptx) if isinstance(ptx, str) else None
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -270,6 +304,8 @@ def launch_metrics(
     }
     if main.num_stages is not None:
         out["pipeline_stages"] = float(main.num_stages)
+    if main.libdevice_math is not None:
+        out["libdevice_math_calls"] = float(main.libdevice_math)
     if main.registers > 0:
         out["registers_per_thread"] = float(main.registers)
         # Known only once the kernel is loaded, like the registers: 0 is a measured zero.
@@ -309,6 +345,7 @@ def summary(launches: Sequence[Launch]) -> list[dict[str, Any]]:
             "duration_us": None if ln.duration_us is None else round(ln.duration_us, 3),
             "spill_bytes": ln.spill_bytes,
             "num_stages": ln.num_stages,
+            "libdevice_math": ln.libdevice_math,
         }
         for ln in launches
     ]
@@ -326,6 +363,7 @@ def from_summary(rows: Sequence[Mapping[str, Any]] | None) -> list[Launch]:
             r.get("duration_us"),
             r.get("spill_bytes", 0),
             r.get("num_stages"),
+            r.get("libdevice_math"),
         )
         for r in rows or []
     ]
