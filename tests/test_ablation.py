@@ -580,6 +580,21 @@ def test_a_walk_stuck_on_a_plateau_goes_on_from_the_fastest_values(tmp_path: Pat
     assert walk.best_us == 80.0
 
 
+def _rmsnorm_lab(tmp_path: Path, backend: type, warps: int) -> tuple[Any, Any, dict, Any, str]:
+    """add_rmsnorm's triton_v1 at its large trial on `backend`, measured from two stages
+    and `warps` warps: (spec, lab, starting values, their measurement, its error)."""
+    from kbopt.workflow.ablation import Lab
+
+    root = _project(tmp_path, "add_rmsnorm")
+    spec = load_spec("add_rmsnorm", root)
+    cfg = TrialConfig.from_dict({"name": "large", "dims": {"rows": 8192, "hidden": 4096}})
+    lab = Lab(backend(root), spec, "triton_v1", cfg, spec.knob_values("triton_v1"))
+    values = {**spec.knob_values("triton_v1"), "num_stages": 2, "num_warps": warps}
+    start_m, err = lab.measure(values)
+    assert start_m is not None
+    return spec, lab, values, start_m, err
+
+
 class FlatButSixteenWarps(AdjustedBackend):
     """Every configuration takes 100 us, except sixteen warps: 80 us."""
 
@@ -595,15 +610,9 @@ def test_a_direction_that_found_nothing_waits_behind_the_other_moves(
     more stage again while another move is open; once something is faster, every direction
     is open again."""
     from kbopt.model import Move
-    from kbopt.workflow.ablation import Lab, RandomWalk, _row
+    from kbopt.workflow.ablation import RandomWalk, _row
 
-    root = _project(tmp_path, "add_rmsnorm")
-    spec = load_spec("add_rmsnorm", root)
-    cfg = TrialConfig.from_dict({"name": "large", "dims": {"rows": 8192, "hidden": 4096}})
-    lab = Lab(FlatButSixteenWarps(root), spec, "triton_v1", cfg, spec.knob_values("triton_v1"))
-    values = {**spec.knob_values("triton_v1"), "num_stages": 2, "num_warps": 4}
-    start_m, err = lab.measure(values)
-    assert start_m is not None
+    spec, lab, values, start_m, err = _rmsnorm_lab(tmp_path, FlatButSixteenWarps, warps=4)
     pool = [
         ("deeper", Move(change={"pipeline_stages": "+1"})),
         ("more warps", Move(change={"warps": "x2"})),
@@ -645,16 +654,10 @@ def test_a_clear_win_is_pushed_once_more_and_its_undoing_waits(
     only once no other move is left); once half again lost, twice the warps (undoing a
     win) waits behind the moves that were still open."""
     from kbopt.model import Move
-    from kbopt.workflow.ablation import Lab, RandomWalk, _row
+    from kbopt.workflow.ablation import RandomWalk, _row
     from kbopt.workflow.search_momentum import directions
 
-    root = _project(tmp_path, "add_rmsnorm")
-    spec = load_spec("add_rmsnorm", root)
-    cfg = TrialConfig.from_dict({"name": "large", "dims": {"rows": 8192, "hidden": 4096}})
-    lab = Lab(FewerWarpsWinTwice(root), spec, "triton_v1", cfg, spec.knob_values("triton_v1"))
-    values = {**spec.knob_values("triton_v1"), "num_stages": 2, "num_warps": 8}
-    start_m, err = lab.measure(values)
-    assert start_m is not None
+    spec, lab, values, start_m, err = _rmsnorm_lab(tmp_path, FewerWarpsWinTwice, warps=8)
     pool = [
         ("deeper", Move(change={"pipeline_stages": "+1"})),
         ("wider", Move(change={"tile_n": "x2"})),
@@ -692,15 +695,9 @@ def test_a_push_passes_over_a_precondition_that_fails(tmp_path: Path, seed: int)
     move is half the warps again although moves whose preconditions hold are open."""
     from kbopt.model import Move
     from kbopt.moves import plan_move
-    from kbopt.workflow.ablation import Lab, RandomWalk, _row
+    from kbopt.workflow.ablation import RandomWalk, _row
 
-    root = _project(tmp_path, "add_rmsnorm")
-    spec = load_spec("add_rmsnorm", root)
-    cfg = TrialConfig.from_dict({"name": "large", "dims": {"rows": 8192, "hidden": 4096}})
-    lab = Lab(FewerWarpsWinTwice(root), spec, "triton_v1", cfg, spec.knob_values("triton_v1"))
-    values = {**spec.knob_values("triton_v1"), "num_stages": 2, "num_warps": 8}
-    start_m, err = lab.measure(values)
-    assert start_m is not None
+    spec, lab, values, start_m, err = _rmsnorm_lab(tmp_path, FewerWarpsWinTwice, warps=8)
     fewer = Move(change={"warps": "/2"}, when=["pct_of_floor > 1000"])
     pool = [
         ("deeper", Move(change={"pipeline_stages": "+1"})),

@@ -308,7 +308,10 @@ def _learning_project(root: Path) -> Path:
 
 
 def _run_once(
-    root: Path, run_id: str, backend: type[StandInBackend] = StandInBackend
+    root: Path,
+    run_id: str,
+    backend: type[StandInBackend] = StandInBackend,
+    max_iterations: int = 1,
 ) -> cycle.Cycle:
     store = Store(root)
     spec = load_spec("knobby", root)
@@ -322,7 +325,7 @@ def _run_once(
         designer_spec="catalog",
         configs=default_matrix(spec),
         store=store,
-        max_iterations=1,
+        max_iterations=max_iterations,
         counters="off",
         run_id=run_id,
     )
@@ -571,6 +574,13 @@ def test_a_designed_version_that_raises_is_a_failed_change_not_an_error(tmp_path
     assert not spec.version_path(attempt.new_version).exists()
 
 
+def _knob_entries(base: Path, *moves: tuple[str, str, str]) -> None:
+    """Catalog entries (name, knob role, change) that score alike: tried in name order."""
+    for name, role, op in moves:
+        text = ENTRY.format(name=name, role=role, title=name.replace("-", " ").capitalize())
+        (base / f"{name}.md").write_text(text.replace('"x2"', f'"{op}"'))
+
+
 PLATEAU_VERSION = """\
 NUM_WARPS = 4
 VECTORS = 2
@@ -591,13 +601,12 @@ def test_a_cycle_with_no_move_left_goes_on_from_its_fastest_version(tmp_path: Pa
     root = _learning_project(tmp_path)
     base = root / "docs" / "knowledge" / "optimizations"
     # equal scores, tried in name order: wider vectors, fewer warps, more warps
-    for name, role, op, title in (
-        ("knob-alpha", "vector_width", "x2", "Knob alpha"),
-        ("knob-beta", "warps", "/2", "Knob beta"),
-        ("knob-gamma", "warps", "x2", "Knob gamma"),
-    ):
-        text = ENTRY.format(name=name, role=role, title=title).replace('"x2"', f'"{op}"')
-        (base / f"{name}.md").write_text(text)
+    _knob_entries(
+        base,
+        ("knob-alpha", "vector_width", "x2"),
+        ("knob-beta", "warps", "/2"),
+        ("knob-gamma", "warps", "x2"),
+    )
     kdir = root / "kernels" / "knobby"
     (kdir / "spec.py").write_text(
         SPEC.replace("(1, 2, 4, 8, 16)", "(2, 4, 8)").replace("(1, 2, 4, 8)", "(2, 4, 8)")
@@ -605,21 +614,7 @@ def test_a_cycle_with_no_move_left_goes_on_from_its_fastest_version(tmp_path: Pa
     (kdir / "triton_v1.py").write_text(PLATEAU_VERSION)
     clear_cache()
     spec = load_spec("knobby", root)
-    run = cycle.start(
-        root,
-        kernel=spec,
-        target="pct_of_floor>=99",
-        start_version="triton_v1",
-        backend=StandInBackend(root),
-        designer=CatalogDesigner(root),
-        designer_spec="catalog",
-        configs=default_matrix(spec),
-        store=Store(root),
-        max_iterations=8,
-        counters="off",
-        run_id="plateau",
-    )
-    run.run()
+    run = _run_once(root, "plateau", max_iterations=8)
     record = run.record
     steps = [
         (a.optimization, a.status, spec.knob_values(a.from_version), a.changes_pct)
@@ -661,31 +656,11 @@ def test_the_catalog_designer_pushes_a_clear_win_once_more(tmp_path: Path) -> No
     without a gain, are not tried again while another move is open."""
     root = _learning_project(tmp_path)
     base = root / "docs" / "knowledge" / "optimizations"
-    for name, role, op, title in (
-        ("knob-alpha", "vector_width", "x2", "Knob alpha"),
-        ("knob-beta", "warps", "/2", "Knob beta"),
-    ):
-        text = ENTRY.format(name=name, role=role, title=title).replace('"x2"', f'"{op}"')
-        (base / f"{name}.md").write_text(text)
-    kdir = root / "kernels" / "knobby"
-    (kdir / "triton_v1.py").write_text(PUSH_VERSION)
+    _knob_entries(base, ("knob-alpha", "vector_width", "x2"), ("knob-beta", "warps", "/2"))
+    (root / "kernels" / "knobby" / "triton_v1.py").write_text(PUSH_VERSION)
     clear_cache()
     spec = load_spec("knobby", root)
-    run = cycle.start(
-        root,
-        kernel=spec,
-        target="pct_of_floor>=99",
-        start_version="triton_v1",
-        backend=StandInBackend(root),
-        designer=CatalogDesigner(root),
-        designer_spec="catalog",
-        configs=default_matrix(spec),
-        store=Store(root),
-        max_iterations=4,
-        counters="off",
-        run_id="push",
-    )
-    run.run()
+    run = _run_once(root, "push", max_iterations=4)
     steps = [
         (a.optimization, a.status, spec.knob_values(a.from_version)["num_warps"])
         for a in run.record.attempts
