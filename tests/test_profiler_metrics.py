@@ -502,3 +502,55 @@ def test_a_kernel_launched_several_times_gives_a_profile_that_parses() -> None:
     names = [s.name for s in profile.stages]
     assert names[:3] == ["SortKernel<policy>", "SortKernel<policy> #2", "SortKernel<policy> #3"]
     assert Profile.parse(profile.render()).stages == profile.stages
+
+
+def test_an_input_cache_makes_a_shape_s_inputs_once_and_hands_out_copies() -> None:
+    """A search measures one shape many times: the check's inputs and reference output are
+    made once, each version gets copies (one that writes into its inputs cannot change what
+    the next one sees), and another shape replaces them."""
+    import dataclasses
+
+    import torch
+
+    from kbopt.bench import harness
+    from kbopt.kernel import Version, load_spec
+
+    spec = load_spec("add_rmsnorm", REPO)
+    made: list[dict] = []
+
+    def make(dims: dict, **kw: object) -> tuple:
+        made.append(dict(dims))
+        return spec.make_inputs(dims, **kw)
+
+    references: list[int] = []
+
+    def reference(*inputs: object) -> object:
+        references.append(1)
+        return spec.reference(*inputs)
+
+    counted = dataclasses.replace(
+        spec, make_inputs=make, make_check_inputs=None, reference=reference
+    )
+
+    def in_place(*inputs: object) -> object:
+        out = spec.reference(*inputs)  # right, then scribbles over its first input
+        first = inputs[0]
+        assert isinstance(first, torch.Tensor)
+        first.fill_(float("nan"))
+        return out
+
+    cache = harness.InputCache()
+    small = {"rows": 2, "hidden": 64}
+    for _ in range(3):
+        _, problem = harness.check(
+            counted, Version("v", "triton", "", in_place), small, "float32", "cpu", cache=cache
+        )
+        assert problem is None, problem  # the NaN the last call wrote never reaches the next
+    assert made == [small] and len(references) == 1
+    other = {"rows": 4, "hidden": 64}
+    harness.check(
+        counted, Version("v", "triton", "", in_place), other, "float32", "cpu", cache=cache
+    )
+    assert made == [small, other] and len(references) == 2
+    cache.clear()
+    assert cache.checked is None and cache.sets is None

@@ -3,7 +3,9 @@
 - `check`: fresh inputs from the spec (`make_check_inputs` when it declares one), the
   reference computed first, the allocator's free memory filled with NaN (so an output
   element a version forgets to write shows up), then the version; the relative error of
-  every output against the reference, with the spec's tolerance for the dtype.
+  every output against the reference, with the spec's tolerance for the dtype.  With an
+  `InputCache` (the real backend keeps one) the inputs and the reference output are made
+  once per shape and each version gets copies.
 - `bench_ms`: `triton.testing.do_bench` (median, p20, p80), which flushes the L2 before
   every timed call; `input_sets` + `rotating` add several input sets whose bytes together
   exceed the L2 several times, so no call finds its inputs cached.
@@ -101,15 +103,79 @@ def call(version: Version, inputs: Sequence[Any]) -> Any:
 RAISED = "the version raised"  # how `check` words a version that crashed (not timed then)
 
 
-def check(
-    spec: KernelSpec, version: Version, dims: Dims, dtype: str, device: str = "cuda"
-) -> tuple[float, str | None]:
-    """(relative error, problem or None) of one version at one point (see module doc)."""
+class InputCache:
+    """The inputs of one (kernel, shape, dtype), kept from one measurement to the next.
+
+    A search (`kbopt ablate`, `kbopt tune`, a cycle at one configuration) measures one
+    kernel at one shape many times with other knob values.  Making its inputs anew each
+    time costs more than timing it for some kernels (packing an int4 weight of 4096 x 28672
+    on the host takes seconds), so they are made once: the correctness check's inputs with
+    their reference output, and the timing's input sets.  The check hands each version
+    copies (a kernel that writes into its inputs must not change the next one's).  One
+    shape is kept at a time; another shape replaces it."""
+
+    def __init__(self) -> None:
+        self.key: tuple[Any, ...] | None = None
+        self.checked: tuple[tuple[Any, ...], Any] | None = None  # (inputs, reference output)
+        self.sets: list[tuple[Any, ...]] | None = None
+
+    @staticmethod
+    def key_of(spec: KernelSpec, dims: Dims, dtype: str, device: str) -> tuple[Any, ...]:
+        return (spec.name, spec.source, tuple(sorted(dims.items())), dtype, device)
+
+    def _for(self, key: tuple[Any, ...]) -> None:
+        if key != self.key:
+            self.clear()
+            self.key = key
+
+    def clear(self) -> None:
+        """Let go of every tensor (before another shape, or after running out of memory)."""
+        self.key, self.checked, self.sets = None, None, None
+
+    def check_inputs(
+        self, spec: KernelSpec, dims: Dims, dtype: str, device: str
+    ) -> tuple[tuple[Any, ...], Any]:
+        """(copies of the check's inputs, the reference output), made on first use."""
+        self._for(self.key_of(spec, dims, dtype, device))
+        if self.checked is None:
+            make = spec.make_check_inputs or spec.make_inputs
+            inputs = make(dims, dtype=torch_dtype(dtype), device=device)
+            self.checked = (tuple(inputs), spec.reference(*inputs))
+        pristine, expect = self.checked
+        return tuple(_copy(x) for x in pristine), expect
+
+    def input_sets(self, spec: KernelSpec, dims: Dims, dtype: str) -> list[tuple[Any, ...]]:
+        """`input_sets` for this shape, made on first use."""
+        self._for(self.key_of(spec, dims, dtype, "cuda"))
+        if self.sets is None:
+            self.sets = input_sets(spec, dims, dtype)
+        return self.sets
+
+
+def _copy(x: Any) -> Any:
     import torch
 
-    make = spec.make_check_inputs or spec.make_inputs
-    inputs = make(dims, dtype=torch_dtype(dtype), device=device)
-    expect = spec.reference(*inputs)
+    return x.clone() if isinstance(x, torch.Tensor) else x
+
+
+def check(
+    spec: KernelSpec,
+    version: Version,
+    dims: Dims,
+    dtype: str,
+    device: str = "cuda",
+    cache: InputCache | None = None,
+) -> tuple[float, str | None]:
+    """(relative error, problem or None) of one version at one point (see module doc);
+    with a `cache`, the inputs and the reference output are made once per shape."""
+    import torch
+
+    if cache is not None:
+        inputs, expect = cache.check_inputs(spec, dims, dtype, device)
+    else:
+        make = spec.make_check_inputs or spec.make_inputs
+        inputs = make(dims, dtype=torch_dtype(dtype), device=device)
+        expect = spec.reference(*inputs)
     if device == "cuda":
         poison_pool(16 * _nbytes(expect))
     try:

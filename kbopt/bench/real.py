@@ -4,7 +4,8 @@ Everything it knows about the kernel comes from the kernel's spec
 (`kbopt.kernel.KernelSpec`): inputs, reference, tolerance, FLOPs and bytes, versions and
 their knobs.  Correctness and timing are the shared harness (`kbopt.bench.harness`): the
 output is checked against the reference with a NaN-poisoned pool before anything is
-timed, and timing is the median of `do_bench` (L2 flushed) over rotated input sets.  The
+timed, and timing is the median of `do_bench` (L2 flushed) over rotated input sets, both
+made once per shape and kept while the same shape is measured again (`InputCache`).  The
 roofline floor is `max(bytes / copy bandwidth, FLOPs / matmul rate)` with both ceilings
 measured by this backend on this device, once per process.  Without counters the DRAM%
 and TC% of a profile are the achieved fractions of those two ceilings (lower bounds: the
@@ -32,6 +33,7 @@ from types import ModuleType
 from typing import Any
 
 from kbopt.bench.backend import Measurement, timing_metrics
+from kbopt.bench.harness import InputCache
 from kbopt.bench.ncu import NcuOutcome, profile_launches
 from kbopt.bench.trials import TrialConfig
 from kbopt.errors import KbError, VersionFailed
@@ -56,6 +58,9 @@ class RealBackend:
         self.ncu_deadline: float | None = None
         self._ceilings: dict[str, dict[str, float]] = {}
         self._hashes: dict[str, str] = {}
+        # The last shape's inputs and reference output: a search measures one shape many
+        # times, and making some kernels' inputs costs more than timing them.
+        self.inputs = InputCache()
         if str(self.root) not in sys.path:
             sys.path.insert(0, str(self.root))
 
@@ -122,7 +127,7 @@ class RealBackend:
         params: Mapping[str, Any] | None = None,
     ) -> Measurement:
         from kbopt.bench import launch_stats
-        from kbopt.bench.harness import input_sets, software
+        from kbopt.bench.harness import software
         from kbopt.bench.suite import time_version
 
         torch = self._torch()
@@ -133,9 +138,14 @@ class RealBackend:
         dims = config.dims_dict
         with _params_applied(spec, version, params):
             entry = self._version(spec, version)
-            sets = input_sets(spec, dims, spec.dtype)
-            row = time_version(spec, entry, dims, sets, ceil, self.rep_ms, time_wrong=True)
-        del sets
+            try:
+                sets = self.inputs.input_sets(spec, dims, spec.dtype)
+                row = time_version(
+                    spec, entry, dims, sets, ceil, self.rep_ms, time_wrong=True, cache=self.inputs
+                )
+            except torch.cuda.OutOfMemoryError:
+                self.inputs.clear()  # the caller backs off to a smaller shape: free this one
+                raise
         if "time_us" not in row:  # it raised: a one-line error, never a traceback
             raise VersionFailed(f"{spec.name} {version} at {config.compact}: {row['error']}"[:600])
         us = float(row["time_us"])

@@ -58,11 +58,13 @@ def time_version(
     time_wrong: bool = False,
     repeat: bool = False,
     graph: bool = False,
+    cache: Any = None,
 ) -> dict[str, Any]:
     """Check, then time one version on prepared input sets; the measured row fields.
 
     A version that fails the check is not timed unless `time_wrong` (the cycle compares
-    times before it looks at correctness)."""
+    times before it looks at correctness).  `cache` (`harness.InputCache`) keeps the
+    check's inputs and reference output from one call to the next at the same shape."""
     from kbopt.bench import harness, launch_stats
 
     recorded = spec.launch_info(version.family) if spec.launch_info is not None else {}
@@ -71,7 +73,7 @@ def time_version(
     # The check's call is also where the Triton launches are seen (grid, warps, registers,
     # shared memory), outside any timed region.
     with launch_stats.capture() as launches:
-        err, problem = harness.check(spec, version, dims, spec.dtype)
+        err, problem = harness.check(spec, version, dims, spec.dtype, cache=cache)
     row: dict[str, Any] = {"rel_err": err}
     if launches:
         row["launches"] = launch_stats.summary(launches)
