@@ -355,6 +355,36 @@ def test_the_target_verdict_is_computed_from_the_rows() -> None:
     assert "before the grid measured anything" in verdict(doc(1, 1, 1))
 
 
+def test_the_grid_s_expected_trials_come_from_its_sample_s_share_of_good_points() -> None:
+    from kbopt.site.ablation import verdict
+    from kbopt.workflow.ablation import TrialRow, expected_grid_trials
+
+    def rows(*times: float | None) -> list[TrialRow]:
+        return [
+            TrialRow(i + 1, {}, "ok" if t else "error", duration_us=t) for i, t in enumerate(times)
+        ]
+
+    # start slow; 2 of 8 sampled points within 5% of 100 us: first good one at 9 / 3 = 3
+    # points past the start on average, so 4 trials
+    assert expected_grid_trials(rows(200, 101, 150, 150, 104, 150, None, 150, 150), 100) == 4.0
+    assert expected_grid_trials(rows(200, 150, 150), 100) is None  # none came within 5%
+    assert expected_grid_trials(rows(102, 150), 100) == 1.0  # the start already was
+    assert expected_grid_trials([], 100) is None
+    doc = {
+        "trials_budget": 24,
+        "rows": [
+            {"arm": "catalog", "trials_to_within_5pct": 6, "trials": 24},
+            {
+                "arm": "grid",
+                "trials_to_within_5pct": 2,
+                "trials": 24,
+                "expected_trials_to_within_5pct": 4.4,
+            },
+        ],
+    }
+    assert "a grid sample needs 4.4 on average" in verdict(doc)
+
+
 def test_relaxed_moves_of_one_entry_come_nearest_miss_first() -> None:
     """Geglu at Gemma-2 9B (a 14336-wide row, 91 registers): neither of size-warps-to-the-
     row's moves holds; doubling the warps misses its preconditions by less than halving

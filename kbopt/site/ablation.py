@@ -211,6 +211,17 @@ def judge(doc: Mapping[str, Any]) -> tuple[str, str]:
     else:
         ok = "met" if reached * 3 <= grid_needed else "not met"
         of_grid = f"{ok} against the {grid_needed} trials the grid needed"
+    expected = grid.get("expected_trials_to_within_5pct")
+    if expected is None and grid.get("trajectory"):  # a results file from before the field
+        from kbopt.workflow.ablation import TrialRow, expected_grid_trials
+
+        trials = [TrialRow(**t) for t in grid["trajectory"]]
+        expected = expected_grid_trials(trials, doc.get("best_us_any_arm"))
+    if expected is not None:
+        of_grid += (
+            f" (from the share of its sample within 5%, a grid sample needs {expected:g} on "
+            "average)"
+        )
     return of_budget, (
         f"Target (the catalog within 5% of the best any arm found, in at most a third of the "
         f"grid's trials): the catalog needed {reached}; **{of_budget}** against the budget of "

@@ -48,6 +48,8 @@ measured, and in which order, is the same with or without it.
 
 Per arm the result row has `best_pct_of_floor` and `trials_to_within_5pct`: the first
 trial at which the arm's best time so far is within 5% of the best time any arm found.
+The grid's row also has `expected_trials_to_within_5pct`: what a random grid sample needs
+on average, from the share of its own points within 5% (one sample's count is one draw).
 """
 
 from __future__ import annotations
@@ -412,6 +414,30 @@ def grid_points(
     return points[:count]
 
 
+def expected_grid_trials(trials: Sequence[TrialRow], overall_us: float | None) -> float | None:
+    """How many trials a random grid sample needs, on average, to come within 5% of
+    `overall_us`, from the share of this sample's points that did (None when none did).
+
+    One sample's count is one draw: a lucky second point says little.  Points drawn
+    without replacement from a space in which k of n are good put the first good one, on
+    average, at (n + 1) / (k + 1); the sample's own share estimates k / n, and the starting
+    trial comes first."""
+    if overall_us is None or not trials:
+        return None
+    good = overall_us * (1 + WITHIN_PCT / 100)
+
+    def hit(t: TrialRow) -> bool:
+        return t.status == "ok" and t.duration_us is not None and t.duration_us <= good
+
+    if hit(trials[0]):
+        return 1.0
+    sampled = trials[1:]
+    k = sum(hit(t) for t in sampled)
+    if k == 0:
+        return None
+    return round(1 + (len(sampled) + 1) / (k + 1), 1)
+
+
 def pool_of_moves(store: Store, language: str | None) -> list[tuple[str, Any]]:
     """Every move of every entry in scope (shared + the family's language): the
     optimizations' moves and the anti-patterns' ways out, as the catalog arm can use."""
@@ -619,6 +645,11 @@ def _document(
                 "best_us": best.duration_us if best else None,
                 "best_values": best.values if best else None,
                 "trials_to_within_5pct": reached,
+                **(
+                    {"expected_trials_to_within_5pct": expected_grid_trials(res.trials, overall)}
+                    if arm == "grid"
+                    else {}
+                ),
                 "failed_trials": sum(t.status != "ok" for t in res.trials),
                 "stopped": res.stopped,
                 "device": device,
