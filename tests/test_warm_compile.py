@@ -189,3 +189,28 @@ def test_the_command_refuses_a_negative_worker_count(
     out = tmp_path / "a.json"
     assert main([*argv, "--from", "triton_v2", "--out", str(out), "--json"]) == 0
     assert json.loads(out.read_text())["compiled_ahead"] is None
+
+
+def test_a_worker_keeps_the_inputs_it_made_when_they_are_small_enough(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import torch
+
+    from kbopt.bench import warm_compile
+
+    made: list[int] = []
+
+    def make() -> tuple[Any, ...]:
+        made.append(1)
+        return (torch.zeros(256), 3)
+
+    monkeypatch.setattr(warm_compile, "_worker_inputs", {})
+    first = warm_compile.kept_inputs(("k", 0), make)
+    assert warm_compile.kept_inputs(("k", 0), make) is first and made == [1]
+    warm_compile.kept_inputs(("k", 1), make)  # the other input maker: its own inputs
+    assert made == [1, 1]
+    monkeypatch.setattr(warm_compile, "KEEP_INPUTS_BYTES", 1023)  # 256 fp32 are 1024 bytes
+    monkeypatch.setattr(warm_compile, "_worker_inputs", {})
+    warm_compile.kept_inputs(("k", 0), make)
+    warm_compile.kept_inputs(("k", 0), make)
+    assert made == [1, 1, 1, 1]  # over the limit: made anew each time, never kept

@@ -40,6 +40,28 @@ def default_workers() -> int:
     return max(0, min(MAX_WORKERS, (os.cpu_count() or 1) - 1))
 
 
+# A worker compiles many configurations of one version at one shape: it keeps the inputs
+# it made (making some takes seconds of host time: an int4 weight packed on the CPU), up to
+# this size per input maker, so that eight workers cannot fill the GPU with copies.  A
+# kernel that writes into its inputs leaves them changed; compiling does not care.
+KEEP_INPUTS_BYTES = 2 << 30
+_worker_inputs: dict[tuple[Any, ...], Any] = {}
+
+
+def kept_inputs(key: tuple[Any, ...], make: Any) -> Any:
+    """The inputs this worker made for `key` before, or `make()`'s, kept when small enough."""
+    inputs = _worker_inputs.get(key)
+    if inputs is None:
+        inputs = make()
+        if _nbytes(inputs) <= KEEP_INPUTS_BYTES:
+            _worker_inputs[key] = inputs
+    return inputs
+
+
+def _nbytes(inputs: Any) -> int:
+    return sum(int(x.numel() * x.element_size()) for x in inputs if hasattr(x, "element_size"))
+
+
 def compile_once(
     root: str,
     locator: str,
@@ -67,10 +89,12 @@ def compile_once(
         makers = [m for m in (spec.make_check_inputs, spec.make_inputs) if m is not None]
         with _params_applied(spec, version, params or None):
             entry = RealBackend(root)._version(spec, version)
-            for make in dict.fromkeys(makers):
-                inputs = make(dict(dims), dtype=dtype, device=device)
-                call(entry, inputs)
-                del inputs
+            for which, make in enumerate(dict.fromkeys(makers)):
+                key = (root, locator, tuple(sorted(dims.items())), spec.dtype, device, which)
+                call(
+                    entry,
+                    kept_inputs(key, lambda m=make: m(dict(dims), dtype=dtype, device=device)),
+                )
         if device == "cuda":
             torch.cuda.synchronize()
             torch.cuda.empty_cache()
