@@ -397,7 +397,7 @@ def candidates(
             elif any(math.isnan(x) and m in unmeasured for x, _, _, m in values):
                 n_unmeasured += 1
         in_scope = not c.language or language == ALL_LANGUAGES or c.language == language
-        if contexts:
+        if kinds:  # a spec that names no kind of kernel keeps nothing off
             fits = not is_specific(c) or bool(kinds & c.contexts)
             in_scope = in_scope and fits
         has_triggers = bool(c.triggers)

@@ -348,13 +348,15 @@ class _Table:
         elif language is not None:
             in_scope |= self.language == language
         has_triggers = self.n_triggers > 0
-        if contexts:
+        kinds = contexts - CALL_CONTEXTS - PROPERTY_CONTEXTS
+        if kinds:
             # The kernel's spec says what it is: an entry tied to other kinds of kernels
             # (attention, MLA...) does not apply to it, whatever its triggers say.  Entries
             # with property tags only (memory-bound, small-grid...) or a call-level tag
-            # (any-kernel, inference-step...) fit all.
+            # (any-kernel, inference-step...) fit all.  A spec that names no kind (only
+            # properties, or how it is called) keeps nothing off.
             fits = ~self.specific
-            for ctx in contexts - CALL_CONTEXTS - PROPERTY_CONTEXTS:
+            for ctx in kinds:
                 if ctx in self.by_context:
                     fits |= self.by_context[ctx]
             in_scope = in_scope & fits

@@ -474,3 +474,32 @@ def test_tensor_core_utilization_is_no_symptom_for_a_kernel_without_matrix_produ
     kept = seen(tensor_core_util_pct=3.7, arithmetic_intensity=12.0)
     assert kept["tensor_core_util_pct"] == 3.7
     assert seen(tensor_core_util_pct=3.7)["tensor_core_util_pct"] == 3.7  # FLOPs unknown
+
+
+def test_a_spec_that_names_no_kind_of_kernel_keeps_no_entry_off() -> None:
+    """Contexts that say only how a kernel behaves or is called (memory-bound, multi-kernel)
+    do not say what it is: an attention-only entry stays in scope, as without contexts; a
+    kind (elementwise) keeps it off.  The numpy table and its plain-Python twin agree."""
+    import dataclasses
+
+    from kbopt.ranking import candidates, metric_weights
+    from kbopt.strategy import _Table
+
+    attention = dataclasses.replace(
+        _card("attention-only", [("dram_throughput_pct", "<", 60.0)]),
+        contexts=frozenset({"attention"}),
+    )
+    generic = _card("generic", [("dram_throughput_pct", "<", 60.0)])
+    cards = [attention, generic]
+    weights = metric_weights(cards)
+    table = _Table(cards)
+    m = {"dram_throughput_pct": 50.0}
+    for contexts, expect in (
+        (frozenset(), [0, 1]),
+        (frozenset({"memory-bound", "multi-kernel"}), [0, 1]),
+        (frozenset({"elementwise", "memory-bound"}), [1]),
+        (frozenset({"attention"}), [0, 1]),
+    ):
+        opts, _ = table.candidates(m, {}, "latency", None, 10, contexts)
+        twin = candidates(cards, weights, m, {}, "latency", None, 10, contexts)
+        assert twin is not None and sorted(twin[0]) == sorted(opts) == expect, contexts
