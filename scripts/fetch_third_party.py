@@ -40,7 +40,10 @@ How a source becomes a file in third_party/:
   fixed configuration, its knobs), under ``import triton`` / ``import triton.language as
   tl``.  The tutorials run benchmarks at import time and need a GPU to import; the
   extracted kernels do not.  The SHA-256 is of the extracted functions' text, so a copy
-  holding only those functions verifies the same as the whole tutorial.
+  holding only those functions verifies the same as the whole tutorial.  ``shims`` here are
+  module-level lines the functions need (an import, a constant, a helper that FlagGems
+  imports from its runtime): each named line must be in the upstream file, and its
+  replacement is written above the functions.
 
 Exit status: 0 when every requested source is in place and verified, 1 otherwise (each
 failure says which source, why, and what to try).  ``--no-verify`` keeps a copy whose
@@ -86,7 +89,9 @@ class Source:
     sha256: str  # of the whole file (mode "whole") or of the extracted functions
     mode: str = "whole"  # "whole" or "extract"
     functions: tuple[str, ...] = ()  # mode "extract": top-level @triton.jit functions, in order
-    shims: dict[str, str] = field(default_factory=dict)  # mode "whole": line -> replacement
+    # mode "whole": line -> replacement; mode "extract": a module-level line the functions
+    # need (checked present upstream) -> what is written above them
+    shims: dict[str, str] = field(default_factory=dict)
     pypi: tuple[str, str, str] | None = None  # (distribution, version, path in the wheel)
     used_by: tuple[str, ...] = ()  # the benchmarks/foreign specs that import it
     note: str = ""
@@ -120,6 +125,23 @@ def vllm_0340(name: str, path: str, dest: str, sha256: str, **rest: Any) -> Sour
         dest=dest,
         sha256=sha256,
         pypi=("vllm", "0.34.0", path),
+        **rest,
+    )
+
+
+def flaggems_502(name: str, path: str, dest: str, sha256: str, **rest: Any) -> Source:
+    """A file of FlagGems' v5.0.2 release (Apache-2.0, as its wheel's metadata says), the
+    same in its pure-Python PyPI wheel `flag_gems==5.0.2`, whose package sits under `src/`
+    in the repository."""
+    return Source(
+        name=name,
+        repo="flagos-ai/FlagGems",
+        ref="v5.0.2",
+        path=path,
+        license="Apache-2.0",
+        dest=dest,
+        sha256=sha256,
+        pypi=("flag_gems", "5.0.2", path.removeprefix("src/")),
         **rest,
     )
 
@@ -482,6 +504,91 @@ SOURCES: tuple[Source, ...] = (
         note="lightning attention's diagonal-block kernel only (the module imports einops, "
         "vLLM's platform and attention-backend constants at import)",
     ),
+    flaggems_502(
+        name="flaggems_conv2d",
+        path="src/flag_gems/ops/conv2d.py",
+        dest="flag_gems/conv2d.py",
+        sha256="a8c4995a31ebc33842c0063a2cbf2d4655e5db76009dbfa79d5cff29c3144ed7",
+        mode="extract",
+        functions=("conv2d_forward_kernel",),
+        used_by=("flaggems_conv2d",),
+        note="the implicit-GEMM forward kernel only (its module imports FlagGems' runtime, "
+        "whose @libentry and YAML-tuned @triton.autotune wrap it)",
+    ),
+    flaggems_502(
+        name="flaggems_topk",
+        path="src/flag_gems/ops/topk.py",
+        dest="flag_gems/topk.py",
+        sha256="283584835e8b88523ca385672b4c06d2fe42a0d48210027a199a4872344916c3",
+        mode="extract",
+        functions=(
+            "_get_finfo_val",
+            "_compare_and_swap",
+            "_bitonic_merge",
+            "argsort",
+            "topk_stage1_kernel",
+            "topk_stage2_kernel",
+        ),
+        shims={
+            "import torch": "import torch",
+            "import triton.language.core as core": "import triton.language.core as core",
+            "    from triton.language.standard import _log2, zeros_like": (
+                "from triton.language.standard import _log2, zeros_like"
+            ),
+            "from flag_gems.utils import triton_lang_extension as tle": (
+                "import types  # kbopt shim: flag_gems.utils.triton_lang_extension, as far as "
+                "the top-k asks\n\n\n"
+                "@triton.jit\n"
+                "def _tle_program_id(axis: int) -> tl.tensor:\n"
+                "    return tl.program_id(axis).to(tl.int64)\n\n\n"
+                "@triton.jit\n"
+                "def _tle_num_programs(axis: int) -> tl.tensor:\n"
+                "    return tl.num_programs(axis).to(tl.int64)\n\n\n"
+                'tle = types.ModuleType("tle")\n'
+                "tle.program_id = _tle_program_id\n"
+                "tle.num_programs = _tle_num_programs"
+            ),
+            **{
+                line: line
+                for line in (
+                    "_MIN_FLOAT32_VAL = tl.constexpr(torch.finfo(torch.float32).min)",
+                    "_MAX_FLOAT32_VAL = tl.constexpr(torch.finfo(torch.float32).max)",
+                    "_MIN_FLOAT16_VAL = tl.constexpr(torch.finfo(torch.float16).min)",
+                    "_MAX_FLOAT16_VAL = tl.constexpr(torch.finfo(torch.float16).max)",
+                    "_MIN_BFLOAT16_VAL = tl.constexpr(torch.finfo(torch.bfloat16).min)",
+                    "_MAX_BFLOAT16_VAL = tl.constexpr(torch.finfo(torch.bfloat16).max)",
+                    "_MIN_INT32_VAL = tl.constexpr(torch.iinfo(torch.int32).min)",
+                    "_MAX_INT32_VAL = tl.constexpr(torch.iinfo(torch.int32).max)",
+                )
+            },
+        },
+        used_by=("flaggems_topk",),
+        note="the two-stage top-k (per-chunk selection, then a bitonic argsort of the chunks' "
+        "candidates) with its jit helpers and dtype-limit constants; FlagGems' program-id "
+        "helpers (int64 ids) shimmed, the FlagTree-only radix kernel left out",
+    ),
+    flaggems_502(
+        name="flaggems_upsample_nearest2d",
+        path="src/flag_gems/ops/upsample_nearest2d.py",
+        dest="flag_gems/upsample_nearest2d.py",
+        sha256="965e3dd02dea93b7554bfac95ae1c24211c1f49518eef5774d4b73a822b67880",
+        mode="extract",
+        functions=("upsample_nearest2d_kernel",),
+        used_by=("flaggems_upsample_nearest2d",),
+        note="the nearest-neighbour resampling kernel only (its module imports FlagGems' "
+        "runtime, whose YAML-tuned @triton.autotune and @triton.heuristics wrap it)",
+    ),
+    flaggems_502(
+        name="flaggems_avg_pool2d",
+        path="src/flag_gems/ops/avg_pool2d.py",
+        dest="flag_gems/avg_pool2d.py",
+        sha256="648e4fe7a6e03185169fd092f06cd61a08ca3ec5becc8b166b32427577eb3fee",
+        mode="extract",
+        functions=("avg_pool2d_forward_kernel",),
+        used_by=("flaggems_avg_pool2d",),
+        note="the average-pooling forward kernel only (its module imports FlagGems' "
+        "@libentry; the @triton.autotune over nine tiles is dropped)",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}
@@ -579,7 +686,13 @@ def render(source: Source, text: str, origin: str) -> tuple[str, str]:
     if source.mode == "extract":
         body = extract_functions(text, source.functions, origin)
         digest = sha256(body)
-        out = header + "\nimport triton\nimport triton.language as tl\n\n\n" + body
+        preamble = ""
+        for line, replacement in source.shims.items():
+            if line not in text:
+                raise FetchError(f"{origin}: the line to shim is gone ({line!r}); update the pin")
+            preamble += replacement + "\n"
+        shimmed = "\n" + preamble if preamble else ""
+        out = header + "\nimport triton\nimport triton.language as tl\n" + shimmed + "\n\n" + body
         return out, digest
     digest = sha256(text)
     out = text

@@ -83,6 +83,10 @@ NEEDS = {
     "vllm_penalties": "vllm_penalties",
     "vllm_l2norm": "vllm_l2norm",
     "vllm_lightning_attn_diag": "vllm_lightning_attn_diag",
+    "flaggems_conv2d": "flaggems_conv2d",
+    "flaggems_topk": "flaggems_topk",
+    "flaggems_upsample_nearest2d": "flaggems_upsample_nearest2d",
+    "flaggems_avg_pool2d": "flaggems_avg_pool2d",
 }
 
 
@@ -379,6 +383,14 @@ CASES = {
     "vllm_l2norm": ({"tokens": 7, "heads": 3, "head_dim": 40}, {"triton_v1": {"mblock": 8, "num_warps": 2, "num_stages": 1}}),
     # fp32 tl.dot (inputs cast up, so fp16 is exact under the interpreter); 300 tokens: a whole 256-token block and one cut at 44, two sequences of two heads with their own decay; v1's 32-query sub-blocks, the variant's 64
     "vllm_lightning_attn_diag": ({"batch": 2, "heads": 2, "seqlen": 300, "d": 16, "e": 32}, {"triton_v1": {"cblock": 64, "num_warps": 2, "num_stages": 1}}),
+    # fp32 tl.dot (tf32 off) and fp16; 2 images of 7 x 9: 126 positions, v1's 32-position tiles (the last masked) cross an image boundary, the padded border masked; 40 input channels: two 32-deep steps per tap (the second masked); 48 output channels (the second 32-tile masked); the variant: 64 x 16 x 16 tiles, 2 warps, 1 stage
+    "flaggems_conv2d": ({"batch": 2, "channels_in": 40, "channels_out": 48, "height": 7, "width": 9, "filter_size": 3}, {"triton_v1": {"block_ni_ho_wo": 64, "block_co": 16, "block_ci": 16, "num_warps": 2, "num_stages": 1}}),
+    # 3 rows of 2500 columns, k = 5: v1's 1024-column chunks (the third cut at 452, masked with the dtype's minimum), 15 candidates sorted in a 16-wide bitonic merge; the variant: 256-column chunks (10 per row, 50 candidates in a 64-wide merge), 1 and 2 warps
+    "flaggems_topk": ({"rows": 3, "columns": 2500, "k": 5}, {"triton_v1": {"chunk_size": 256, "num_warps": 1, "merge_warps": 2}}),
+    # 2 images of 5 channels, 13 x 11 -> 26 x 22: 572 pixels, so v1's 1024-pixel tile wraps (the kernel has no mask: lanes past the plane compute a row modulo its height and write the same value again); the variant: 128-pixel tiles (the fifth wrapping), 3 planes per program over 10 (4 programs walking 3, 3, 2 and 2 planes), 2 warps, 1 stage
+    "flaggems_upsample_nearest2d": ({"batch": 2, "channels": 5, "height": 13, "width": 11, "scale": 2}, {"triton_v1": {"block_size": 128, "planes_per_program": 3, "num_warps": 2, "num_stages": 1}}),
+    # 2 images of 3 channels, 38 x 45 pooled 3 x 3 -> 12 x 15 (the last input rows and columns dropped): v1's 16 x 16 tile masked on both sides; the variant: 8 x 4 tiles (2 x 4 per plane, the last of each masked), 2 warps, 1 stage
+    "flaggems_avg_pool2d": ({"batch": 2, "channels": 3, "height": 38, "width": 45, "pool": 3}, {"triton_v1": {"block_h": 8, "block_w": 4, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

@@ -55,6 +55,10 @@ SOURCE_FILES = {
     "vllm_penalties": "vllm/penalties.py",
     "vllm_l2norm": "vllm/fla_l2norm.py",
     "vllm_lightning_attn_diag": "vllm/lightning_attn.py",
+    "flaggems_conv2d": "flag_gems/conv2d.py",
+    "flaggems_topk": "flag_gems/topk.py",
+    "flaggems_upsample_nearest2d": "flag_gems/upsample_nearest2d.py",
+    "flaggems_avg_pool2d": "flag_gems/avg_pool2d.py",
 }
 
 
