@@ -66,6 +66,7 @@ import sys
 import tarfile
 import tempfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,53 +98,35 @@ class Source:
     note: str = ""
 
 
-def sglang_059(name: str, path: str, dest: str, sha256: str, **rest: Any) -> Source:
-    """A file of SGLang's v0.5.9 release (Apache-2.0), the same in its PyPI wheel, where the
-    package sits under `python/` no more."""
-    return Source(
-        name=name,
-        repo="sgl-project/sglang",
-        ref="v0.5.9",
-        path=path,
-        license="Apache-2.0",
-        dest=dest,
-        sha256=sha256,
-        pypi=("sglang", "0.5.9", path.removeprefix("python/")),
-        **rest,
-    )
+def apache_release(
+    repo: str, ref: str, package: str, version: str, strip: str = ""
+) -> Callable[..., Source]:
+    """Sources from one release of an Apache-2.0 project whose PyPI wheel holds the same
+    files as the tagged repository, at their repository path less `strip`."""
+
+    def source(name: str, path: str, dest: str, sha256: str, **rest: Any) -> Source:
+        return Source(
+            name=name,
+            repo=repo,
+            ref=ref,
+            path=path,
+            license="Apache-2.0",
+            dest=dest,
+            sha256=sha256,
+            pypi=(package, version, path.removeprefix(strip)),
+            **rest,
+        )
+
+    return source
 
 
-def vllm_0340(name: str, path: str, dest: str, sha256: str, **rest: Any) -> Source:
-    """A file of vLLM's v0.34.0 release (Apache-2.0), the same in its PyPI wheel, whose
-    package sits at the repository's root as in the wheel."""
-    return Source(
-        name=name,
-        repo="vllm-project/vllm",
-        ref="v0.34.0",
-        path=path,
-        license="Apache-2.0",
-        dest=dest,
-        sha256=sha256,
-        pypi=("vllm", "0.34.0", path),
-        **rest,
-    )
-
-
-def flaggems_502(name: str, path: str, dest: str, sha256: str, **rest: Any) -> Source:
-    """A file of FlagGems' v5.0.2 release (Apache-2.0, as its wheel's metadata says), the
-    same in its pure-Python PyPI wheel `flag_gems==5.0.2`, whose package sits under `src/`
-    in the repository."""
-    return Source(
-        name=name,
-        repo="flagos-ai/FlagGems",
-        ref="v5.0.2",
-        path=path,
-        license="Apache-2.0",
-        dest=dest,
-        sha256=sha256,
-        pypi=("flag_gems", "5.0.2", path.removeprefix("src/")),
-        **rest,
-    )
+# SGLang v0.5.9: the package sits under `python/` in the repository, at the wheel's root.
+sglang_059 = apache_release("sgl-project/sglang", "v0.5.9", "sglang", "0.5.9", strip="python/")
+# vLLM v0.34.0: the package sits at the repository's root, as in the wheel.
+vllm_0340 = apache_release("vllm-project/vllm", "v0.34.0", "vllm", "0.34.0")
+# FlagGems v5.0.2 (Apache-2.0, as its wheel's metadata says): pure Python, `flag_gems==5.0.2`
+# on PyPI, the package under `src/` in the repository.
+flaggems_502 = apache_release("flagos-ai/FlagGems", "v5.0.2", "flag_gems", "5.0.2", strip="src/")
 
 
 SOURCES: tuple[Source, ...] = (
