@@ -81,7 +81,7 @@ from kbopt.workflow.catalog_designer import (
     search_candidates,
     search_order,
 )
-from kbopt.workflow.search_momentum import Momentum, directions, pushes_only
+from kbopt.workflow.search_momentum import Momentum, directions
 
 ARMS = ("catalog", "random", "grid")
 # A move is kept unless it is more than 5% slower than the fastest values the arm has
@@ -222,18 +222,13 @@ class _Walk:
         # Ranked once per state: `upcoming` and the step that follows it ask the same.
         if self._open is None:
             found = self.options()
-            if not isinstance(found, str) and self.momentum.push:
-                # The push goes on even where the move's measured preconditions no longer
+            if isinstance(found, str):
+                self._open = found
+            else:
+                # A push goes on even where the move's measured preconditions no longer
                 # hold: the measurement, not the threshold, says the direction pays.
-                seen = {p.signature for _, p in found}
-                found = found + [
-                    o
-                    for o in self.relaxed_options()
-                    if o[1].signature not in seen and pushes_only(o[1], self.momentum.push)
-                ]
-            self._open = (
-                found if isinstance(found, str) else self.momentum.order(found, lambda o: o[1])
-            )
+                moves = self.momentum.with_pushes(found, self.relaxed_options, lambda o: o[1])
+                self._open = self.momentum.order(moves, lambda o: o[1])
         return self._open
 
     def choose(self) -> tuple[str, PlannedMove] | str:

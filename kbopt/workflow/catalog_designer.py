@@ -54,7 +54,7 @@ from kbopt.store import Store, atomic_write
 from kbopt.vocab import Language
 from kbopt.workflow.designers import DesignContext, DesignerUnavailable, Proposal
 from kbopt.workflow.record import AttemptStatus, RunRecord
-from kbopt.workflow.search_momentum import Momentum, directions, pushes_only
+from kbopt.workflow.search_momentum import Momentum, directions
 
 NAME = "catalog"
 STATE_FILE = "catalog-moves.json"
@@ -467,7 +467,7 @@ class CatalogDesigner:
     def propose(self, record: RunRecord, ranked: Sequence[Mapping[str, Any]]) -> Proposal:
         if self.store is None or self.spec is None:
             raise KbError("the catalog designer was not bound to a cycle")
-        spec, version = self.spec, record.current_version
+        store, spec, version = self.store, self.spec, record.current_version
         family = spec.version_family(version)
         if family is None or not spec.knobs_for(version):
             raise DesignerUnavailable(
@@ -499,17 +499,13 @@ class CatalogDesigner:
             detail = "; ".join(why_not[:8]) or "no entry in scope declares moves"
             raise DesignerUnavailable(NO_MOVE, details=[f"{version}: {detail}"])
         momentum = self._momentum(record)
-        if momentum.push:
-            # A clear win is pushed once more even by a move whose measured preconditions
-            # fail: the measurement, not the threshold, says the direction pays.
-            seen = {c.planned.signature for c in found}
-            found += [
-                c
-                for c in candidates(
-                    self.store, spec, version, ranked, metrics, relax=True, **searched
-                )
-                if c.planned.signature not in seen and pushes_only(c.planned, momentum.push)
-            ]
+        # A clear win is pushed once more even by a move whose measured preconditions
+        # fail: the measurement, not the threshold, says the direction pays.
+        found = momentum.with_pushes(
+            found,
+            lambda: candidates(store, spec, version, ranked, metrics, relax=True, **searched),
+            lambda c: c.planned,
+        )
         best = momentum.order(found, lambda c: c.planned)[0]
         new_version = next_version(spec, family)
         values = spec.knob_values(version)

@@ -83,6 +83,20 @@ class Momentum:
             return 3
         return 2 if pushes_only(planned, self.uphill) else 1
 
+    def with_pushes(
+        self, items: list[T], relaxed: Callable[[], list[T]], planned: Callable[[T], PlannedMove]
+    ) -> list[T]:
+        """`items`, and while a clear win is pushed, the moves of `relaxed()` (those whose
+        measured preconditions fail) that push it on and are not among them already."""
+        if not self.push:
+            return items
+        seen = {planned(item).signature for item in items}
+        return items + [
+            item
+            for item in relaxed()
+            if planned(item).signature not in seen and pushes_only(planned(item), self.push)
+        ]
+
     def order(self, items: list[T], planned: Callable[[T], PlannedMove]) -> list[T]:
         """`items` in their order, reordered by `rank` (a stable sort: ties keep it)."""
         return sorted(items, key=lambda item: self.rank(planned(item)))
