@@ -93,6 +93,11 @@ def _nbytes(value: Any) -> int:
     return sum(int(t.numel()) * int(t.element_size()) for t in outputs(value))
 
 
+def tensor_bytes(inputs: Sequence[Any]) -> int:
+    """Bytes of the tensors among a call's inputs (scalars and other values count nothing)."""
+    return sum(int(x.numel()) * int(x.element_size()) for x in inputs if hasattr(x, "element_size"))
+
+
 def call(version: Version, inputs: Sequence[Any]) -> Any:
     """One call of a version (through its prepare step when it declares one)."""
     if version.prepare is not None:
@@ -204,10 +209,8 @@ def l2_bytes() -> int:
 
 def input_sets(spec: KernelSpec, dims: Dims, dtype: str) -> list[tuple[Any, ...]]:
     """Enough input sets that together they exceed the L2 four times (2 to 8 sets)."""
-    import torch
-
     first = spec.make_inputs(dims, dtype=torch_dtype(dtype), device="cuda")
-    per_set = max(1, sum(_nbytes(x) for x in first if isinstance(x, torch.Tensor)))
+    per_set = max(1, tensor_bytes(first))
     n = max(2, min(MAX_SETS, -(-4 * l2_bytes() // per_set)))
     return [first] + [
         spec.make_inputs(dims, dtype=torch_dtype(dtype), device="cuda") for _ in range(n - 1)

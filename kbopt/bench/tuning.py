@@ -194,6 +194,11 @@ class TuneReport:
         }
 
 
+def _params_key(params: Params) -> tuple[tuple[str, str], ...]:
+    """One configuration's identity, whatever the order of its knobs."""
+    return tuple(sorted((k, str(v)) for k, v in params.items()))
+
+
 def tune(
     measure: Callable[[Params], float],
     *,
@@ -230,7 +235,7 @@ def tune(
         except Exception as exc:  # a config that does not compile or fit is a data point
             duration, error = None, f"{type(exc).__name__}: {exc}"
         rows.append(TuneRow(dict(params), phase, duration, clock() - t0, error))
-        seen.add(tuple(sorted((k, str(v)) for k, v in params.items())))
+        seen.add(_params_key(params))
 
     deadline = start + budget.seconds
     if warm is not None:
@@ -244,11 +249,7 @@ def tune(
         per_config = max(sum(r.seconds for r in rows) / len(rows), 1e-3)
     plan = plan_autotune(space, budget, per_config)
     stopped = False
-    todo = [
-        params
-        for params in plan.configs
-        if tuple(sorted((k, str(v)) for k, v in params.items())) not in seen
-    ]
+    todo = [params for params in plan.configs if _params_key(params) not in seen]
     for i, params in enumerate(todo):
         if clock() - start >= budget.seconds:
             stopped = True

@@ -30,6 +30,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kbopt.bench.harness import tensor_bytes
+
 # Workers beyond this compile little faster (the measuring process and the GPU are shared)
 # and each holds a CUDA context of a few hundred MB.
 MAX_WORKERS = 8
@@ -53,13 +55,9 @@ def kept_inputs(key: tuple[Any, ...], make: Any) -> Any:
     inputs = _worker_inputs.get(key)
     if inputs is None:
         inputs = make()
-        if _nbytes(inputs) <= KEEP_INPUTS_BYTES:
+        if tensor_bytes(inputs) <= KEEP_INPUTS_BYTES:
             _worker_inputs[key] = inputs
     return inputs
-
-
-def _nbytes(inputs: Any) -> int:
-    return sum(int(x.numel() * x.element_size()) for x in inputs if hasattr(x, "element_size"))
 
 
 def compile_once(
