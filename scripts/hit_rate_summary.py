@@ -61,10 +61,11 @@ def rows(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def markdown(table: list[dict[str, Any]]) -> str:
-    def pct(hits: int, n: int) -> str:
-        return f"{hits}/{n} = {100 * hits / n:.0f}%" if n else "-"
+def pct(hits: int, n: int) -> str:
+    return f"{hits}/{n} = {100 * hits / n:.0f}%" if n else "-"
 
+
+def markdown(table: list[dict[str, Any]]) -> str:
     lines = [
         "| Set | Scored | Catalog at | Profiles | Top-1 | Top-3 |",
         "|-----|--------|------------|----------|-------|-------|",
@@ -109,9 +110,6 @@ def rescore(table: list[dict[str, Any]]) -> int:
             out.append({**r, "now_top1_hits": s["top1_hits"], "now_top3_hits": s["top3_hits"]})
     n = sum(r["profiles"] for r in out)
 
-    def pct(hits: int) -> str:
-        return f"{hits}/{n} = {100 * hits / n:.0f}%" if n else "-"
-
     lines = [
         f"Ranked again with the catalog at {commit or 'an uncommitted state'}: NOT blind "
         "(these sets' labels were read before later catalog changes).",
@@ -126,9 +124,9 @@ def rescore(table: list[dict[str, Any]]) -> int:
             f"{r['profiles']} | {r['now_top3_hits']}/{r['profiles']} |"
         )
     lines.append(
-        f"| all | | {pct(sum(r['top1_hits'] for r in out))} | "
-        f"{pct(sum(r['top3_hits'] for r in out))} | {pct(sum(r['now_top1_hits'] for r in out))}"
-        f" | {pct(sum(r['now_top3_hits'] for r in out))} |"
+        f"| all | | {pct(sum(r['top1_hits'] for r in out), n)} | "
+        f"{pct(sum(r['top3_hits'] for r in out), n)} | {pct(sum(r['now_top1_hits'] for r in out), n)}"
+        f" | {pct(sum(r['now_top3_hits'] for r in out), n)} |"
     )
     md = "\n".join(lines) + "\n"
     doc = {
