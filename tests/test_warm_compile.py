@@ -214,3 +214,30 @@ def test_a_worker_keeps_the_inputs_it_made_when_they_are_small_enough(
     warm_compile.kept_inputs(("k", 0), make)
     warm_compile.kept_inputs(("k", 0), make)
     assert made == [1, 1, 1, 1]  # over the limit: made anew each time, never kept
+
+
+def test_stopping_the_workers_stops_the_compilers_they_started(tmp_path: Path) -> None:
+    import os
+
+    # A worker busy in a child process (as Triton's ptxas is), stopped by `close`: the child
+    # must not outlive it (orphaned assemblers once kept a run's output open for minutes).
+    pid_file = tmp_path / "child.pid"
+    warmer = CompileWarmer(str(REPO), "add_rmsnorm", "triton_v2", {}, 1, device="cpu")
+    pool = warmer._workers()
+    pool.apply_async(os.system, (f"sleep 300 & echo $! > {pid_file}; wait",))
+    for _ in range(200):
+        if pid_file.exists() and pid_file.read_text().strip():
+            break
+        time.sleep(0.05)
+    child = int(pid_file.read_text())
+    os.kill(child, 0)  # running
+    warmer.close()
+    for _ in range(100):
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(child, 9)
+        pytest.fail("the worker's child process outlived close()")

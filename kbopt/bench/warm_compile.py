@@ -22,8 +22,10 @@ only with the real backend.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -101,6 +103,21 @@ def compile_once(
         return False, f"{type(exc).__name__}: {exc}".splitlines()[0][:300], time.monotonic() - began
 
 
+def _own_process_group() -> None:
+    """A worker's initializer: lead a new process group (where the platform has them)."""
+    if hasattr(os, "setpgrp"):
+        os.setpgrp()
+
+
+def _kill_group(pgid: int) -> None:
+    """Kill what is left of a stopped worker's process group (its compilers)."""
+    if not hasattr(os, "killpg"):
+        return
+    # ProcessLookupError: nothing is left of the group
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
 @dataclass
 class WarmStats:
     """What warming did in one search, for its results file."""
@@ -164,8 +181,12 @@ class CompileWarmer:
 
     def _workers(self) -> Any:
         if self._pool is None:
-            # spawn: a forked child would inherit the parent's CUDA context, which CUDA forbids
-            self._pool = multiprocessing.get_context("spawn").Pool(self.stats.workers)
+            # spawn: a forked child would inherit the parent's CUDA context, which CUDA forbids.
+            # Each worker leads a process group of its own, so that stopping it also stops
+            # the compilers it started (see close).
+            self._pool = multiprocessing.get_context("spawn").Pool(
+                self.stats.workers, initializer=_own_process_group
+            )
         return self._pool
 
     def warm(
@@ -237,11 +258,21 @@ class CompileWarmer:
         return len(finished)
 
     def close(self) -> None:
-        """Stop the workers at once, whatever they are compiling (never wait for them)."""
-        if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
-            self._pool = None
+        """Stop the workers at once, whatever they are compiling (never wait for them), and
+        the processes they started.
+
+        Triton runs ptxas as a child process, and for a large unrolled kernel it runs for
+        minutes.  Stopping only the worker left it running: on the H200 a top-k search's
+        orphaned assemblers kept the CPU busy and kept the command's output pipe open for
+        five minutes after its 140 s budget, so the caller's `| tail` waited for them."""
+        if self._pool is None:
+            return
+        groups = [p.pid for p in getattr(self._pool, "_pool", []) if p.pid]
+        self._pool.terminate()
+        self._pool.join()
+        self._pool = None
+        for pid in groups:
+            _kill_group(pid)
 
     def __enter__(self) -> CompileWarmer:
         return self
