@@ -745,3 +745,66 @@ def test_a_push_passes_over_a_precondition_that_fails(tmp_path: Path, seed: int)
     third = walk.result.trials[-1]
     assert third.move.startswith("fewer warps") and third.values["num_warps"] == 2
     assert "preconditions not met" in third.move
+
+
+class WiderNeedsMoreWarps(AdjustedBackend):
+    """Twice the block alone is slower (each thread does twice the work); twice the block
+    with twice the warps is the fastest; nothing else changes the time."""
+
+    def adjust(self, m: Measurement, params: dict[str, Any]) -> None:
+        wider = params.get("block") == 512
+        more = params.get("num_warps") == 8
+        m.duration_us = 70.0 if wider and more else 120.0 if wider else 100.0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_resize_that_lost_is_tried_once_more_with_the_warps_scaled_alike(
+    tmp_path: Path, seed: int
+) -> None:
+    from kbopt.model import Move
+    from kbopt.moves import PlannedMove, plan_move
+    from kbopt.workflow.ablation import RandomWalk, _row
+
+    spec, lab, values, start_m, err = _rmsnorm_lab(tmp_path, WiderNeedsMoreWarps, warps=4)
+    wider = Move(change={"tile_n": "x2"})
+    pool = [
+        ("deeper", Move(change={"pipeline_stages": "+1"})),
+        ("wider", wider),
+        ("more rows", Move(change={"rows_per_program": "x2"})),
+    ]
+    walk = RandomWalk(lab, _row(1, values, start_m, err), start_m, pool=pool, spec=spec, seed=seed)
+    planned = plan_move(wider, spec.knobs_for("triton_v1"), values, {}, start_m.launched)
+    assert isinstance(planned, PlannedMove)
+    walk._open = [("wider", planned)]  # as if the walk had drawn it
+    assert walk.step(2) and walk.result.trials[-1].kept is False  # 120 us: back
+    assert walk.step(3)
+    third = walk.result.trials[-1]
+    assert third.move.startswith("wider, warps alongside")
+    assert (third.values["block"], third.values["num_warps"]) == (512, 8)
+    assert third.kept and walk.best_us == 70.0
+    # Once: a pair that lost is not paired again, and a move that was not a resize is not.
+    assert walk.paired is None
+
+
+def test_only_a_resize_in_one_direction_gets_the_warps_alongside() -> None:
+    from kbopt.kernel import load_spec
+    from kbopt.model import Move
+    from kbopt.moves import PlannedMove, plan_move
+    from kbopt.workflow.search_pairing import warps_alongside
+
+    spec = load_spec("add_rmsnorm", REPO)
+    knobs, values = spec.knobs_for("triton_v1"), spec.knob_values("triton_v1")
+
+    def planned(change: dict[str, str]) -> PlannedMove:
+        p = plan_move(Move(change=change), knobs, values, {})
+        assert isinstance(p, PlannedMove)
+        return p
+
+    narrower = warps_alongside(planned({"tile_n": "/2"}), knobs, values, {})
+    assert narrower is not None and narrower.values == {"block": 128, "num_warps": 2}
+    assert warps_alongside(planned({"pipeline_stages": "+1"}), knobs, values, {}) is None
+    assert warps_alongside(planned({"warps": "x2"}), knobs, values, {}) is None
+    two_resizes = planned({"tile_n": "x2", "rows_per_program": "x2"})
+    assert warps_alongside(two_resizes, knobs, values, {}) is not None  # both up
+    mixed = planned({"tile_n": "x2", "vector_width": "/2"})
+    assert warps_alongside(mixed, knobs, values, {}) is None  # not only resize roles

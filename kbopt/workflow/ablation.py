@@ -25,11 +25,13 @@ fails its correctness check or runs out of memory is a trial too, recorded with 
   more than 1% faster than the arm's best is pushed once more (the same directions go
   first from the values it reached, as in a pattern search, even by a move whose
   measured preconditions fail), and the directions that would undo it go after every
-  other move.
+  other move.  A move that only resizes a tile (or the rows per program) and is measured
+  slower is tried next with the warps scaled by the same factor, once
+  (`kbopt.workflow.search_pairing`).
 - `random`: the same entries' moves (every optimization and anti-pattern in scope that
   declares moves), with the same applicability rules (the same two passes), keep / go
-  back, no-retry, flat-direction, push-on and go-on-from-the-fastest rules, picked in a
-  random order instead of the ranking's.
+  back, no-retry, flat-direction, push-on, warps-alongside and go-on-from-the-fastest
+  rules, picked in a random order instead of the ranking's.
 - `grid`: what an autotuner does: the product of every knob's allowed values, sampled
   without replacement (or all of it, in a random order, when it fits the budget).
 
@@ -82,6 +84,7 @@ from kbopt.workflow.catalog_designer import (
     search_order,
 )
 from kbopt.workflow.search_momentum import Momentum, directions
+from kbopt.workflow.search_pairing import warps_alongside
 
 ARMS = ("catalog", "random", "grid")
 # A move is kept unless it is more than 5% slower than the fastest values the arm has
@@ -200,6 +203,9 @@ class _Walk:
         # won on the H200), its undoing waits, and a direction kept without being faster
         # goes last (one more pipeline stage three times over spent three trials of 24).
         self.momentum = Momentum()
+        # A resize just measured slower, with the warps scaled alike (`search_pairing`):
+        # the next move tried, once.
+        self.paired: tuple[str, PlannedMove] | None = None
 
     @property
     def best_us(self) -> float:
@@ -218,6 +224,20 @@ class _Walk:
     def pick(self, options: list[tuple[str, PlannedMove]]) -> tuple[str, PlannedMove]:
         return options[0]
 
+    def profile(self) -> Any:
+        """The timing-only profile of the current values: what the ranking reads."""
+        from kbopt.workflow.profiler import build_profile
+
+        profile, _ = build_profile(self.current, None, "timing only (kbopt ablate)")
+        return profile
+
+    def metrics(self, profile: Any = None) -> dict[str, float]:
+        """What the moves' preconditions read: `profile`'s metrics (the current values'
+        by default) with the spec's dims."""
+        from kbopt.strategy import trigger_metrics
+
+        return trigger_metrics(profile if profile is not None else self.profile())
+
     def _options(self) -> list[tuple[str, PlannedMove]] | str:
         # Ranked once per state: `upcoming` and the step that follows it ask the same.
         if self._open is None:
@@ -229,6 +249,10 @@ class _Walk:
                 # hold: the measurement, not the threshold, says the direction pays.
                 moves = self.momentum.with_pushes(found, self.relaxed_options, lambda o: o[1])
                 self._open = self.momentum.order(moves, lambda o: o[1])
+            if self.paired is not None:
+                rest = [] if isinstance(self._open, str) else self._open
+                self._open = [self.paired, *rest]
+                self.paired = None
         return self._open
 
     def choose(self) -> tuple[str, PlannedMove] | str:
@@ -285,8 +309,25 @@ class _Walk:
                 self.best_values, self.best_m = dict(new), m
         else:
             self.rejected.add(planned.signature)
+            if m is not None and m.correct:
+                self._pair(label, planned)
         self.result.trials.append(row)
         return True
+
+    def _pair(self, label: str, planned: PlannedMove) -> None:
+        """Queue `planned` (measured slower) with the warps scaled alike, when it resizes."""
+        paired = warps_alongside(
+            planned,
+            self.lab.spec.knobs_for(self.lab.version),
+            self.values,
+            self.metrics(),
+            self.current.launched,
+        )
+        if paired is None or paired.signature in self.rejected:
+            return
+        if frozenset({**self.values, **paired.values}.items()) in self.visited:
+            return
+        self.paired = (f"{label}, warps alongside", paired)
 
 
 class CatalogWalk(_Walk):
@@ -295,10 +336,7 @@ class CatalogWalk(_Walk):
         self.store, self.language, self.spec = store, language, spec
 
     def options(self) -> list[tuple[str, PlannedMove]] | str:
-        from kbopt.strategy import trigger_metrics
-        from kbopt.workflow.profiler import build_profile
-
-        profile, _ = build_profile(self.current, None, "timing only (kbopt ablate)")
+        profile = self.profile()
         # The whole ranking, then the entries it left out (the random arm's pool): the walk
         # stops only when no entry has a move left, and takes the ranked ones first.
         found = search_candidates(
@@ -306,7 +344,7 @@ class CatalogWalk(_Walk):
             self.spec,
             self.lab.version,
             search_order(profile, self.store, self.language),
-            trigger_metrics(profile),
+            self.metrics(profile),
             **self._search_state(),
         )
         if not found:
@@ -322,16 +360,13 @@ class CatalogWalk(_Walk):
         }
 
     def relaxed_options(self) -> list[tuple[str, PlannedMove]]:
-        from kbopt.strategy import trigger_metrics
-        from kbopt.workflow.profiler import build_profile
-
-        profile, _ = build_profile(self.current, None, "timing only (kbopt ablate)")
+        profile = self.profile()
         found = candidates(
             self.store,
             self.spec,
             self.lab.version,
             search_order(profile, self.store, self.language),
-            trigger_metrics(profile),
+            self.metrics(profile),
             relax=True,
             **self._search_state(),
         )
@@ -360,11 +395,7 @@ class RandomWalk(_Walk):
         return options
 
     def _open_moves(self, relax: bool) -> list[tuple[str, PlannedMove]]:
-        from kbopt.strategy import trigger_metrics
-        from kbopt.workflow.profiler import build_profile
-
-        profile, _ = build_profile(self.current, None, "timing only (kbopt ablate)")
-        metrics = trigger_metrics(profile)
+        metrics = self.metrics()
         knobs = self.spec.knobs_for(self.lab.version)
         options = []
         for name, move in self.pool:

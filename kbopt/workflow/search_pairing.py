@@ -1,0 +1,56 @@
+"""A tile resize that was measured slower, tried once more with the warps scaled alongside.
+
+A move that doubles a tile (or the rows a program handles) over the same warps doubles each
+thread's share of the work: twice the accumulator, twice the values loaded per thread.  One
+that halves it leaves each thread half as much, or lanes idle.  Tuned launch tables move the
+two together: the configurations of Triton's matrix-multiplication tutorial give a
+128 x 256 tile eight warps and a 64 x 32 or 32 x 64 tile two.  So a resize can lose on its
+own and win with the warps scaled by the same factor (the same work per thread): on the
+H200, FlagGems' average pooling ran fastest with half the tile and half the warps of the
+best that single moves reached (results/ablation/20261204T163029Z-*.json), and no single
+move of the catalog changes both.
+
+A knob search that measures such a resize slower than its best tries, next, the same change
+with the warps scaled alike, once: the pair is not paired again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from kbopt.moves import NotApplicable, PlannedMove, plan_move
+from kbopt.workflow.search_momentum import directions
+
+if TYPE_CHECKING:
+    from kbopt.kernel import Knob
+
+# Roles whose size sets how much work one program, hence one thread, does.
+RESIZE_ROLES = frozenset({"tile_m", "tile_n", "rows_per_program", "kv_tile"})
+WARPS = "warps"
+NOTE = "the same work per thread: the warps scaled with the tile"
+
+
+def warps_alongside(
+    planned: PlannedMove,
+    knobs: Sequence[Knob],
+    values: Mapping[str, Any],
+    metrics: Mapping[str, float],
+    launched: Mapping[str, Any] | None = None,
+) -> PlannedMove | None:
+    """`planned` (a resize measured from `values`) with the warps scaled by the same
+    factor, or None: when it changes anything but resize roles, changes them both ways, or
+    the kernel has no warps knob that can move that way."""
+    from kbopt.model import Move
+
+    roles = set(planned.move.change)
+    if not roles <= RESIZE_ROLES:
+        return None
+    signs = {sign for _, sign in directions(planned)}
+    if len(signs) != 1:
+        return None
+    change = {**planned.move.change, WARPS: "x2" if signs == {1} else "/2"}
+    paired = plan_move(Move(change=change, note=NOTE), knobs, values, metrics, launched, relax=True)
+    if isinstance(paired, NotApplicable) or not any(c.role == WARPS for c in paired.changes):
+        return None
+    return paired
