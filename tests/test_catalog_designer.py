@@ -673,3 +673,48 @@ def test_the_catalog_designer_pushes_a_clear_win_once_more(tmp_path: Path) -> No
     ], steps
     moves = json.loads((root / "runs" / "push" / "catalog-moves.json").read_text())
     assert moves["2"]["directions"] == [["num_warps", -1]]
+
+
+PAIRING_VERSION = """\
+NUM_WARPS = 4
+VECTORS = 2
+BLOCK = 256
+# twice the block alone is slower (170 us), twice the block with twice the warps faster
+# (90 us); at this block 100 us whatever the warps and vectors
+FAKE_DURATION_US = 100 + (BLOCK / 256 - 1) * (150 - 20 * NUM_WARPS) + 0 * VECTORS
+FAKE_FLOOR_US = 10
+FAKE_TIMING_METRICS = {"dram_throughput_pct": 40.0}
+
+
+def knobby(x):
+    return x
+"""
+
+
+def test_a_resize_rolled_back_is_designed_again_with_the_warps_alongside(tmp_path: Path) -> None:
+    root = _learning_project(tmp_path)
+    base = root / "docs" / "knowledge" / "optimizations"
+    _knob_entries(base, ("knob-alpha", "tile_n", "x2"), ("knob-beta", "vector_width", "x2"))
+    kdir = root / "kernels" / "knobby"
+    (kdir / "spec.py").write_text(
+        SPEC.replace(
+            '            Knob("vectors", "int", (1, 2, 4, 8), "vector_width"),\n',
+            '            Knob("vectors", "int", (1, 2, 4, 8), "vector_width"),\n'
+            '            Knob("block", "int", (128, 256, 512, 1024), "tile_n"),\n',
+        )
+    )
+    (kdir / "triton_v1.py").write_text(PAIRING_VERSION)
+    clear_cache()
+    spec = load_spec("knobby", root)
+    assert [k.name for k in spec.knobs_for("triton_v1")] == ["num_warps", "vectors", "block"]
+    run = _run_once(root, "pairing", max_iterations=2)
+    steps = [(a.optimization, a.status) for a in run.record.attempts]
+    assert steps == [
+        ("knob-alpha", AttemptStatus.ROLLED_BACK),  # twice the block: 170 us
+        ("knob-alpha", AttemptStatus.APPLIED),  # with twice the warps: 90 us
+    ], steps
+    best = spec.knob_values(run.record.attempts[-1].new_version)
+    assert (best["block"], best["num_warps"]) == (512, 8)
+    moves = json.loads((root / "runs" / "pairing" / "catalog-moves.json").read_text())
+    assert moves["1"]["paired"] is False and moves["2"]["paired"] is True
+    assert "warps scaled alike" in run.record.attempts[-1].task

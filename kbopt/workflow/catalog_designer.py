@@ -14,7 +14,9 @@
    entries with moves follow (`with_unranked`: bottleneck class, then expected gain);
    what the run has measured reorders them as `kbopt ablate`'s walks do
    (`kbopt.workflow.search_momentum`): a clear win is pushed once more, a move undoing
-   one waits, a direction kept without a gain goes last;
+   one waits, a direction kept without a gain goes last; a move that only resized a tile
+   and was rolled back as slower is designed once more with the warps scaled alike
+   (`kbopt.workflow.search_pairing`);
 3. the new version is a copy of the current version file with the changed knob values
    (`kbopt.workflow.knob_source`), written after the cycle backed up the kernel folder, so
    VERIFY's rollback deletes it byte for byte; the designer checks it against the
@@ -55,6 +57,8 @@ from kbopt.vocab import Language
 from kbopt.workflow.designers import DesignContext, DesignerUnavailable, Proposal
 from kbopt.workflow.record import AttemptStatus, RunRecord
 from kbopt.workflow.search_momentum import Momentum, directions
+from kbopt.workflow.search_pairing import NOTE as PAIRING_NOTE
+from kbopt.workflow.search_pairing import warps_alongside
 
 NAME = "catalog"
 STATE_FILE = "catalog-moves.json"
@@ -135,13 +139,20 @@ class Candidate:
     """One ranked entry's applicable move."""
 
     def __init__(
-        self, entry: str, index: int, rank: int | None, planned: PlannedMove, opp: Mapping
+        self,
+        entry: str,
+        index: int,
+        rank: int | None,
+        planned: PlannedMove,
+        opp: Mapping,
+        paired: bool = False,
     ):
         self.entry = entry
         self.index = index
         self.rank = rank  # the strategy's rank among opportunities; None for a warning
         self.planned = planned
         self.opp = opp
+        self.paired = paired  # the entry's move with the warps scaled alike (search_pairing)
 
     @property
     def label(self) -> str:
@@ -435,6 +446,58 @@ class CatalogDesigner:
             momentum.push = set()  # the run went on from another version: nothing to push
         return momentum
 
+    def _paired_retry(
+        self,
+        record: RunRecord,
+        ranked: Sequence[Mapping[str, Any]],
+        metrics: Mapping[str, float],
+        searched: Mapping[str, Any],
+    ) -> Candidate | None:
+        """The last attempt's move with the warps scaled alike (`search_pairing`), when
+        that attempt only resized a tile from the current version, ran correctly and was
+        rolled back as slower, and was not itself such a pair."""
+        assert self.store is not None and self.spec is not None
+        if not record.attempts:
+            return None
+        last = record.attempts[-1]
+        chosen = self._state().get(str(last.iteration)) or {}
+        primary = next(iter(record.baseline), None)
+        measured = last.measurements.get(primary or "", {})
+        if (
+            last.status is not AttemptStatus.ROLLED_BACK
+            or "correct" in last.reason
+            or "duration_us" not in measured
+            or chosen.get("paired")
+            or chosen.get("from_version") != record.current_version
+        ):
+            return None
+        spec, version = self.spec, record.current_version
+        try:
+            move = self.store.get(str(chosen["entry"])).moves[int(chosen["move"])]
+        except (KbError, IndexError, KeyError, ValueError):
+            return None  # the entry changed since: nothing to pair
+        knobs, values = spec.knobs_for(version), spec.knob_values(version)
+        launched = searched.get("launched")
+        planned = plan_move(move, knobs, values, metrics, launched, relax=True)
+        if isinstance(planned, NotApplicable) or planned.values != chosen.get("values"):
+            return None
+        paired = warps_alongside(planned, knobs, values, metrics, launched)
+        if paired is None or paired.signature in searched["rejected"]:
+            return None
+        if frozenset({**values, **paired.values}.items()) in searched["tried_values"]:
+            return None
+        from kbopt.workflow.knob_source import settable_knobs
+
+        names = [c.knob for c in paired.changes]
+        if len(settable_knobs(spec.version_path(version), names)) < len(names):
+            return None
+        opp = next(
+            (r for r in ranked if r.get("id") == chosen["entry"]),
+            {"id": chosen["entry"], "unranked": True},
+        )
+        rank = chosen.get("rank")
+        return Candidate(str(chosen["entry"]), int(chosen["move"]), rank, paired, opp, True)
+
     def _earlier_losses(self, record: RunRecord) -> list[tuple[frozenset, frozenset]]:
         """(knob values it started from, knob change) of every catalog move that an earlier
         run of this kernel rolled back, read from the sibling run folders."""
@@ -492,21 +555,23 @@ class CatalogDesigner:
             "rejected": rejected,
             "launched": current_launch(record),
         }
-        found = search_candidates(
-            self.store, spec, version, ranked, metrics, why_not=why_not, **searched
-        )
-        if not found:
-            detail = "; ".join(why_not[:8]) or "no entry in scope declares moves"
-            raise DesignerUnavailable(NO_MOVE, details=[f"{version}: {detail}"])
-        momentum = self._momentum(record)
-        # A clear win is pushed once more even by a move whose measured preconditions
-        # fail: the measurement, not the threshold, says the direction pays.
-        found = momentum.with_pushes(
-            found,
-            lambda: candidates(store, spec, version, ranked, metrics, relax=True, **searched),
-            lambda c: c.planned,
-        )
-        best = momentum.order(found, lambda c: c.planned)[0]
+        best = self._paired_retry(record, ranked, metrics, searched)
+        if best is None:
+            found = search_candidates(
+                self.store, spec, version, ranked, metrics, why_not=why_not, **searched
+            )
+            if not found:
+                detail = "; ".join(why_not[:8]) or "no entry in scope declares moves"
+                raise DesignerUnavailable(NO_MOVE, details=[f"{version}: {detail}"])
+            momentum = self._momentum(record)
+            # A clear win is pushed once more even by a move whose measured preconditions
+            # fail: the measurement, not the threshold, says the direction pays.
+            found = momentum.with_pushes(
+                found,
+                lambda: candidates(store, spec, version, ranked, metrics, relax=True, **searched),
+                lambda c: c.planned,
+            )
+            best = momentum.order(found, lambda c: c.planned)[0]
         new_version = next_version(spec, family)
         values = spec.knob_values(version)
         state = self._state()
@@ -523,6 +588,7 @@ class CatalogDesigner:
             "directions": sorted(directions(best.planned)),
             "unchecked": best.planned.unchecked,
             "relaxed": best.planned.relaxed,
+            "paired": best.paired,
         }
         self._save(state)
         unchecked = (
@@ -530,7 +596,12 @@ class CatalogDesigner:
             if best.planned.unchecked
             else ""
         )
-        if best.planned.relaxed:
+        if best.paired:
+            unchecked += (
+                f"; the same change measured slower alone, now with the warps scaled alike "
+                f"({PAIRING_NOTE})"
+            )
+        elif best.planned.relaxed:
             unchecked += (
                 "; every ranked move whose preconditions hold was measured, so this one is "
                 "tried with its preconditions passed over"
