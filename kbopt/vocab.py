@@ -222,6 +222,14 @@ METRICS: dict[str, Metric] = {
             "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio",
         ),
         _m(
+            "global_load_efficiency_pct",
+            "%",
+            "bytes the global-load instructions asked for per byte of the 32-byte sectors "
+            "they fetched, x100 (100: every fetched byte used; 25: a warp reading 2 bytes "
+            "every 8)",
+            "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
+        ),
+        _m(
             "shared_bank_conflicts",
             "count",
             "shared-memory bank conflicts (loads and stores)",

@@ -107,6 +107,7 @@ STALLS = {
     "launch__occupancy_limit_shared_mem": "block",
     "launch__occupancy_limit_warps": "block",
     "launch__occupancy_limit_blocks": "block",
+    "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct": "%",
 }
 
 
@@ -131,12 +132,14 @@ def test_derived_counters_from_one_launch() -> None:
         "launch__occupancy_limit_shared_mem": "1",
         "launch__occupancy_limit_warps": "8",
         "launch__occupancy_limit_blocks": "32",
+        "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct": "25.5",
     }
     (k,) = parse_csv(_raw_csv([row], STALLS))
     m = k.metrics
     assert m["stall_long_scoreboard_pct"] == pytest.approx(45.0)
     assert m["stall_barrier_pct"] == pytest.approx(10.0)
     assert m["sectors_per_request"] == pytest.approx(32.0)
+    assert m["global_load_efficiency_pct"] == pytest.approx(25.5)
     assert m["tail_wave_pct"] == pytest.approx(75.0)
     assert m["ctas_per_sm"] == pytest.approx(0.5)
     assert m["dram_bytes"] == pytest.approx(1500.0)
@@ -294,6 +297,12 @@ RULES = [
     ),
     (
         {"dram_throughput_pct": 80, "sectors_per_request": 30.0},
+        Bottleneck.MEMORY,
+        "P2",
+        "uncoalesced",
+    ),
+    (  # as many sectors per request as vectorized loads, but a quarter of each used
+        {"dram_throughput_pct": 80, "sectors_per_request": 16.0, "global_load_efficiency_pct": 25},
         Bottleneck.MEMORY,
         "P2",
         "uncoalesced",

@@ -33,7 +33,7 @@ Three steps, in the order Nsight Compute's own rules read a kernel:
    | rule | condition                                            | source |
    |------|------------------------------------------------------|--------|
    | P1   | dram_bytes_ratio > 1.5: DRAM traffic above the minimal bytes | kbopt: re-reads instead of on-chip reuse |
-   | P2   | sectors_per_request > 16: one warp's load touches more than 512 B | a warp of 32 threads reading 16 B each needs 16 sectors of 32 B; more means scattered addresses (Nsight Compute "Uncoalesced Global Accesses" rule, without its ideal-sector counter) |
+   | P2   | sectors_per_request > 16: one warp's load touches more than 512 B, or global_load_efficiency_pct < 50: the loads use under half of each sector they fetch | a warp of 32 threads reading 16 B each needs 16 sectors of 32 B; more means scattered addresses; requested over fetched bytes is nvbench's "LoadEff" (Nsight Compute "Uncoalesced Global Accesses" rule, without its ideal-sector counter) |
    | P3   | shared_bank_conflicts > 0 with stall_short_scoreboard_pct or stall_mio_throttle_pct >= 20 | Nsight Compute "Shared Memory bank conflicts" rule |
    | P4   | l2_hit_rate_pct < 50 on a memory-bound kernel        | kbopt: shared data fetched from DRAM repeatedly |
 
@@ -59,6 +59,7 @@ TAIL_IDLE_PCT = 50.0
 TAIL_MAX_WAVES = 4.0
 REREAD_RATIO = 1.5
 SCATTERED_SECTORS = 16.0
+LOAD_EFFICIENCY_PCT = 50.0
 SMEM_STALL_PCT = 20.0
 LOW_L2_HIT_PCT = 50.0
 _MEMORY_STALLS = {"long_scoreboard", "lg_throttle", "short_scoreboard", "mio_throttle"}
@@ -216,12 +217,22 @@ def _memory_path(metrics: Mapping[str, float], bottleneck: Bottleneck) -> list[F
             )
         )
     spr = _get(metrics, "sectors_per_request")
+    efficiency = _get(metrics, "global_load_efficiency_pct")
     if spr is not None and spr > SCATTERED_SECTORS:
         out.append(
             Finding(
                 "P2",
                 f"Each warp-wide global load touches {spr:.1f} sectors of 32 B, more than "
                 "contiguous 16-byte accesses need: the addresses are scattered.",
+                "uncoalesced loads",
+            )
+        )
+    elif efficiency is not None and efficiency < LOAD_EFFICIENCY_PCT:
+        out.append(
+            Finding(
+                "P2",
+                f"Global loads use {efficiency:.0f}% of the bytes of the sectors they fetch: "
+                "strided or scattered addresses leave most of each 32-byte sector unread.",
                 "uncoalesced loads",
             )
         )

@@ -26,6 +26,7 @@ What is read (canonical name <- Nsight Compute metric names; see `NCU_READS`):
 | stall_<reason>_pct          | smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio /    | ratio     |
 |                             | smsp__average_warps_active_per_issue_active.ratio                      |           |
 | sectors_per_request         | l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / ..._requests_...      | ratio     |
+| global_load_efficiency_pct  | smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct          | -         |
 | tail_wave_pct, ctas_per_sm  | launch__waves_per_multiprocessor; launch__grid_size / SM count         | derived   |
 | wave_idle_pct               | the waves, or under one wave the CTAs per SM (`kbopt.waves`)           | derived   |
 
@@ -133,6 +134,14 @@ NCU_READS: tuple[CounterRead, ...] = (
     CounterRead("block_size", ("launch__block_size",), display_names=("Block Size",)),
     CounterRead(
         "waves_per_sm", ("launch__waves_per_multiprocessor",), display_names=("Waves Per SM",)
+    ),
+    # Requested over fetched bytes of global loads (NVIDIA's nvbench reports the same
+    # counter as "LoadEff"): tells scattered or strided scalar loads, which waste most of
+    # each sector, from vectorized ones, where sectors per request alone cannot (both
+    # can touch 16 sectors per request).
+    CounterRead(
+        "global_load_efficiency_pct",
+        ("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",),
     ),
     CounterRead(
         "issue_slot_util_pct",
