@@ -572,6 +572,83 @@ SOURCES: tuple[Source, ...] = (
         note="the average-pooling forward kernel only (its module imports FlagGems' "
         "@libentry; the @triton.autotune over nine tiles is dropped)",
     ),
+    flaggems_502(
+        name="flaggems_radix_sort",
+        path="src/flag_gems/ops/sort.py",
+        dest="flag_gems/sort.py",
+        sha256="cea7269a6320410fe4e03547dbd06dd930c9c51ba2340915fd9f364f4b4ea56a",
+        mode="extract",
+        functions=(
+            "uint_to_uint",
+            "int_to_uint",
+            "floating_to_uint",
+            "convert_to_uint_preverse_order",
+            "compute_global_hist_kernel",
+            "sweep",
+        ),
+        shims={
+            "def get_int_t(num_bits: tl.constexpr, signed: tl.constexpr) -> tl.dtype:": (
+                "# kbopt shim: sort.py's compile-time helpers (tl.constexpr functions that the "
+                "key conversion calls)\n\n\n"
+                "def _unwrap(o):\n"
+                "    return o.value if isinstance(o, tl.constexpr) else o\n\n\n"
+                "@tl.constexpr\n"
+                "def get_int_t(num_bits, signed):\n"
+                "    return tl.core.get_int_dtype(_unwrap(num_bits), _unwrap(signed))\n\n\n"
+                "@tl.constexpr\n"
+                "def one_zeros(num_bits):\n"
+                "    return 1 << (_unwrap(num_bits) - 1)\n\n\n"
+                "@tl.constexpr\n"
+                "def zero_ones(num_bits):\n"
+                "    return (1 << (_unwrap(num_bits) - 1)) - 1"
+            ),
+        },
+        used_by=("flaggems_radix_sort",),
+        note="the LSD radix sort's two kernels (a per-pass digit histogram added atomically, "
+        "then per pass a scatter whose bin offsets come from a decoupled look-back) with the "
+        "order-preserving key conversions; the compile-time dtype helpers shimmed, the "
+        "bitonic sort_kernel (top-k's argsort) left out",
+    ),
+    flaggems_502(
+        name="flaggems_batch_norm",
+        path="src/flag_gems/ops/batch_norm.py",
+        dest="flag_gems/batch_norm.py",
+        sha256="323605ceba5b93a78d1ba302e90090ef0546170d943d573319446345be402b58",
+        mode="extract",
+        functions=("batch_norm_forward_kernel",),
+        shims={
+            "rsqrt = tl_extra_shim.rsqrt": (
+                "from triton.language.extra import libdevice  # kbopt shim: FlagGems' "
+                "tl_extra_shim is CUDA's libdevice\n\n"
+                "rsqrt = libdevice.rsqrt"
+            ),
+        },
+        used_by=("flaggems_batch_norm",),
+        note="the batch-norm forward kernel only (its module imports FlagGems' runtime, "
+        "whose @libentry, YAML-tuned @triton.autotune and @triton.heuristics wrap it)",
+    ),
+    flaggems_502(
+        name="flaggems_embedding_backward",
+        path="src/flag_gems/ops/embedding_dense_backward.py",
+        dest="flag_gems/embedding_dense_backward.py",
+        sha256="ca9c1eb9ba9df066f5838872c70c5a50f1f0b70f1ec38a8a2c0c48fc9bf57630",
+        mode="extract",
+        functions=("_embedding_dense_backward_kernel",),
+        used_by=("flaggems_embedding_backward",),
+        note="the atomic scatter-add kernel only (the scale_grad_by_freq pair, a count "
+        "kernel and a scaled scatter, left out: nn.Embedding's default is off)",
+    ),
+    flaggems_502(
+        name="flaggems_hadamard",
+        path="src/flag_gems/ops/hadamard_transform.py",
+        dest="flag_gems/hadamard_transform.py",
+        sha256="77239a1b69424187fd590ce564085ab9a9750932a806b70fe74a8ef7cfa566b1",
+        mode="extract",
+        functions=("_butterfly_stage_2d", "_fht_kernel_2d"),
+        used_by=("flaggems_hadamard",),
+        note="the fp32 2-D butterfly kernel and its stage helper (the path FlagGems takes "
+        "above 1024 columns, and for fp32); the seven other specialised kernels left out",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}

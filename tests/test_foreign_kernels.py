@@ -87,6 +87,10 @@ NEEDS = {
     "flaggems_topk": "flaggems_topk",
     "flaggems_upsample_nearest2d": "flaggems_upsample_nearest2d",
     "flaggems_avg_pool2d": "flaggems_avg_pool2d",
+    "flaggems_radix_sort": "flaggems_radix_sort",
+    "flaggems_batch_norm": "flaggems_batch_norm",
+    "flaggems_embedding_backward": "flaggems_embedding_backward",
+    "flaggems_hadamard": "flaggems_hadamard",
 }
 
 
@@ -391,6 +395,14 @@ CASES = {
     "flaggems_upsample_nearest2d": ({"batch": 2, "channels": 5, "height": 13, "width": 11, "scale": 2}, {"triton_v1": {"block_size": 128, "planes_per_program": 3, "num_warps": 2, "num_stages": 1}}),
     # 2 images of 3 channels, 38 x 45 pooled 3 x 3 -> 12 x 15 (the last input rows and columns dropped): v1's 16 x 16 tile masked on both sides; the variant: 8 x 4 tiles (2 x 4 per plane, the last of each masked), 2 warps, 1 stage
     "flaggems_avg_pool2d": ({"batch": 2, "channels": 3, "height": 38, "width": 45, "pool": 3}, {"triton_v1": {"block_h": 8, "block_w": 4, "num_warps": 2, "num_stages": 1}}),
+    # fp32 keys whatever the dtype, checked exactly (values and int64 columns, ties in column order); 3 rows of 5000: v1's 2048-column sweep tiles (3 per row, the last cut at 904) look back over their predecessors' status words, one 8192-column histogram program per row; the variant: 2 bits per pass (16 passes of 4 bins), 512-column histogram steps 2 per program (5 programs per row) of 4 bins, 1024-column sweeps (5 per row) of 1 bin each, 2 warps
+    "flaggems_radix_sort": ({"rows": 3, "columns": 5000}, {"triton_v1": {"bits_per_pass": 2, "hist_tile_n": 512, "hist_tiles_per_program": 2, "hist_tile_r": 4, "sweep_tile_n": 1024, "sweep_tile_r": 1, "num_warps": 2, "sweep_warps": 2}}),
+    # 3 images of 5 channels, 8 x 6: v1's heuristic 4 x 64 tile (one step, masked on both sides); the variant: 2 x 16 tiles (two image steps, the second half masked; three full pixel steps), 2 warps, 1 stage; running statistics updated in place and checked
+    "flaggems_batch_norm": ({"batch": 3, "channels": 5, "height": 8, "width": 6}, {"triton_v1": {"block_m": 2, "block_n": 16, "num_warps": 2, "num_stages": 1}}),
+    # 37 tokens over a 50-row table (Zipf-drawn, so rows repeat and take several atomic adds), hidden 300: v1's 128-column programs (the third masked); the variant: 64 columns, 2 warps
+    "flaggems_embedding_backward": ({"tokens": 37, "vocab": 50, "hidden": 300}, {"triton_v1": {"block_d": 64, "num_warps": 2}}),
+    # 37 rows of 256: v1's table (16 rows per program, the third program masked, 1 warp), 8 butterfly stages against the explicit fp64 matrix; the variant: 4 rows per program, 2 warps
+    "flaggems_hadamard": ({"tokens": 37, "dim": 256}, {"triton_v1": {"rows_per_program": 4, "num_warps": 2}}),
 }  # fmt: skip
 
 

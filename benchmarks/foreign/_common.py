@@ -59,6 +59,10 @@ SOURCE_FILES = {
     "flaggems_topk": "flag_gems/topk.py",
     "flaggems_upsample_nearest2d": "flag_gems/upsample_nearest2d.py",
     "flaggems_avg_pool2d": "flag_gems/avg_pool2d.py",
+    "flaggems_radix_sort": "flag_gems/sort.py",
+    "flaggems_batch_norm": "flag_gems/batch_norm.py",
+    "flaggems_embedding_backward": "flag_gems/embedding_dense_backward.py",
+    "flaggems_hadamard": "flag_gems/hadamard_transform.py",
 }
 
 
