@@ -15,6 +15,7 @@ from kbopt.bench.ncu import (
     HEAVY_MAX,
     KernelCounters,
     NcuOutcome,
+    aggregate,
     distinct_names,
     function_name,
     heavy_launches,
@@ -563,3 +564,17 @@ def test_an_input_cache_makes_a_shape_s_inputs_once_and_hands_out_copies() -> No
     assert made == [small, other] and len(references) == 2
     cache.clear()
     assert cache.checked is None and cache.sets is None
+
+
+def test_a_kernel_without_global_loads_has_no_load_efficiency() -> None:
+    """FlagGems' embedding backward on the H200 (2026-12-04, kbopt's counter pass): a
+    zero-fill that loads nothing (ncu reports 0% efficiency), the scatter and the cast.
+    The fill must not count as wasted loads in the operation's figure."""
+    data = Path(__file__).parent / "data"
+    kernels = parse_csv((data / "ncu_h200_flaggems_embedding_backward_2048.csv").read_text())
+    fill, scatter, cast = kernels
+    assert "Fill" in fill.name and "global_load_efficiency_pct" not in fill.metrics
+    assert scatter.metrics["global_load_efficiency_pct"] == pytest.approx(75.0)
+    assert cast.metrics["global_load_efficiency_pct"] == pytest.approx(50.0)
+    merged = aggregate(kernels)["global_load_efficiency_pct"]
+    assert 50.0 < merged < 75.0  # the two kernels that load, by duration

@@ -331,6 +331,12 @@ def canonical_metrics(raw: Mapping[str, tuple[str, str]]) -> dict[str, float]:
                 break
         if values:
             out[read.metric] = _combine(read, values)
+    if _raw_value(raw, GLOBAL_LD_SECTORS) == 0:
+        # A kernel that loads nothing from global memory (a fill) reads as 0% efficient:
+        # no loads, not wasted ones.  Averaged into an operation's figure by duration,
+        # that zero made FlagGems' embedding backward (a fill, a scatter, a cast) look
+        # like strided loads on the H200.
+        out.pop("global_load_efficiency_pct", None)
     out.update(derived_metrics(raw, out))
     return out
 
