@@ -465,7 +465,7 @@ class CatalogDesigner:
         measured = last.measurements.get(primary or "", {})
         if (
             last.status is not AttemptStatus.ROLLED_BACK
-            or "correct" in last.reason
+            or last.failed_correctness
             or "duration_us" not in measured
             or chosen.get("paired")
             or chosen.get("from_version") != record.current_version

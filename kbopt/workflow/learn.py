@@ -334,7 +334,7 @@ def _decide(
         )
     measured_move = is_catalog_move(record) and (
         attempt.status is AttemptStatus.APPLIED
-        or (attempt.status is AttemptStatus.ROLLED_BACK and "correct" not in attempt.reason)
+        or (attempt.status is AttemptStatus.ROLLED_BACK and not attempt.failed_correctness)
     )
     if measured_move:
         state = "kept" if attempt.status is AttemptStatus.APPLIED else "rolled back"
@@ -374,7 +374,7 @@ def _decide(
             path=store.display(written),
             detail=detail,
         )
-    if attempt.status is AttemptStatus.ROLLED_BACK and slower and "correct" not in attempt.reason:
+    if attempt.status is AttemptStatus.ROLLED_BACK and slower and not attempt.failed_correctness:
         detail = "rolled back; slower by " + _pcts(attempt)
         if not write:
             return Learned(action="append_evidence", entry=attempt.optimization, detail=detail)
@@ -387,7 +387,7 @@ def _decide(
         )
     why = (
         "correctness failure: an implementation bug, not catalog knowledge"
-        if "correct" in attempt.reason
+        if attempt.failed_correctness
         else f"no significant effect ({_pcts(attempt)}, threshold {SIGNIFICANT_PCT:g}%)"
     )
     return Learned(action="skipped", entry=attempt.optimization, detail=why)

@@ -75,6 +75,13 @@ class Attempt(_Model):
     # The kernel's own tests run in VERIFY: ran, passed, files, detail (kernel_tests).
     tests: dict[str, Any] = Field(default_factory=dict)
 
+    @property
+    def failed_correctness(self) -> bool:
+        """Rolled back for a wrong result, a failed run or failed tests (VERIFY writes such
+        reasons as `correctness: ...`), not for its speed: says nothing about the change's
+        effect on time."""
+        return "correct" in self.reason
+
 
 class Event(_Model):
     time: str
