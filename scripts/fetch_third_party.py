@@ -649,6 +649,94 @@ SOURCES: tuple[Source, ...] = (
         note="the fp32 2-D butterfly kernel and its stage helper (the path FlagGems takes "
         "above 1024 columns, and for fp32); the seven other specialised kernels left out",
     ),
+    flaggems_502(
+        name="flaggems_max_pool2d",
+        path="src/flag_gems/ops/max_pool2d_with_indices.py",
+        dest="flag_gems/max_pool2d_with_indices.py",
+        sha256="5e84cc945fecebe5c466c93a4e56abe65a33b078a85dfe9620549f0f2dd22585",
+        mode="extract",
+        functions=("max_pool2d_forward_kernel",),
+        shims={
+            "from flag_gems.utils.limits import get_dtype_min": (
+                "# kbopt shim: FlagGems' flag_gems.utils.limits.get_dtype_min (a value below "
+                "every value of the dtype: the running maximum's start), as a compile-time "
+                "function that also takes the bare dtype the CPU interpreter passes\n\n\n"
+                "@tl.constexpr\n"
+                "def get_dtype_min(dtype):\n"
+                "    dtype = dtype.value if isinstance(dtype, tl.constexpr) else dtype\n"
+                "    if dtype.is_floating():\n"
+                '        return float("-inf")\n'
+                "    if dtype.is_int_signed():\n"
+                "        return -(2 ** (dtype.int_bitwidth - 1))\n"
+                "    return 0"
+            ),
+        },
+        used_by=("flaggems_max_pool2d",),
+        note="the max-pooling forward kernel only (its module imports FlagGems' @libentry; "
+        "the @triton.autotune over twelve tiles is dropped, the backward kernel left out)",
+    ),
+    flaggems_502(
+        name="flaggems_masked_select",
+        path="src/flag_gems/ops/masked_select.py",
+        dest="flag_gems/masked_select.py",
+        sha256="8f580bc9d1219f974e1444c94aab588b3eae8d4f6e91a3dbfb9a215283a5a9ac",
+        mode="extract",
+        functions=("mask_part_sum_kernel", "write_back_kernel"),
+        used_by=("flaggems_masked_select",),
+        note="the two-pass stream compaction (per-program mask counts whose last program, "
+        "found by an atomic ticket, scans them; then the selected values written at their "
+        "offsets); the single-program kernel for 4096 elements or fewer left out",
+    ),
+    flaggems_502(
+        name="flaggems_upsample_bicubic2d_aa",
+        path="src/flag_gems/ops/upsample_bicubic2d_aa.py",
+        dest="flag_gems/upsample_bicubic2d_aa.py",
+        sha256="ea35125bd8e066dcb6cc6712c08a90ee740de57948c0a9f1297b6f25b1b9d98e",
+        mode="extract",
+        functions=("general_interpolate_bicubic2d_aa_kernel",),
+        shims={
+            "from flag_gems.utils import triton_lang_extension as tle": (
+                "import triton.language as tle  # kbopt shim: FlagGems' triton_lang_extension; "
+                "its program_id is Triton's"
+            ),
+        },
+        used_by=("flaggems_upsample_bicubic2d_aa",),
+        note="the general (downsampling) anti-aliased bicubic kernel only (its module "
+        "imports FlagGems' runtime, whose YAML-tuned @triton.autotune wraps it); the "
+        "fixed 4-tap upsampling kernel left out",
+    ),
+    flaggems_502(
+        name="flaggems_cumsum",
+        path="src/flag_gems/ops/cumsum.py",
+        dest="flag_gems/cumsum.py",
+        sha256="6d176602817786c610a1f3668f5114476bbc43b8be10856e02eaea947a697294",
+        mode="extract",
+        functions=(
+            "reduce_then_scan_block_sum_kernel_row",
+            "reduce_then_scan_root_scan_kernel_row",
+            "reduce_then_scan_block_scan_kernel_row",
+        ),
+        shims={
+            "def get_scan_accum_type(inp_dtype: tl.dtype) -> tl.dtype:": (
+                "# kbopt shim: cumsum.py's compile-time accumulator dtype (a tl.constexpr "
+                "function): fp32 for 16-bit floats, int64 for integers, else the input's\n\n\n"
+                "@tl.constexpr\n"
+                "def get_scan_accum_type(inp_dtype):\n"
+                "    inp_dtype = inp_dtype.value if isinstance(inp_dtype, tl.constexpr) "
+                "else inp_dtype\n"
+                "    if inp_dtype.is_bf16() or inp_dtype.is_fp16():\n"
+                "        return tl.float32\n"
+                "    if inp_dtype.is_int():\n"
+                "        return tl.int64\n"
+                "    return inp_dtype"
+            ),
+        },
+        used_by=("flaggems_cumsum",),
+        note="the row scan's three reduce-then-scan kernels (tile sums per program, a scan "
+        "of them per row, then each program's tiles scanned from its prefix) with the "
+        "accumulator dtype helper shimmed; the persistent one-program path (16384 columns "
+        "or fewer) is the middle kernel, the column scans left out",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}
@@ -713,7 +801,8 @@ def sha256(text: str) -> str:
 
 
 def extract_functions(text: str, names: tuple[str, ...], origin: str) -> str:
-    """The named top-level @triton.jit functions, verbatim, each under a bare @triton.jit."""
+    """The named top-level @triton.jit functions, verbatim, each under its @triton.jit alone
+    (FlagGems' @libentry, @triton.autotune and @triton.heuristics dropped)."""
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:
@@ -724,11 +813,13 @@ def extract_functions(text: str, names: tuple[str, ...], origin: str) -> str:
         if not isinstance(node, ast.FunctionDef) or node.name not in names:
             continue
         decorators = [ast.unparse(d) for d in node.decorator_list]
-        if "triton.jit" not in decorators:
+        # a bare @triton.jit, or one with arguments (do_not_specialize=...), kept as written
+        jit = [d for d in decorators if d == "triton.jit" or d.startswith("triton.jit(")]
+        if not jit:
             raise FetchError(f"{origin}: {node.name} is not a @triton.jit function")
         assert node.end_lineno is not None
         body = "\n".join(lines[node.lineno - 1 : node.end_lineno])
-        found[node.name] = "@triton.jit\n" + body
+        found[node.name] = f"@{jit[0]}\n" + body
     missing = [n for n in names if n not in found]
     if missing:
         raise FetchError(f"{origin}: no top-level function(s) {', '.join(missing)}")

@@ -91,6 +91,10 @@ NEEDS = {
     "flaggems_batch_norm": "flaggems_batch_norm",
     "flaggems_embedding_backward": "flaggems_embedding_backward",
     "flaggems_hadamard": "flaggems_hadamard",
+    "flaggems_max_pool2d": "flaggems_max_pool2d",
+    "flaggems_masked_select": "flaggems_masked_select",
+    "flaggems_upsample_bicubic2d_aa": "flaggems_upsample_bicubic2d_aa",
+    "flaggems_cumsum": "flaggems_cumsum",
 }
 
 
@@ -403,6 +407,14 @@ CASES = {
     "flaggems_embedding_backward": ({"tokens": 37, "vocab": 50, "hidden": 300}, {"triton_v1": {"block_d": 64, "num_warps": 2}}),
     # 37 rows of 256: v1's table (16 rows per program, the third program masked, 1 warp), 8 butterfly stages against the explicit fp64 matrix; the variant: 4 rows per program, 2 warps
     "flaggems_hadamard": ({"tokens": 37, "dim": 256}, {"triton_v1": {"rows_per_program": 4, "num_warps": 2}}),
+    # 2 images of 3 channels, 37 x 30 pooled 3 x 3 stride 2 padding 1 -> 19 x 15 (post-ReLU, so windows tie at 0.0 and the first must win), values and int64 indices exact: v1's 16 x 16 tile masked on both sides; the variant: 8 x 4 tiles, 2 warps, 1 stage
+    "flaggems_max_pool2d": ({"batch": 2, "channels": 3, "height": 37, "width": 30}, {"triton_v1": {"block_h": 8, "block_w": 4, "num_warps": 2, "num_stages": 1}}),
+    # 7 rows of 900 (6300 elements, above the single-program path), 4 rows kept, exact: v1's 4096-element blocks (2 programs, the second peeled and masked); the variant: 256-element blocks, 5 programs of 5 blocks each, 2 warps
+    "flaggems_masked_select": ({"rows": 7, "hidden": 900, "live": 4}, {"triton_v1": {"block_size": 256, "num_warps": 2, "programs": 5}}),
+    # 1 image of 2 channels, 29 x 41 shrunk to 13 x 19 (9 x 9 taps) against torch's fp64 resize: v1's 512 x 2 tile (one program column, its lanes wrapping onto the row); the variant: 8 x 4 tiles (3 x 4 programs, the last wrapping), 2 warps, 1 stage
+    "flaggems_upsample_bicubic2d_aa": ({"batch": 1, "channels": 2, "in_h": 29, "in_w": 41, "out_h": 13, "out_w": 19}, {"triton_v1": {"block_x": 8, "block_y": 4, "num_warps": 2, "num_stages": 1}}),
+    # fp32 whatever the dtype; 3 rows of 20000 (above the one-program 16384): v1's 4096-column tiles, 5 programs per row of one tile (the last masked); the variant: 1024-column tiles, 4 programs of 5 tiles each, 2 warps
+    "flaggems_cumsum": ({"rows": 3, "vocab": 20000}, {"triton_v1": {"tile_size": 1024, "num_warps": 2, "programs_per_row": 4}}),
 }  # fmt: skip
 
 

@@ -63,6 +63,10 @@ SOURCE_FILES = {
     "flaggems_batch_norm": "flag_gems/batch_norm.py",
     "flaggems_embedding_backward": "flag_gems/embedding_dense_backward.py",
     "flaggems_hadamard": "flag_gems/hadamard_transform.py",
+    "flaggems_max_pool2d": "flag_gems/max_pool2d_with_indices.py",
+    "flaggems_masked_select": "flag_gems/masked_select.py",
+    "flaggems_upsample_bicubic2d_aa": "flag_gems/upsample_bicubic2d_aa.py",
+    "flaggems_cumsum": "flag_gems/cumsum.py",
 }
 
 
