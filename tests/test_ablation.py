@@ -808,3 +808,21 @@ def test_only_a_resize_in_one_direction_gets_the_warps_alongside() -> None:
     assert warps_alongside(two_resizes, knobs, values, {}) is not None  # both up
     mixed = planned({"tile_n": "x2", "vector_width": "/2"})
     assert warps_alongside(mixed, knobs, values, {}) is None  # not only resize roles
+
+
+def test_the_catalog_arm_ranks_a_profile_that_knows_the_kernel(tmp_path: Path) -> None:
+    """The walks rank a timing-only profile written with the spec, as `kbopt profile`
+    writes it: the kernel's contexts (a norm, not attention) and the arithmetic intensity
+    from its minimal bytes.  Without them the H200 batch-norm ablation of 2026-12-04 ranked
+    split-KV decode and attention partitioning above the spilling kernel's way out."""
+    from kbopt.strategy import CONTEXT_NOTE
+    from kbopt.workflow.ablation import CatalogWalk, _row
+
+    spec, lab, values, start_m, err = _rmsnorm_lab(tmp_path, WiderNeedsMoreWarps, warps=4)
+    walk = CatalogWalk(
+        lab, _row(1, values, start_m, err), start_m, store=Store(REPO), language="triton", spec=spec
+    )
+    profile = walk.profile()
+    assert profile.notes[CONTEXT_NOTE] == ", ".join(spec.contexts)
+    assert "normalization" in profile.notes[CONTEXT_NOTE]
+    assert "arithmetic_intensity" in walk.metrics(profile)

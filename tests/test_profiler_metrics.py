@@ -364,6 +364,20 @@ def test_guided_analysis_rules(
     assert c.root_cause.count(".") >= 2
 
 
+def test_spills_named_without_counters_from_the_compiled_kernel() -> None:
+    """A timing-only profile (what an ablation's walks rank) still says the kernel spills:
+    the loaded kernel reserves local memory per thread; a counted zero of local traffic
+    wins over the reservation."""
+    timing = {"dram_throughput_pct": 10, "spill_bytes_per_thread": 1136, "ctas_per_sm": 0.5}
+    c = classify(timing, from_counters=False)
+    assert c.findings[0].rule == "X2"
+    assert "1136 bytes per thread" in c.root_cause
+    assert c.key_issue == "register spills"
+    counted = classify({**timing, "local_memory_bytes": 0}, from_counters=True)
+    assert all(f.rule != "X2" for f in counted.findings)
+    assert all(f.rule != "X2" for f in classify({**timing, "spill_bytes_per_thread": 0}, from_counters=False).findings)
+
+
 def test_a_busy_issue_slot_hides_stalls() -> None:
     c = classify(
         {"dram_throughput_pct": 30, "stall_barrier_pct": 45, "issue_slot_util_pct": 90},

@@ -225,10 +225,12 @@ class _Walk:
         return options[0]
 
     def profile(self) -> Any:
-        """The timing-only profile of the current values: what the ranking reads."""
+        """The timing-only profile of the current values: what the ranking reads.  With
+        the spec, as `kbopt profile` writes it: its contexts keep attention-only entries
+        off a norm, and its minimal bytes and FLOPs give the arithmetic intensity."""
         from kbopt.workflow.profiler import build_profile
 
-        profile, _ = build_profile(self.current, None, "timing only (kbopt ablate)")
+        profile, _ = build_profile(self.current, None, "timing only (kbopt ablate)", self.lab.spec)
         return profile
 
     def metrics(self, profile: Any = None) -> dict[str, float]:
