@@ -826,3 +826,47 @@ def test_the_catalog_arm_ranks_a_profile_that_knows_the_kernel(tmp_path: Path) -
     assert profile.notes[CONTEXT_NOTE] == ", ".join(spec.contexts)
     assert "normalization" in profile.notes[CONTEXT_NOTE]
     assert "arithmetic_intensity" in walk.metrics(profile)
+
+
+class NarrowerWins(AdjustedBackend):
+    """Twice the block is much slower whatever the warps; half the block is faster;
+    nothing else changes the time."""
+
+    def adjust(self, m: Measurement, params: dict[str, Any]) -> None:
+        block = params.get("block")
+        m.duration_us = 130.0 if block == 512 else 80.0 if block == 128 else 100.0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_after_a_clear_loss_the_other_way_comes_first(tmp_path: Path, seed: int) -> None:
+    """Twice the block lost clearly, alone and with twice the warps: the next move is half
+    the block, although its measured precondition fails and other moves are open; a move
+    only a little slower does not point the other way."""
+    from kbopt.model import Move
+    from kbopt.moves import plan_move
+    from kbopt.workflow.ablation import RandomWalk, _row
+    from kbopt.workflow.search_momentum import Momentum
+
+    spec, lab, values, start_m, err = _rmsnorm_lab(tmp_path, NarrowerWins, warps=4)
+    wider = Move(change={"tile_n": "x2"})
+    pool = [
+        ("deeper", Move(change={"pipeline_stages": "+1"})),
+        ("wider", wider),
+        ("narrower", Move(change={"tile_n": "/2"}, when=["pct_of_floor > 1000"])),
+        ("more rows", Move(change={"rows_per_program": "x2"})),
+    ]
+    walk = RandomWalk(lab, _row(1, values, start_m, err), start_m, pool=pool, spec=spec, seed=seed)
+    planned = plan_move(wider, spec.knobs_for("triton_v1"), values, {}, start_m.launched)
+    walk._open = [("wider", planned)]  # as if the walk had drawn it
+    assert walk.step(2) and walk.result.trials[-1].kept is False  # 130 us
+    assert walk.step(3) and walk.result.trials[-1].move.startswith("wider, warps alongside")
+    assert walk.step(4)
+    fourth = walk.result.trials[-1]
+    assert fourth.move.startswith("narrower") and fourth.values["block"] == 128
+    assert "preconditions not met" in fourth.move
+    assert fourth.kept and walk.best_us == 80.0
+    assert not walk.momentum.reverse  # kept: the search moved on
+    # Noise-sized losses keep the order: 5% slower is not a clear loss.
+    near = Momentum()
+    near.measured({("block", 1)}, False, -5.0)
+    assert not near.reverse

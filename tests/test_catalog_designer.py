@@ -718,3 +718,41 @@ def test_a_resize_rolled_back_is_designed_again_with_the_warps_alongside(tmp_pat
     moves = json.loads((root / "runs" / "pairing" / "catalog-moves.json").read_text())
     assert moves["1"]["paired"] is False and moves["2"]["paired"] is True
     assert "warps scaled alike" in run.record.attempts[-1].task
+
+
+REVERSE_VERSION = """\
+NUM_WARPS = 4
+VECTORS = 2
+# twice the warps is much slower (140 us), half the warps faster (80 us); the vectors
+# change nothing
+FAKE_DURATION_US = 60 + 10 * NUM_WARPS + 0 * VECTORS
+FAKE_FLOOR_US = 10
+FAKE_TIMING_METRICS = {"dram_throughput_pct": 40.0}
+
+
+def knobby(x):
+    return x
+"""
+
+
+def test_after_a_clear_loss_the_catalog_designer_goes_the_other_way(tmp_path: Path) -> None:
+    """Twice the warps, ranked first, was rolled back 40% slower: the next design halves
+    the warps although the ranking (name order at equal scores) puts wider vectors next."""
+    root = _learning_project(tmp_path)
+    base = root / "docs" / "knowledge" / "optimizations"
+    _knob_entries(
+        base,
+        ("knob-alpha", "warps", "x2"),
+        ("knob-beta", "vector_width", "x2"),
+        ("knob-gamma", "warps", "/2"),
+    )
+    (root / "kernels" / "knobby" / "triton_v1.py").write_text(REVERSE_VERSION)
+    clear_cache()
+    spec = load_spec("knobby", root)
+    run = _run_once(root, "reverse", max_iterations=2)
+    steps = [(a.optimization, a.status) for a in run.record.attempts]
+    assert steps == [
+        ("knob-alpha", AttemptStatus.ROLLED_BACK),  # twice the warps: 140 us
+        ("knob-gamma", AttemptStatus.APPLIED),  # the other way: 80 us
+    ], steps
+    assert spec.knob_values(run.record.attempts[-1].new_version)["num_warps"] == 2

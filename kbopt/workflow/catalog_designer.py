@@ -14,7 +14,8 @@
    entries with moves follow (`with_unranked`: bottleneck class, then expected gain);
    what the run has measured reorders them as `kbopt ablate`'s walks do
    (`kbopt.workflow.search_momentum`): a clear win is pushed once more, a move undoing
-   one waits, a direction kept without a gain goes last; a move that only resized a tile
+   one waits, a direction kept without a gain goes last, the other way goes first after
+   a clear loss; a move that only resized a tile
    and was rolled back as slower is designed once more with the warps scaled alike
    (`kbopt.workflow.search_pairing`);
 3. the new version is a copy of the current version file with the changed knob values
@@ -426,7 +427,8 @@ class CatalogDesigner:
         """What this run's measured moves say about directions (`kbopt.workflow.
         search_momentum`), replayed from its attempts at the primary configuration (the
         first one measured): a clear win is pushed once more from the version it made, its
-        undoing waits, a direction kept without being faster goes last."""
+        undoing waits, a direction kept without being faster goes last, and after a clear
+        loss the other way goes first."""
         state = self._state()
         momentum = Momentum()
         primary = next(iter(record.baseline), None)
@@ -441,7 +443,11 @@ class CatalogDesigner:
                 momentum.measured(moved, True, (best - took) / best * 100)
                 best = min(best, took)
             elif attempt.status is AttemptStatus.ROLLED_BACK:
-                momentum.measured(moved, False, 0.0)
+                # How much slower it ran (a clear loss points the other way); none when it
+                # was rolled back before a time (a wrong result, a failed build).
+                slower = attempt.measurements.get(primary, {}).get("duration_us")
+                loss = (best - float(slower)) / best * 100 if slower is not None else 0.0
+                momentum.measured(moved, False, loss)
         if record.attempts and record.attempts[-1].new_version != record.current_version:
             momentum.push = set()  # the run went on from another version: nothing to push
         return momentum

@@ -1,7 +1,7 @@
 """The order in which a knob search tries the moves open to it, after what it has measured.
 
 A catalog search (`kbopt ablate`'s walks, `kbopt cycle --designer catalog`) takes moves in
-the ranking's order; three rules from what the search has already measured reorder them,
+the ranking's order; four rules from what the search has already measured reorder them,
 as a pattern search does:
 
 - **push on**: a move kept and more than `CLEAR_GAIN_PCT` faster than the search's best so
@@ -11,7 +11,15 @@ as a pattern search does:
 - **do not undo a win**: a move that only reverses directions that once won clearly goes
   after every other move;
 - **flat directions**: a move kept without being faster marks its directions; the same
-  directions again go last until some move is faster.
+  directions again go last until some move is faster;
+- **the other way**: a move more than `CLEAR_LOSS_PCT` slower than the best so far says
+  the knob it moved may pay in the opposite direction; a move that only reverses its
+  directions goes first (with a push, before the rest), even one whose measured
+  preconditions fail, until the search keeps a move.  A pattern search probes both ways
+  along a coordinate; here the opposite way comes first once the ranked way has clearly
+  lost (on the H200, FlagGems' cumsum, max pooling and bicubic resize each lost with a
+  ranked tile doubling and gained with the halving the search reached later).  Reversing a
+  clear win is not the other way: such a move still waits.
 
 A direction is (knob, +1 or -1), read from a planned move's knob changes (from the value
 the knob launched with where it was left unset).
@@ -28,6 +36,9 @@ from kbopt.moves import PlannedMove
 # A kept move at least this much faster than the best so far is a clear win (a gain under
 # 1% is within what one measurement moves on the H200 for most kernels).
 CLEAR_GAIN_PCT = 1.0
+# A move at least this much slower than the best so far is a clear loss: well past the
+# slowdown a walk keeps (a plateau's noise), so the direction, not the noise, lost.
+CLEAR_LOSS_PCT = 10.0
 
 Direction = tuple[str, int]
 T = TypeVar("T")
@@ -59,6 +70,7 @@ class Momentum:
     push: set[Direction] = field(default_factory=set)
     uphill: set[Direction] = field(default_factory=set)
     flat: set[Direction] = field(default_factory=set)
+    reverse: set[Direction] = field(default_factory=set)
 
     def measured(self, moved: Iterable[Direction], kept: bool, gain_pct: float) -> None:
         """Update after one measured move: `gain_pct` is how much faster than the best so
@@ -70,31 +82,46 @@ class Momentum:
         else:
             self.push = set()  # pushed once more without a clear gain, or something else
         if kept:
+            self.reverse = set()  # the search moved on: what lost was measured elsewhere
+        elif gain_pct < -CLEAR_LOSS_PCT:
+            self.reverse |= {(knob, -sign) for knob, sign in moved}
+        if kept:
             if gain_pct > 0:
                 self.flat.clear()  # the ground moved: every direction is worth a look again
             else:
                 self.flat |= moved
 
     def rank(self, planned: PlannedMove) -> int:
-        """0: pushes on; 1: anything else; 2: only undoes a clear win; 3: only flat."""
+        """0: pushes on, or goes the other way from a clear loss; 1: anything else; 2: only
+        undoes a clear win; 3: only flat."""
         if pushes_only(planned, self.push):
             return 0
         if pushes_only(planned, self.flat):
             return 3
-        return 2 if pushes_only(planned, self.uphill) else 1
+        if pushes_only(planned, self.uphill):
+            return 2
+        return 0 if pushes_only(planned, self.reverse) else 1
+
+    def _leads(self, planned: PlannedMove) -> bool:
+        """Whether a move whose preconditions fail is still worth adding: it pushes a clear
+        win on, or goes the other way from a clear loss without undoing a win."""
+        if pushes_only(planned, self.push):
+            return True
+        return pushes_only(planned, self.reverse) and not pushes_only(planned, self.uphill)
 
     def with_pushes(
         self, items: list[T], relaxed: Callable[[], list[T]], planned: Callable[[T], PlannedMove]
     ) -> list[T]:
-        """`items`, and while a clear win is pushed, the moves of `relaxed()` (those whose
-        measured preconditions fail) that push it on and are not among them already."""
-        if not self.push:
+        """`items`, and while a clear win is pushed or a clear loss points the other way,
+        the moves of `relaxed()` (those whose measured preconditions fail) that lead there
+        and are not among them already."""
+        if not self.push and not self.reverse:
             return items
         seen = {planned(item).signature for item in items}
         return items + [
             item
             for item in relaxed()
-            if planned(item).signature not in seen and pushes_only(planned(item), self.push)
+            if planned(item).signature not in seen and self._leads(planned(item))
         ]
 
     def order(self, items: list[T], planned: Callable[[T], PlannedMove]) -> list[T]:
