@@ -174,7 +174,8 @@ class KernelSpec:
     fixed_metrics: Mapping[str, float] = field(default_factory=dict)
     # What kind of kernel this is, in the catalog's context tags (`kbopt vocab`: attention-
     # decode, normalization, gemm...).  Strategy selection keeps entries tied only to other
-    # kinds of kernels off its profiles.  Empty: no filtering.
+    # kinds of kernels off its profiles; contexts without a kind (memory-bound) keep the
+    # attention-only entries off.  Empty: no filtering.
     contexts: tuple[str, ...] = ()
     # Inputs of the correctness check when they should differ from the timed ones
     # (ragged lengths, edge cases); same signature as make_inputs.

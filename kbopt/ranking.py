@@ -43,6 +43,11 @@ GENERIC_CONTEXTS = frozenset(
 CALL_CONTEXTS = frozenset({"any-kernel", "inference-step", "multi-kernel", "autotuning"})
 # Properties any kind of kernel can have; they do not make an entry fit a kernel kind.
 PROPERTY_CONTEXTS = frozenset({"memory-bound", "compute-bound", "small-grid"})
+# Attention's own kinds.  A spec that names its contexts but no kind of kernel (a resize,
+# a stream compaction: "memory-bound" alone) is not attention, whose spec would say so;
+# entries tied only to these kinds stay off it, while entries tied to broad patterns
+# (gemm, reduction...) that a kernel of an unnamed kind may share stay on.
+ATTENTION_KINDS = frozenset({"attention", "attention-decode", "mla", "online-softmax"})
 TEXT_CANDIDATES = 200
 # Metrics that describe the problem's shape rather than a measured symptom.
 SHAPE_METRICS = frozenset(
@@ -345,6 +350,24 @@ def is_specific(card: Card) -> bool:
     return bool(kinds) and not (card.contexts & CALL_CONTEXTS)
 
 
+def is_attention_only(card: Card) -> bool:
+    """Tied to kinds of kernels, all of them attention's (`ATTENTION_KINDS`)."""
+    return is_specific(card) and card.contexts - CALL_CONTEXTS - PROPERTY_CONTEXTS <= (
+        ATTENTION_KINDS
+    )
+
+
+def fits_kernel(card: Card, contexts: frozenset[str]) -> bool:
+    """Whether an entry applies to a kernel whose spec declares `contexts` (none: all do).
+
+    A spec that names a kind of kernel keeps off the entries tied to other kinds; one that
+    names contexts but no kind keeps off the entries tied only to attention."""
+    kinds = contexts - CALL_CONTEXTS - PROPERTY_CONTEXTS
+    if kinds:
+        return not is_specific(card) or bool(kinds & card.contexts)
+    return not contexts or not is_attention_only(card)
+
+
 def candidates(
     cards: Sequence[Card],
     weights: dict[str, float],
@@ -369,7 +392,6 @@ def candidates(
     for name, r in relevance.items():
         if name in index:
             rel[index[name]] = r
-    kinds = contexts - CALL_CONTEXTS - PROPERTY_CONTEXTS
     scores = [0.0] * n
     opts: list[int] = []
     warned: list[int] = []
@@ -397,9 +419,7 @@ def candidates(
             elif any(math.isnan(x) and m in unmeasured for x, _, _, m in values):
                 n_unmeasured += 1
         in_scope = not c.language or language == ALL_LANGUAGES or c.language == language
-        if kinds:  # a spec that names no kind of kernel keeps nothing off
-            fits = not is_specific(c) or bool(kinds & c.contexts)
-            in_scope = in_scope and fits
+        in_scope = in_scope and fits_kernel(c, contexts)
         has_triggers = bool(c.triggers)
         eligible = (
             in_scope

@@ -72,6 +72,7 @@ from kbopt.ranking import (
     evaluate,
     explain_and_order,
     headroom_pct,
+    is_attention_only,
     is_specific,
     kernel_contexts,
     metric_weights,
@@ -288,6 +289,7 @@ class _Table:
         self.anti = np.array([c.kind == "anti-pattern" for c in cards], dtype=bool)
         self.generic = np.array([bool(c.contexts & GENERIC_CONTEXTS) for c in cards], dtype=bool)
         self.specific = np.array([is_specific(c) for c in cards], dtype=bool)
+        self.attention_only = np.array([is_attention_only(c) for c in cards], dtype=bool)
         self.by_context = {
             ctx: np.array([ctx in c.contexts for c in cards], dtype=bool)
             for ctx in {ctx for c in cards for ctx in c.contexts}
@@ -353,13 +355,16 @@ class _Table:
             # The kernel's spec says what it is: an entry tied to other kinds of kernels
             # (attention, MLA...) does not apply to it, whatever its triggers say.  Entries
             # with property tags only (memory-bound, small-grid...) or a call-level tag
-            # (any-kernel, inference-step...) fit all.  A spec that names no kind (only
-            # properties, or how it is called) keeps nothing off.
+            # (any-kernel, inference-step...) fit all (`ranking.fits_kernel`).
             fits = ~self.specific
             for ctx in kinds:
                 if ctx in self.by_context:
                     fits |= self.by_context[ctx]
             in_scope = in_scope & fits
+        elif contexts:
+            # A spec that names contexts but no kind is not attention: entries tied only
+            # to attention's kinds stay off; the others stay on.
+            in_scope = in_scope & ~self.attention_only
         eligible = (
             in_scope
             & ~self.refuted

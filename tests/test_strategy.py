@@ -476,10 +476,14 @@ def test_tensor_core_utilization_is_no_symptom_for_a_kernel_without_matrix_produ
     assert seen(tensor_core_util_pct=3.7)["tensor_core_util_pct"] == 3.7  # FLOPs unknown
 
 
-def test_a_spec_that_names_no_kind_of_kernel_keeps_no_entry_off() -> None:
+def test_a_spec_that_names_no_kind_of_kernel_keeps_only_attention_entries_off() -> None:
     """Contexts that say only how a kernel behaves or is called (memory-bound, multi-kernel)
-    do not say what it is: an attention-only entry stays in scope, as without contexts; a
-    kind (elementwise) keeps it off.  The numpy table and its plain-Python twin agree."""
+    do not say what it is, but they say it is not attention, whose spec would name it: an
+    entry tied only to attention's kinds stays off, one tied to a broad pattern (gemm)
+    stays on; without contexts every entry stays; a kind (elementwise) keeps both kind-tied
+    entries off.  The numpy table and its plain-Python twin agree.  (FlagGems' bicubic
+    resize, declared memory-bound only, had the attention softmax-overlap entry ranked
+    first on the H200.)"""
     import dataclasses
 
     from kbopt.ranking import candidates, metric_weights
@@ -487,18 +491,23 @@ def test_a_spec_that_names_no_kind_of_kernel_keeps_no_entry_off() -> None:
 
     attention = dataclasses.replace(
         _card("attention-only", [("dram_throughput_pct", "<", 60.0)]),
-        contexts=frozenset({"attention"}),
+        contexts=frozenset({"attention", "online-softmax", "compute-bound"}),
     )
     generic = _card("generic", [("dram_throughput_pct", "<", 60.0)])
-    cards = [attention, generic]
+    gemm = dataclasses.replace(
+        _card("gemm-tied", [("dram_throughput_pct", "<", 60.0)]),
+        contexts=frozenset({"gemm", "attention"}),
+    )
+    cards = [attention, generic, gemm]
     weights = metric_weights(cards)
     table = _Table(cards)
     m = {"dram_throughput_pct": 50.0}
     for contexts, expect in (
-        (frozenset(), [0, 1]),
-        (frozenset({"memory-bound", "multi-kernel"}), [0, 1]),
+        (frozenset(), [0, 1, 2]),
+        (frozenset({"memory-bound", "multi-kernel"}), [1, 2]),
         (frozenset({"elementwise", "memory-bound"}), [1]),
-        (frozenset({"attention"}), [0, 1]),
+        (frozenset({"attention"}), [0, 1, 2]),
+        (frozenset({"gemm"}), [1, 2]),
     ):
         opts, _ = table.candidates(m, {}, "latency", None, 10, contexts)
         twin = candidates(cards, weights, m, {}, "latency", None, 10, contexts)
