@@ -12,8 +12,9 @@ over the same tiles reads x again and writes weight * (x - mean) * inv_std + bia
 FlagGems' launch: `@triton.heuristics` picks BLOCK_M = min(2048, next_pow2(batch)) and
 BLOCK_N = min(next_pow2(spatial), max(1, 16384 // BLOCK_M)), and `@triton.autotune` runs
 over the generated configurations of its nvidia tuning YAML (num_warps 4, 8, 16; the
-Hopper YAML does not override it), the first of which is 4 warps with the loader's default
-2 stages.  Knobs: the two tile sides, warps and stages, None keeping that choice.  FlagGems
+Hopper YAML does not override it; the loader generates them last value first) with the
+loader's default 2 stages.  Here None keeps the list's first value, 4 warps, not the
+autotuner's pick.  Knobs: the two tile sides, warps and stages, None keeping that choice.  FlagGems
 allocates y, the mean and the inverse standard deviation per call; here they are made in
 `prepare`.  Its mean and inverse standard deviation are in the input dtype; here fp32
 (torch's saved statistics are fp32), which the kernel's stores convert to either way.
@@ -31,7 +32,7 @@ import triton
 from foreign import _common, _libdevice_cpu
 
 LAST_INFO: dict[str, Any] = {}
-# the first of the configurations generated from the nvidia tuning YAML's batch_norm entry
+# the first value of the warps list in the nvidia tuning YAML's batch_norm entry
 FLAGGEMS_WARPS = 4
 FLAGGEMS_STAGES = 2  # FlagGems' config loader's default
 MOMENTUM = 0.1

@@ -1,7 +1,9 @@
 """FlagGems' batch-norm forward (training mode) with FlagGems' own choice: its heuristic's
 tiles (BLOCK_M = min(2048, next_pow2(batch)) images by up to 16384 / BLOCK_M pixels) and
-the first configuration its autotuner generates from the nvidia tuning YAML (4 warps, the
-loader's 2 stages); the outputs made outside the timed call."""
+the first value of its nvidia tuning YAML's warps list (4 warps, the loader's 2 stages).
+FlagGems' loader generates that list last value first (16, 8, 4 warps) and its autotuner
+keeps the fastest at each shape, so its own launch can have more warps than this one.
+The outputs are made outside the timed call."""
 
 from __future__ import annotations
 

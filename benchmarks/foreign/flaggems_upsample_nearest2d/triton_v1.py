@@ -1,7 +1,8 @@
 """FlagGems' nearest-neighbour upsampling with FlagGems' own choice: the first values of
-its nvidia tuning YAML's generated entry (1024 output pixels per program, 4 warps, the
-loader's 2 stages), about four (image, channel) planes per program as its grid gives; the
-output made outside the timed call."""
+the lists in its nvidia tuning YAML's generated entry (1024 output pixels per program, 4
+warps, the loader's 2 stages; the loader generates the configurations last value first and
+its autotuner keeps the fastest, so its own launch can differ), about four (image,
+channel) planes per program as its grid gives; the output made outside the timed call."""
 
 from __future__ import annotations
 
