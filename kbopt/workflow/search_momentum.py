@@ -83,13 +83,12 @@ class Momentum:
             self.push = set()  # pushed once more without a clear gain, or something else
         if kept:
             self.reverse = set()  # the search moved on: what lost was measured elsewhere
-        elif gain_pct < -CLEAR_LOSS_PCT:
-            self.reverse |= {(knob, -sign) for knob, sign in moved}
-        if kept:
             if gain_pct > 0:
                 self.flat.clear()  # the ground moved: every direction is worth a look again
             else:
                 self.flat |= moved
+        elif gain_pct < -CLEAR_LOSS_PCT:
+            self.reverse |= {(knob, -sign) for knob, sign in moved}
 
     def rank(self, planned: PlannedMove) -> int:
         """0: pushes on, or goes the other way from a clear loss; 1: anything else; 2: only
