@@ -737,6 +737,73 @@ SOURCES: tuple[Source, ...] = (
         "accumulator dtype helper shimmed; the persistent one-program path (16384 columns "
         "or fewer) is the middle kernel, the column scans left out",
     ),
+    flaggems_502(
+        name="flaggems_scatter_add",
+        path="src/flag_gems/ops/scatter_add_.py",
+        dest="flag_gems/scatter_add_.py",
+        sha256="f4b70eaaf314b4d04f7c2ecff0a909fec132cf9d668b28b73bfe19b254d20a16",
+        mode="extract",
+        functions=("scatter_add_kernel_1",),
+        used_by=("flaggems_scatter_add",),
+        note="the flat last-dimension kernel (each element's value added atomically at its "
+        "index), FlagGems' path when the index covers the whole last dimension; the "
+        "code-generated strided kernel for the other cases left out",
+    ),
+    flaggems_502(
+        name="flaggems_isin",
+        path="src/flag_gems/ops/isin.py",
+        dest="flag_gems/isin.py",
+        sha256="2e623a0b4451438673726f47ec5d5559cfe7b6fe359aabb791d6a39ed06d1d7f",
+        mode="extract",
+        functions=("isin_by_search_impl", "isin_by_search_kernel"),
+        shims={
+            "from flag_gems.utils import triton_lang_extension as tle": (
+                "import triton.language as tle  # kbopt shim: FlagGems' triton_lang_extension; "
+                "its program_id and num_programs are Triton's"
+            ),
+        },
+        used_by=("flaggems_isin",),
+        note="the binary-search kernel and its per-tile body (FlagGems' path when either "
+        "tensor has more than 12288 elements); the all-pairs comparison kernel for small "
+        "inputs and the unique-based path left out",
+    ),
+    flaggems_502(
+        name="flaggems_repeat_interleave",
+        path="src/flag_gems/ops/repeat_interleave.py",
+        dest="flag_gems/repeat_interleave.py",
+        sha256="7e41eab9427782eb2abe77e46b55411ac17c3d92c843f79409a842821ae3afab",
+        mode="extract",
+        functions=("repeat_interleave_tensor_kernel",),
+        shims={
+            "from flag_gems.utils import triton_lang_extension as tle": (
+                "import triton.language as tle  # kbopt shim: FlagGems' triton_lang_extension; "
+                "its program_id and num_programs are Triton's"
+            ),
+        },
+        used_by=("flaggems_repeat_interleave",),
+        note="the tensor-repeats kernel (one program per entry writes its index repeats "
+        "times at its offset); the pointwise copy for a scalar repeat, made by FlagGems' "
+        "code generator, left out",
+    ),
+    flaggems_502(
+        name="flaggems_count_nonzero",
+        path="src/flag_gems/ops/count_nonzero.py",
+        dest="flag_gems/count_nonzero.py",
+        sha256="403300ecfdd6afd6fc8dae40abd9d2709fd2cb2ffb2a6862053a125849691654",
+        mode="extract",
+        functions=("count_nonzero_combin_kernel", "count_nonzero_combin_kernel_1"),
+        shims={
+            "from flag_gems.utils import triton_lang_extension as tle": (
+                "import triton.language as tle  # kbopt shim: FlagGems' triton_lang_extension; "
+                "its program_id and num_programs are Triton's"
+            ),
+        },
+        used_by=("flaggems_count_nonzero",),
+        note="the two kernels of a count along a dimension longer than 2048 (int64 counts "
+        "per 2048-column block, then each row's block counts summed; the second under a "
+        "YAML-tuned @triton.autotune, dropped); the whole-tensor and short-row kernels "
+        "left out",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}

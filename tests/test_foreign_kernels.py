@@ -95,6 +95,10 @@ NEEDS = {
     "flaggems_masked_select": "flaggems_masked_select",
     "flaggems_upsample_bicubic2d_aa": "flaggems_upsample_bicubic2d_aa",
     "flaggems_cumsum": "flaggems_cumsum",
+    "flaggems_scatter_add": "flaggems_scatter_add",
+    "flaggems_isin": "flaggems_isin",
+    "flaggems_repeat_interleave": "flaggems_repeat_interleave",
+    "flaggems_count_nonzero": "flaggems_count_nonzero",
 }
 
 
@@ -415,6 +419,14 @@ CASES = {
     "flaggems_upsample_bicubic2d_aa": ({"batch": 1, "channels": 2, "in_h": 29, "in_w": 41, "out_h": 13, "out_w": 19}, {"triton_v1": {"block_x": 8, "block_y": 4, "num_warps": 2, "num_stages": 1}}),
     # fp32 whatever the dtype; 3 rows of 20000 (above the one-program 16384): v1's 4096-column tiles, 5 programs per row of one tile (the last masked); the variant: 1024-column tiles, 4 programs of 5 tiles each, 2 warps
     "flaggems_cumsum": ({"rows": 3, "vocab": 20000}, {"triton_v1": {"tile_size": 1024, "num_warps": 2, "programs_per_row": 4}}),
+    # 37 tokens x top-4 over 20 experts (148 pairs into 20 fp32 totals, atomics against fp64): v1's one 256-pair program, masked; the variant: 32-pair blocks (5 programs, the last masked), 2 warps
+    "flaggems_scatter_add": ({"tokens": 37, "topk": 4, "experts": 20}, {"triton_v1": {"block_size": 32, "num_warps": 2}}),
+    # 700 ids against 300 (9 search rounds, a quarter found), exact: v1's 512-id tiles (2 programs, the second masked); the variant: 64-id tiles, 3 programs looping over 4 tiles each (the last tiles past the end), 2 warps
+    "flaggems_isin": ({"tokens": 700, "set_size": 300}, {"triton_v1": {"block_m": 64, "programs": 3, "num_warps": 2}}),
+    # 37 tokens x top-4 over 20 experts (148 rows; some experts empty, hot ones loop), exact: v1's 32-id steps; the variant: 8-id steps, 2 warps
+    "flaggems_repeat_interleave": ({"tokens": 37, "topk": 4, "experts": 20}, {"triton_v1": {"block_size": 8, "num_warps": 2}}),
+    # 5 rows of 5000 (~89% zeros), exact: v1's 2048-column blocks (3 per row, the last masked), 1024-count combine; the variant: 512-column blocks (10 per row), a 4-count combine looping 3 times, 2 and 1 warps
+    "flaggems_count_nonzero": ({"tokens": 5, "inter": 5000}, {"triton_v1": {"block_size": 512, "num_warps": 2, "combine_block": 4, "combine_warps": 1}}),
 }  # fmt: skip
 
 

@@ -67,6 +67,10 @@ SOURCE_FILES = {
     "flaggems_masked_select": "flag_gems/masked_select.py",
     "flaggems_upsample_bicubic2d_aa": "flag_gems/upsample_bicubic2d_aa.py",
     "flaggems_cumsum": "flag_gems/cumsum.py",
+    "flaggems_scatter_add": "flag_gems/scatter_add_.py",
+    "flaggems_isin": "flag_gems/isin.py",
+    "flaggems_repeat_interleave": "flag_gems/repeat_interleave.py",
+    "flaggems_count_nonzero": "flag_gems/count_nonzero.py",
 }
 
 
