@@ -125,23 +125,19 @@ def _causes(metrics: Mapping[str, float], bottleneck: Bottleneck) -> list[Findin
         )
     local = _get(metrics, "local_memory_bytes")
     reserved = _get(metrics, "spill_bytes_per_thread")
+    spilled = ""
     if local is not None and local > 0:
-        out.append(
-            Finding(
-                "X2",
-                f"Registers spill to local memory ({local:.0f} bytes of local traffic), which "
-                "adds dependent memory round-trips.",
-                "register spills",
-            )
-        )
+        spilled = f"{local:.0f} bytes of local traffic"
     elif local is None and reserved is not None and reserved > 0:
         # Without counters the compiled kernel still says it spilled: it reserves local
         # memory per thread for the registers it could not hold.
+        spilled = f"the compiled kernel reserves {reserved:.0f} bytes per thread for them"
+    if spilled:
         out.append(
             Finding(
                 "X2",
-                f"Registers spill to local memory (the compiled kernel reserves {reserved:.0f} "
-                "bytes per thread for them), which adds dependent memory round-trips.",
+                f"Registers spill to local memory ({spilled}), which adds dependent memory "
+                "round-trips.",
                 "register spills",
             )
         )

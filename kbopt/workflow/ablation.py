@@ -84,7 +84,7 @@ from kbopt.workflow.catalog_designer import (
     search_order,
 )
 from kbopt.workflow.search_momentum import Momentum, directions
-from kbopt.workflow.search_pairing import warps_alongside
+from kbopt.workflow.search_pairing import untried_pair
 
 ARMS = ("catalog", "random", "grid")
 # A move is kept unless it is more than 5% slower than the fastest values the arm has
@@ -206,6 +206,7 @@ class _Walk:
         # A resize just measured slower, with the warps scaled alike (`search_pairing`):
         # the next move tried, once.
         self.paired: tuple[str, PlannedMove] | None = None
+        self._profiled: tuple[Measurement, Any] | None = None  # (state, its profile)
 
     @property
     def best_us(self) -> float:
@@ -230,8 +231,14 @@ class _Walk:
         off a norm, and its minimal bytes and FLOPs give the arithmetic intensity."""
         from kbopt.workflow.profiler import build_profile
 
-        profile, _ = build_profile(self.current, None, "timing only (kbopt ablate)", self.lab.spec)
-        return profile
+        # Built once per measured state: the ranked moves, the relaxed ones and the pairing
+        # all read the same values' profile.
+        if self._profiled is None or self._profiled[0] is not self.current:
+            profile, _ = build_profile(
+                self.current, None, "timing only (kbopt ablate)", self.lab.spec
+            )
+            self._profiled = (self.current, profile)
+        return self._profiled[1]
 
     def metrics(self, profile: Any = None) -> dict[str, float]:
         """What the moves' preconditions read: `profile`'s metrics (the current values'
@@ -318,18 +325,17 @@ class _Walk:
 
     def _pair(self, label: str, planned: PlannedMove) -> None:
         """Queue `planned` (measured slower) with the warps scaled alike, when it resizes."""
-        paired = warps_alongside(
+        paired = untried_pair(
             planned,
             self.lab.spec.knobs_for(self.lab.version),
             self.values,
             self.metrics(),
             self.current.launched,
+            self.rejected,
+            self.visited,
         )
-        if paired is None or paired.signature in self.rejected:
-            return
-        if frozenset({**self.values, **paired.values}.items()) in self.visited:
-            return
-        self.paired = (f"{label}, warps alongside", paired)
+        if paired is not None:
+            self.paired = (f"{label}, warps alongside", paired)
 
 
 class CatalogWalk(_Walk):

@@ -59,7 +59,7 @@ from kbopt.workflow.designers import DesignContext, DesignerUnavailable, Proposa
 from kbopt.workflow.record import AttemptStatus, RunRecord
 from kbopt.workflow.search_momentum import Momentum, directions
 from kbopt.workflow.search_pairing import NOTE as PAIRING_NOTE
-from kbopt.workflow.search_pairing import warps_alongside
+from kbopt.workflow.search_pairing import untried_pair
 
 NAME = "catalog"
 STATE_FILE = "catalog-moves.json"
@@ -487,10 +487,16 @@ class CatalogDesigner:
         planned = plan_move(move, knobs, values, metrics, launched, relax=True)
         if isinstance(planned, NotApplicable) or planned.values != chosen.get("values"):
             return None
-        paired = warps_alongside(planned, knobs, values, metrics, launched)
-        if paired is None or paired.signature in searched["rejected"]:
-            return None
-        if frozenset({**values, **paired.values}.items()) in searched["tried_values"]:
+        paired = untried_pair(
+            planned,
+            knobs,
+            values,
+            metrics,
+            launched,
+            searched["rejected"],
+            searched["tried_values"],
+        )
+        if paired is None:
             return None
         from kbopt.workflow.knob_source import settable_knobs
 

@@ -16,7 +16,7 @@ with the warps scaled alike, once: the pair is not paired again.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kbopt.moves import NotApplicable, PlannedMove, plan_move
@@ -52,5 +52,24 @@ def warps_alongside(
     change = {**planned.move.change, WARPS: "x2" if signs == {1} else "/2"}
     paired = plan_move(Move(change=change, note=NOTE), knobs, values, metrics, launched, relax=True)
     if isinstance(paired, NotApplicable) or not any(c.role == WARPS for c in paired.changes):
+        return None
+    return paired
+
+
+def untried_pair(
+    planned: PlannedMove,
+    knobs: Sequence[Knob],
+    values: Mapping[str, Any],
+    metrics: Mapping[str, float],
+    launched: Mapping[str, Any] | None,
+    rejected: Collection[Any],
+    tried: Collection[frozenset],
+) -> PlannedMove | None:
+    """`warps_alongside`, unless the pair was rolled back already (its signature is in
+    `rejected`) or the knob values it leads to were measured (in `tried`)."""
+    paired = warps_alongside(planned, knobs, values, metrics, launched)
+    if paired is None or paired.signature in rejected:
+        return None
+    if frozenset({**values, **paired.values}.items()) in tried:
         return None
     return paired
