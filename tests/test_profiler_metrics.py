@@ -592,3 +592,27 @@ def test_a_kernel_without_global_loads_has_no_load_efficiency() -> None:
     assert cast.metrics["global_load_efficiency_pct"] == pytest.approx(50.0)
     merged = aggregate(kernels)["global_load_efficiency_pct"]
     assert 50.0 < merged < 75.0  # the two kernels that load, by duration
+
+
+def test_an_impossible_counter_value_is_left_out_and_said() -> None:
+    """FlagGems' repeat_interleave at a 64-token decode step on the H200 (2026-12-04,
+    kbopt's counter pass): ncu read the L2 hit rate of a 2-launch call as 142%.  Before,
+    the profile's validation refused it and no profile was written."""
+    data = Path(__file__).parent / "data"
+    (kernel,) = parse_csv((data / "ncu_h200_flaggems_repeat_interleave_64.csv").read_text())
+    assert kernel.rejected == {"l2_hit_rate_pct": pytest.approx(142.0)}
+    assert "l2_hit_rate_pct" not in kernel.metrics
+    assert "l1_hit_rate_pct" in kernel.metrics and "duration_us" in kernel.metrics
+    m = Measurement(
+        kernel="flaggems_repeat_interleave",
+        version="triton_v1",
+        config=TrialConfig.of("decode", {"tokens": 64}),
+        duration_us=12.0,
+        correct=True,
+        sm_count=132,
+    )
+    profile, _ = build_profile(m, NcuOutcome([kernel], []), "")
+    assert "l2_hit_rate_pct" not in profile.metrics
+    note = profile.notes["Counters left out"]
+    assert "l2_hit_rate_pct: 142 is outside 0..100 %" in note and "repeat_interleave" in note
+    assert Profile.parse(profile.render()).notes == profile.notes

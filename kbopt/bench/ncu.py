@@ -63,7 +63,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kbopt.vocab import METRICS, STALL_REASONS
+from kbopt.vocab import METRICS, STALL_REASONS, metric_value_problem
 from kbopt.waves import tail_wave_pct, wave_idle_pct
 
 
@@ -246,6 +246,9 @@ class KernelCounters:
     name: str
     metrics: dict[str, float] = field(default_factory=dict)
     raw: dict[str, tuple[str, str]] = field(default_factory=dict)  # ncu name -> (value, unit)
+    # Counters ncu reported outside their possible range (canonical name -> value), left
+    # out of `metrics` (see `without_impossible`).
+    rejected: dict[str, float] = field(default_factory=dict)
 
     @property
     def short_name(self) -> str:
@@ -426,10 +429,10 @@ def _parse_raw(header: list[str], body: list[list[str]]) -> list[KernelCounters]
             KernelCounters(
                 launch_id=int(_number(row[id_col]) or 0),
                 name=row[name_col],
-                metrics=canonical_metrics(raw),
                 raw=raw,
             )
         )
+        kernels[-1].metrics, kernels[-1].rejected = without_impossible(canonical_metrics(raw))
     return kernels
 
 
@@ -446,8 +449,28 @@ def _parse_details(header: list[str], body: list[list[str]]) -> list[KernelCount
         unit = row[unit_col] if unit_col is not None else ""
         k.raw.setdefault(row[col["Metric Name"]], (row[value_col], unit))
     for k in by_id.values():
-        k.metrics = canonical_metrics(k.raw)
+        k.metrics, k.rejected = without_impossible(canonical_metrics(k.raw))
     return [by_id[i] for i in sorted(by_id)]
+
+
+def without_impossible(metrics: Mapping[str, float]) -> tuple[dict[str, float], dict[str, float]]:
+    """`metrics` split into the values that can be true and those that cannot.
+
+    Nsight Compute can report a hit rate above 100% (the H200 read 108-181% for the L2
+    of launches of a few microseconds that end in atomics or scattered stores).  NVIDIA's
+    answer on its forum ("Weird Number for L2 Cache Hitrate", 2020): a value outside
+    0-100% means the metric could not be collected accurately, typically on a kernel too
+    small to reach a steady state, its hits and queries counted on different replays.
+    Such a value is left out, not clamped: 100% would claim a perfect hit rate.
+    """
+    kept: dict[str, float] = {}
+    rejected: dict[str, float] = {}
+    for name, value in metrics.items():
+        if metric_value_problem(name, value) is None:
+            kept[name] = value
+        else:
+            rejected[name] = value
+    return kept, rejected
 
 
 # Metrics that add up across the kernels of one operation; the other percentages are

@@ -38,7 +38,7 @@ from kbopt.kernel import KernelSpec
 from kbopt.ranking import MISSING_LEAD, MISSING_NOTE
 from kbopt.store import Store
 from kbopt.strategy import CONTEXT_NOTE
-from kbopt.vocab import METRICS
+from kbopt.vocab import METRICS, metric_value_problem
 
 COUNTER_MODES = ("auto", "off", "require")
 # The cycle also accepts "baseline": counters for the baseline profile, timing for VERIFY
@@ -195,6 +195,25 @@ def derived_metrics(
     return out
 
 
+IMPOSSIBLE_NOTE = "Counters left out"
+
+
+def _impossible_values(counters: NcuOutcome | None, measured: dict[str, float]) -> list[str]:
+    """What ncu reported outside a metric's possible range, per kernel, and any derived
+    value of `measured` out of range (removed from it), as readable problems."""
+    problems = []
+    for kernel in counters.kernels if counters is not None else []:
+        for metric, value in sorted(kernel.rejected.items()):
+            problem = metric_value_problem(metric, value)
+            problems.append(f"{problem} in {readable_name(kernel.name)}")
+    for metric in sorted(measured):
+        problem = metric_value_problem(metric, measured[metric])
+        if problem is not None:
+            del measured[metric]
+            problems.append(problem)
+    return problems
+
+
 def missing_trigger_metrics(measured: dict[str, float], store: Store | None = None) -> list[str]:
     """Metrics some catalog trigger reads that this profile could not measure."""
     from kbopt.metric_sources import CYCLE, SPEC, produced_by, trigger_metrics_in_catalog
@@ -243,11 +262,18 @@ def build_profile(
     measured = {
         k: round(float(v), 3) for k, v in merged.items() if k in METRICS and k not in _STAGE_KEYS
     }
+    impossible = _impossible_values(counters, measured)
     notes = {}
     if spec is not None and spec.contexts:
         notes[CONTEXT_NOTE] = ", ".join(spec.contexts)
     if counters_note:
         notes["Counters"] = counters_note
+    if impossible:
+        notes[IMPOSSIBLE_NOTE] = (
+            "; ".join(f"{problem}" for problem in impossible)
+            + ". Left out: a value no measurement can take means the counter was not "
+            "collected accurately (a launch too short to reach a steady state)."
+        )
     if counters is not None and counters.launches:
         gpu = sum(us for _, us in counters.launches)
         host = merged.get("host_overhead_us")
