@@ -64,7 +64,10 @@ ROLES: dict[str, tuple[str, str]] = {
     "warps": ("count", "warps per program"),
     "pipeline_stages": ("count", "software-pipeline depth (buffered loads in flight)"),
     "splits": ("count", "partitions of the reduction axis across programs (split-KV, split-K)"),
-    "occupancy": ("count", "programs per SM asked of the compiler or the persistent grid"),
+    "occupancy": (
+        "count",
+        "programs per SM asked of the compiler, or a persistent grid's programs (per SM or in all)",
+    ),
     "persistent": ("flag", "one wave of programs looping over the work"),
     "tma": ("flag", "tensor-memory-accelerator (descriptor) loads"),
     "warp_specialization": ("flag", "producer and consumer warps"),

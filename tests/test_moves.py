@@ -272,3 +272,29 @@ def test_grouped_tile_order_doubles_the_group_only_when_operands_are_re_read() -
     assert isinstance(planned, PlannedMove) and planned.values == {"group_size_m": 16}
     held = plan_move(move, knobs, values, {"dram_bytes_ratio": 1.05})
     assert isinstance(held, NotApplicable) and "dram_bytes_ratio" in held.reason
+
+
+def test_a_persistent_grid_of_one_program_per_sm_gets_twice_the_programs() -> None:
+    """FlagGems' masked_select launches one 16-warp program per SM (both knobs left to the
+    kernel, the launch records them): the entry's first move doubles the programs and
+    halves the warps, scaled from what was launched; a grid that does not fill the SMs
+    (a decode step's 64 programs) is not its case."""
+    entry = Store(ROOT).get("several-programs-per-sm-not-one")
+    knobs = (
+        Knob("block_size", "int", (None, 512, 1024, 2048, 4096, 8192, 16384), "tile_n"),
+        Knob("num_warps", "int", (None, 2, 4, 8, 16, 32), "warps"),
+        Knob("programs", "int", (None, 33, 66, 132, 264, 528, 1056), "occupancy"),
+    )
+    values = {"block_size": None, "num_warps": None, "programs": None}
+    launched = {"block_size": 4096, "num_warps": 16, "programs": 132}
+    first, second = entry.moves
+    planned = plan_move(first, knobs, values, {"ctas_per_sm": 1.0}, launched)
+    assert isinstance(planned, PlannedMove)
+    assert {c.knob: c.after for c in planned.changes} == {"num_warps": 8, "programs": 264}
+    # registers allow one program per SM: only the move that halves the warps applies
+    metrics = {"ctas_per_sm": 1.0, "occupancy_limit_registers": 1.0}
+    assert isinstance(plan_move(second, knobs, values, metrics, launched), NotApplicable)
+    small = plan_move(first, knobs, values, {"ctas_per_sm": 0.48}, launched)
+    assert isinstance(small, NotApplicable)
+    defining = {t.expression for t in entry.triggers if t.defining}
+    assert defining == {"ctas_per_sm >= 0.9"}

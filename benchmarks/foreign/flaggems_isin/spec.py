@@ -78,7 +78,7 @@ TRITON_KNOBS = (
          "None: FlagGems' min(512, next_pow2(ids)) up to 2^20 ids"),
     Knob("num_warps", "int", (None, 1, 2, 4, 8, 16, 32), "warps",
          "warps per program; None: FlagGems' 8 up to 2^22 ids"),
-    Knob("programs", "int", (None, 33, 66, 132, 264, 528, 1056), "splits",
+    Knob("programs", "int", (None, 33, 66, 132, 264, 528, 1056), "occupancy",
          "programs of the grid-stride loop over tiles (fewer means more tiles each); None: "
          "FlagGems' one per tile"),
 )  # fmt: skip

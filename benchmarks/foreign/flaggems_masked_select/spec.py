@@ -80,7 +80,7 @@ TRITON_KNOBS = (
          "blocks); None: FlagGems' next power of two of the elements, clamped to 128..4096"),
     Knob("num_warps", "int", (None, 2, 4, 8, 16, 32), "warps",
          "warps per program of both launches; None: FlagGems' min(16, block_size / 32)"),
-    Knob("programs", "int", (None, 33, 66, 132, 264, 528, 1056), "splits",
+    Knob("programs", "int", (None, 33, 66, 132, 264, 528, 1056), "occupancy",
          "programs the input is split over (each owns a run of consecutive blocks; the "
          "last scans all their counts in one tile); None: FlagGems' one per SM"),
 )  # fmt: skip
