@@ -297,4 +297,4 @@ def test_a_persistent_grid_of_one_program_per_sm_gets_twice_the_programs() -> No
     small = plan_move(first, knobs, values, {"ctas_per_sm": 0.48}, launched)
     assert isinstance(small, NotApplicable)
     defining = {t.expression for t in entry.triggers if t.defining}
-    assert defining == {"ctas_per_sm >= 0.9"}
+    assert defining == {"ctas_per_sm >= 0.9", "ctas_per_sm <= 1.5"}
