@@ -512,3 +512,24 @@ def test_a_spec_that_names_no_kind_of_kernel_keeps_only_attention_entries_off() 
         opts, _ = table.candidates(m, {}, "latency", None, 10, contexts)
         twin = candidates(cards, weights, m, {}, "latency", None, 10, contexts)
         assert twin is not None and sorted(twin[0]) == sorted(opts) == expect, contexts
+
+
+def test_warp_uniform_loads_are_not_a_coalescing_problem() -> None:
+    """FlagGems' repeat_interleave on the H200: each one-warp program reads its expert's
+    count and offset once (one sector per request, a quarter of its bytes used: every
+    lane reads the same 8 bytes).  The coalescing entry ranked first on those loads; it
+    does not apply to them.  A kernel of narrow loads spread over sectors keeps it."""
+    from pathlib import Path
+
+    from kbopt.contracts.profile import Profile
+
+    root = Path(__file__).resolve().parents[1]
+    name = "flaggems_repeat_interleave--triton_v1--tokens_16384_topk_8_experts_256.md"
+    text = (root / "benchmarks/real_profiles_blind19" / name).read_text(encoding="utf-8")
+    ids = [o.id for o in recommend(text, language="triton", limit=20).opportunities]
+    assert "coalesced-vectorized-global-access" not in ids
+    profile = Profile.parse(text)
+    spread = dict(profile.metrics, sectors_per_request=4.0)
+    narrow = profile.model_copy(update={"measured": spread})
+    ids = [o.id for o in recommend(narrow, language="triton", limit=20).opportunities]
+    assert "coalesced-vectorized-global-access" in ids
