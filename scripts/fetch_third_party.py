@@ -545,7 +545,7 @@ SOURCES: tuple[Source, ...] = (
                 )
             },
         },
-        used_by=("flaggems_topk",),
+        used_by=("flaggems_topk", "flaggems_quantile"),
         note="the two-stage top-k (per-chunk selection, then a bitonic argsort of the chunks' "
         "candidates) with its jit helpers and dtype-limit constants; FlagGems' program-id "
         "helpers (int64 ids) shimmed, the FlagTree-only radix kernel left out",
@@ -803,6 +803,94 @@ SOURCES: tuple[Source, ...] = (
         "per 2048-column block, then each row's block counts summed; the second under a "
         "YAML-tuned @triton.autotune, dropped); the whole-tensor and short-row kernels "
         "left out",
+    ),
+    flaggems_502(
+        name="flaggems_index_select",
+        path="src/flag_gems/ops/index_select.py",
+        dest="flag_gems/index_select.py",
+        sha256="9005510a64c3894207c094c0ede93e79b7e853f6a5ed41b2bcdc839e7055facf",
+        mode="extract",
+        functions=("index_select_kernel",),
+        shims={
+            "from flag_gems.utils import triton_lang_extension as tle": (
+                "import triton.language as tle  # kbopt shim: FlagGems' triton_lang_extension; "
+                "its program_id is Triton's"
+            ),
+        },
+        used_by=("flaggems_index_select",),
+        note="the index_select kernel (rows of the dimension-compressed input, the selected "
+        "columns gathered per tile; its @triton.heuristics tile choice dropped)",
+    ),
+    flaggems_502(
+        name="flaggems_argmax",
+        path="src/flag_gems/ops/argmax.py",
+        dest="flag_gems/argmax.py",
+        sha256="d20eefb2ec60348ba03103f3c9ced2cffda374e71716c5ad7d0c28b30f9e29f6",
+        mode="extract",
+        functions=("argmax_kernel_inner",),
+        shims={
+            "from flag_gems.utils import triton_lang_extension as tle": (
+                "import triton.language as tle  # kbopt shim: FlagGems' triton_lang_extension; "
+                "its program_id is Triton's"
+            ),
+            "from flag_gems.utils.limits import get_dtype_min": (
+                "# kbopt shim: FlagGems' flag_gems.utils.limits.get_dtype_min (a value below "
+                "every value of the dtype: the running maximum's start), as a compile-time "
+                "function that also takes the bare dtype the CPU interpreter passes\n\n\n"
+                "@tl.constexpr\n"
+                "def get_dtype_min(dtype):\n"
+                "    dtype = dtype.value if isinstance(dtype, tl.constexpr) else dtype\n"
+                "    if dtype.is_floating():\n"
+                '        return float("-inf")\n'
+                "    if dtype.is_int_signed():\n"
+                "        return -(2 ** (dtype.int_bitwidth - 1))\n"
+                "    return 0"
+            ),
+        },
+        used_by=("flaggems_argmax",),
+        note="the argmax over the last dimension (one program per row looping over "
+        "TILE_N-wide tiles; its @triton.heuristics choice dropped); the whole-tensor and "
+        "inner-dimension kernels left out",
+    ),
+    flaggems_502(
+        name="flaggems_unfold_backward",
+        path="src/flag_gems/ops/unfold_backward.py",
+        dest="flag_gems/unfold_backward.py",
+        sha256="1306ce79de6da7adf74cb9611345ce508bd6ea47e8e19e31585f474656868193",
+        mode="extract",
+        functions=("_unfold_backward_kernel",),
+        used_by=("flaggems_unfold_backward",),
+        note="the unfold backward kernel (each window element's gradient added atomically "
+        "into fp32 at its position: an overlap-add)",
+    ),
+    flaggems_502(
+        name="flaggems_quantile",
+        path="src/flag_gems/ops/quantile.py",
+        dest="flag_gems/quantile.py",
+        sha256="3e8b919426f4f6e6ed84262ec68c298f075eef033f21e84c4dfd9282ad301d65",
+        mode="extract",
+        functions=("quantile_bitonic_kernel",),
+        shims={
+            "from flag_gems.utils import triton_lang_extension as tle": (
+                "import triton.language as tle  # kbopt shim: FlagGems' triton_lang_extension; "
+                "its program_id is Triton's"
+            ),
+            "from flag_gems.utils import libentry, tl_extra_shim": (
+                "from triton.language.extra import libdevice as tl_extra_shim  # kbopt shim: "
+                "FlagGems' tl_extra_shim is CUDA's libdevice (its rint, for 'nearest')"
+            ),
+            "from .topk import _get_finfo_val, argsort": (
+                "# kbopt shim: `from .topk import _get_finfo_val, argsort`; the launcher sets "
+                "both on this module from topk.py as fetched for flaggems_topk (the same "
+                "v5.0.2 file)\n"
+                "_get_finfo_val = argsort = None"
+            ),
+        },
+        used_by=("flaggems_quantile",),
+        note="the one-program-per-row quantile of rows of at most 1024 (a bitonic sort of "
+        "the row in registers with topk.py's argsort, then the quantiles picked and "
+        "interpolated); the path for longer rows (torch's sort, then a gather kernel) left "
+        "out",
     ),
 )
 

@@ -99,6 +99,10 @@ NEEDS = {
     "flaggems_isin": "flaggems_isin",
     "flaggems_repeat_interleave": "flaggems_repeat_interleave",
     "flaggems_count_nonzero": "flaggems_count_nonzero",
+    "flaggems_index_select": "flaggems_index_select",
+    "flaggems_argmax": "flaggems_argmax",
+    "flaggems_unfold_backward": "flaggems_unfold_backward",
+    "flaggems_quantile": "flaggems_quantile",
 }
 
 
@@ -427,6 +431,14 @@ CASES = {
     "flaggems_repeat_interleave": ({"tokens": 37, "topk": 4, "experts": 20}, {"triton_v1": {"block_size": 8, "num_warps": 2}}),
     # 5 rows of 5000 (~89% zeros), exact: v1's 2048-column blocks (3 per row, the last masked), 1024-count combine; the variant: 512-column blocks (10 per row), a 4-count combine looping 3 times, 2 and 1 warps
     "flaggems_count_nonzero": ({"tokens": 5, "inter": 5000}, {"triton_v1": {"block_size": 512, "num_warps": 2, "combine_block": 4, "combine_warps": 1}}),
+    # 6 rows of 700 logits, 300 sorted ids selected, exact: v1's heuristic (1 row, 64 columns: 5 programs per row, the last masked); the variant: 2 rows (dividing the 6, as the interpreter needs) and 128 columns, 2 warps
+    "flaggems_index_select": ({"tokens": 6, "vocab": 700, "draft_vocab": 300}, {"triton_v1": {"block_m": 2, "block_n": 128, "num_warps": 2}}),
+    # 3 rows of 40,000 (above 32,768: v1's 4096-column tiles, 9 whole and a masked tail, 16 warps), exact with 16-bit ties: the variant 1024-column tiles, 2 warps
+    "flaggems_argmax": ({"rows": 3, "vocab": 40000}, {"triton_v1": {"tile_n": 1024, "num_warps": 2}}),
+    # 2 clips of 1000 samples, 40-sample windows every 16 (61 windows, 2-3 adds per sample, a tail no window reaches): v1's 128-element blocks (39 programs, the last masked); the variant: 256, 2 warps
+    "flaggems_unfold_backward": ({"batch": 2, "samples": 1000, "window": 40, "hop": 16}, {"triton_v1": {"block": 256, "num_warps": 2}}),
+    # 12 groups of 100 (padded to 128 with the dtype's largest value), 3 quantiles (BLOCK_Q 4, one masked): v1's 4 warps; the variant: 2 warps
+    "flaggems_quantile": ({"tokens": 4, "hidden": 300, "group": 100, "quantiles": 3}, {"triton_v1": {"num_warps": 2}}),
 }  # fmt: skip
 
 

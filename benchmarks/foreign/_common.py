@@ -71,6 +71,10 @@ SOURCE_FILES = {
     "flaggems_isin": "flag_gems/isin.py",
     "flaggems_repeat_interleave": "flag_gems/repeat_interleave.py",
     "flaggems_count_nonzero": "flag_gems/count_nonzero.py",
+    "flaggems_index_select": "flag_gems/index_select.py",
+    "flaggems_argmax": "flag_gems/argmax.py",
+    "flaggems_unfold_backward": "flag_gems/unfold_backward.py",
+    "flaggems_quantile": "flag_gems/quantile.py",
 }
 
 
