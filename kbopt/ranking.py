@@ -43,11 +43,14 @@ GENERIC_CONTEXTS = frozenset(
 CALL_CONTEXTS = frozenset({"any-kernel", "inference-step", "multi-kernel", "autotuning"})
 # Properties any kind of kernel can have; they do not make an entry fit a kernel kind.
 PROPERTY_CONTEXTS = frozenset({"memory-bound", "compute-bound", "small-grid"})
-# Attention's own kinds.  A spec that names its contexts but no kind of kernel (a resize,
-# a stream compaction: "memory-bound" alone) is not attention, whose spec would say so;
+# Kinds of kernel built on matrix products: attention's and GEMM's.  A spec that names its
+# contexts but no kind of kernel (a resize, a stream compaction: "memory-bound" alone) is
+# neither, whose spec would say so (every GEMM and attention spec here names its kind);
 # entries tied only to these kinds stay off it, while entries tied to broad patterns
-# (gemm, reduction...) that a kernel of an unnamed kind may share stay on.
-ATTENTION_KINDS = frozenset({"attention", "attention-decode", "mla", "online-softmax"})
+# (reduction, normalization...) that a kernel of an unnamed kind may share stay on.
+MATMUL_KINDS = frozenset(
+    {"attention", "attention-decode", "mla", "online-softmax", "gemm", "grouped-gemm"}
+)
 TEXT_CANDIDATES = 200
 # Metrics that describe the problem's shape rather than a measured symptom.
 SHAPE_METRICS = frozenset(
@@ -350,22 +353,20 @@ def is_specific(card: Card) -> bool:
     return bool(kinds) and not (card.contexts & CALL_CONTEXTS)
 
 
-def is_attention_only(card: Card) -> bool:
-    """Tied to kinds of kernels, all of them attention's (`ATTENTION_KINDS`)."""
-    return is_specific(card) and card.contexts - CALL_CONTEXTS - PROPERTY_CONTEXTS <= (
-        ATTENTION_KINDS
-    )
+def is_matmul_only(card: Card) -> bool:
+    """Tied to kinds of kernels, all of them built on matrix products (`MATMUL_KINDS`)."""
+    return is_specific(card) and card.contexts - CALL_CONTEXTS - PROPERTY_CONTEXTS <= (MATMUL_KINDS)
 
 
 def fits_kernel(card: Card, contexts: frozenset[str]) -> bool:
     """Whether an entry applies to a kernel whose spec declares `contexts` (none: all do).
 
     A spec that names a kind of kernel keeps off the entries tied to other kinds; one that
-    names contexts but no kind keeps off the entries tied only to attention."""
+    names contexts but no kind keeps off the entries tied only to attention or GEMMs."""
     kinds = contexts - CALL_CONTEXTS - PROPERTY_CONTEXTS
     if kinds:
         return not is_specific(card) or bool(kinds & card.contexts)
-    return not contexts or not is_attention_only(card)
+    return not contexts or not is_matmul_only(card)
 
 
 def candidates(

@@ -72,7 +72,7 @@ from kbopt.ranking import (
     evaluate,
     explain_and_order,
     headroom_pct,
-    is_attention_only,
+    is_matmul_only,
     is_specific,
     kernel_contexts,
     metric_weights,
@@ -289,7 +289,7 @@ class _Table:
         self.anti = np.array([c.kind == "anti-pattern" for c in cards], dtype=bool)
         self.generic = np.array([bool(c.contexts & GENERIC_CONTEXTS) for c in cards], dtype=bool)
         self.specific = np.array([is_specific(c) for c in cards], dtype=bool)
-        self.attention_only = np.array([is_attention_only(c) for c in cards], dtype=bool)
+        self.matmul_only = np.array([is_matmul_only(c) for c in cards], dtype=bool)
         self.by_context = {
             ctx: np.array([ctx in c.contexts for c in cards], dtype=bool)
             for ctx in {ctx for c in cards for ctx in c.contexts}
@@ -362,9 +362,9 @@ class _Table:
                     fits |= self.by_context[ctx]
             in_scope = in_scope & fits
         elif contexts:
-            # A spec that names contexts but no kind is not attention: entries tied only
-            # to attention's kinds stay off; the others stay on.
-            in_scope = in_scope & ~self.attention_only
+            # A spec that names contexts but no kind is neither attention nor a GEMM:
+            # entries tied only to those kinds stay off; the others stay on.
+            in_scope = in_scope & ~self.matmul_only
         eligible = (
             in_scope
             & ~self.refuted

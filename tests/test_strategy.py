@@ -476,14 +476,14 @@ def test_tensor_core_utilization_is_no_symptom_for_a_kernel_without_matrix_produ
     assert seen(tensor_core_util_pct=3.7)["tensor_core_util_pct"] == 3.7  # FLOPs unknown
 
 
-def test_a_spec_that_names_no_kind_of_kernel_keeps_only_attention_entries_off() -> None:
+def test_a_spec_that_names_no_kind_of_kernel_keeps_matrix_product_entries_off() -> None:
     """Contexts that say only how a kernel behaves or is called (memory-bound, multi-kernel)
-    do not say what it is, but they say it is not attention, whose spec would name it: an
-    entry tied only to attention's kinds stays off, one tied to a broad pattern (gemm)
-    stays on; without contexts every entry stays; a kind (elementwise) keeps both kind-tied
-    entries off.  The numpy table and its plain-Python twin agree.  (FlagGems' bicubic
-    resize, declared memory-bound only, had the attention softmax-overlap entry ranked
-    first on the H200.)"""
+    do not say what it is, but they say it is neither attention nor a GEMM, whose specs
+    name their kind: entries tied only to those kinds stay off, one tied to a broad pattern
+    (reduction) stays on; without contexts every entry stays; a kind (elementwise) keeps
+    every kind-tied entry off.  The numpy table and its plain-Python twin agree.
+    (FlagGems' bicubic resize, declared memory-bound only, had the attention softmax-overlap
+    entry ranked first on the H200; its repeat_interleave, the GEMM tile-growing entry.)"""
     import dataclasses
 
     from kbopt.ranking import candidates, metric_weights
@@ -496,18 +496,22 @@ def test_a_spec_that_names_no_kind_of_kernel_keeps_only_attention_entries_off() 
     generic = _card("generic", [("dram_throughput_pct", "<", 60.0)])
     gemm = dataclasses.replace(
         _card("gemm-tied", [("dram_throughput_pct", "<", 60.0)]),
-        contexts=frozenset({"gemm", "attention"}),
+        contexts=frozenset({"gemm", "grouped-gemm"}),
     )
-    cards = [attention, generic, gemm]
+    reduction = dataclasses.replace(
+        _card("reduction-tied", [("dram_throughput_pct", "<", 60.0)]),
+        contexts=frozenset({"reduction", "gemm"}),
+    )
+    cards = [attention, generic, gemm, reduction]
     weights = metric_weights(cards)
     table = _Table(cards)
     m = {"dram_throughput_pct": 50.0}
     for contexts, expect in (
-        (frozenset(), [0, 1, 2]),
-        (frozenset({"memory-bound", "multi-kernel"}), [1, 2]),
+        (frozenset(), [0, 1, 2, 3]),
+        (frozenset({"memory-bound", "multi-kernel"}), [1, 3]),
         (frozenset({"elementwise", "memory-bound"}), [1]),
-        (frozenset({"attention"}), [0, 1, 2]),
-        (frozenset({"gemm"}), [1, 2]),
+        (frozenset({"attention"}), [0, 1]),
+        (frozenset({"gemm"}), [1, 2, 3]),
     ):
         opts, _ = table.candidates(m, {}, "latency", None, 10, contexts)
         twin = candidates(cards, weights, m, {}, "latency", None, 10, contexts)
