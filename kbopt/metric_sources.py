@@ -70,6 +70,7 @@ PROFILE_DERIVED = {
     "kernel_count": ("gpu__time_duration.sum",),
     "host_overhead_us": ("gpu__time_duration.sum", TIMING),
     "launch_overhead_pct": ("gpu__time_duration.sum", TIMING),
+    "row_elements_per_thread": ("launch__block_size", SPEC),
 }
 
 

@@ -218,6 +218,12 @@ class RankedOpportunity:
 # ----------------------------------------------------------------------------- one entry
 
 
+def row_elements_per_thread(metrics: Mapping[str, float]) -> float | None:
+    """The spec's row length over the threads of one CTA (`block_size`), when both are known."""
+    row_len, block = metrics.get("row_len"), metrics.get("block_size")
+    return row_len / block if row_len and block else None
+
+
 def trigger_metrics(profile: ProfileLike) -> dict[str, float]:
     """The profile's metrics as triggers see them.
 
@@ -230,6 +236,9 @@ def trigger_metrics(profile: ProfileLike) -> dict[str, float]:
     that do issue MMAs, so the counter alone cannot tell them apart.
     """
     metrics = dict(profile.metrics)
+    per_thread = row_elements_per_thread(metrics)
+    if per_thread is not None:
+        metrics.setdefault("row_elements_per_thread", per_thread)  # profiles written before it
     no_flops = metrics.get("arithmetic_intensity") == 0
     if "tensor_core_util_pct" in metrics and (no_flops or metrics["tensor_core_util_pct"] == 0):
         del metrics["tensor_core_util_pct"]

@@ -319,6 +319,12 @@ METRICS: dict[str, Metric] = {
         _m("kv_len", "count", "KV-cache length per sequence"),
         _m("rows", "count", "independent rows of a row-wise operation (tokens of a norm)"),
         _m("row_len", "count", "elements per row of a row-wise operation (hidden size)"),
+        _m(
+            "row_elements_per_thread",
+            "ratio",
+            "elements of a row per thread of the program that holds it (row length / threads "
+            "per CTA)",
+        ),
         _m("num_heads", "count", "query heads"),
         _m("heads_per_program", "count", "query heads handled by one CTA"),
         _m("head_dim", "count", "head dimension of Q.K"),

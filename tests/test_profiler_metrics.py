@@ -616,3 +616,19 @@ def test_an_impossible_counter_value_is_left_out_and_said() -> None:
     note = profile.notes["Counters left out"]
     assert "l2_hit_rate_pct: 142 is outside 0..100 %" in note and "repeat_interleave" in note
     assert Profile.parse(profile.render()).notes == profile.notes
+
+
+def test_the_row_over_the_threads_of_its_program_is_derived() -> None:
+    from kbopt.workflow.profiler import derived_metrics
+
+    m = Measurement(
+        kernel="k",
+        version="v",
+        config=TrialConfig.of("c", {"rows": 8}),
+        duration_us=10.0,
+        correct=True,
+    )
+    out = derived_metrics(None, m, None, {"row_len": 128.0, "block_size": 128.0})
+    assert out["row_elements_per_thread"] == 1.0
+    assert "row_elements_per_thread" not in derived_metrics(None, m, None, {"row_len": 128.0})
+    assert produced_by()["row_elements_per_thread"]

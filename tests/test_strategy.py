@@ -537,3 +537,27 @@ def test_warp_uniform_loads_are_not_a_coalescing_problem() -> None:
     narrow = profile.model_copy(update={"measured": spread})
     ids = [o.id for o in recommend(narrow, language="triton", limit=20).opportunities]
     assert "coalesced-vectorized-global-access" in ids
+
+
+def test_a_row_spread_one_element_per_thread_reads_as_too_many_warps() -> None:
+    """FlagGems' quantile on the H200: a 128-wide group sorted by a 128-thread program (one
+    element per thread, every compare-and-swap an exchange between threads).  The row
+    length over the threads is derived when a profile lacks it, and the warps-to-the-row
+    entry's narrow-row symptom reads it; a 4096-wide row over 256 threads is not that case."""
+    from pathlib import Path
+
+    from kbopt.contracts.profile import Profile
+    from kbopt.ranking import trigger_metrics
+
+    root = Path(__file__).resolve().parents[1]
+    name = "flaggems_quantile--triton_v1--tokens_64_hidden_7168_group_128_quantiles_2.md"
+    text = (root / "benchmarks/real_profiles_blind20" / name).read_text(encoding="utf-8")
+    profile = Profile.parse(text)
+    assert "row_elements_per_thread" not in profile.metrics  # written before the metric
+    assert trigger_metrics(profile)["row_elements_per_thread"] == 1.0
+    ids = [o.id for o in recommend(text, language="triton", limit=10).opportunities]
+    assert "size-warps-to-the-row" in ids[:3]
+    wide = profile.model_copy(update={"measured": dict(profile.metrics, row_len=4096.0)})
+    assert trigger_metrics(wide)["row_elements_per_thread"] == 32.0
+    ids = [o.id for o in recommend(wide, language="triton", limit=10).opportunities]
+    assert "size-warps-to-the-row" not in ids

@@ -35,7 +35,7 @@ from kbopt.contracts.reports import pct_change
 from kbopt.devlog import Devlog
 from kbopt.errors import KbError
 from kbopt.kernel import KernelSpec
-from kbopt.ranking import MISSING_LEAD, MISSING_NOTE
+from kbopt.ranking import MISSING_LEAD, MISSING_NOTE, row_elements_per_thread
 from kbopt.store import Store
 from kbopt.strategy import CONTEXT_NOTE
 from kbopt.vocab import METRICS, metric_value_problem
@@ -168,7 +168,10 @@ def derived_metrics(
     * `kernel_count`, `host_overhead_us`, `launch_overhead_pct`: launches of one call and
       the share of the measured time per call (CUDA events around the call) that the GPU
       time of those launches (ncu's timing pass) does not cover: launch latency, gaps
-      between kernels, host work inside the call.
+      between kernels, host work inside the call;
+    * `row_elements_per_thread` = the spec's row length / threads per CTA: at a few
+      elements per thread a row-wise program spends its time exchanging them between
+      threads (a 128-wide row sorted by 128 threads), not loading them.
     """
     out: dict[str, float] = {}
     dims = measurement.config.dims_dict
@@ -181,6 +184,9 @@ def derived_metrics(
         denom = dram if dram else minimal
         if denom:
             out["arithmetic_intensity"] = flops / denom
+    per_thread = row_elements_per_thread(merged)
+    if per_thread is not None:
+        out["row_elements_per_thread"] = per_thread
     if counters is not None and counters.available:
         launches = counters.launches or [
             (k.name, k.metrics.get("duration_us", 0.0)) for k in counters.kernels
