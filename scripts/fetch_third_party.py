@@ -892,6 +892,58 @@ SOURCES: tuple[Source, ...] = (
         "interpolated); the path for longer rows (torch's sort, then a gather kernel) left "
         "out",
     ),
+    flaggems_502(
+        name="flaggems_var_mean",
+        path="src/flag_gems/ops/var_mean.py",
+        dest="flag_gems/var_mean.py",
+        sha256="bffa798c38cafc14bce4a0f113b04b24e7e4d112d0f4e96b3f691e552697a39f",
+        mode="extract",
+        functions=("welford_func", "var_mean_welford_kernel"),
+        shims={
+            "from flag_gems.utils import triton_lang_extension as tle": (
+                "import triton.language as tle  # kbopt shim: FlagGems' triton_lang_extension; "
+                "its program_id is Triton's"
+            ),
+        },
+        used_by=("flaggems_var_mean",),
+        note="the per-row Welford var_mean (BLOCK_M rows per program, per-lane running "
+        "statistics merged by tl.reduce with welford_func; its YAML-tuned @triton.autotune "
+        "dropped); the whole-tensor two-kernel path left out",
+    ),
+    flaggems_502(
+        name="flaggems_soft_margin_loss",
+        path="src/flag_gems/ops/soft_margin_loss.py",
+        dest="flag_gems/soft_margin_loss.py",
+        sha256="66e702eb6dfe13948f58f8a36a52345146590793838a82486e8ddac0772e213d",
+        mode="extract",
+        functions=("_soft_margin_loss_sum_kernel",),
+        used_by=("flaggems_soft_margin_loss",),
+        note="the soft-margin loss with a sum or mean reduction (each 1024-element "
+        "program's fp32 sum of log(1 + exp(-x y)) added atomically into one scalar); the "
+        "elementwise kernel for reduction='none' left out",
+    ),
+    flaggems_502(
+        name="flaggems_upsample_linear1d",
+        path="src/flag_gems/ops/upsample_linear1d.py",
+        dest="flag_gems/upsample_linear1d.py",
+        sha256="5889d23263ffb69651fe5880ecd26fac67e9fa5fb2cbe855df51104b96e78449",
+        mode="extract",
+        functions=("upsample_linear1d_kernel",),
+        used_by=("flaggems_upsample_linear1d",),
+        note="the 1-D linear interpolation (one program per row and 256 output samples, "
+        "two gathered source samples weighted in fp32)",
+    ),
+    flaggems_502(
+        name="flaggems_pixel_unshuffle",
+        path="src/flag_gems/ops/pixel_unshuffle.py",
+        dest="flag_gems/pixel_unshuffle.py",
+        sha256="0a4f88adeda1902cf680fa19dfd6295a757937e3cba02b8e2e1290e77e1ac9ab",
+        mode="extract",
+        functions=("pixel_unshuffle_kernel",),
+        used_by=("flaggems_pixel_unshuffle",),
+        note="pixel_unshuffle (space to depth over contiguous NCHW: 1024 output elements "
+        "per program, each decoded to its input element and copied)",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}

@@ -103,6 +103,10 @@ NEEDS = {
     "flaggems_argmax": "flaggems_argmax",
     "flaggems_unfold_backward": "flaggems_unfold_backward",
     "flaggems_quantile": "flaggems_quantile",
+    "flaggems_var_mean": "flaggems_var_mean",
+    "flaggems_soft_margin_loss": "flaggems_soft_margin_loss",
+    "flaggems_upsample_linear1d": "flaggems_upsample_linear1d",
+    "flaggems_pixel_unshuffle": "flaggems_pixel_unshuffle",
 }
 
 
@@ -439,6 +443,14 @@ CASES = {
     "flaggems_unfold_backward": ({"batch": 2, "samples": 1000, "window": 40, "hop": 16}, {"triton_v1": {"block": 256, "num_warps": 2}}),
     # 12 groups of 100 (padded to 128 with the dtype's largest value), 3 quantiles (BLOCK_Q 4, one masked): v1's 4 warps; the variant: 2 warps
     "flaggems_quantile": ({"tokens": 4, "hidden": 300, "group": 100, "quantiles": 3}, {"triton_v1": {"num_warps": 2}}),
+    # 6 rows of 2500: v1's one row per program in 1024-column steps (3, the last masked), 4 warps, 2 stages; the variant: 2 rows (dividing the 6, as the interpreter needs), 256-column steps, 2 warps, 1 stage
+    "flaggems_var_mean": ({"rows": 6, "hidden": 2500}, {"triton_v1": {"block_m": 2, "block_n": 256, "num_warps": 2, "num_stages": 1}}),
+    # a 37 x 50 block (1850 elements): v1's 1024-element programs (2, the last masked) adding into one scalar; the variant: 256 (8 programs), 2 warps
+    "flaggems_soft_margin_loss": ({"images": 37, "texts": 50}, {"triton_v1": {"block_size": 256, "num_warps": 2}}),
+    # 2 x 3 rows, 30 samples stretched to 52: v1's one masked 256-frame block per row; the variant: 16-frame blocks (4 per row, the last masked), 2 warps
+    "flaggems_upsample_linear1d": ({"batch": 2, "channels": 3, "tokens": 30, "frames": 52}, {"triton_v1": {"block_size": 16, "num_warps": 2}}),
+    # 2 tiles of 5 channels on an 8 x 8 grid, factor 2 (640 elements), exact: v1's one masked 1024-element program; the variant: 128 (5 programs), 2 warps
+    "flaggems_pixel_unshuffle": ({"tiles": 2, "hidden": 5, "grid": 8, "factor": 2}, {"triton_v1": {"block_size": 128, "num_warps": 2}}),
 }  # fmt: skip
 
 

@@ -75,6 +75,10 @@ SOURCE_FILES = {
     "flaggems_argmax": "flag_gems/argmax.py",
     "flaggems_unfold_backward": "flag_gems/unfold_backward.py",
     "flaggems_quantile": "flag_gems/quantile.py",
+    "flaggems_var_mean": "flag_gems/var_mean.py",
+    "flaggems_soft_margin_loss": "flag_gems/soft_margin_loss.py",
+    "flaggems_upsample_linear1d": "flag_gems/upsample_linear1d.py",
+    "flaggems_pixel_unshuffle": "flag_gems/pixel_unshuffle.py",
 }
 
 
