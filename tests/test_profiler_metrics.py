@@ -37,6 +37,20 @@ REPO = Path(__file__).resolve().parent.parent
 # ----------------------------------------------------------------- closure
 
 
+def _measured(
+    duration_us: float, kernel: str = "k", version: str = "v1", **extra: object
+) -> Measurement:
+    """A correct measurement at a small configuration (the profile builder's input)."""
+    return Measurement(
+        kernel=kernel,
+        version=version,
+        config=TrialConfig.of("x", {"rows": 8}),
+        duration_us=duration_us,
+        correct=True,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
 def test_every_metric_has_a_producer_and_vocab_json_says_which(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -271,14 +285,7 @@ def test_budget_is_honoured(tmp_path: Path) -> None:
 
 
 def test_without_counters_the_profile_names_the_missing_metrics() -> None:
-    m = Measurement(
-        kernel="k",
-        version="v1",
-        config=TrialConfig.of("x", {"rows": 8}),
-        duration_us=10.0,
-        correct=True,
-        floor_us=5.0,
-    )
+    m = _measured(10.0, floor_us=5.0)
     profile, _ = build_profile(m, NcuOutcome([], [], unavailable="ncu is not on PATH"), "no ncu")
     missing = profile.notes["Missing Metrics"]
     assert "stall_long_scoreboard_pct" in missing and "dram_bytes_ratio" in missing
@@ -375,7 +382,10 @@ def test_spills_named_without_counters_from_the_compiled_kernel() -> None:
     assert c.key_issue == "register spills"
     counted = classify({**timing, "local_memory_bytes": 0}, from_counters=True)
     assert all(f.rule != "X2" for f in counted.findings)
-    assert all(f.rule != "X2" for f in classify({**timing, "spill_bytes_per_thread": 0}, from_counters=False).findings)
+    assert all(
+        f.rule != "X2"
+        for f in classify({**timing, "spill_bytes_per_thread": 0}, from_counters=False).findings
+    )
 
 
 def test_a_busy_issue_slot_hides_stalls() -> None:
@@ -514,14 +524,7 @@ def test_a_kernel_launched_several_times_gives_a_profile_that_parses() -> None:
         ],
         command=[],
     )
-    m = Measurement(
-        kernel="k",
-        version="v1",
-        config=TrialConfig.of("x", {"rows": 8}),
-        duration_us=1000.0,
-        correct=True,
-        sm_count=132,
-    )
+    m = _measured(1000.0, sm_count=132)
     profile, _ = build_profile(m, out, "")
     names = [s.name for s in profile.stages]
     assert names[:3] == ["SortKernel<policy>", "SortKernel<policy> #2", "SortKernel<policy> #3"]
@@ -603,14 +606,7 @@ def test_an_impossible_counter_value_is_left_out_and_said() -> None:
     assert kernel.rejected == {"l2_hit_rate_pct": pytest.approx(142.0)}
     assert "l2_hit_rate_pct" not in kernel.metrics
     assert "l1_hit_rate_pct" in kernel.metrics and "duration_us" in kernel.metrics
-    m = Measurement(
-        kernel="flaggems_repeat_interleave",
-        version="triton_v1",
-        config=TrialConfig.of("decode", {"tokens": 64}),
-        duration_us=12.0,
-        correct=True,
-        sm_count=132,
-    )
+    m = _measured(12.0, "flaggems_repeat_interleave", "triton_v1", sm_count=132)
     profile, _ = build_profile(m, NcuOutcome([kernel], []), "")
     assert "l2_hit_rate_pct" not in profile.metrics
     note = profile.notes["Counters left out"]
@@ -621,13 +617,7 @@ def test_an_impossible_counter_value_is_left_out_and_said() -> None:
 def test_the_row_over_the_threads_of_its_program_is_derived() -> None:
     from kbopt.workflow.profiler import derived_metrics
 
-    m = Measurement(
-        kernel="k",
-        version="v",
-        config=TrialConfig.of("c", {"rows": 8}),
-        duration_us=10.0,
-        correct=True,
-    )
+    m = _measured(10.0)
     out = derived_metrics(None, m, None, {"row_len": 128.0, "block_size": 128.0})
     assert out["row_elements_per_thread"] == 1.0
     assert "row_elements_per_thread" not in derived_metrics(None, m, None, {"row_len": 128.0})
