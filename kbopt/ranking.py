@@ -364,7 +364,7 @@ def is_specific(card: Card) -> bool:
 
 def is_matmul_only(card: Card) -> bool:
     """Tied to kinds of kernels, all of them built on matrix products (`MATMUL_KINDS`)."""
-    return is_specific(card) and card.contexts - CALL_CONTEXTS - PROPERTY_CONTEXTS <= (MATMUL_KINDS)
+    return is_specific(card) and card.contexts - CALL_CONTEXTS - PROPERTY_CONTEXTS <= MATMUL_KINDS
 
 
 def fits_kernel(card: Card, contexts: frozenset[str]) -> bool:

@@ -276,7 +276,7 @@ def build_profile(
         notes["Counters"] = counters_note
     if impossible:
         notes[IMPOSSIBLE_NOTE] = (
-            "; ".join(f"{problem}" for problem in impossible)
+            "; ".join(impossible)
             + ". Left out: a value no measurement can take means the counter was not "
             "collected accurately (a launch too short to reach a steady state)."
         )
