@@ -237,13 +237,20 @@ def _walks_on_mla_decode(tmp_path: Path, backend: type[FakeBackend], seed: int) 
 
 
 def test_a_rolled_back_change_is_not_retried_after_another_is_kept(tmp_path: Path) -> None:
+    """Until no move is left from the best values; once a walk goes back to values it kept
+    before, a change rolled back elsewhere may be measured again from there (a different
+    point: no knob values are measured twice)."""
     doc = _walks_on_mla_decode(tmp_path, WarpsHurtBackend, seed=2)
     for row in doc["rows"]:
-        moves = [t["move"].split(": ", 1)[1] for t in row["trajectory"][1:]]
+        trials = row["trajectory"][1:]
+        back = next((i for i, t in enumerate(trials) if t["move"].startswith("back at")), None)
+        moves = [t["move"].split(": ", 1)[1] for t in trials[:back]]
         to_16 = [m for m in moves if "num_warps 8 -> 16" in m]
         assert len(to_16) <= 1, (row["arm"], moves)
-        kept = [t for t in row["trajectory"][1:] if t["kept"]]
+        kept = [t for t in trials if t["kept"]]
         assert all(t["values"]["num_warps"] != 16 for t in kept)
+        seen = [json.dumps(t["values"], sort_keys=True) for t in row["trajectory"]]
+        assert len(seen) == len(set(seen)), row["arm"]
 
 
 # A ranking of two entries with moves on mla_decode's knobs: a warning about too many KV
@@ -870,3 +877,44 @@ def test_after_a_clear_loss_the_other_way_comes_first(tmp_path: Path, seed: int)
     near = Momentum()
     near.measured({("block", 1)}, False, -5.0)
     assert not near.reverse
+
+
+class TwoBasins(AdjustedBackend):
+    """Twice the block wins first (90 us), and every move from there loses; the best region
+    is the other way: half the warps (97 us, slower than 90) and then half again (60 us)."""
+
+    def adjust(self, m: Measurement, params: dict[str, Any]) -> None:
+        times = {(256, 4): 100.0, (512, 4): 90.0, (256, 2): 97.0, (256, 1): 60.0}
+        key = (params.get("block", 256), params.get("num_warps", 4))  # the start: no params
+        m.duration_us = times.get(key, 120.0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_with_no_move_left_from_its_best_a_walk_goes_back_to_earlier_values(
+    tmp_path: Path, seed: int
+) -> None:
+    """The first win led into a dead end: the walk goes back to its start, keeps a move
+    that is slower than its best but faster than the start (judged on the branch), and
+    finds the best region the first win led away from."""
+    from kbopt.model import Move
+    from kbopt.moves import plan_move
+    from kbopt.workflow.ablation import RandomWalk, _row
+
+    spec, lab, values, start_m, err = _rmsnorm_lab(tmp_path, TwoBasins, warps=4)
+    wider = Move(change={"tile_n": "x2"})
+    pool = [("wider", wider), ("fewer warps", Move(change={"warps": "/2"}))]
+    walk = RandomWalk(lab, _row(1, values, start_m, err), start_m, pool=pool, spec=spec, seed=seed)
+    planned = plan_move(wider, spec.knobs_for("triton_v1"), values, {}, start_m.launched)
+    walk._open = [("wider", planned)]  # as if the walk had drawn the first win first
+    n = 2
+    while walk.step(n):
+        n += 1
+    assert walk.best_us == 60.0
+    moves = [t.move for t in walk.result.trials[1:]]
+    back = [i for i, move in enumerate(moves) if move.startswith("back at trial 1's values")]
+    assert back, moves
+    branch = walk.result.trials[1 + back[0]]
+    assert branch.values["num_warps"] == 2 and branch.kept  # 97 us: kept against the start
+    assert walk.result.stopped  # every kept state searched: it stops, no trial repeated
+    seen = [frozenset(t.values.items()) for t in walk.result.trials]
+    assert len(seen) == len(set(seen))

@@ -19,7 +19,13 @@ fails its correctness check or runs out of memory is a trial too, recorded with 
   (`with_unranked`: the random arm's pool, in order of bottleneck class and expected
   gain), so both arms draw on the same moves.  When no move is left from the current
   values (kept moves within the tolerance can wander a plateau), it goes on from the
-  fastest values it has measured; it stops early only when none is left from there either.
+  fastest values it has measured.  When none is left from there either, it goes back to
+  the values it kept before, latest first, and searches on from the first that still has
+  a move (a first win can lead away from the best region: on the H200, FlagGems' argmax
+  grew its tile twice while the grid's best was a smaller tile with fewer warps).  On such
+  a branch a move is kept when it is not more than 5% slower than the branch's current
+  values, and the moves rolled back elsewhere may be tried from there; it stops early only
+  when no kept values have a move left.
   A move kept without being faster marks its direction (a knob raised, or lowered): the
   same direction again waits behind every other move until some move is faster.  A move
   more than 1% faster than the arm's best is pushed once more (the same directions go
@@ -207,6 +213,12 @@ class _Walk:
         # the next move tried, once.
         self.paired: tuple[str, PlannedMove] | None = None
         self._profiled: tuple[Measurement, Any] | None = None  # (state, its profile)
+        # Every kept state, in order (trial number, values, measurement): where the walk
+        # goes back to once no move is left from its best values (`_backtrack`).
+        self.kept: list[tuple[int, dict[str, Any], Measurement]] = [(1, dict(self.values), start_m)]
+        # On a branch from an earlier state a move is judged against the branch's current
+        # values, not against the best: the branch must be able to descend.
+        self.branching = False
 
     @property
     def best_us(self) -> float:
@@ -291,6 +303,8 @@ class _Walk:
             if not isinstance(choice, str):
                 choice = (f"from the best so far, {choice[0]}", choice[1])
         if isinstance(choice, str):
+            choice = self._backtrack() or choice
+        if isinstance(choice, str):
             self.result.stopped = choice
             return False
         label, planned = choice
@@ -302,9 +316,10 @@ class _Walk:
             self.visited |= launch_equivalents(new, m.launched)
         row = _row(n, new, m, err)
         row.move = f"{label}: {planned.text()}"
+        judged_against = float(self.current.duration_us) if self.branching else self.best_us
         slower = (
             m is not None
-            and (m.duration_us - self.best_us) / self.best_us * 100 > KEEP_SLOWDOWN_PCT
+            and (m.duration_us - judged_against) / judged_against * 100 > KEEP_SLOWDOWN_PCT
         )
         row.kept = m is not None and m.correct and not slower
         if m is not None:
@@ -314,14 +329,33 @@ class _Walk:
             self.momentum.measured((), False, 0.0)
         if row.kept and m is not None:
             self.values, self.current = new, m
+            self.kept.append((n, dict(new), m))
             if m.duration_us < self.best_us:
                 self.best_values, self.best_m = dict(new), m
+                self.branching = False  # the branch found better: it is the main path now
         else:
             self.rejected.add(planned.signature)
             if m is not None and m.correct:
                 self._pair(label, planned)
         self.result.trials.append(row)
         return True
+
+    def _backtrack(self) -> tuple[str, PlannedMove] | None:
+        """The first move open from the values kept before, latest first (skipping the
+        best and the current values, already searched), with the walk moved there; None
+        when no kept values have a move left.  The directions measured elsewhere do not
+        order the moves from there, and the changes rolled back elsewhere may pay there."""
+        for n, values, m in reversed(self.kept):
+            if values in (self.best_values, self.values):
+                continue
+            self.values, self.current = dict(values), m
+            self._open, self.paired = None, None
+            self.momentum, self.rejected = Momentum(), set()
+            choice = self.choose()
+            if not isinstance(choice, str):
+                self.branching = True
+                return (f"back at trial {n}'s values, {choice[0]}", choice[1])
+        return None
 
     def _pair(self, label: str, planned: PlannedMove) -> None:
         """Queue `planned` (measured slower) with the warps scaled alike, when it resizes."""
