@@ -358,6 +358,51 @@ SOURCES: tuple[Source, ...] = (
         used_by=("sglang_kv_indices",),
         note="the KV index gather kernel only (the module imports SGLang and sgl_kernel at import)",
     ),
+    sglang_059(
+        name="sglang_tensor_hash",
+        path="python/sglang/srt/layers/multimodal.py",
+        dest="sglang/multimodal_hash.py",
+        sha256="178d0311de6bc3901b76c72e28be2fdc54dad2171ebb5e9aa808039722e4f8a8",
+        mode="extract",
+        functions=(
+            "_rotl32",
+            "_fmix32",
+            "hash_tiles32_kernel_blocked",
+            "add_tree_reduce_u64_kernel",
+        ),
+        shims={
+            "FMIX32_C1 = 0x85EBCA6B": "FMIX32_C1 = 0x85EBCA6B",
+            "FMIX32_C2 = 0xC2B2AE35": "FMIX32_C2 = 0xC2B2AE35",
+            "POS_C1 = 0x27D4EB2D": "POS_C1 = 0x27D4EB2D",
+            "POS_C2 = 0x165667B1": "POS_C2 = 0x165667B1",
+        },
+        used_by=("sglang_tensor_hash",),
+        note="the multimodal tensor hash's two kernels and their jit helpers, with the "
+        "module's four hash constants (the per-tile hash and the uint64 tree sum; the "
+        "host-side wrapper and its final splitmix64 left out)",
+    ),
+    sglang_059(
+        name="sglang_dp_memcpy",
+        path="python/sglang/srt/layers/dp_attention.py",
+        dest="sglang/dp_memcpy.py",
+        sha256="4361a93950e842cfb06c30a10ebff55fadba50564dedff3c74b259f32c584e3b",
+        mode="extract",
+        functions=("memcpy_triton_kernel",),
+        used_by=("sglang_dp_memcpy",),
+        note="DP attention's token copy kernel only (the module imports SGLang's "
+        "distributed state at import)",
+    ),
+    sglang_059(
+        name="sglang_logit_softcap",
+        path="python/sglang/srt/layers/logits_processor.py",
+        dest="sglang/logit_softcap.py",
+        sha256="1f11e0a0fc45aebfbfa43cf4caacc2c406e632964ca90f332c97e32429daac50",
+        mode="extract",
+        functions=("fused_softcap_kernel",),
+        used_by=("sglang_logit_softcap",),
+        note="the final-logit soft-capping kernel only (the logits processor's module "
+        "imports SGLang's distributed and model-runner layers at import)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",
@@ -486,6 +531,17 @@ SOURCES: tuple[Source, ...] = (
         used_by=("vllm_lightning_attn_diag",),
         note="lightning attention's diagonal-block kernel only (the module imports einops, "
         "vLLM's platform and attention-backend constants at import)",
+    ),
+    vllm_0340(
+        name="vllm_logprob_ranks",
+        path="vllm/v1/worker/gpu/sample/logprob.py",
+        dest="vllm/logprob_ranks.py",
+        sha256="9bb31889efc6e89247fd251a05fa16bb7aa0c72eada787f4967ce088c1d7c56b",
+        mode="extract",
+        functions=("_ranks_kernel",),
+        used_by=("vllm_logprob_ranks",),
+        note="the sampled tokens' rank kernel only (its module imports vLLM's sampling "
+        "params, outputs and buffer helpers at import)",
     ),
     flaggems_502(
         name="flaggems_conv2d",

@@ -107,6 +107,10 @@ NEEDS = {
     "flaggems_soft_margin_loss": "flaggems_soft_margin_loss",
     "flaggems_upsample_linear1d": "flaggems_upsample_linear1d",
     "flaggems_pixel_unshuffle": "flaggems_pixel_unshuffle",
+    "sglang_tensor_hash": "sglang_tensor_hash",
+    "sglang_dp_memcpy": "sglang_dp_memcpy",
+    "sglang_logit_softcap": "sglang_logit_softcap",
+    "vllm_logprob_ranks": "vllm_logprob_ranks",
 }
 
 
@@ -451,6 +455,14 @@ CASES = {
     "flaggems_upsample_linear1d": ({"batch": 2, "channels": 3, "tokens": 30, "frames": 52}, {"triton_v1": {"block_size": 16, "num_warps": 2}}),
     # 2 tiles of 5 channels on an 8 x 8 grid, factor 2 (640 elements), exact: v1's one masked 1024-element program; the variant: 128 (5 programs), 2 warps
     "flaggems_pixel_unshuffle": ({"tiles": 2, "hidden": 5, "grid": 8, "factor": 2}, {"triton_v1": {"block_size": 128, "num_warps": 2}}),
+    # 40 x 300 values (12,000 fp32 words, 6000 fp16): v1's 8192-word tiles in 256-word steps (2 or 1 programs, the last masked), one tree level; exact, as bytes: the variant 128-word steps, 2 warps, 1 stage, no .cg
+    "sglang_tensor_hash": ({"patches": 40, "width": 300}, {"triton_v1": {"block_words": 128, "num_warps": 2, "num_stages": 1, "use_cg": False}}),
+    # the last of 3 ranks' 7 rows of 1500 (10,500 elements) into a zeroed 21-row buffer, exact: v1's 8192-element programs (2, the last masked); the variant: 1024 (11), 2 warps
+    "sglang_dp_memcpy": ({"ranks": 3, "tokens": 7, "hidden": 1500}, {"triton_v1": {"block_size": 1024, "num_warps": 2}}),
+    # 3 rows of 1000 logits (std 10, a few past the cap of 30): v1's 1024-element programs (3, the last masked); the variant: 256 (12), 2 warps
+    "sglang_logit_softcap": ({"rows": 3, "vocab": 1000}, {"triton_v1": {"block_size": 256, "num_warps": 2}}),
+    # 5 rows of 20,000 (16-bit ties counted), exact: v1's 8192-column tiles (3, the last masked); the variant: 1024-column tiles, 2 warps, 1 stage
+    "vllm_logprob_ranks": ({"rows": 5, "vocab": 20000}, {"triton_v1": {"block_size": 1024, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 
