@@ -102,3 +102,22 @@ def test_a_version_that_raises_is_not_timed(monkeypatch) -> None:
     dims = dict(spec.trials[0].dims)
     row = suite.time_version(spec, version, dims, [], {}, 10, time_wrong=True)
     assert row["status"] == "wrong" and row["error"] == problem and "time_us" not in row
+
+
+def test_an_infinity_the_reference_has_too_matches_and_any_other_does_not() -> None:
+    """A sampling filter writes -inf into the logits it masks (vLLM's min-p, SGLang's
+    grammar bitmask): the same -inf in the same places is exact; NaN (an unwritten element
+    of a poisoned output), an infinity the reference lacks, or the other sign is not."""
+    import torch
+
+    from kbopt.bench.harness import rel_error
+
+    inf = float("inf")
+    ref = torch.tensor([1.0, -inf, 2.0, -inf])
+    assert rel_error(torch.tensor([1.0, -inf, 2.0, -inf]), ref) == 0.0
+    assert 0.0 < rel_error(torch.tensor([1.1, -inf, 2.0, -inf]), ref) < 0.1
+    assert rel_error(torch.tensor([1.0, -inf, 2.0, 0.0]), ref) == inf  # a mask missed
+    assert rel_error(torch.tensor([1.0, -inf, -inf, -inf]), ref) == inf  # one too many
+    assert rel_error(torch.tensor([1.0, inf, 2.0, -inf]), ref) == inf  # the other sign
+    assert rel_error(torch.tensor([1.0, -inf, float("nan"), -inf]), ref) == inf
+    assert rel_error(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.0])) == 0.0
