@@ -561,3 +561,25 @@ def test_a_row_spread_one_element_per_thread_reads_as_too_many_warps() -> None:
     assert trigger_metrics(wide)["row_elements_per_thread"] == 32.0
     ids = [o.id for o in recommend(wide, language="triton", limit=10).opportunities]
     assert "size-warps-to-the-row" not in ids
+
+
+def test_launch_state_caching_needs_the_host_time_not_just_a_short_call() -> None:
+    """FlagGems' batch norm at 7 x 7 on the H200: a 20 us call with 12% of it on the host.
+    A short call is room for the launch-state entry, not its symptom: with the host share
+    measured low it does not apply (its trigger once read `kernel_count >= 1`, which holds
+    on every profile)."""
+    from pathlib import Path
+
+    from kbopt.contracts.profile import Profile
+
+    root = Path(__file__).resolve().parents[1]
+    name = "flaggems_batch_norm--triton_v1--batch_32_channels_2048_height_7_width_7.md"
+    text = (root / "benchmarks/real_profiles_blind17" / name).read_text(encoding="utf-8")
+    ids = [o.id for o in recommend(text, language="triton", limit=20).opportunities]
+    assert "cache-per-shape-launch-state" not in ids
+    profile = Profile.parse(text)
+    host_bound = profile.model_copy(
+        update={"measured": dict(profile.metrics, launch_overhead_pct=40.0)}
+    )
+    ids = [o.id for o in recommend(host_bound, language="triton", limit=20).opportunities]
+    assert "cache-per-shape-launch-state" in ids[:3]
