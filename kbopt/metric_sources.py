@@ -71,6 +71,7 @@ PROFILE_DERIVED = {
     "host_overhead_us": ("gpu__time_duration.sum", TIMING),
     "launch_overhead_pct": ("gpu__time_duration.sum", TIMING),
     "row_elements_per_thread": ("launch__block_size", SPEC),
+    "elementwise_launches": ("gpu__time_duration.sum",),
 }
 
 

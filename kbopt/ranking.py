@@ -14,6 +14,7 @@ pydantic; tests check both paths print the same bytes.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -224,6 +225,17 @@ def row_elements_per_thread(metrics: Mapping[str, float]) -> float | None:
     return row_len / block if row_len and block else None
 
 
+# torch's element-wise kernels (fill, copy, cast, arithmetic) are all instances of its
+# `elementwise_kernel` templates (vectorized_, unrolled_...): beside an operation's own
+# kernels they are passes over memory, and launches, that a fusion removes.
+_TORCH_ELEMENTWISE = re.compile(r"elementwise_kernel")
+
+
+def elementwise_launches(names: Iterable[str]) -> int:
+    """How many of the launch names are torch element-wise kernels."""
+    return sum(1 for name in names if _TORCH_ELEMENTWISE.search(name))
+
+
 def trigger_metrics(profile: ProfileLike) -> dict[str, float]:
     """The profile's metrics as triggers see them.
 
@@ -239,6 +251,11 @@ def trigger_metrics(profile: ProfileLike) -> dict[str, float]:
     per_thread = row_elements_per_thread(metrics)
     if per_thread is not None:
         metrics.setdefault("row_elements_per_thread", per_thread)  # profiles written before it
+    kernels = [s.name for s in getattr(profile, "stages", ()) if not s.is_total]
+    if kernels and "elementwise_launches" not in metrics:
+        # Profiles written before the metric: their kernel rows (a lower bound where launches
+        # were folded into an "other N launches" row).
+        metrics["elementwise_launches"] = float(elementwise_launches(kernels))
     no_flops = metrics.get("arithmetic_intensity") == 0
     if "tensor_core_util_pct" in metrics and (no_flops or metrics["tensor_core_util_pct"] == 0):
         del metrics["tensor_core_util_pct"]

@@ -310,6 +310,12 @@ METRICS: dict[str, Metric] = {
         ),
         _m("kernel_count", "count", "kernel launches per operation or step"),
         _m(
+            "elementwise_launches",
+            "count",
+            "launches of torch's element-wise kernels (fills, copies, casts, arithmetic) in "
+            "one call",
+        ),
+        _m(
             "launch_overhead_pct",
             "%",
             "share of wall time spent launching or idle between kernels",

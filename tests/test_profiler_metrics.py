@@ -622,3 +622,17 @@ def test_the_row_over_the_threads_of_its_program_is_derived() -> None:
     assert out["row_elements_per_thread"] == 1.0
     assert "row_elements_per_thread" not in derived_metrics(None, m, None, {"row_len": 128.0})
     assert produced_by()["row_elements_per_thread"]
+
+
+def test_torch_element_wise_launches_of_the_call_are_counted() -> None:
+    from kbopt.workflow.profiler import derived_metrics
+
+    fill = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>"
+    counters = NcuOutcome(
+        [KernelCounters(1, "scatter_add_kernel_1", {"duration_us": 2.2})],
+        [],
+        launches=[(fill, 1.8), ("scatter_add_kernel_1", 2.2)],
+    )
+    out = derived_metrics(None, _measured(6.0), counters, {})
+    assert out["elementwise_launches"] == 1.0 and out["kernel_count"] == 2.0
+    assert produced_by()["elementwise_launches"]

@@ -583,3 +583,23 @@ def test_launch_state_caching_needs_the_host_time_not_just_a_short_call() -> Non
     )
     ids = [o.id for o in recommend(host_bound, language="triton", limit=20).opportunities]
     assert "cache-per-shape-launch-state" in ids[:3]
+
+
+def test_torch_element_wise_launches_beside_the_kernel_call_for_a_fusion() -> None:
+    """FlagGems' soft-margin loss on the H200: a zero-fill, the Triton sum, a division and a
+    cast (three torch element-wise kernels beside the main one) in a 58 us call.  The count
+    comes from the profile's kernel rows when it predates the metric; the fusion entry reads
+    it as extra passes, where the bytes ratio alone did not show them."""
+    from pathlib import Path
+
+    from kbopt.contracts.profile import Profile
+    from kbopt.ranking import elementwise_launches, trigger_metrics
+
+    root = Path(__file__).resolve().parents[1]
+    name = "flaggems_soft_margin_loss--triton_v1--images_4096_texts_4096.md"
+    text = (root / "benchmarks/real_profiles_blind21" / name).read_text(encoding="utf-8")
+    assert trigger_metrics(Profile.parse(text))["elementwise_launches"] == 3.0
+    ids = [o.id for o in recommend(text, language="triton", limit=10).opportunities]
+    assert "fuse-passes-over-global-memory" in ids[:3]
+    names = ["void at::native::vectorized_elementwise_kernel<4, FillFunctor<float>>", "_sum"]
+    assert elementwise_launches(names) == 1

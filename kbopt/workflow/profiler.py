@@ -35,7 +35,12 @@ from kbopt.contracts.reports import pct_change
 from kbopt.devlog import Devlog
 from kbopt.errors import KbError
 from kbopt.kernel import KernelSpec
-from kbopt.ranking import MISSING_LEAD, MISSING_NOTE, row_elements_per_thread
+from kbopt.ranking import (
+    MISSING_LEAD,
+    MISSING_NOTE,
+    elementwise_launches,
+    row_elements_per_thread,
+)
 from kbopt.store import Store
 from kbopt.strategy import CONTEXT_NOTE
 from kbopt.vocab import METRICS, metric_value_problem
@@ -169,6 +174,8 @@ def derived_metrics(
       the share of the measured time per call (CUDA events around the call) that the GPU
       time of those launches (ncu's timing pass) does not cover: launch latency, gaps
       between kernels, host work inside the call;
+    * `elementwise_launches`: the call's launches of torch's element-wise kernels (a
+      zero-fill before atomics, a cast after them): passes and launches a fusion removes;
     * `row_elements_per_thread` = the spec's row length / threads per CTA: at a few
       elements per thread a row-wise program spends its time exchanging them between
       threads (a 128-wide row sorted by 128 threads), not loading them.
@@ -193,6 +200,7 @@ def derived_metrics(
         ]
         gpu_us = sum(us for _, us in launches)
         out["kernel_count"] = float(len(launches))
+        out["elementwise_launches"] = float(elementwise_launches(name for name, _ in launches))
         wall = measurement.duration_us
         if wall > 0 and gpu_us > 0:
             gap = max(0.0, wall - gpu_us)
