@@ -128,6 +128,32 @@ vllm_0340 = apache_release("vllm-project/vllm", "v0.34.0", "vllm", "0.34.0")
 # on PyPI, the package under `src/` in the repository.
 flaggems_502 = apache_release("flagos-ai/FlagGems", "v5.0.2", "flag_gems", "5.0.2", strip="src/")
 
+# Shims several FlagGems pins share.  FlagGems' triton_lang_extension: its program_id and
+# num_programs are Triton's.
+_TLE_SHIM = {
+    "from flag_gems.utils import triton_lang_extension as tle": (
+        "import triton.language as tle  # kbopt shim: FlagGems' triton_lang_extension; "
+        "its program_id and num_programs are Triton's"
+    ),
+}
+# flag_gems.utils.limits.get_dtype_min: a value below every value of the dtype (a running
+# maximum's start).
+_DTYPE_MIN_SHIM = {
+    "from flag_gems.utils.limits import get_dtype_min": (
+        "# kbopt shim: FlagGems' flag_gems.utils.limits.get_dtype_min (a value below "
+        "every value of the dtype: the running maximum's start), as a compile-time "
+        "function that also takes the bare dtype the CPU interpreter passes\n\n\n"
+        "@tl.constexpr\n"
+        "def get_dtype_min(dtype):\n"
+        "    dtype = dtype.value if isinstance(dtype, tl.constexpr) else dtype\n"
+        "    if dtype.is_floating():\n"
+        '        return float("-inf")\n'
+        "    if dtype.is_int_signed():\n"
+        "        return -(2 ** (dtype.int_bitwidth - 1))\n"
+        "    return 0"
+    ),
+}
+
 
 SOURCES: tuple[Source, ...] = (
     sglang_059(
@@ -712,21 +738,7 @@ SOURCES: tuple[Source, ...] = (
         sha256="5e84cc945fecebe5c466c93a4e56abe65a33b078a85dfe9620549f0f2dd22585",
         mode="extract",
         functions=("max_pool2d_forward_kernel",),
-        shims={
-            "from flag_gems.utils.limits import get_dtype_min": (
-                "# kbopt shim: FlagGems' flag_gems.utils.limits.get_dtype_min (a value below "
-                "every value of the dtype: the running maximum's start), as a compile-time "
-                "function that also takes the bare dtype the CPU interpreter passes\n\n\n"
-                "@tl.constexpr\n"
-                "def get_dtype_min(dtype):\n"
-                "    dtype = dtype.value if isinstance(dtype, tl.constexpr) else dtype\n"
-                "    if dtype.is_floating():\n"
-                '        return float("-inf")\n'
-                "    if dtype.is_int_signed():\n"
-                "        return -(2 ** (dtype.int_bitwidth - 1))\n"
-                "    return 0"
-            ),
-        },
+        shims=dict(_DTYPE_MIN_SHIM),
         used_by=("flaggems_max_pool2d",),
         note="the max-pooling forward kernel only (its module imports FlagGems' @libentry; "
         "the @triton.autotune over twelve tiles is dropped, the backward kernel left out)",
@@ -750,12 +762,7 @@ SOURCES: tuple[Source, ...] = (
         sha256="ea35125bd8e066dcb6cc6712c08a90ee740de57948c0a9f1297b6f25b1b9d98e",
         mode="extract",
         functions=("general_interpolate_bicubic2d_aa_kernel",),
-        shims={
-            "from flag_gems.utils import triton_lang_extension as tle": (
-                "import triton.language as tle  # kbopt shim: FlagGems' triton_lang_extension; "
-                "its program_id is Triton's"
-            ),
-        },
+        shims=dict(_TLE_SHIM),
         used_by=("flaggems_upsample_bicubic2d_aa",),
         note="the general (downsampling) anti-aliased bicubic kernel only (its module "
         "imports FlagGems' runtime, whose YAML-tuned @triton.autotune wraps it); the "
@@ -812,12 +819,7 @@ SOURCES: tuple[Source, ...] = (
         sha256="2e623a0b4451438673726f47ec5d5559cfe7b6fe359aabb791d6a39ed06d1d7f",
         mode="extract",
         functions=("isin_by_search_impl", "isin_by_search_kernel"),
-        shims={
-            "from flag_gems.utils import triton_lang_extension as tle": (
-                "import triton.language as tle  # kbopt shim: FlagGems' triton_lang_extension; "
-                "its program_id and num_programs are Triton's"
-            ),
-        },
+        shims=dict(_TLE_SHIM),
         used_by=("flaggems_isin",),
         note="the binary-search kernel and its per-tile body (FlagGems' path when either "
         "tensor has more than 12288 elements); the all-pairs comparison kernel for small "
@@ -830,12 +832,7 @@ SOURCES: tuple[Source, ...] = (
         sha256="7e41eab9427782eb2abe77e46b55411ac17c3d92c843f79409a842821ae3afab",
         mode="extract",
         functions=("repeat_interleave_tensor_kernel",),
-        shims={
-            "from flag_gems.utils import triton_lang_extension as tle": (
-                "import triton.language as tle  # kbopt shim: FlagGems' triton_lang_extension; "
-                "its program_id and num_programs are Triton's"
-            ),
-        },
+        shims=dict(_TLE_SHIM),
         used_by=("flaggems_repeat_interleave",),
         note="the tensor-repeats kernel (one program per entry writes its index repeats "
         "times at its offset); the pointwise copy for a scalar repeat, made by FlagGems' "
@@ -848,12 +845,7 @@ SOURCES: tuple[Source, ...] = (
         sha256="403300ecfdd6afd6fc8dae40abd9d2709fd2cb2ffb2a6862053a125849691654",
         mode="extract",
         functions=("count_nonzero_combin_kernel", "count_nonzero_combin_kernel_1"),
-        shims={
-            "from flag_gems.utils import triton_lang_extension as tle": (
-                "import triton.language as tle  # kbopt shim: FlagGems' triton_lang_extension; "
-                "its program_id and num_programs are Triton's"
-            ),
-        },
+        shims=dict(_TLE_SHIM),
         used_by=("flaggems_count_nonzero",),
         note="the two kernels of a count along a dimension longer than 2048 (int64 counts "
         "per 2048-column block, then each row's block counts summed; the second under a "
@@ -867,12 +859,7 @@ SOURCES: tuple[Source, ...] = (
         sha256="9005510a64c3894207c094c0ede93e79b7e853f6a5ed41b2bcdc839e7055facf",
         mode="extract",
         functions=("index_select_kernel",),
-        shims={
-            "from flag_gems.utils import triton_lang_extension as tle": (
-                "import triton.language as tle  # kbopt shim: FlagGems' triton_lang_extension; "
-                "its program_id is Triton's"
-            ),
-        },
+        shims=dict(_TLE_SHIM),
         used_by=("flaggems_index_select",),
         note="the index_select kernel (rows of the dimension-compressed input, the selected "
         "columns gathered per tile; its @triton.heuristics tile choice dropped)",
@@ -885,23 +872,8 @@ SOURCES: tuple[Source, ...] = (
         mode="extract",
         functions=("argmax_kernel_inner",),
         shims={
-            "from flag_gems.utils import triton_lang_extension as tle": (
-                "import triton.language as tle  # kbopt shim: FlagGems' triton_lang_extension; "
-                "its program_id is Triton's"
-            ),
-            "from flag_gems.utils.limits import get_dtype_min": (
-                "# kbopt shim: FlagGems' flag_gems.utils.limits.get_dtype_min (a value below "
-                "every value of the dtype: the running maximum's start), as a compile-time "
-                "function that also takes the bare dtype the CPU interpreter passes\n\n\n"
-                "@tl.constexpr\n"
-                "def get_dtype_min(dtype):\n"
-                "    dtype = dtype.value if isinstance(dtype, tl.constexpr) else dtype\n"
-                "    if dtype.is_floating():\n"
-                '        return float("-inf")\n'
-                "    if dtype.is_int_signed():\n"
-                "        return -(2 ** (dtype.int_bitwidth - 1))\n"
-                "    return 0"
-            ),
+            **_TLE_SHIM,
+            **_DTYPE_MIN_SHIM,
         },
         used_by=("flaggems_argmax",),
         note="the argmax over the last dimension (one program per row looping over "
@@ -927,10 +899,7 @@ SOURCES: tuple[Source, ...] = (
         mode="extract",
         functions=("quantile_bitonic_kernel",),
         shims={
-            "from flag_gems.utils import triton_lang_extension as tle": (
-                "import triton.language as tle  # kbopt shim: FlagGems' triton_lang_extension; "
-                "its program_id is Triton's"
-            ),
+            **_TLE_SHIM,
             "from flag_gems.utils import libentry, tl_extra_shim": (
                 "from triton.language.extra import libdevice as tl_extra_shim  # kbopt shim: "
                 "FlagGems' tl_extra_shim is CUDA's libdevice (its rint, for 'nearest')"
@@ -955,12 +924,7 @@ SOURCES: tuple[Source, ...] = (
         sha256="bffa798c38cafc14bce4a0f113b04b24e7e4d112d0f4e96b3f691e552697a39f",
         mode="extract",
         functions=("welford_func", "var_mean_welford_kernel"),
-        shims={
-            "from flag_gems.utils import triton_lang_extension as tle": (
-                "import triton.language as tle  # kbopt shim: FlagGems' triton_lang_extension; "
-                "its program_id is Triton's"
-            ),
-        },
+        shims=dict(_TLE_SHIM),
         used_by=("flaggems_var_mean",),
         note="the per-row Welford var_mean (BLOCK_M rows per program, per-lane running "
         "statistics merged by tl.reduce with welford_func; its YAML-tuned @triton.autotune "
