@@ -2,9 +2,10 @@
 
 Change from v7: inside the loop the scores of tile i+1 are issued to the tensor cores before
 the P@V of tile i, so wgmma for the next scores can run while the current softmax is computed
-(the result is only waited for in the next iteration). The V tile is re-read through TMA
-(from L2) for P@V instead of being kept alive in registers: more shared-memory buffers per
-stage, so the KV tile is 32 rows with 2 stages (Q 72 KB + 2 x 69 KB).
+(the result is only waited for in the next iteration). The V tile is loaded again through TMA
+(from L2) for P@V instead of keeping the shared-memory tile that served as K alive past the
+next tile's load: more shared-memory buffers per stage, so the KV tile is 32 rows with 2
+stages (Q 72 KB + 2 x 69 KB).
 """
 
 from __future__ import annotations
