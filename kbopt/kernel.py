@@ -35,8 +35,11 @@ import ast
 import hashlib
 import importlib
 import importlib.util
+import math
+import numbers
 import re
 import sys
+import traceback
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -396,12 +399,21 @@ def _own_function(mod: Any, name: str) -> Callable[..., Any] | None:
     return None
 
 
+def parse_source(path: Path) -> ast.Module:
+    """A version file's syntax tree; a KbError at the line of a syntax error."""
+    try:
+        return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except SyntaxError as exc:
+        raise KbError(str(exc.msg), str(path), exc.lineno) from None
+    except UnicodeDecodeError as exc:
+        raise KbError(f"cannot read: not UTF-8 text ({exc.reason})", str(path)) from None
+    except OSError as exc:
+        raise KbError(f"cannot read: {exc.strerror or exc}", str(path)) from None
+
+
 def read_knob_values(path: Path, names: Iterable[str]) -> dict[str, Any]:
     """Literal knob values in a version's source: `CONFIG = X(name=...)` or `NAME = ...`."""
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    except (OSError, SyntaxError, UnicodeDecodeError) as exc:
-        raise KbError(f"{path}: cannot read the version's knobs: {exc}") from None
+    tree = parse_source(path)
     wanted = set(names)
     config: dict[str, Any] = {}
     consts: dict[str, Any] = {}
@@ -478,6 +490,11 @@ def load_spec(ref: str | KernelSpec, root: Path | str | None = None) -> KernelSp
             path = path / SPEC_FILE
         if not path.is_file():
             raise KbError(f"no kernel spec at {path}: the folder has no {SPEC_FILE}")
+        if path.suffix != ".py":
+            raise KbError(
+                f"{path}: not a kernel spec, which is a Python file: give a kernel name, "
+                f"the kernel's {SPEC_FILE} or folder, or module:attr"
+            )
         spec = _from_file(path.resolve(), source=text)
     _CACHE[key] = spec
     return spec
@@ -551,6 +568,7 @@ def _finish(module: ModuleType, attr: str, path: Path, source: str, package: str
     problems = check_spec(spec, path)
     if problems:
         raise ProblemList(problems)
+    _guard_roofline(spec)
     return spec
 
 
@@ -666,7 +684,9 @@ def check_spec(spec: KernelSpec, path: Path | None = None) -> list[Problem]:
             wrong = [
                 v for v in k.values if v is not None and not Knob(k.name, k.type, ()).admits(v)
             ]
-            if wrong:
+            if not k.values:
+                bad(f"knobs: {fam}.{k.name} allows no value: list the values it may take")
+            elif wrong:
                 bad(f"knobs: {fam}.{k.name} allows {wrong!r}, which are not {k.type}")
             elif k.has_default and not k.admits(k.default):
                 bad(f"knobs: {fam}.{k.name} default {k.default!r} is not one of its values")
@@ -686,6 +706,21 @@ def check_spec(spec: KernelSpec, path: Path | None = None) -> list[Problem]:
     for name in spec.compare_with:
         if not IDENT_RE.match(name):
             bad(f"compare_with: {name!r} is not a version name")
+    if not problems:
+        # Every measurement divides by these counts: a function that raises or returns no
+        # count at a trial point would stop each of them with a traceback.
+        for t in spec.trials:
+            for label in ("flops", "bytes_moved"):
+                try:
+                    count = getattr(spec, label)(dict(t.dims))
+                except Exception as exc:
+                    problems.append(roofline_error(spec, label, t.dims, exc, where, line))
+                    continue
+                if not _is_count(count):
+                    bad(
+                        f"{label}({spec.shape(t.dims)}) returned {count!r}; it must return "
+                        "a number of at least 0"
+                    )
     if spec.folder.is_dir() and not problems:
         for version, vpath in spec.version_files().items():
             knobs = spec.knobs_for(version)
@@ -694,7 +729,7 @@ def check_spec(spec: KernelSpec, path: Path | None = None) -> list[Problem]:
             try:
                 values = read_knob_values(vpath, [k.name for k in knobs])
             except KbError as exc:
-                problems.append(Problem(str(exc), str(vpath), 1))
+                problems.append(Problem(exc.message, exc.path, exc.line))
                 continue
             for k in knobs:
                 if k.name in values and not k.admits(values[k.name]):
@@ -707,6 +742,104 @@ def check_spec(spec: KernelSpec, path: Path | None = None) -> list[Problem]:
                         )
                     )
     return problems
+
+
+def check_versions(spec: KernelSpec) -> list[Problem]:
+    """What `kbopt kernel check` adds to `check_spec`: every version file parses and defines
+    the entry point, read from its source (nothing is imported).  Loading a spec leaves
+    this out: one broken version must not stop the commands on the others."""
+    problems: list[Problem] = []
+    for vpath in spec.version_files().values():
+        try:
+            tree = parse_source(vpath)
+        except KbError as exc:
+            problems.append(Problem(exc.message, exc.path, exc.line))
+            continue
+        if not _may_define(tree, spec.entry_point):
+            problems.append(
+                Problem(
+                    f"defines no function {spec.entry_point}() (the spec's entry_point, which "
+                    "every version exports)",
+                    str(vpath),
+                    1,
+                )
+            )
+    return problems
+
+
+def _may_define(tree: ast.Module, name: str) -> bool:
+    """Whether the module's own statements (not its functions' or classes' bodies) bind
+    `name`, or may (a `*` import, a module `__getattr__`): only a sure absence is reported."""
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if node.name in (name, "__getattr__"):
+                return True
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                if alias.name == "*" or (alias.asname or alias.name.split(".")[0]) == name:
+                    return True
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            return True
+        todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _is_count(value: Any) -> bool:
+    """A number of bytes or FLOPs: a finite real >= 0 (numpy's integers too), not a bool."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        return False
+    number = float(value)
+    return math.isfinite(number) and number >= 0
+
+
+def roofline_error(
+    spec: KernelSpec,
+    label: str,
+    dims: Dims,
+    exc: BaseException,
+    where: str | None = None,
+    line: int | None = None,
+) -> Problem:
+    """`bytes_moved(rows=8, cols=4) raised ZeroDivisionError: ...`, located at the line of
+    the kernel's own code that raised (else at `where`:`line`, the spec)."""
+    folder = spec.folder.resolve()
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        file = Path(frame.f_code.co_filename)
+        if file.is_absolute() and file.is_relative_to(folder):
+            where, line = str(file), lineno  # the innermost such frame wins
+    if where is None:
+        spec_file = spec.spec_file or spec.folder / SPEC_FILE
+        where, line = str(spec_file), spec_line(spec_file)
+    return Problem(
+        f"{label}({spec.shape(dims)}) raised {type(exc).__name__}: {exc}".splitlines()[0],
+        where,
+        line,
+    )
+
+
+def _guard_roofline(spec: KernelSpec) -> None:
+    """Make a raise in the spec's `flops` / `bytes_moved` (at dims no trial point has, such
+    as a `--config` of the command line) a located KbError instead of a traceback."""
+    for label in ("flops", "bytes_moved"):
+        fn = getattr(spec, label)
+        if not callable(fn) or getattr(fn, "_kbopt_guarded", False):
+            continue
+
+        def guarded(dims: Dims, _fn: Callable[[Dims], int] = fn, _label: str = label) -> int:
+            try:
+                return _fn(dims)
+            except KbError:
+                raise
+            except Exception as exc:
+                raise roofline_error(spec, _label, dims, exc) from None
+
+        guarded._kbopt_guarded = True  # type: ignore[attr-defined]
+        setattr(spec, label, guarded)
 
 
 # ---------------------------------------------------------------------- trial points

@@ -19,6 +19,7 @@ byte and FLOP counts in `spec.py`.  Existing files are never overwritten.
 from __future__ import annotations
 
 import json
+import keyword
 import math
 import re
 from pathlib import Path
@@ -27,6 +28,8 @@ from kbopt.errors import KbError
 from kbopt.kernel import IDENT_RE, KERNELS_DIR, RESERVED_DIMS
 
 ELEMENTS = 1 << 24  # default trial point: 16 Mi elements (32 MiB of bf16 per tensor)
+# What triton_v1.py imports: its entry point `def NAME(x)` must not take one of these names.
+SHADOWED = frozenset({"torch", "triton", "tl", "check_inputs"})
 
 
 def parse_dims(text: str) -> list[str]:
@@ -54,11 +57,15 @@ def parse_trial(text: str, dims: list[str]) -> tuple[str, dict[str, int]]:
     values: dict[str, int] = {}
     for part in filter(None, (p.strip() for p in body.split(","))):
         key, eq, value = part.partition("=")
-        key = key.strip()
-        if not eq or key not in dims or not re.fullmatch(r"\d+", value.strip()):
-            raise KbError(f"--trial {text!r}: {part!r} is not one of {', '.join(dims)} = a number")
-        if int(value) < 1:
-            raise KbError(f"--trial {text!r}: {key} must be at least 1")
+        key, value = key.strip(), value.strip()
+        if not eq:
+            raise KbError(f"--trial {text!r}: {part!r} is not dim=value")
+        if key not in dims:
+            raise KbError(f"--trial {text!r}: unknown dim {key!r} (dims: {', '.join(dims)})")
+        if key in values:
+            raise KbError(f"--trial {text!r}: {key} is given twice")
+        if not re.fullmatch(r"\d+", value) or int(value) < 1:
+            raise KbError(f"--trial {text!r}: {key}={value!r} is not a positive integer")
         values[key] = int(value)
     missing = [d for d in dims if d not in values]
     if missing:
@@ -317,9 +324,23 @@ def _devlog(name: str, title: str) -> str:
 def scaffold(
     root: Path, name: str, dims: list[str], trials: list[tuple[str, dict[str, int]]]
 ) -> dict[str, list[str]]:
-    """Write the scaffold under `root`; returns {"created": [...], "kept": [...]}."""
+    """Write the scaffold under `root`; returns {"created": [...], "kept": [...]}.
+
+    Everything is checked before the first file is written: a scaffold that `kbopt kernel
+    check` would then reject is never left behind."""
     if not IDENT_RE.match(name):
         raise KbError(f"kernel name {name!r} must be lower-case letters, digits and _")
+    if keyword.iskeyword(name):
+        # the name is the entry point's `def NAME` and the package `kernels.NAME`
+        raise KbError(f"kernel name {name!r} is a Python keyword; choose another")
+    if name in SHADOWED:
+        raise KbError(
+            f"kernel name {name!r} would hide the {name} that triton_v1.py uses; choose another"
+        )
+    trial_names = [t for t, _ in trials]
+    dup = [t for t in trial_names if trial_names.count(t) > 1]
+    if dup:
+        raise KbError(f"--trial: the trial name {dup[0]!r} is given twice")
     folder = root / KERNELS_DIR / name
     if (folder / "spec.py").exists():
         raise KbError(f"{folder.relative_to(root)}/spec.py already exists: the kernel is there")

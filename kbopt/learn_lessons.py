@@ -32,10 +32,12 @@ Lessons live in `<kernel folder>/lessons.toml`:
                                    # {kernel} and any field of the after row
 
 Each lesson becomes one evidence block (a local experiment): Source (the results files and
-rows, and the devlog), Device, Versions, Date and Command from the rows, and one table row
-per configuration, Before / After / Change computed from the two rows.  Blocks go through
-the store's `append_evidence`; a block whose Source the entry already cites is not
-appended again, so running LEARN twice changes nothing.
+rows, and the devlog), Device, Versions, Date and Command from the rows (the command the
+rows record; the lesson's `command` for rows that record none), and one table row per
+configuration, Before / After / Change computed from the two rows.  Blocks go through the
+store's `append_evidence`; a block whose results files and rows the entry already cites is
+not appended again (words added to its Source since do not count), so running LEARN twice
+changes nothing.
 
 A lesson with `refines_gain = true` measures the entry's own move, applied in full and
 nothing else (not a partial step toward it, not a variant that shares its name): its
@@ -47,6 +49,7 @@ measurement).  Evidence from the fake backend never refines anything.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -237,11 +240,13 @@ def evidence_block(
     if lesson.configs is not None:
         configs &= set(lesson.configs)
     table, used, last = [], set(), None
+    recorded: set[str] = set()  # the commands the rows say measured them
     dtype = res.short_dtype(spec.dtype)
     for cfg in sorted(configs, key=lambda c: res.config_key(spec, c)):
         b, a = before[cfg], after[cfg]
         last = a
         used |= {b["_file"], a["_file"]}
+        recorded |= {str(r.get("command") or "") for r in (b, a)}
         label_values = {
             **a,
             "config": cfg,
@@ -264,7 +269,13 @@ def evidence_block(
         device=str(last["device"]),
         versions=res.software(last),
         date=str(last["date"])[:10],
-        command=command_for(lesson, spec, commands or {}),
+        # The command that measured the rows, as they record it, when one command measured
+        # them all; else the lesson's reproducing command (older rows carry none).
+        command=(
+            recorded.pop()
+            if len(recorded) == 1 and "" not in recorded
+            else command_for(lesson, spec, commands or {})
+        ),
         rows=table,
     )
 
@@ -303,6 +314,17 @@ def _unmarked(source: str) -> str:
     return source.removesuffix(f"; {FULL_MOVE}")
 
 
+_CITES = re.compile(r"^(?P<files>.+?) \(rows (?P<rows>[^;)]+)")
+
+
+def _cites(source: str) -> tuple[str, str] | str:
+    """What a lesson's block cites: its results files and its pair of rows.  An editor may
+    add words to the Source (where the run was made, what else the step changed) without
+    the block becoming a new citation."""
+    m = _CITES.match(_unmarked(source))
+    return (m["files"], m["rows"].strip()) if m else _unmarked(source)
+
+
 def learn(spec: KernelSpec, root: Path, store: Any, *, dry_run: bool = False) -> list[LearnAction]:
     """Every lesson's evidence, appended where the entry does not cite it yet.
 
@@ -327,8 +349,8 @@ def learn(spec: KernelSpec, root: Path, store: Any, *, dry_run: bool = False) ->
         # The same measurement, with or without the full-move mark: a lesson that now says
         # `refines_gain` replaces its unmarked block (moved last, marked) rather than citing
         # the same rows twice; one that no longer says it keeps its marked block.
-        same = [e for e in entry.evidence if _unmarked(e.source) == _unmarked(block.source)]
-        remark = bool(same) and lesson.refines_gain and same[0].source != block.source
+        same = [e for e in entry.evidence if _cites(e.source) == _cites(block.source)]
+        remark = bool(same) and lesson.refines_gain and FULL_MOVE not in same[0].source
         if same and not remark:
             actions.append(LearnAction(lesson.entry, "present", block, lesson.validate))
         elif dry_run:

@@ -27,7 +27,9 @@ import argparse
 import contextlib
 import io
 import json
+import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -112,7 +114,8 @@ READ_TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
                 "profile": {"type": "string", "minLength": 1, "description": "profile Markdown"},
                 "language": {
                     "type": "string",
-                    "description": "keep shared entries plus this language's; 'all' for every one",
+                    "description": "keep shared entries plus this language's ('shared', the "
+                    "default: shared entries only; 'all': every language)",
                 },
                 "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
             },
@@ -422,9 +425,7 @@ def serve_stdio(root: Path | None = None, role: str | None = None) -> None:
 
     async def run() -> None:
         async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
-
-    import sys
+            await serve_streams(server, read_stream, write_stream)
 
     print(
         f"kbopt mcp: serving {catalog.store.root} as {catalog.role} ({warm_ms:.0f} ms to warm up)",
@@ -432,3 +433,81 @@ def serve_stdio(root: Path | None = None, role: str | None = None) -> None:
         flush=True,
     )
     anyio.run(run)
+
+
+# After the client closes its end, how long requests already read may still take to be
+# answered before the server gives up on them.
+ANSWER_GRACE_S = 60.0
+
+
+async def serve_streams(server: Any, read_stream: Any, write_stream: Any) -> None:
+    """`server.run` between the transport's streams and two of ours, because the SDK
+    alone (1) drops a line that is not JSON-RPC without a word, so a client waiting for
+    its answer hangs: here it gets the JSON-RPC error (-32700 parse error, -32600
+    invalid request) and stderr a note; (2) cancels the requests still running when the
+    client closes its end (a client that writes its requests and closes its stdin got
+    their answers or not, by timing): here the server reads its end of input only once
+    every request read has been answered (at most ANSWER_GRACE_S later)."""
+    import anyio
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    to_server, server_reads = anyio.create_memory_object_stream[Any](0)
+    server_writes, from_server = anyio.create_memory_object_stream[Any](0)
+    unanswered: Counter[Any] = Counter()  # request id -> requests read, not yet answered
+
+    async def inbound() -> None:
+        async with read_stream, to_server:
+            async for item in read_stream:
+                if isinstance(item, Exception):
+                    reply = invalid_message_reply(item)
+                    print(f"kbopt mcp: {reply.error.message}", file=sys.stderr, flush=True)
+                    await write_stream.send(SessionMessage(reply))
+                    continue
+                if isinstance(item.message, types.JSONRPCRequest):
+                    unanswered[item.message.id] += 1
+                await to_server.send(item)
+            with anyio.move_on_after(ANSWER_GRACE_S):
+                while +unanswered:
+                    await anyio.sleep(0.01)
+            if +unanswered:
+                ids = ", ".join(repr(i) for i in +unanswered)
+                print(f"kbopt mcp: input closed; gave up on request(s) {ids}", file=sys.stderr)
+
+    async def outbound() -> None:
+        async with from_server:
+            async for item in from_server:
+                message = item.message
+                answer = isinstance(message, types.JSONRPCResponse | types.JSONRPCError)
+                if answer and unanswered[message.id] > 0:
+                    unanswered[message.id] -= 1
+                await write_stream.send(item)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(inbound)
+        tg.start_soon(outbound)
+        await server.run(server_reads, server_writes, server.create_initialization_options())
+    await write_stream.aclose()  # what server.run did to the transport's stream
+
+
+def invalid_message_reply(exc: Exception) -> Any:
+    """The JSON-RPC error answering a line that is not a JSON-RPC message: a parse error
+    for text that is not JSON, an invalid request for JSON that is not a message (with
+    the request's id when it has a usable one, so the client's wait ends)."""
+    import mcp_types as types
+    from pydantic import ValidationError
+
+    errors = exc.errors() if isinstance(exc, ValidationError) else []
+    if not errors or any(e["type"] == "json_invalid" for e in errors):
+        code, text = types.PARSE_ERROR, "Parse error: a line that is not JSON"
+    else:
+        code, text = types.INVALID_REQUEST, "Invalid Request: JSON that is not a JSON-RPC message"
+    request_id = None
+    for e in errors:
+        given = e.get("input")
+        if isinstance(given, dict) and type(given.get("id")) in (int, str):
+            request_id = given["id"]
+            break
+    return types.JSONRPCError(
+        jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=text)
+    )

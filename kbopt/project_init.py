@@ -96,10 +96,17 @@ def layout_folders() -> list[Path]:
 
 
 def init_project(root: Path) -> InitReport:
-    """Set up `root` (created if missing) for kbopt; see the module docstring."""
+    """Set up `root` (created if missing, in a folder that exists) for kbopt; see the
+    module docstring."""
     root = root.expanduser().resolve()
     if root.exists() and not root.is_dir():
         raise KbError(f"{root} is a file: give kbopt init the folder of your repository")
+    if not root.exists() and not root.parent.is_dir():
+        # One new folder is a new repository; a chain of them is more likely a typo.
+        raise KbError(
+            f"{root.parent} does not exist: kbopt init creates the repository's folder, not "
+            f"the folders above it (create them first: mkdir -p {root.parent})"
+        )
     report = InitReport(root)
     try:
         _make_folder(root, report)
@@ -118,7 +125,7 @@ def init_project(root: Path) -> InitReport:
 
 def _make_folder(root: Path, report: InitReport) -> None:
     if not root.is_dir():
-        root.mkdir(parents=True)
+        root.mkdir()
         report.created.append("./")
 
 

@@ -431,7 +431,14 @@ class Store:
         with self.locked():
             return self._write_locked(entry, overwrite=overwrite, check_targets=check_targets)
 
-    def _write_locked(self, entry: Entry, *, overwrite: bool, check_targets: bool) -> Path:
+    def _write_locked(
+        self,
+        entry: Entry,
+        *,
+        overwrite: bool,
+        check_targets: bool,
+        source: tuple[str, str] | None = None,
+    ) -> Path:
         target = self.path_for(entry)
         existing = self.find(entry.name)
         if existing is not None and not overwrite:
@@ -453,7 +460,7 @@ class Store:
             )
         text = checked_text(entry, self.display(target))
         if check_targets:
-            self._check_targets(entry)
+            self._check_targets(entry, source)
         self._check_inside(target)
         atomic_write(target, text)
         self._after_write([target])
@@ -472,13 +479,28 @@ class Store:
     def _relpath(self, path: Path) -> str:
         return path.resolve().relative_to(self.layer_of(path).resolved).as_posix()
 
-    def _check_targets(self, entry: Entry) -> None:
+    def _check_targets(self, entry: Entry, source: tuple[str, str] | None = None) -> None:
+        """Refuse interactions with entries that do not exist; with the `source` file the
+        entry was read from (as shown, its text), each at its `## Interactions` line."""
         names = {p.stem for p in self.entry_files()} | {entry.name}
         unknown = [i.target for i in entry.interactions if i.target not in names]
-        if unknown:
+        if not unknown:
+            return
+        if source is None:
             raise KbError(
                 f"entry {entry.name!r} has interactions with unknown entries: {', '.join(unknown)}"
             )
+        shown, text = source
+        raise ProblemList(
+            [
+                Problem(
+                    f"interaction points at unknown entry {target!r}",
+                    shown,
+                    _line_in_section(text, "## Interactions", f"`{target}`"),
+                )
+                for target in unknown
+            ]
+        )
 
     def _after_write(self, changed: list[Path]) -> None:
         for listener in self._listeners:
@@ -486,9 +508,17 @@ class Store:
 
     def add_file(self, source: Path, *, overwrite: bool = False) -> Path:
         """`kbopt add FILE`: parse a draft anywhere on disk and file it at its path."""
-        text = read_text(source, shown=str(source))
-        entry = parse_entry(text, name=None, path=str(source))
-        return self.write(entry, overwrite=overwrite)
+        return self.add_text(read_text(source, shown=str(source)), str(source), overwrite=overwrite)
+
+    def add_text(self, text: str, shown: str, *, overwrite: bool = False) -> Path:
+        """A draft's text (`kbopt add -` reads it from standard input), named `shown` in
+        the problems found, filed at its path."""
+        entry = parse_entry(text, name=None, path=shown)
+        validate_name(entry.name)
+        with self.locked():  # as `write`, with the draft to locate a problem in
+            return self._write_locked(
+                entry, overwrite=overwrite, check_targets=True, source=(shown, text)
+            )
 
     def add_scaffold(self, kind: Kind, name: str, language: Language | None = None) -> Path:
         """`kbopt new`: the template, placeholders and all, at the new entry's project path."""
@@ -825,3 +855,15 @@ def atomic_write(path: Path, data: str | bytes) -> None:
 
 def entry_path(root: Path, kind: Kind, language: Language | None, name: str) -> Path:
     return root / KNOWLEDGE_DIR / entry_relpath(kind, language, validate_name(name))
+
+
+def _line_in_section(text: str, heading: str, needle: str) -> int:
+    """The first line under `heading` that holds `needle` (else the heading's, else 1)."""
+    start = None
+    for i, line in enumerate(text.splitlines(), start=1):
+        if start is None:
+            if line.strip() == heading:
+                start = i
+        elif needle in line:
+            return i
+    return start or 1

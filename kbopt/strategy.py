@@ -435,13 +435,15 @@ def recommend(
 ) -> Strategy:
     """Ranked opportunities and anti-pattern warnings for `profile`.
 
-    `language` keeps shared entries plus that language's; None keeps shared entries
-    only and `"all"` every language.  `profile` may be a `Profile` or its Markdown text.
+    `language` keeps shared entries plus that language's; None (or `"shared"`) keeps
+    shared entries only and `"all"` every language.  `profile` may be a `Profile` or its Markdown text.
     """
     from kbopt.search import get_index
 
     if isinstance(profile, str):
         profile = Profile.parse(profile)
+    if language == "shared":  # as `kbopt list` and `search` say it: shared entries only
+        language = None
     if language not in (None, ALL_LANGUAGES):
         allowed = [lang.value for lang in Language]
         if language not in allowed:

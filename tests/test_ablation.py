@@ -166,6 +166,60 @@ def test_a_scaffolded_kernel_and_bad_arguments(
     assert main([*argv, "--from", "triton_v9"]) == 2
 
 
+def test_conflicting_or_unwritable_arguments_are_refused_before_any_trial(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _project(tmp_path, "dyt")
+    assert main(["--root", str(root), "kernel", "new", "scale2x", "--dims", "n"]) == 0
+    clear_cache()
+    capsys.readouterr()
+    argv = ["--root", str(root), "ablate", "scale2x", "--backend", "fake", "--trials", "3"]
+    refused = [
+        (["--out", str(tmp_path)], f"--out {tmp_path}: is a folder; give the name of the file"),
+        (["--arms", "catalog,catalog"], "--arms: catalog is given twice"),
+        (
+            ["--spec", str(root / "kernels" / "dyt" / "spec.py")],
+            f"KERNEL 'scale2x' and --spec {root / 'kernels' / 'dyt' / 'spec.py'} (kernel "
+            "'dyt') name different kernels",
+        ),
+    ]
+    for extra, message in refused:
+        assert main([*argv, *extra]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "[ablate]" not in err  # no trial ran
+    # the real backend on a machine without a GPU: said at once, before compile workers
+    # start, and the kernel is not blamed for it
+    torch = pytest.importorskip("torch")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert main([*argv[:4], "--trials", "3"]) == 2
+    assert capsys.readouterr().err == (
+        "kbopt: error: the real backend needs a CUDA GPU; use --backend fake on a CPU\n"
+    )
+
+
+def test_results_that_cannot_be_written_go_to_stdout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _project(tmp_path, "dyt")
+    out = tmp_path / "a.json"
+
+    def full(path: Path, doc: object) -> Path:
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr("kbopt.workflow.ablation.write_results", full)
+    argv = ["--root", str(root), "ablate", "dyt", "--backend", "fake", "--trials", "3"]
+    assert main([*argv, "--out", str(out)]) == 2
+    stdout, err = capsys.readouterr()
+    assert [r["arm"] for r in json.loads(stdout)["rows"]] == ["catalog", "random", "grid"]
+    assert err.endswith(
+        f"kbopt: error: {out}: cannot write (No space left on device); the results are on "
+        "stdout instead\n"
+    )
+    assert main([*argv, "--out", str(out), "--json"]) == 2
+    doc = json.loads(capsys.readouterr().out)  # one JSON document: the results and the error
+    assert doc["rows"] and doc["written"] is None and "No space left" in doc["error"][0]
+
+
 def test_site_page_shows_real_results_and_leaves_out_fake_ones(tmp_path: Path) -> None:
     from kbopt.site.ablation import render_ablation_fragment
 

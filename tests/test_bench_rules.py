@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import itertools
+import json
+from pathlib import Path
 
 import pytest
 
+from kbopt.bench.backend import FakeBackend
 from kbopt.bench.classify import BUSY_PCT, classify
 from kbopt.bench.trials import (
     TrialConfig,
@@ -24,6 +27,7 @@ from kbopt.bench.tuning import (
     plan_autotune,
     tune,
 )
+from kbopt.cli import main
 from kbopt.errors import KbError
 from kbopt.kernel import load_spec
 from kbopt.vocab import Bottleneck
@@ -139,12 +143,29 @@ def test_unbounded_sweeps_are_refused() -> None:
     small = TuneSpace({"BLOCK_N": [32, 64, 128], "stages": [1, 2, 3]})
     with pytest.raises(KbError, match="exceed the budget"):
         plan_autotune(small, TuneBudget(seconds=60), seconds_per_config=10)
-    with pytest.raises(KbError, match="one hour"):
+    with pytest.raises(KbError, match="one hour") as refused:
         plan_autotune(small, TuneBudget(seconds=7200), seconds_per_config=1)
+    assert "(W3)" not in str(refused.value) and "--promising" in str(refused.value)
+    with pytest.raises(KbError, match=r"manual tile configurations first, e\.g\. --manual"):
+        tune(lambda params: 1.0, manual=[])
     assert (
         len(plan_autotune(small, TuneBudget(seconds=7200, promising="2x over v2"), 1).configs) == 9
     )
     assert MAX_CONFIGS < 10_000
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("num_warps=8..1:x3", "num_warps: the range 8..1 runs backwards; write 1..8:x3"),
+        ("num_warps=a..b:x2", "num_warps: 'a..b:x2' is not a range of integers"),
+        ("num_warps=1..8:xx", "num_warps: '1..8:xx' is not a range of integers"),
+    ],
+)
+def test_a_range_that_cannot_give_values_says_why(text: str, message: str) -> None:
+    with pytest.raises(KbError) as err:
+        parse_param(text)
+    assert str(err.value).startswith(message)
 
 
 def test_pruning_rules_cut_the_space() -> None:
@@ -235,3 +256,50 @@ def test_tune_compiles_each_configuration_before_it_measures_it() -> None:
     for n in measured:
         assert events.index(("compile", n)) < events.index(("measure", n))
     assert batches == [["64"], ["16", "32"], ["128", "256"]]  # 64 measured once only
+
+
+def test_tune_tells_each_row_as_it_is_measured_and_measures_a_manual_tile_once() -> None:
+    heard: list[tuple[str, int, int]] = []
+    tune(
+        lambda p: 10.0,
+        manual=[{"BLOCK_N": 32}, {"BLOCK_N": 64}],
+        space=TuneSpace({"BLOCK_N": [32, 64, 128]}),
+        seconds_per_config=1.0,
+        progress=lambda row, n, total: heard.append((row.phase, n, total)),
+    )
+    assert heard == [("manual", 1, 2), ("manual", 2, 2), ("autotune", 1, 1)]
+    with pytest.raises(KbError, match="--manual BLOCK_N=32 is given twice"):
+        tune(lambda p: 10.0, manual=[{"BLOCK_N": 32}, {"BLOCK_N": 64}, {"BLOCK_N": 32}])
+
+
+def test_cli_tune_merges_a_repeated_param_and_checks_out_before_measuring(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    argv = ["--root", str(REPO), "tune", "mla_decode", "triton_v7", "--backend", "fake"]
+    argv += ["--manual", "block_n=32", "--param", "block_n=64,32", "--param", "block_n=16,64"]
+    assert main([*argv, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert [r["params"]["block_n"] for r in rows] == [32, 64, 16]  # both --param lists
+    assert main(argv) == 0  # progress: a line per row as it is measured
+    assert '[tune] autotune 2/2 {"block_n": 16}' in capsys.readouterr().err
+    # --out a folder: refused before the first measurement, not after the last
+    measured: list[object] = []
+    monkeypatch.setattr(FakeBackend, "measure", lambda *a, **k: measured.append(a))
+    assert main([*argv, "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        f"kbopt: error: --out {tmp_path}: is a folder; give the name of the file to write\n"
+    )
+    assert measured == []
+    monkeypatch.undo()
+
+    def full(self: Path, *args: object, **kwargs: object) -> int:
+        raise OSError(28, "No space left on device", str(self))
+
+    monkeypatch.setattr(Path, "write_text", full)
+    assert main([*argv, "--out", str(tmp_path / "t.json")]) == 2
+    out, err = capsys.readouterr()
+    assert [r["params"]["block_n"] for r in json.loads(out)["rows"]] == [32, 64, 16]
+    assert err.endswith(
+        f"kbopt: error: --out {tmp_path / 't.json'}: cannot write (No space left on device); "
+        "the results are on stdout instead\n"
+    )

@@ -98,7 +98,6 @@ def test_declines_options_it_does_not_answer_the_same(kb: Path) -> None:
     profile = str(PROFILES[0])
     for extra in (
         ["--fill"],
-        ["--language", "shared"],
         ["--language", ""],
         ["--language", "cobol"],
         ["--limit", "0"],
@@ -112,11 +111,27 @@ def test_declines_options_it_does_not_answer_the_same(kb: Path) -> None:
     assert answer(["--root", str(kb), "--timeout", "5", "recommend", profile]) is None
 
 
+def test_language_shared_is_the_default_said_out_loud(kb: Path, capsys, monkeypatch) -> None:
+    profile = str(REPO / "benchmarks/profiles/mla-decode-triton-16-heads.md")
+    shared = both(kb, ["recommend", profile, "--language", "shared", "--json"], capsys, monkeypatch)
+    assert shared == both(kb, ["recommend", profile, "--json"], capsys, monkeypatch)
+
+
 def test_declines_standard_input_and_the_analysis_format(kb: Path, tmp_path: Path) -> None:
     assert answer(["--root", str(kb), "recommend", "-", "--json"]) is None
     analysis = tmp_path / "analysis.md"
     analysis.write_text("Primary bottleneck: memory\n\nEvidence: DRAM at 90% of peak.\n")
     assert answer(["--root", str(kb), "recommend", str(analysis), "--json"]) is None
+
+
+def test_declines_a_partial_profile(kb: Path, tmp_path: Path, capsys, monkeypatch) -> None:
+    # The full command says on stderr what a profile without Bottleneck lacks.
+    head = REPO / "benchmarks/profiles/mla-decode-triton-16-heads.md"
+    partial = tmp_path / "partial.md"
+    partial.write_text(head.read_text().split("### Bottleneck")[0].split("### Metrics")[0])
+    assert answer(["--root", str(kb), "recommend", str(partial), "--json"]) is None
+    assert main(["--root", str(kb), "recommend", str(partial)]) == 0
+    assert "no `### Bottleneck` section" in capsys.readouterr().err
 
 
 BAD_PROFILES = {
@@ -128,6 +143,8 @@ BAD_PROFILES = {
     "bad-class.md": "## Profile: k v1\n### Bottleneck: Weird-bound\nRoot cause: none.\n",
     "bad-gain.md": "## Profile: k v1\n### Top 3 Opportunities\n1. x -- est. 500000% gain\n",
     "not-utf8.md": b"## Profile: k v1\n\xff\n",
+    "header-only.md": "## Profile: k v1\n### Metrics\n| Metric | Value |\n",
+    "no-metrics.md": "## Profile: k v1 | x=1\n### Bottleneck: Memory-bound\nRoot cause: x.\n",
 }
 
 

@@ -222,6 +222,16 @@ def test_analysis_errors_name_the_line() -> None:
         Analysis.parse("Evidence: x\n", "a.txt")
 
 
+def test_analysis_refuses_a_bottleneck_that_names_no_class() -> None:
+    from kbopt.contracts.analysis import Analysis
+
+    with pytest.raises(ProblemList, match=r"a.txt:1: unknown bottleneck 'fast-bound'"):
+        Analysis.parse("Primary bottleneck: fast-bound\nEvidence: stuff\n", "a.txt")
+    # "unknown" is what `from_profile` writes for a profile without a class: it reads back.
+    unknown = Analysis.from_profile(Profile(kernel="k"))
+    assert Analysis.parse(unknown.render()).to_profile().bottleneck is None
+
+
 def test_lenient_on_what_chatty_profilers_write() -> None:
     text = (
         "## Profile: [k] [v2] | b=1, s=1, t=128\n"

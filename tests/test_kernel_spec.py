@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kbopt.bench.backend import FakeBackend
-from kbopt.bench.trials import default_matrix
+from kbopt.bench.trials import default_matrix, parse_config
 from kbopt.cli import main
 from kbopt.errors import KbError, ProblemList
 from kbopt.kernel import Knob, check_spec, clear_cache, load_spec
@@ -119,6 +119,12 @@ def test_a_kernel_folder_must_be_a_package_and_import_errors_are_reported(tmp_pa
             'entry_point="{name}", matmul_dtype="fp8",',
             "matmul_dtype: unknown dtype 'fp8'",
         ),
+        ('"int", (256, 512, 1024)', '"int", ()', "triton.block allows no value"),
+        (
+            'bytes_moved=lambda d: 4 * d["rows"] * d["cols"]',
+            "bytes_moved=lambda d: None",
+            "bytes_moved(rows=1024, cols=4096) returned None",
+        ),
     ],
 )
 def test_check_names_every_problem_at_the_spec_line(
@@ -138,6 +144,62 @@ def test_a_version_whose_knob_value_is_not_allowed_is_named(tmp_path: Path) -> N
     (folder / "triton_v2.py").write_text("BLOCK = 300\n")
     with pytest.raises(ProblemList, match=r"triton_v2.py:1: knob block=300 is not among"):
         load_spec("knobby", tmp_path)
+
+
+def test_a_version_that_does_not_parse_is_named_at_its_line(tmp_path: Path) -> None:
+    folder = write_kernel(tmp_path, "broken")
+    (folder / "triton_v2.py").write_text("BLOCK = 512\nx = (1,\n")
+    with pytest.raises(ProblemList) as err:
+        load_spec("broken", tmp_path)
+    assert str(err.value) == f"{folder / 'triton_v2.py'}:2: '(' was never closed"
+
+
+def test_a_roofline_function_that_raises_is_located_never_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    raising = GOOD_SPEC.replace('4 * d["rows"] * d["cols"]', '4 * d["rows"] // 0')
+    write_kernel(tmp_path, "zero", spec=raising)
+    where = f"{tmp_path / 'kernels' / 'zero' / 'spec.py'}:12: "  # the lambda's line
+    with pytest.raises(ProblemList) as err:
+        load_spec("zero", tmp_path)
+    assert str(err.value) == (
+        f"{where}bytes_moved(rows=1024, cols=4096) raised ZeroDivisionError: "
+        "integer division or modulo by zero"
+    )
+    argv = ["--root", str(tmp_path), "profile", "zero", "triton_v1", "--backend", "fake"]
+    assert main([*argv, "--json"]) == 2
+    assert json.loads(capsys.readouterr().out)["error"] == [str(err.value)]
+    # At dims no trial point has (a --config of the command line): the same, when measured.
+    bounded = GOOD_SPEC.replace('4 * d["rows"] * d["cols"]', '4 * d["cols"] // (d["rows"] < 2048)')
+    write_kernel(tmp_path / "b", "bounded", spec=bounded)
+    assert main(["--root", str(tmp_path / "b"), "kernel", "check", "bounded"]) == 0
+    spec = load_spec("bounded", tmp_path / "b")
+    big = parse_config("rows=4096", spec)
+    with pytest.raises(KbError, match=r"bytes_moved\(rows=4096, cols=4096\) raised Zero"):
+        FakeBackend(tmp_path / "b").measure(spec, "triton_v1", big)
+
+
+def test_kernel_check_reads_each_version_for_the_entry_point(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_kernel(tmp_path, "scale")
+    (folder / "triton_v2.py").write_text("BLOCK = 512\n\n\ndef scale_renamed(*args):\n    pass\n")
+    (folder / "triton_v3.py").write_text("from kernels.scale.triton_v1 import scale as scale\n")
+    argv = ["--root", str(tmp_path), "kernel", "check", "scale"]
+    assert main(argv) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"{folder / 'triton_v2.py'}:1: defines no function scale() (the spec's entry_point, "
+        "which every version exports)",
+    ]
+    (folder / "triton_v2.py").unlink()
+    assert main([*argv, "--json"]) == 0 and json.loads(capsys.readouterr().out)["ok"]
+
+
+def test_kernel_check_of_a_file_that_is_not_a_spec(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("")
+    with pytest.raises(KbError, match=r"notes.md: not a kernel spec, which is a Python file"):
+        load_spec(str(notes), tmp_path)
 
 
 def test_knobs_coerce_command_line_text() -> None:
@@ -299,3 +361,69 @@ def test_timing_shares_stop_at_the_ceiling_and_a_spec_names_its_matmul_precision
     assert m["tensor_core_util_pct"] == 100.0
     assert m["dram_throughput_pct"] < 10
     assert timing_metrics(gemm, dims, 1053.0, 4260.0, 1400.0)["tensor_core_util_pct"] < 60
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["import", "--dims", "rows"], "kernel name 'import' is a Python keyword; choose another"),
+        (
+            ["torch", "--dims", "rows"],
+            "kernel name 'torch' would hide the torch that triton_v1.py uses; choose another",
+        ),
+        (
+            ["sm8", "--dims", "rows", "--trial", "a:rows=4", "--trial", "a:rows=8"],
+            "--trial: the trial name 'a' is given twice",
+        ),
+        (
+            ["sm5", "--dims", "rows", "--trial", "large:cols=5"],
+            "--trial 'large:cols=5': unknown dim 'cols' (dims: rows)",
+        ),
+        (
+            ["sm5", "--dims", "rows", "--trial", "large:rows=4,rows=8"],
+            "--trial 'large:rows=4,rows=8': rows is given twice",
+        ),
+        (
+            ["sm5", "--dims", "rows", "--trial", "large:rows=x"],
+            "--trial 'large:rows=x': rows='x' is not a positive integer",
+        ),
+    ],
+)
+def test_kernel_new_refuses_what_kernel_check_would_reject_before_writing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    assert main(["--root", str(tmp_path), "kernel", "new", *argv]) == 2
+    assert capsys.readouterr().err == f"kbopt: error: {message}\n"
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_bench_checks_out_first_and_keeps_the_rows_when_it_cannot_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_kernel(tmp_path, "scale")
+    taken = tmp_path / "taken.md"
+    taken.write_text("mine\n")
+    argv = ["--root", str(tmp_path), "bench", "scale", "--backend", "fake"]
+    assert main([*argv, "--out", str(taken)]) == 2  # a file where a folder goes: refused before measuring
+    assert capsys.readouterr().err == (
+        f"kbopt: error: --out {taken}: is a file; give the folder to write the results into\n"
+    )
+    assert taken.read_text() == "mine\n"
+    # --no-write and --out contradict each other: an argument error names both
+    with pytest.raises(SystemExit) as stop:
+        main([*argv, "--no-write", "--out", str(tmp_path / "rows")])
+    assert stop.value.code == 2
+    assert "--out: not allowed with argument --no-write" in capsys.readouterr().err
+    assert not (tmp_path / "rows").exists()
+
+    def full(self: Path, *args: object, **kwargs: object) -> int:
+        raise OSError(28, "No space left on device", str(self))
+
+    monkeypatch.setattr(Path, "write_text", full)
+    assert main([*argv, "--out", str(tmp_path / "rows")]) == 2
+    out, err = capsys.readouterr()
+    assert json.loads(out)["rows"][0]["version"] == "triton_v1"  # nothing measured is lost
+    assert "cannot write (No space left on device); the results are on stdout instead" in err
+    assert main([*argv, "--out", str(tmp_path / "rows"), "--json"]) == 2
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["rows"] and doc["written"] is None and "No space left" in doc["error"][0]

@@ -198,3 +198,43 @@ def test_unknown_role_is_a_clear_error(kb_copy: Path, capsys: pytest.CaptureFixt
 
     assert main(["--root", str(kb_copy), "mcp", "--role", "wizard"]) == 2
     assert "unknown role 'wizard'" in capsys.readouterr().err
+
+
+def test_every_request_read_is_answered_even_after_input_closes(kb_copy: Path) -> None:
+    """Raw JSON-RPC lines written at once, then end of input: each request gets its
+    answer (the SDK alone cancelled those still running), and a line that is not
+    JSON-RPC gets the protocol's error instead of silence."""
+    import subprocess
+
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    lines = [
+        json.dumps(init),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        "garbage{",
+        json.dumps({"jsonrpc": "2.0", "id": 2, "methodx": "ping"}),
+        json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "search", "arguments": {"query": "split"}}}),
+        json.dumps({"jsonrpc": "2.0", "id": 4, "method": "no/such/method"}),
+        json.dumps({"jsonrpc": "2.0", "id": 5, "method": "ping"}),
+    ]
+    env = {k: v for k, v in os.environ.items() if k != "KBOPT_CACHE_DIR"}
+    env["KBOPT_BUNDLED"] = "0"
+    done = subprocess.run(
+        [sys.executable, "-m", "kbopt", "--root", str(kb_copy), "mcp"],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    replies = {r["id"]: r for r in map(json.loads, done.stdout.splitlines())}
+    assert set(replies) == {None, 1, 2, 3, 4, 5}, done.stdout
+    assert replies[None]["error"]["code"] == -32700 and replies[2]["error"]["code"] == -32600
+    assert "split" in replies[3]["result"]["content"][0]["text"]
+    assert replies[4]["error"]["code"] == -32601 and replies[5]["result"] == {}
+    assert "Parse error" in done.stderr

@@ -347,7 +347,7 @@ def test_learn_appends_once(project: Path, capsys: pytest.CaptureFixture[str]) -
     assert ev["source"] == (
         "kernels/norm/results/a-new.json (rows triton_v1, triton_v2); devlog docs/kernels/norm.md"
     )
-    assert ev["command"] == "kbopt bench norm --versions triton_v1,triton_v2"
+    assert ev["command"] == "kbopt bench norm"  # the command the rows record measured them
     assert ev["versions"] == "torch 2.11.0, triton 3.6.0, CUDA 13.0"
     assert ev["rows"] == [
         {
@@ -362,6 +362,31 @@ def test_learn_appends_once(project: Path, capsys: pytest.CaptureFixture[str]) -
     assert cli(["--root", str(project), "learn", "norm"]) == 0
     assert "unchanged split-kv-decode (evidence already present)" in capsys.readouterr().out
     assert entry.read_text() == after  # idempotent
+
+
+def test_learn_takes_the_lessons_command_for_rows_that_record_none_and_knows_edited_sources(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Rows without a recorded command get the lesson's reproducing command.  Once
+    appended, words an editor adds to the block's Source (where the run was made) do not
+    make `kbopt learn` cite the same rows a second time."""
+    from kbopt.store import Store
+
+    results = project / "kernels/norm/results/a-new.json"
+    rows = json.loads(results.read_text())
+    results.write_text(json.dumps([{k: v for k, v in r.items() if k != "command"} for r in rows]))
+    (project / "kernels/norm/lessons.toml").write_text(LESSONS)
+    assert cli(["--root", str(project), "learn", "norm", "--json"]) == 0
+    (action,) = json.loads(capsys.readouterr().out)["actions"]
+    assert action["evidence"]["command"] == "kbopt bench norm --versions triton_v1,triton_v2"
+    entry = Store(project).find("split-kv-decode")
+    assert entry is not None
+    cited = "kernels/norm/results/a-new.json (rows triton_v1, triton_v2"
+    entry.write_text(entry.read_text().replace(cited, cited + "; run on a test machine"))
+    edited = entry.read_text()
+    assert cli(["--root", str(project), "learn", "norm"]) == 0
+    assert "unchanged split-kv-decode (evidence already present)" in capsys.readouterr().out
+    assert entry.read_text() == edited
 
 
 def test_a_lesson_that_measures_the_whole_move_refines_the_expected_gain(
@@ -515,7 +540,13 @@ def test_a_version_is_compared_with_the_nearest_earlier_one_of_its_own_run() -> 
     from kbopt import results as res
 
     def row(version: str, file: str, time_us: float, config: str = "decode") -> dict[str, object]:
-        return {"version": version, "_file": file, "config": config, "time_us": time_us, "status": "ok"}
+        return {
+            "version": version,
+            "_file": file,
+            "config": config,
+            "time_us": time_us,
+            "status": "ok",
+        }
 
     v7_old, v9_old = row("cute_v7", "old.json", 85.0), row("cute_v9", "old.json", 86.0)
     v7_new, v10_new = row("cute_v7", "new.json", 86.0), row("cute_v10", "new.json", 98.0)

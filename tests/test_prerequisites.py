@@ -128,6 +128,29 @@ def test_verify_runs_the_kernels_own_tests(tmp_path: Path) -> None:
     assert bad["ran"] and not bad["passed"] and "1 failed" in bad["detail"]
 
 
+def test_import_problems_name_the_file_and_line(tmp_path: Path) -> None:
+    from kbopt.workflow.kernel_tests import import_problems
+
+    make_project(tmp_path, [])
+    kdir = tmp_path / "kernels" / "toy"
+    good, broken, raises, gpu_only = (kdir / f"{n}.py" for n in ("ok", "broken", "raises", "gpu"))
+    good.write_text("from kernels.toy import helper\n\nX = helper.KV_SPLITS\n")
+    broken.write_text("X = (1,\n")
+    raises.write_text("X = 1\nY = undefined_name\n")
+    gpu_only.write_text("import no_such_gpu_library\n")
+    assert import_problems([good], tmp_path) == []
+    problems = import_problems([good, broken, raises, gpu_only], tmp_path)
+    assert [p.split(": ")[0] for p in problems] == [
+        "kernels/toy/broken.py:1",
+        "kernels/toy/raises.py:2",
+        "kernels/toy/gpu.py:1",
+    ]
+    assert "NameError: name 'undefined_name' is not defined" in problems[1]
+    # the fake backend runs nothing: a library this machine lacks says nothing of the file
+    assert import_problems([gpu_only], tmp_path, allow_missing_packages=True) == []
+    assert not list(kdir.rglob("__pycache__"))  # nothing cached in the kernel's folder
+
+
 def test_a_change_that_breaks_the_kernels_tests_is_rolled_back(tmp_path: Path) -> None:
     plan = make_project(tmp_path, [FASTER_STEP])
     test_file = tmp_path / "tests" / "kernels" / "test_toy.py"

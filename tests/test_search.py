@@ -71,6 +71,13 @@ def test_filters(kb: Store) -> None:
         ("split", {"kind": "recipe"}, "unknown kind 'recipe'"),
         ("split", {"metric": "speed"}, "unknown metric 'speed'"),
         ("split", {"limit": 0}, "limit must be at least 1"),
+        # A value outside a closed vocabulary can match nothing: a typo, said as one.
+        ("metric:bogus", {}, "unknown metric 'bogus' in query"),
+        ("split context:(mla OR bogus)", {}, "unknown context 'bogus'"),
+        ("status:done", {}, "unknown status 'done'"),
+        ('"unclosed phrase', {}, "unbalanced"),
+        ("split", {"scope": "language", "language": "shared"}, "contradict"),
+        ("split", {"scope": "shared", "language": "triton"}, "contradict"),
     ],
 )
 def test_bad_queries_are_clear_errors(kb: Store, query: str, kwargs: dict, fragment: str) -> None:

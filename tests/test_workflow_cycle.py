@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -21,10 +22,12 @@ from kbopt.contracts.new_version import NewVersion
 from kbopt.contracts.reports import OptimizationApplied, OptimizationSummary, Outcome, StepStatus
 from kbopt.contracts.task import OptimizationTask
 from kbopt.devlog import Devlog
+from kbopt.errors import KbError
 from kbopt.lint import lint
 from kbopt.store import Store
 from kbopt.workflow import cycle
-from kbopt.workflow.designers import HumanDesigner, ScriptedDesigner
+from kbopt.workflow.demo import DEVLOG, HELPER
+from kbopt.workflow.designers import HumanDesigner, ScriptedDesigner, make_designer
 from kbopt.workflow.record import AttemptStatus, State, load
 
 REPO_DRAFT = Path(__file__).resolve().parent / "data" / "draft-wider-kv-tiles.md"
@@ -77,12 +80,8 @@ def test_success_is_kept_and_oom_reduces_b(tmp_path: Path) -> None:
     summary = OptimizationSummary.parse((c.folder / "summary.md").read_text())
     assert [s.status for s in summary.steps] == [StepStatus.APPLIED]
     assert "goal not achieved" in summary.result
-    # devlog: person's text kept, tool blocks and one entry added
-    devlog = Devlog.load(tmp_path / "docs" / "kernels" / "toy.md")
-    assert "Notes a person wrote." in devlog.render()
-    assert [e.heading.split(" -- ")[0] for e in devlog.entries()] == ["toy_v2"]
-    assert "toy_v2" in devlog.current_best
-    assert {p.version for p in devlog.performance_profiles()} == {"toy_v2"}
+    # the fake backend's stand-in figures stay out of the devlog
+    assert (tmp_path / "docs" / "kernels" / "toy.md").read_text() == DEVLOG
     # LEARN says what it would append, and writes nothing: fake figures are not evidence
     assert [(x.action, x.entry) for x in r.learned] == [("skipped", "mla-pack-query-heads-per-cta")]
     assert r.learned[0].detail.startswith("fake backend: append_evidence not written")
@@ -95,16 +94,13 @@ def test_success_is_kept_and_oom_reduces_b(tmp_path: Path) -> None:
 def test_regression_restores_every_byte(tmp_path: Path) -> None:
     in_place = {
         "optimization": "split-kv-decode",
-        "new_version": "toy_v2",
+        "new_version": "toy_v3",
+        "copy_from": "toy_v2",
         "changes": ["splits 8 -> 64"],
         "edits": [
+            {"path": "helper.py", "old": "KV_SPLITS = 8", "new": "# tuned\nKV_SPLITS = 64"},
             {
-                "path": "kernels/toy/toy_v2.py",
-                "old": "FAKE_DURATION_US = {",
-                "new": "# tuned\nFAKE_DURATION_US = {",
-            },
-            {
-                "path": "kernels/toy/toy_v2.py",
+                "path": "kernels/toy/toy_v3.py",
                 "old": '"decode": 200.0',
                 "new": '"decode": 260.0',
             },
@@ -112,14 +108,16 @@ def test_regression_restores_every_byte(tmp_path: Path) -> None:
     }
     plan = make_project(tmp_path, [FASTER_STEP, in_place, slower_copy_step()])
     v2 = tmp_path / "kernels" / "toy" / "toy_v2.py"
+    helper = tmp_path / "kernels" / "toy" / "helper.py"
     devlog = tmp_path / "docs" / "kernels" / "toy.md"
     c = _run(tmp_path, plan)
     r = c.record
     statuses = [a.status for a in r.attempts]
     assert statuses == [AttemptStatus.APPLIED, AttemptStatus.ROLLED_BACK, AttemptStatus.ROLLED_BACK]
     assert r.attempts[1].reason.startswith("regression: +30.0% at decode")
-    assert r.attempts[1].restored == ["kernels/toy/toy_v2.py"]
-    assert v2.read_text() == version_source("toy_v2", 200.0, 1600.0)  # byte-identical
+    assert r.attempts[1].restored == ["kernels/toy/helper.py", "kernels/toy/toy_v3.py"]
+    assert helper.read_text() == HELPER  # the helper edited in place: byte-identical
+    assert v2.read_text() == version_source("toy_v2", 200.0, 1600.0)
     assert not (tmp_path / "kernels" / "toy" / "toy_v3.py").exists()  # created file removed
     assert r.current_version == "toy_v2"
     report = OptimizationApplied.parse(r.attempts[2].report)
@@ -127,13 +125,7 @@ def test_regression_restores_every_byte(tmp_path: Path) -> None:
     summary = OptimizationSummary.parse(r.summary)
     assert summary.steps[2].impact.startswith("Regression detected")
     assert summary.steps[2].status is StepStatus.ROLLED_BACK
-    # the rollbacks are documented in the devlog after the restore
-    headings = [e.heading for e in Devlog.load(devlog).entries()]
-    assert [h.split(" -- ")[2].split(" (run")[0] for h in headings] == [
-        "applied",
-        "rolled back",
-        "rolled back",
-    ]
+    assert devlog.read_text() == DEVLOG  # fake figures: no devlog entry
     # LEARN would record the slowdown on the optimization that caused it (not from fakes)
     assert any(
         x.entry == "split-kv-decode" and "append_evidence not written" in x.detail
@@ -144,15 +136,16 @@ def test_regression_restores_every_byte(tmp_path: Path) -> None:
 def test_correctness_failure_restores(tmp_path: Path) -> None:
     wrong = {
         "optimization": "split-kv-decode",
-        "new_version": "toy_v2",
+        "new_version": "toy_v3",
+        "copy_from": "toy_v2",
         "changes": ["drop the rescale"],
         "edits": [
             {
-                "path": "kernels/toy/toy_v2.py",
+                "path": "kernels/toy/toy_v3.py",
                 "old": "FAKE_CORRECT = True",
                 "new": "FAKE_CORRECT = False",
             },
-            {"path": "kernels/toy/toy_v2.py", "old": '"decode": 200.0', "new": '"decode": 20.0'},
+            {"path": "kernels/toy/toy_v3.py", "old": '"decode": 200.0', "new": '"decode": 20.0'},
         ],
     }
     plan = make_project(tmp_path, [wrong])
@@ -163,6 +156,7 @@ def test_correctness_failure_restores(tmp_path: Path) -> None:
     assert a.status is AttemptStatus.ROLLED_BACK
     assert a.reason.startswith("correctness")
     assert _digest(v2) == digest
+    assert not (tmp_path / "kernels" / "toy" / "toy_v3.py").exists()
     assert c.record.current_version == "toy_v1"
     assert [x.action for x in c.record.learned] == ["skipped"]  # a bug is not catalog knowledge
 
@@ -380,3 +374,253 @@ def test_small_losses_in_a_row_are_judged_against_the_fastest_kept_version(
     assert r.attempts[2].reason.startswith("regression: +8.2% at decode against the fastest")
     assert "(toy_v2, 100.0 us" in r.attempts[2].reason  # measured at b=16 (backoff)
     assert r.current_version == "toy_v3"
+
+
+def test_the_devlog_takes_measured_figures_never_the_fakes(tmp_path: Path) -> None:
+    steps = [FASTER_STEP, slower_copy_step()]
+    real = tmp_path / "real"
+    _run(real, make_project(real, steps), backend=StandInBackend(real))
+    devlog = Devlog.load(real / "docs" / "kernels" / "toy.md")
+    assert "Notes a person wrote." in devlog.render()
+    headings = [e.heading for e in devlog.entries()]
+    assert [h.split(" -- ")[2].split(" (run")[0] for h in headings] == ["applied", "rolled back"]
+    assert "toy_v2" in devlog.current_best and "test-gpu" in devlog.current_best
+    assert {p.version for p in devlog.performance_profiles()} == {"toy_v2"}
+    # The same run on the fake backend: its record keeps every figure, the devlog none
+    # (a dry run once replaced a kernel's measured best and performance blocks).
+    fake = tmp_path / "fake"
+    r = _run(fake, make_project(fake, steps)).record
+    assert (fake / "docs" / "kernels" / "toy.md").read_text() == DEVLOG
+    assert r.baseline and r.attempts[0].measurements and r.attempts[0].profile
+    assert any("the devlog is left as it is" in e.message for e in r.events)
+
+
+def _copy_of(base: str, new: str, edits: list[dict[str, str]]) -> dict[str, object]:
+    return {
+        "optimization": "split-kv-decode",
+        "new_version": new,
+        "copy_from": base,
+        "changes": [f"{base} -> {new}"],
+        "edits": edits,
+    }
+
+
+def test_a_step_never_writes_its_starting_version(tmp_path: Path) -> None:
+    breaks_start = {"path": "toy_v1.py", "old": "FAKE_CORRECT = True", "new": "FAKE_CORRECT = ("}
+    plan = make_project(tmp_path, [_copy_of("toy_v1", "toy_v3", [breaks_start])])
+    kdir = tmp_path / "kernels" / "toy"
+    before = {p.name: _digest(p) for p in kdir.glob("*.py")}
+    (a,) = _run(tmp_path, plan).record.attempts
+    assert a.status is AttemptStatus.ROLLED_BACK
+    assert a.reason == (
+        "refused: scripted step 1 would write kernels/toy/toy_v1.py, the version the step "
+        "starts from (toy_v1)"
+    )
+    assert {p.name: _digest(p) for p in kdir.glob("*.py")} == before  # nothing was written
+    summary = OptimizationSummary.parse((tmp_path / "runs" / "t1" / "summary.md").read_text())
+    assert summary.steps[0].impact.startswith("Refused")
+
+
+def test_a_scripted_step_writes_nothing_the_cycle_does_not_back_up(tmp_path: Path) -> None:
+    outside = {"path": "docs/kernels/toy.md", "old": "Notes a person", "new": "Notes a step"}
+    plan = make_project(tmp_path, [_copy_of("toy_v2", "toy_v3", [outside])])
+    (a,) = _run(tmp_path, plan).record.attempts
+    assert a.reason.startswith(
+        "refused: scripted step 1 would write docs/kernels/toy.md, outside the kernel's folder"
+    )
+    assert (tmp_path / "docs" / "kernels" / "toy.md").read_text() == DEVLOG
+    assert not (tmp_path / "kernels" / "toy" / "toy_v3.py").exists()
+
+
+def test_an_existing_version_is_never_overwritten(tmp_path: Path) -> None:
+    plan = make_project(tmp_path, [_copy_of("toy_v1", "toy_v2", [])])
+    v2 = tmp_path / "kernels" / "toy" / "toy_v2.py"
+    v2.write_text(v2.read_text() + "# my own work\n")
+    digest = _digest(v2)
+    r = _run(tmp_path, plan).record
+    assert r.attempts[0].status is AttemptStatus.ROLLED_BACK
+    assert "an existing version (toy_v2) this run did not write" in r.attempts[0].reason
+    assert _digest(v2) == digest and r.current_version == "toy_v1"
+
+
+def _human_step(tmp_path: Path, change: dict[str, str]) -> tuple[Path, cycle.Cycle]:
+    """Pause a human-designed run at its first task, make `change` (file -> new text) and
+    the new version a person would, answer with the contract, resume."""
+    make_project(tmp_path, [])
+    store = Store(tmp_path)
+    kw = dict(backend=FakeBackend(tmp_path), designer=HumanDesigner("triton"), store=store)
+    c = cycle.start(
+        tmp_path,
+        kernel="toy",
+        target="pct_of_floor>=90",
+        start_version="toy_v1",
+        designer_spec="human:triton",
+        configs=toy_configs(tmp_path),
+        run_id="h1",
+        max_iterations=1,
+        **kw,  # type: ignore[arg-type]
+    )
+    c.run()
+    task = OptimizationTask.parse((c.folder / "task-1.md").read_text().split("<!--")[0])
+    kdir = tmp_path / "kernels" / "toy"
+    (kdir / f"{task.new_version}.py").write_text(version_source(task.new_version, 300, 2400))
+    for name, text in change.items():
+        (kdir / name).write_text(text)
+    answer = NewVersion(
+        kernel="toy",
+        version=task.new_version,
+        changes=["by hand"],
+        correct=True,
+        devlog_entry="docs/kernels/toy.md",
+    )
+    (c.folder / "new-version-1.md").write_text(answer.render())
+    again = cycle.resume(tmp_path, "h1", **kw)  # type: ignore[arg-type]
+    again.run()
+    return kdir / f"{task.new_version}.py", again
+
+
+def test_verify_rolls_back_any_designer_that_wrote_its_starting_version(tmp_path: Path) -> None:
+    start = tmp_path / "kernels" / "toy" / "toy_v1.py"
+    new, c = _human_step(tmp_path, {"toy_v1.py": "FAKE_CORRECT = False\n"})
+    (a,) = c.record.attempts
+    assert a.status is AttemptStatus.ROLLED_BACK
+    assert a.reason.startswith("refused: the step changed kernels/toy/toy_v1.py, the version")
+    assert start.read_text() == version_source("toy_v1", 400.0, 3200.0)  # byte for byte
+    assert not new.exists()
+
+
+def test_verify_imports_every_file_the_step_touched(tmp_path: Path) -> None:
+    helper = tmp_path / "kernels" / "toy" / "helper.py"
+    new, c = _human_step(tmp_path, {"helper.py": "KV_SPLITS = (8\n"})
+    (a,) = c.record.attempts
+    assert a.status is AttemptStatus.ROLLED_BACK
+    assert a.reason.startswith(
+        "correctness: a file the step touched does not import: kernels/toy/helper.py:1: "
+        "SyntaxError: '(' was never closed"
+    )
+    assert helper.read_text() == HELPER and not new.exists()  # the whole step rolled back
+    assert not a.measurements  # refused before anything was measured
+
+
+def test_a_plan_naming_no_catalog_entry_is_refused_when_loaded(tmp_path: Path) -> None:
+    plan = make_project(tmp_path, [{**FASTER_STEP, "optimization": "no-such-entry"}])
+    with pytest.raises(KbError, match=r"plan.json: step 1: no catalog entry 'no-such-entry'"):
+        make_designer(f"scripted:{plan}", tmp_path)
+    # a change no entry describes, named in words or carrying its draft entry, is fine
+    free = {**FASTER_STEP, "optimization": "64 query rows per program"}
+    drafted = {**FASTER_STEP, "optimization": "new-idea", "learn_draft": "drafts/new-idea.md"}
+    plan.write_text(json.dumps({"steps": [free, drafted]}))
+    designer = make_designer(f"scripted:{plan}", tmp_path)
+    assert isinstance(designer, ScriptedDesigner) and len(designer.steps) == 2
+
+
+def _cli(root: Path, *argv: str) -> int:
+    return main(["--root", str(root), "cycle", "toy", *argv])
+
+
+@pytest.mark.parametrize(
+    ("target", "fragment"),
+    [
+        ("bogus>=90", "--target 'bogus>=90': unknown metric 'bogus'"),
+        ("pct_of_floor>>90", "--target 'pct_of_floor>>90': not `metric op number`"),
+        ("pct_of_floor>=abc", "--target 'pct_of_floor>=abc': not `metric op number`"),
+    ],
+)
+def test_a_malformed_target_is_a_clean_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], target: str, fragment: str
+) -> None:
+    plan = make_project(tmp_path, [FASTER_STEP])
+    argv = ["--target", target, "--from", "toy_v1", "--designer", f"scripted:{plan}"]
+    assert _cli(tmp_path, *argv, "--backend", "fake") == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"kbopt: error: {fragment}") and len(err.splitlines()) == 1
+    assert _cli(tmp_path, *argv, "--backend", "fake", "--json") == 2
+    (message,) = json.loads(capsys.readouterr().out)["error"]
+    assert message.startswith(fragment)
+    assert not (tmp_path / "runs").exists()
+
+
+def test_flags_a_run_would_drop_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = make_project(tmp_path, [FASTER_STEP])
+    new = ["--target", "pct_of_floor>=90", "--from", "toy_v1", "--designer", f"scripted:{plan}"]
+    assert _cli(tmp_path, *new, "--backend", "fake", "--stress-reason", "because") == 2
+    assert "--stress-reason explains a --stress configuration" in capsys.readouterr().err
+    assert _cli(tmp_path, *new, "--backend", "fake", "--run-id", "s1") == 0
+    capsys.readouterr()
+    assert _cli(tmp_path, "--resume", "s1", "--target", "pct_of_floor>=10") == 2
+    assert "drop --target" in capsys.readouterr().err
+    assert _cli(tmp_path, "--resume", "s1", "--backend", "fake", "--max-iterations", "2") == 2
+    assert "drop --max-iterations, --backend" in capsys.readouterr().err
+    assert load(tmp_path / "runs" / "s1").target == "pct_of_floor>=90"
+
+
+def test_resume_goes_on_with_the_run_s_own_designer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = make_project(tmp_path, [FASTER_STEP])
+    cycle.start(  # a run stopped before its first step (killed, or out of time)
+        tmp_path,
+        kernel="toy",
+        target="pct_of_floor>=90",
+        start_version="toy_v1",
+        backend=FakeBackend(tmp_path),
+        designer=ScriptedDesigner.from_file(plan),
+        designer_spec=f"scripted:{plan}",
+        configs=toy_configs(tmp_path),
+        store=Store(tmp_path),
+        run_id="r1",
+    )
+    assert _cli(tmp_path, "--resume", "r1") == 0  # not the human designer's pause (exit 3)
+    r = load(tmp_path / "runs" / "r1")
+    assert r.designer == f"scripted:{plan}" and r.current_version == "toy_v2"
+    assert "waiting for the human" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["--from", "nosuch"], "toy has no version 'nosuch'"),
+        (["--from", "toy_v1", "--counters", "require"], "hardware counters unavailable"),
+        (
+            ["--from", "toy_v1", "--target", "l2_hit_rate_pct>=90"],
+            "--target 'l2_hit_rate_pct>=90': the fake backend does not measure l2_hit_rate_pct "
+            "at decode, spec, so the target could never be judged",
+        ),
+    ],
+)
+def test_a_run_that_cannot_start_leaves_no_run_behind(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], fragment: str
+) -> None:
+    plan = make_project(tmp_path, [FASTER_STEP])
+    if "--target" not in argv:
+        argv = [*argv, "--target", "pct_of_floor>=90"]
+    assert _cli(tmp_path, *argv, "--designer", f"scripted:{plan}", "--backend", "fake") == 2
+    assert f"kbopt: error: {fragment}" in capsys.readouterr().err
+    assert list((tmp_path / "runs").iterdir()) == []  # nothing to resume: no stub left
+    assert (tmp_path / "docs" / "kernels" / "toy.md").read_text() == DEVLOG
+
+
+def test_runs_started_in_the_same_second_get_their_own_ids(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kbopt.workflow import record
+
+    plan = make_project(tmp_path, [FASTER_STEP])
+    monkeypatch.setattr(record, "new_run_id", lambda kernel: f"20260101T000000Z-{kernel}")
+    ids = [
+        cycle.start(
+            tmp_path,
+            kernel="toy",
+            target="pct_of_floor>=90",
+            start_version="toy_v1",
+            backend=FakeBackend(tmp_path),
+            designer=ScriptedDesigner.from_file(plan),
+            designer_spec=f"scripted:{plan}",
+            configs=toy_configs(tmp_path),
+            store=Store(tmp_path),
+        ).record.run_id
+        for _ in range(3)
+    ]
+    assert ids == ["20260101T000000Z-toy", "20260101T000000Z-toy-2", "20260101T000000Z-toy-3"]

@@ -22,6 +22,7 @@ from workflow_fixtures import (
 from kbopt.bench.backend import FakeBackend
 from kbopt.store import Store
 from kbopt.workflow import cycle
+from kbopt.workflow.demo import HELPER
 from kbopt.workflow.designers import ScriptedDesigner
 from kbopt.workflow.record import AttemptStatus, State, load
 
@@ -54,8 +55,8 @@ def test_sigkill_mid_change_then_resume(tmp_path: Path) -> None:
 
     root = tmp_path / "crash"
     plan = make_project(root, STEPS)
-    v2 = root / "kernels" / "toy" / "toy_v2.py"
-    original = v2.read_bytes()
+    helper = root / "kernels" / "toy" / "helper.py"  # edited in place by attempt 2
+    original = helper.read_bytes()
     record_path = root / "runs" / "k1" / "record.json"
     env = {**os.environ, "KBOPT_FAKE_DELAY_S": "0.1", "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
@@ -75,7 +76,7 @@ def test_sigkill_mid_change_then_resume(tmp_path: Path) -> None:
                 data
                 and data["state"] == "VERIFY"
                 and len(attempts) == 2
-                and v2.read_bytes() != original
+                and helper.read_bytes() != original
             ):  # type: ignore[arg-type]
                 proc.send_signal(signal.SIGKILL)
                 killed_in = str(data["state"])
@@ -87,14 +88,16 @@ def test_sigkill_mid_change_then_resume(tmp_path: Path) -> None:
         proc.wait(timeout=30)
     assert killed_in == "VERIFY", "the run ended before it could be killed mid-change"
     assert proc.returncode == -signal.SIGKILL
-    assert v2.read_bytes() != original  # the crash left the half-verified change on disk
+    assert helper.read_bytes() != original  # the crash left the half-verified change on disk
 
     resumed = cycle.resume(
         root, "k1", backend=FakeBackend(root), designer=ScriptedDesigner.from_file(plan),
         store=Store(root),
     ).run()  # fmt: skip
     assert resumed.state is State.DONE
-    assert v2.read_bytes() == original == version_source("toy_v2", 200.0, 1600.0).encode()
+    assert helper.read_bytes() == original == HELPER.encode()
+    v2 = root / "kernels" / "toy" / "toy_v2.py"
+    assert v2.read_text() == version_source("toy_v2", 200.0, 1600.0)
     assert not (root / "kernels" / "toy" / "toy_v3.py").exists()
     assert [a.status for a in resumed.attempts] == [a.status for a in ref.attempts]
     assert [a.status for a in resumed.attempts] == [

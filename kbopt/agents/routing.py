@@ -37,23 +37,23 @@ from kbopt.vocab import Language
 
 # Rule id -> the rule in our words (the French source says each of these).
 RULES: dict[str, str] = {
-    "A1-cuda-graph": "CUDA Graph capture and replay work goes to perf-torch-cuda-graph-specialist",
-    "A1-profiling": "performance validation and measurement go to perf-profiling-specialist",
-    "A2-cute": "CuTe DSL tasks go to kernel-cute-specialist, never to kernel-triton-specialist",
-    "A2-triton": "Triton kernel tasks go to kernel-triton-specialist, never to kernel-cute-specialist",
-    "A2-tileir": "TileIR optimization goes to kernel-tileir-specialist",
-    "A2-domain": "the specialist of every delegation must match the domain of the task",
-    "A3.1-generate": "'generate a TileIR kernel': kernel-triton-specialist FIRST, then kernel-tileir-specialist",
-    "A3.1-optimize": "'optimize for TileIR': kernel-triton-specialist first if no kernel exists, then kernel-tileir-specialist",
-    "A3.1-convert": "'convert a Triton kernel to TileIR': kernel-tileir-specialist only (the kernel exists)",
-    "A3.1-convert-other": "'convert a CuTe (or CUDA, PyTorch...) kernel to TileIR': kernel-triton-specialist FIRST writes the Triton kernel, then kernel-tileir-specialist (TileIR optimizes existing Triton kernels)",
-    "A3.2-cute": "a request that mentions CuTe DSL goes to kernel-cute-specialist",
-    "A3.3-triton": "a request that mentions Triton without TileIR context goes to kernel-triton-specialist",
-    "A3.4-blackwell-new": "no preference, Blackwell (SM100+), new kernel: kernel-triton-specialist FIRST, then kernel-tileir-specialist",
-    "A3.4-blackwell-existing": "no preference, Blackwell (SM100+) with an existing Triton kernel: kernel-tileir-specialist only",
-    "A3.4-ampere-hopper": "no preference, Ampere/Hopper (SM80-SM90): kernel-triton-specialist or kernel-cute-specialist",
-    "A3-tileir-no-scratch": "kernel-tileir-specialist only optimizes EXISTING Triton kernels and never writes one from scratch",
-    "A4-terminology": "TileIR is NVIDIA's Triton backend for Blackwell and is unrelated to CuTe DSL: a TileIR kernel is Triton + TileIR",
+    "cuda-graph": "CUDA Graph capture and replay work goes to perf-torch-cuda-graph-specialist",
+    "profiling": "performance validation and measurement go to perf-profiling-specialist",
+    "cute-domain": "CuTe DSL tasks go to kernel-cute-specialist, never to kernel-triton-specialist",
+    "triton-domain": "Triton kernel tasks go to kernel-triton-specialist, never to kernel-cute-specialist",
+    "tileir-domain": "TileIR optimization goes to kernel-tileir-specialist",
+    "domain": "the specialist of every delegation must match the domain of the task",
+    "tileir-generate": "'generate a TileIR kernel': kernel-triton-specialist FIRST, then kernel-tileir-specialist",
+    "tileir-optimize": "'optimize for TileIR': kernel-triton-specialist first if no kernel exists, then kernel-tileir-specialist",
+    "tileir-convert": "'convert a Triton kernel to TileIR': kernel-tileir-specialist only (the kernel exists)",
+    "tileir-convert-other": "'convert a CuTe (or CUDA, PyTorch...) kernel to TileIR': kernel-triton-specialist FIRST writes the Triton kernel, then kernel-tileir-specialist (TileIR optimizes existing Triton kernels)",
+    "cute": "a request that mentions CuTe DSL goes to kernel-cute-specialist",
+    "triton": "a request that mentions Triton without TileIR context goes to kernel-triton-specialist",
+    "blackwell-new": "no preference, Blackwell (SM100+), new kernel: kernel-triton-specialist FIRST, then kernel-tileir-specialist",
+    "blackwell-existing": "no preference, Blackwell (SM100+) with an existing Triton kernel: kernel-tileir-specialist only",
+    "ampere-hopper": "no preference, Ampere/Hopper (SM80-SM90): kernel-triton-specialist or kernel-cute-specialist",
+    "tileir-no-scratch": "kernel-tileir-specialist only optimizes EXISTING Triton kernels and never writes one from scratch",
+    "terminology": "TileIR is NVIDIA's Triton backend for Blackwell and is unrelated to CuTe DSL: a TileIR kernel is Triton + TileIR",
 }
 
 
@@ -288,9 +288,9 @@ def is_measurement(text: str) -> bool:
 def route(request: str, *, sm: int | None = None, existing_triton: bool = False) -> Route:
     """The specialist stages for a request, decided by the first rule that applies."""
     if _CUDA_GRAPH.search(request):
-        return Route("A1-cuda-graph", (CUDA_GRAPH,))
+        return Route("cuda-graph", (CUDA_GRAPH,))
     if is_measurement(request):
-        return Route("A1-profiling", (PROFILING,))
+        return Route("profiling", (PROFILING,))
     intent = read_intent(request)
     # The kernel that exists is a Triton kernel unless the request converts from CuTe,
     # CUDA, PyTorch... (TileIR optimizes Triton kernels only).
@@ -299,23 +299,23 @@ def route(request: str, *, sm: int | None = None, existing_triton: bool = False)
     if TILEIR_LANG in intent.requested:
         if from_other and not existing_triton:
             return Route(
-                "A3.1-convert-other",
+                "tileir-convert-other",
                 (TRITON, TILEIR),
                 notes=("the kernel to convert is not a Triton kernel: write the Triton one first",),
             )
         if existing:
             return Route(
-                "A3.1-convert", (TILEIR,), notes=("stage one skipped: the Triton kernel exists",)
+                "tileir-convert", (TILEIR,), notes=("stage one skipped: the Triton kernel exists",)
             )
-        rule = "A3.1-generate" if _GENERATE.search(request) else "A3.1-optimize"
+        rule = "tileir-generate" if _GENERATE.search(request) else "tileir-optimize"
         return Route(rule, (TRITON, TILEIR), notes=("two-stage TileIR pipeline",))
     if CUTE_LANG in intent.requested:
-        return Route("A3.2-cute", (CUTE,))
+        return Route("cute", (CUTE,))
     if TRITON_LANG in intent.requested:
-        return Route("A3.3-triton", (TRITON,))
+        return Route("triton", (TRITON,))
     if TILEIR_LANG in intent.negated and TRITON_LANG not in intent.negated:
         # "not TileIR" with no other language: a plain Triton kernel is what remains.
-        return Route("A3.3-triton", (TRITON,), notes=("TileIR ruled out by the request",))
+        return Route("triton", (TRITON,), notes=("TileIR ruled out by the request",))
     r = route_by_hardware(sm, existing_triton=existing)
     if intent.negated & {TILEIR_LANG, CUTE_LANG}:
         # The hardware rule, minus what the request rules out.
@@ -338,10 +338,10 @@ def route_by_hardware(sm: int | None, *, existing_triton: bool) -> Route:
         )
     if sm >= 100:
         if existing_triton:
-            return Route("A3.4-blackwell-existing", (TILEIR,))
-        return Route("A3.4-blackwell-new", (TRITON, TILEIR), notes=("two-stage TileIR pipeline",))
+            return Route("blackwell-existing", (TILEIR,))
+        return Route("blackwell-new", (TRITON, TILEIR), notes=("two-stage TileIR pipeline",))
     if 80 <= sm < 100:
-        return Route("A3.4-ampere-hopper", (TRITON,), alternatives=(CUTE,))
+        return Route("ampere-hopper", (TRITON,), alternatives=(CUTE,))
     raise RoutingError(
         f"no routing rule covers SM{sm} without a language preference (the rules cover SM80-SM90 "
         "and SM100+): name the kernel language in the request"
@@ -370,7 +370,7 @@ def check_delegation(
         # No intent and no hardware: any kernel specialist may take it, but TileIR only
         # starts from an existing Triton kernel.
         if target == TILEIR and not existing:
-            raise DelegationRefused(target, "A3-tileir-no-scratch", (TRITON,)) from None
+            raise DelegationRefused(target, "tileir-no-scratch", (TRITON,)) from None
         return None
     allowed = {r.stages[0], *r.alternatives}
     if len(r.stages) == 2 and existing:
@@ -382,21 +382,21 @@ def check_delegation(
 
 def _forbidding_rule(target: str, r: Route) -> str:
     """The most specific rule a wrong target breaks."""
-    if r.rule in ("A3.2-cute",) and target == TRITON:
-        return "A2-cute"
-    if r.rule == "A3.3-triton" and target == CUTE:
-        return "A2-triton"
+    if r.rule in ("cute",) and target == TRITON:
+        return "cute-domain"
+    if r.rule == "triton" and target == CUTE:
+        return "triton-domain"
     if r.stages[0] == TRITON and TILEIR in r.stages:
         if target == TILEIR:
-            return "A3-tileir-no-scratch"
+            return "tileir-no-scratch"
         if target == CUTE:
-            return "A4-terminology"
+            return "terminology"
     if r.stages == (TILEIR,) and target == CUTE:
-        return "A4-terminology"
+        return "terminology"
     if r.stages == (TILEIR,) and target == TRITON:
-        return "A2-tileir"
+        return "tileir-domain"
     if target in KERNEL_SPECIALISTS or target in (PROFILING, CUDA_GRAPH):
-        return "A2-domain"
+        return "domain"
     return r.rule
 
 

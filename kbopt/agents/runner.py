@@ -14,6 +14,7 @@ tokens too) and priced from a configurable table ($ per million tokens).
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -56,7 +57,7 @@ class AgentConfig:
     max_tokens: int = 8192  # per model call
     max_turns: int = 40  # model calls per agent conversation
     max_delegations: int = 30  # per run
-    sm: int | None = None  # target GPU's SM version, for hardware routing (A3.4)
+    sm: int | None = None  # target GPU's SM version, for the hardware routing rules
     existing_triton: bool = False
     command_timeout_s: float = 3600.0
     # A final answer that does not parse as the role's contract is sent back this many
@@ -138,14 +139,22 @@ def parse_prices(text: str, what: str = "prices") -> dict[str, Price]:
     try:
         if text.startswith("{"):
             raw = json.loads(text)
-            return {str(m): Price(float(v[0]), float(v[1])) for m, v in raw.items()}
-        model, _, pair = text.partition("=")
-        inp, _, out = pair.partition(",")
-        return {model.strip(): Price(float(inp), float(out))}
+            prices = {str(m): Price(float(v[0]), float(v[1])) for m, v in raw.items()}
+        else:
+            model, _, pair = text.partition("=")
+            inp, _, out = pair.partition(",")
+            prices = {model.strip(): Price(float(inp), float(out))}
+        # A price is a finite amount of dollars for a named model (nan and -1 parse too).
+        for model, price in prices.items():
+            if not model or not all(
+                math.isfinite(v) and v >= 0 for v in (price.input, price.output)
+            ):
+                raise ValueError(model)
+        return prices
     except (ValueError, TypeError, IndexError, KeyError, AttributeError):
         raise KbError(
             f"{what}: expected '{{\"model\": [input, output]}}' or 'model=input,output' "
-            f"in $ per million tokens, got {text!r}"
+            f"in $ per million tokens (numbers >= 0), got {text!r}"
         ) from None
 
 

@@ -508,10 +508,22 @@ def pending_backups(root: Path) -> list[str]:
     return safe_edit.Backups(root).pending()
 
 
+def _not_a_file(shown: str, full: Path, hint: str = "") -> ToolError:
+    """Why `full` cannot be read as a file: it is missing, or it is a folder (or another
+    kind of file), said as it is so that the agent does not go looking for it."""
+    from kbopt.textio import file_kind
+
+    try:
+        mode = full.stat().st_mode
+    except OSError:
+        return ToolError(f"no such file: {shown}{hint}")
+    return ToolError(f"{shown} is {file_kind(mode)}, not a file")
+
+
 def _read_file(ctx: ToolContext, inp: PathInput) -> Any:
     full = project_path(ctx, inp.path)
     if not full.is_file():
-        raise ToolError(f"no such file: {inp.path}")
+        raise _not_a_file(inp.path, full)
     _single_link(full)
     text = _read_utf8(full, inp.path, limit=MAX_READ_BYTES)
     shown = text[:MAX_READ_CHARS]
@@ -551,7 +563,7 @@ def _same_line_endings(text: str, piece: str) -> str:
 def _edit_file(ctx: ToolContext, inp: EditInput) -> Any:
     full = project_path(ctx, inp.path, for_write=True)
     if not full.is_file():
-        raise ToolError(f"no such file: {inp.path} (use write_file to create one)")
+        raise _not_a_file(inp.path, full, " (use write_file to create one)")
     _single_link(full)
     text = _read_utf8(full, inp.path, limit=MAX_WRITE_BYTES)
     old, new = _same_line_endings(text, inp.old), _same_line_endings(text, inp.new)

@@ -90,6 +90,10 @@ class RealBackend:
 
     # ------------------------------------------------------------------ interface
 
+    def check_device(self) -> None:
+        """Refuse at once, before a search starts workers, on a machine without a GPU."""
+        self._torch()
+
     def versions(self, spec: KernelSpec) -> list[str]:
         return list(spec.load_versions()[0])
 

@@ -66,9 +66,18 @@ def parse_param(text: str) -> tuple[str, list[ParamValue]]:
                 f"{name}: an open range {values!r} is an unbounded sweep; list values or give a "
                 "step (e.g. 16..256:x2)"
             )
-        lo, hi = int(lo_text), int(hi_text)
+        try:
+            lo, hi = int(lo_text), int(hi_text)
+            factor = int(step[1:]) if step.startswith("x") else 0
+            inc = 0 if step.startswith("x") else int(step)
+        except ValueError:
+            raise KbError(
+                f"{name}: {values!r} is not a range of integers LO..HI:xFACTOR or LO..HI:STEP "
+                "(e.g. 16..256:x2 or 1..4:1)"
+            ) from None
+        if lo > hi:
+            raise KbError(f"{name}: the range {lo}..{hi} runs backwards; write {hi}..{lo}:{step}")
         if step.startswith("x"):
-            factor = int(step[1:])
             if factor < 2 or lo < 1:
                 raise KbError(f"{name}: a multiplicative step needs x2 or more and a start >= 1")
             seq, v = [], lo
@@ -76,7 +85,6 @@ def parse_param(text: str) -> tuple[str, list[ParamValue]]:
                 seq.append(v)
                 v *= factor
             return name, list(seq)
-        inc = int(step)
         if inc < 1:
             raise KbError(f"{name}: the step must be at least 1")
         return name, list(range(lo, hi + 1, inc))
@@ -117,7 +125,8 @@ class TuneBudget:
         if self.seconds > DEFAULT_BUDGET_S and not self.promising.strip():
             raise KbError(
                 f"a tuning budget of {self.seconds / 60:.0f} min exceeds one hour per kernel "
-                "version (W3); fine tuning needs a stated reason the version is promising"
+                "version; fine tuning needs a stated reason the version is promising "
+                "(--promising)"
             )
 
 
@@ -209,21 +218,29 @@ def tune(
     clock: Callable[[], float] = time.monotonic,
     warm: Callable[[Sequence[Params], float], object] | None = None,
     warm_width: int = 8,
+    progress: Callable[[TuneRow, int, int], None] | None = None,
 ) -> TuneReport:
     """Manual tiles first; then, if a space is given, the coarse autotune within the budget.
 
     `warm(configs, deadline)` (a `kbopt.bench.warm_compile.CompileWarmer`'s, where given)
     compiles configurations before they are measured, `warm_width` at a time: the manual
-    tiles together, then the autotune's in the order they will be measured."""
+    tiles together, then the autotune's in the order they will be measured.
+    `progress(row, n, total)` hears of each row as it is measured, the n-th of its phase's
+    total."""
     budget = budget or TuneBudget()
     budget.check()
     if not manual:
-        raise KbError("give a few manual tile configurations first (W3), e.g. --manual BLOCK_N=64")
+        raise KbError("give a few manual tile configurations first, e.g. --manual BLOCK_N=64")
+    keys = [_params_key(params) for params in manual]
+    for params, key in zip(manual, keys, strict=True):
+        if keys.count(key) > 1:  # measuring it twice would spend the budget to learn nothing
+            shown = ",".join(f"{k}={v}" for k, v in params.items())
+            raise KbError(f"--manual {shown} is given twice")
     start = clock()
     rows: list[TuneRow] = []
     seen: set[tuple[tuple[str, str], ...]] = set()
 
-    def run(params: Params, phase: str) -> None:
+    def run(params: Params, phase: str, n: int, total: int) -> None:
         t0 = clock()
         try:
             duration: float | None = float(measure(params))
@@ -236,12 +253,14 @@ def tune(
             duration, error = None, f"{type(exc).__name__}: {exc}"
         rows.append(TuneRow(dict(params), phase, duration, clock() - t0, error))
         seen.add(_params_key(params))
+        if progress is not None:
+            progress(rows[-1], n, total)
 
     deadline = start + budget.seconds
     if warm is not None:
         warm(list(manual), deadline)
-    for params in manual:
-        run(params, "manual")
+    for i, params in enumerate(manual, 1):
+        run(params, "manual", i, len(manual))
     if space is None:
         return TuneReport(rows, False, None)
     per_config = seconds_per_config
@@ -256,5 +275,5 @@ def tune(
             break
         if warm is not None and i % warm_width == 0:
             warm(todo[i : i + warm_width], deadline)
-        run(params, "autotune")
+        run(params, "autotune", i + 1, len(todo))
     return TuneReport(rows, stopped, plan)

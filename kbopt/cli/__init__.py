@@ -110,7 +110,9 @@ def seconds(text: str) -> float:
     except ValueError:
         value = float("nan")
     if not 0 < value <= 7 * 86400:  # NaN fails this too
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds (0..604800)")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds (more than 0, at most 604800: a week)"
+        )
     return value
 
 
@@ -152,6 +154,14 @@ def _main(argv: Sequence[str] | None) -> int:
     _Parser.json_requested = "--json" in argv
     parser = build_parser(argv)
     args = parser.parse_args(argv)
+    after = getattr(args, "timeout_after_command", None)
+    if after is not None:
+        if args.timeout is not None:
+            parser.error(
+                f"--timeout given both before {args.command} ({args.timeout:g} s) and after "
+                f"it ({after:g} s): give it once"
+            )
+        args.timeout = after
     timer = args.timeout is not None and hasattr(signal, "SIGALRM")
     if timer:
         signal.signal(signal.SIGALRM, _on_alarm)

@@ -10,11 +10,19 @@ from pathlib import Path
 
 from kbopt.bench.trials import parse_config
 from kbopt.bench.warm_compile import warmer_for
-from kbopt.cli.common import command, print_json, store_from
+from kbopt.cli.common import (
+    check_output,
+    command,
+    positive_float,
+    print_json,
+    results_unwritten,
+    store_from,
+)
 from kbopt.cli.cycle_cmds import BACKENDS, KERNEL_HELP, make_backend
 from kbopt.errors import KbError
-from kbopt.kernel import load_spec
+from kbopt.kernel import KernelSpec, load_spec
 from kbopt.site.ablation import verdict
+from kbopt.workflow.ablation import ARMS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,20 +39,41 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--config decode --backend real",
     )
     p.add_argument("kernel", help=KERNEL_HELP)
-    p.add_argument("--spec", help="a spec.py path (or module:attr) to use instead of KERNEL")
+    p.add_argument(
+        "--spec", help="a spec.py path (or module:attr) of the same kernel, to load it from there"
+    )
     p.add_argument(
         "--from",
         dest="start",
         help="the version whose knobs are searched (default: the first that sets any knob)",
     )
-    p.add_argument("--arms", default="catalog,random,grid", help="comma-separated arms")
     p.add_argument(
-        "--trials", type=int, default=20, help="measured trials per arm (start included)"
+        "--arms",
+        default=",".join(ARMS),
+        help=f"comma-separated arms, each once, from {', '.join(ARMS)} (default: all three)",
+    )
+    p.add_argument(
+        "--trials",
+        type=int,
+        default=20,
+        help="measured trials per arm, the start included; at least 2 (default 20)",
     )
     p.add_argument("--config", help="a trial name or name=value dims (default: the spec's first)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random and grid arms")
-    p.add_argument("--budget-s", type=float, help="stop every arm after this much wall time")
-    p.add_argument("--backend", choices=BACKENDS, default="real", help="real GPU or the fake")
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of the random and grid arms (default 0)"
+    )
+    p.add_argument(
+        "--budget-s",
+        type=positive_float,
+        metavar="SECONDS",
+        help="stop every arm after this much wall time (default: no limit)",
+    )
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="real",
+        help="real: the GPU; fake: stand-in figures for a dry run (default: real)",
+    )
     p.add_argument(
         "--compile-workers",
         type=int,
@@ -55,8 +84,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--out",
         type=Path,
-        help="write the results here (default: results/ablation/<stamp>-<kernel>-<device>.json "
-        "for real measurements; fake ones are written only where --out says)",
+        metavar="FILE.json",
+        help="write the results to this file, checked before anything runs (default: "
+        "results/ablation/<stamp>-<kernel>-<device>.json for real measurements; fake ones are "
+        "written only where --out says)",
     )
     p.set_defaults(func=cmd_ablate)
 
@@ -70,9 +101,16 @@ def cmd_ablate(args: argparse.Namespace) -> int:
         write_results,
     )
 
+    if args.out is not None:
+        check_output(args.out)  # now, not after every arm's trials
     store = store_from(args)
     root = store.root
     spec = load_spec(args.spec or args.kernel, root)
+    if args.spec and not _names(args.kernel, spec, root):
+        raise KbError(
+            f"KERNEL {args.kernel!r} and --spec {args.spec} (kernel {spec.name!r}) name "
+            "different kernels: give one of them"
+        )
     start = args.start or default_start(spec)
     if start not in spec.version_files():
         raise KbError(
@@ -80,11 +118,12 @@ def cmd_ablate(args: argparse.Namespace) -> int:
         )
     config = parse_config(args.config or spec.trials[0].name, spec)
     arms = [a.strip() for a in args.arms.split(",") if a.strip()]
-    if args.budget_s is not None and args.budget_s <= 0:
-        raise KbError(f"--budget-s must be positive (got {args.budget_s})")
     if args.compile_workers is not None and args.compile_workers < 0:
         raise KbError(f"--compile-workers must be 0 or more (got {args.compile_workers})")
     backend = make_backend(args.backend, root)
+    check_device = getattr(backend, "check_device", None)
+    if check_device is not None:  # before the compile workers start, and before the start
+        check_device()  # version is blamed for what the machine lacks
     warmer = warmer_for(
         args.backend, spec, start, str(root), config.dims_dict, args.compile_workers
     )
@@ -126,11 +165,16 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     doc["command"] = "kbopt " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     for row in doc["rows"]:
         row["date"], row["versions"], row["command"] = doc["date"], doc["versions"], doc["command"]
-    path = None
+    path: Path | None = None
     if args.out is not None:
-        path = write_results(args.out, doc)
+        path = args.out
     elif not doc["fake"]:
-        path = write_results(results_path(root, doc), doc)
+        path = results_path(root, doc)
+    if path is not None:
+        try:
+            write_results(path, doc)
+        except OSError as exc:
+            return results_unwritten(args, str(path), exc, {"written": None, **doc})
     if args.json:
         print_json({"written": str(path) if path else None, **doc})
         return 0
@@ -162,3 +206,13 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     else:
         print("[ablate] nothing written (fake figures go only where --out says)", file=sys.stderr)
     return 0
+
+
+def _names(kernel: str, spec: KernelSpec, root: Path) -> bool:
+    """Whether KERNEL names the kernel that --spec loaded (by name, or as its own spec)."""
+    if kernel == spec.name:
+        return True
+    try:
+        return load_spec(kernel, root).spec_file == spec.spec_file
+    except KbError:
+        return False

@@ -22,7 +22,7 @@ from kbopt.errors import KbError
 
 def register(sub: argparse._SubParsersAction) -> None:
     from kbopt.agents.designer import register as register_agent_designer
-    from kbopt.agents.roles import ROLES
+    from kbopt.agents.roles import DELEGATES, ROLES
 
     register_agent_designer()  # `kbopt cycle ... --designer agent[:language]`
     group = sub.add_parser(
@@ -50,7 +50,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Autopilot mode: from an analysis (Primary bottleneck / Evidence / Recommendations).",
         "kbopt agent autopilot ANALYSIS.md --sm 90",
     )
-    p.add_argument("analysis", type=Path)
+    p.add_argument(
+        "analysis",
+        type=Path,
+        help="the analysis file (Primary bottleneck: / Evidence: / Recommendations:)",
+    )
     _run_options(p)
     p.set_defaults(func=cmd_autopilot)
 
@@ -66,7 +70,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--to",
         metavar="SPECIALIST",
-        help="check a delegation of this request to SPECIALIST: exit 1 with the rule if refused",
+        help="check a delegation of this request to SPECIALIST: exit 1 with the rule if "
+        f"refused (one of: {', '.join(DELEGATES)})",
     )
     p.set_defaults(func=cmd_route)
 
@@ -74,10 +79,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         agent_sub,
         "tool",
         "Call one agent tool with a JSON input (what Claude Code agents and skills use).",
-        'kbopt agent tool list_exports --input \'{"module": "kbopt.store"}\'',
+        'kbopt agent tool list_exports --role orchestrator --input \'{"module": "kbopt.store"}\'',
     )
-    p.add_argument("name")
-    p.add_argument("--input", default="{}", help="the tool input as a JSON object")
+    p.add_argument("name", help="the tool (`kbopt agent tools --role ROLE` lists a role's)")
+    p.add_argument("--input", default="{}", help="the tool input as a JSON object (default: {})")
     p.add_argument(
         "--role",
         required=True,
@@ -102,7 +107,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "List the agent tools, their input schemas and the roles that have them.",
         "kbopt agent tools --role orchestrator --json",
     )
-    p.add_argument("--role")
+    p.add_argument(
+        "--role",
+        choices=list(ROLES),
+        help="only this role's tools (default: every tool)",
+    )
     p.set_defaults(func=cmd_tools)
 
     p = command(
@@ -123,11 +132,33 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--sm", type=sm_version, help="target GPU SM version, for hardware routing")
     p.add_argument("--existing-triton", action="store_true", help="a Triton kernel exists already")
-    p.add_argument("--model", help="model id (default: KBOPT_AGENT_MODEL or the built-in)")
-    p.add_argument("--max-tokens", type=positive_int, help="max output tokens per model call")
-    p.add_argument("--max-turns", type=positive_int, help="max model calls per agent conversation")
-    p.add_argument("--max-delegations", type=positive_int, help="max delegations per run")
-    p.add_argument("--price", action="append", default=[], help="model=input,output in $ per MTok")
+    p.add_argument(
+        "--model", type=_model_id, help="model id (default: KBOPT_AGENT_MODEL or the built-in)"
+    )
+    # The defaults are AgentConfig's (a test checks), written out: importing the runner
+    # to build the parser would slow down every command.
+    p.add_argument(
+        "--max-tokens",
+        type=positive_int,
+        help="max output tokens per model call (default: KBOPT_AGENT_MAX_TOKENS or 8192)",
+    )
+    p.add_argument(
+        "--max-turns",
+        type=positive_int,
+        help="max model calls per agent conversation (default: KBOPT_AGENT_MAX_TURNS or 40)",
+    )
+    p.add_argument(
+        "--max-delegations",
+        type=positive_int,
+        help="max delegations per run (default: KBOPT_AGENT_MAX_DELEGATIONS or 30)",
+    )
+    p.add_argument(
+        "--price",
+        action="append",
+        default=[],
+        help="model=input,output in $ per million tokens, for the cost line (repeatable; "
+        "default: KBOPT_AGENT_PRICES, then the built-in list prices)",
+    )
     p.add_argument(
         "--connect-timeout",
         type=positive_float,
@@ -145,13 +176,32 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--remote",
         type=Path,
-        help="Remote Execution Context JSON (host, job_id, workdir...); default: KBOPT_REMOTE",
+        metavar="CONTEXT.json",
+        help="a JSON file holding the Remote Execution Context (host, job_id, workdir...) "
+        "where the tools run; default: the file KBOPT_REMOTE names",
     )
     p.add_argument(
         "--transcript",
         type=Path,
         help="where to write the run's events as JSON lines (default: .kbopt-cache/agent-runs/)",
     )
+
+
+def _model_id(text: str) -> str:
+    """An argparse `type=`: a model id is one word (an empty one reaches the API as such)."""
+    if not text.strip() or len(text.split()) != 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a model id (e.g. claude-sonnet-4-6)")
+    return text.strip()
+
+
+def _prices(args: argparse.Namespace) -> dict[str, Any]:
+    """The --price options, checked: a dry run refuses what the real run would."""
+    from kbopt.agents.runner import parse_prices
+
+    prices: dict[str, Any] = {}
+    for text in args.price:
+        prices.update(parse_prices(text, "--price"))
+    return prices
 
 
 def _runner(args: argparse.Namespace) -> Any:
@@ -170,13 +220,10 @@ def _runner(args: argparse.Namespace) -> Any:
     )
     client = make_client(config=config)
     from kbopt.agents.remote import RemoteContext, make_executor
-    from kbopt.agents.runner import AgentRunner, parse_prices
+    from kbopt.agents.runner import AgentRunner
     from kbopt.agents.tools import ToolContext
 
-    prices = {}
-    for text in args.price:
-        prices.update(parse_prices(text, "--price"))
-    config.prices.update(prices)
+    config.prices.update(_prices(args))
     remote = RemoteContext.load(args.remote) if args.remote else RemoteContext.from_env()
     store = store_from(args)
     ctx = ToolContext(root=store.root, store=store, executor=make_executor(store.root, remote))
@@ -238,6 +285,7 @@ def _dry_run(args: argparse.Namespace, task: str) -> int:
 
     role = ROLES[ORCHESTRATOR]
     cfg = AgentConfig.from_env(model=args.model)
+    _prices(args)  # what the real run would refuse, refused here too
     # What the orchestrator would receive, the Remote Execution Context block included.
     remote = RemoteContext.load(args.remote) if args.remote else RemoteContext.from_env()
     if remote is not None:

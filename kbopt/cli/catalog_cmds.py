@@ -25,8 +25,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "kbopt new optimization split-kv-combine --language triton",
     )
     p.add_argument("kind", choices=[k.value for k in Kind])
-    p.add_argument("name")
-    p.add_argument("--language", choices=[lang.value for lang in Language])
+    p.add_argument(
+        "name", help="the entry's name: lowercase letters and digits, words joined by single dashes"
+    )
+    p.add_argument(
+        "--language",
+        choices=[lang.value for lang in Language],
+        help="the language the entry is about (default: none, a shared entry)",
+    )
     p.set_defaults(func=cmd_new)
 
     p = command(
@@ -35,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Validate an entry file written anywhere and file it at its path in docs/knowledge/.",
         "kbopt add /tmp/my-entry.md",
     )
-    p.add_argument("file", type=Path)
+    p.add_argument("file", help="the entry's Markdown file, or - for standard input")
     p.add_argument(
         "--update",
         action="store_true",
@@ -101,8 +107,11 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
+    from kbopt.textio import read_source
+
     store = store_from(args)
-    path = store.add_file(args.file, overwrite=args.update)
+    text, shown = read_source(args.file)  # a regular file, or `-`: standard input
+    path = store.add_text(text, shown, overwrite=args.update)
     entry = store.read_file(path)
     # What `kbopt lint` will flag in this entry, said at once (the entry is kept).
     from kbopt.entry_checks import anti_pattern_helps, generalization_problems
@@ -244,6 +253,7 @@ def cmd_catalog(args: argparse.Namespace) -> int:
         command_hint="kbopt catalog",
         stale=lambda: stale_files(store),
         regenerate=lambda: write_catalog(store),
+        left_out=lambda: [str(p) for p in store.load_all().problems],
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -54,6 +55,39 @@ def store_from(args: argparse.Namespace) -> Store:
     return Store(path)
 
 
+def check_output(path: Path, *, folder: bool = False, flag: str = "--out") -> None:
+    """Refuse, before anything is measured, an output path the end of the run could not
+    write: a folder where a file goes (or a file where a folder goes), a parent that is a
+    file, a folder this user may not write in.  A long run must not be lost to a typo."""
+    if path.is_dir() and not folder:
+        raise KbError(f"{flag} {path}: is a folder; give the name of the file to write")
+    if path.exists() and not path.is_dir() and folder:
+        raise KbError(f"{flag} {path}: is a file; give the folder to write the results into")
+    if path.is_file():
+        if not os.access(path, os.W_OK):
+            raise KbError(f"{flag} {path}: cannot write it (permission denied)")
+        return
+    # What exists of the path: the folders after it are made when the results are written.
+    existing = next(p for p in (path, *path.parents) if p.exists() or p == Path(p.anchor))
+    if not existing.is_dir():
+        raise KbError(f"{flag} {path}: {existing} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise KbError(f"{flag} {path}: cannot write in {existing} (permission denied)")
+
+
+def results_unwritten(args: argparse.Namespace, where: str, exc: OSError, payload: Any) -> int:
+    """The end of a run whose results file could not be written: the results go to stdout
+    instead, so nothing measured is lost, and the error says so (inside the one JSON
+    document under --json); exit 2."""
+    message = f"{where}: cannot write ({exc.strerror or exc}); the results are on stdout instead"
+    if args.json:
+        print_json({**payload, "error": [message]})
+    else:
+        print_json(payload)
+        print(f"kbopt: error: {message}", file=sys.stderr)
+    return 2
+
+
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable output for agents")
 
@@ -90,9 +124,11 @@ def command(
         add_json_flag(parser)
     from kbopt.cli import seconds
 
-    # The global `kbopt --timeout S COMMAND` may also follow the command.
+    # The global `kbopt --timeout S COMMAND` may also follow the command (its own dest,
+    # so that `kbopt` can refuse it given in both places rather than pick one).
     parser.add_argument(
         "--timeout",
+        dest="timeout_after_command",
         type=seconds,
         default=argparse.SUPPRESS,
         metavar="SECONDS",
@@ -109,21 +145,27 @@ def check_or_regenerate(
     command_hint: str,
     stale: Callable[[], list[str]],
     regenerate: Callable[[], list[str]],
+    left_out: Callable[[], list[str]] = list,
 ) -> int:
     """The shared shape of commands over generated files (`catalog`, `agent export-claude`).
 
     With `--check`, exit 1 and name each stale file; otherwise regenerate and say what changed.
+    `left_out` names each source that could not be read (an entry that does not parse):
+    the generated files lack it, so either way the command warns and exits 1.
     """
+    missing = left_out()
+    for problem in missing:
+        print(f"kbopt: warning: {problem} (left out of {label}; run `kbopt lint`)", file=sys.stderr)
     if args.check:
         out = stale()
         if args.json:
-            print_json({"ok": not out, "stale": out})
+            print_json({"ok": not out and not missing, "stale": out})
         for name in out:
             print(f"{stale_prefix}{name} is stale: run `{command_hint}`", file=sys.stderr)
-        return 1 if out else 0
+        return 1 if out or missing else 0
     changed = regenerate()
     if args.json:
         print_json({"changed": changed})
     else:
         print(f"{label} " + (f"updated: {', '.join(changed)}" if changed else "already current"))
-    return 0
+    return 1 if missing else 0

@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING
 
 from kbopt.bench.backend import FAKE_DEVICE_NAME, MeasurementBackend
 from kbopt.bench.trials import TrialConfig, default_matrix, parse_config, trial_matrix
-from kbopt.cli.common import command, positive_float, positive_int, print_json, store_from
+from kbopt.cli.common import (
+    check_output,
+    command,
+    positive_float,
+    positive_int,
+    print_json,
+    results_unwritten,
+    store_from,
+)
 from kbopt.errors import KbError
 from kbopt.kernel import KernelSpec, load_spec
 from kbopt.vocab import Language
@@ -36,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "kbopt profile add_rmsnorm triton_v2 --config large",
     )
     p.add_argument("kernel", help=KERNEL_HELP)
-    p.add_argument("version")
+    p.add_argument("version", help="the version to profile, e.g. triton_v2 (kbopt kernel list)")
     p.add_argument(
         "--config",
         action="append",
@@ -72,9 +80,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--from", dest="start", help="the version to start from")
     p.add_argument(
         "--designer",
-        default="human",
         help="scripted:PLAN.json | human[:LANGUAGE] | catalog (applies the top-ranked entry's "
-        "move to the kernel's knobs; exit 4 when none applies) | a registered agent designer",
+        "move to the kernel's knobs; exit 4 when none applies) | a registered agent designer "
+        "(default: human; on --resume, the run's own designer)",
     )
     p.add_argument(
         "--configs",
@@ -82,13 +90,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(default: the spec's whole trial matrix)",
     )
     p.add_argument("--stress", help="one more configuration, as dims (needs --stress-reason)")
+    p.add_argument("--stress-reason", help="the evidence that the default points are not enough")
+    p.add_argument("--max-iterations", type=positive_int, help="attempts at most (default 4)")
     p.add_argument(
-        "--stress-reason", default="", help="the evidence that the default points are not enough"
+        "--run-id", help="name of the run folder under runs/ (default: a time stamp and the kernel)"
     )
-    p.add_argument("--max-iterations", type=positive_int, default=4)
-    p.add_argument("--run-id", help="name of the run folder under runs/")
-    p.add_argument("--resume", metavar="RUN_ID", help="continue a stopped or crashed run")
+    p.add_argument(
+        "--resume",
+        metavar="RUN_ID",
+        help="continue a stopped or crashed run, with the target, configurations and backend "
+        "it was started with (only --designer may change)",
+    )
     _common(p, cycle=True)
+    # Unset unless given, so that --resume can refuse them (a resumed run keeps its own);
+    # a new run falls back to the documented defaults.
+    p.set_defaults(counters=None, backend=None)
     p.add_argument(
         "--remote",
         type=Path,
@@ -109,23 +125,58 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--param block_n=32,64 --param num_stages=2,3 --budget-min 10",
     )
     p.add_argument("kernel", help=KERNEL_HELP)
-    p.add_argument("version")
+    p.add_argument("version", help="the version whose knobs are tuned, e.g. triton_v5")
     p.add_argument(
         "--config", help="a trial name or name=value dims (default: the spec's first trial)"
     )
     p.add_argument(
-        "--manual", action="append", default=[], help="k=v,k=v: one manual configuration"
+        "--manual",
+        action="append",
+        default=[],
+        metavar="K=V,...",
+        help="one manual configuration, measured first; repeat for more (at least one; "
+        "each configuration once)",
     )
     p.add_argument(
-        "--param", action="append", default=[], help="NAME=v1,v2 or NAME=lo..hi:xN (autotune)"
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUES",
+        help="the autotune's values of one knob: NAME=v1,v2, NAME=lo..hi:xFACTOR or "
+        "NAME=lo..hi:STEP; repeat for more knobs (a knob given twice takes both lists)",
     )
-    p.add_argument("--budget-min", type=positive_float, default=60.0)
     p.add_argument(
-        "--seconds-per-config", type=positive_float, help="override the measured estimate"
+        "--budget-min",
+        type=positive_float,
+        default=60.0,
+        metavar="MINUTES",
+        help="wall-time minutes the tuning may take (default 60; more needs --promising)",
     )
-    p.add_argument("--promising", default="", help="why this version deserves > 1 hour")
-    p.add_argument("--out", type=Path, help="write the tuning rows as JSON here")
-    p.add_argument("--backend", choices=BACKENDS, default="real")
+    p.add_argument(
+        "--seconds-per-config",
+        type=positive_float,
+        metavar="SECONDS",
+        help="seconds one configuration takes, for the autotune's plan (default: the mean "
+        "of the manual ones)",
+    )
+    p.add_argument(
+        "--promising",
+        default="",
+        metavar="REASON",
+        help="why this version deserves a budget above 60 minutes",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        metavar="FILE.json",
+        help="also write the tuning rows as JSON to this file (checked before anything runs)",
+    )
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="real",
+        help="real: the GPU; fake: stand-in figures for a dry run (default: real)",
+    )
     p.set_defaults(func=cmd_tune)
 
 
@@ -136,10 +187,21 @@ def _common(p: argparse.ArgumentParser, cycle: bool = False) -> None:
         choices=modes,
         default="auto",
         help="hardware counters through ncu: auto (when readable), off, require"
-        + (", baseline (the first profile only)" if cycle else ""),
+        + (", baseline (the first profile only)" if cycle else "")
+        + " (default: auto)",
     )
-    p.add_argument("--language", choices=[lang.value for lang in Language])
-    p.add_argument("--backend", choices=BACKENDS, default="real", help="real GPU or the fake")
+    p.add_argument(
+        "--language",
+        choices=[lang.value for lang in Language],
+        help="the language whose catalog entries are ranked besides the shared ones (default: "
+        + ("the one the cycle's SELECT step chooses)" if cycle else "shared entries only)"),
+    )
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="real",
+        help="real: the GPU; fake: stand-in figures for a dry run (default: real)",
+    )
 
 
 def make_backend(name: str, root: Path) -> MeasurementBackend:
@@ -204,7 +266,7 @@ def _configs(args: argparse.Namespace, spec: KernelSpec) -> list[TrialConfig]:
         raise KbError("--configs names no configuration")
     if args.stress:
         cfg = parse_config(args.stress, spec)
-        stress = TrialConfig("stress", cfg.dims, args.stress_reason)
+        stress = TrialConfig("stress", cfg.dims, args.stress_reason or "")
         configs.append(trial_matrix(spec, stress)[-1])  # refuses a stress point without a reason
     return configs
 
@@ -264,7 +326,36 @@ def _cycle_remote(args: argparse.Namespace) -> int:
         raise KbError("ssh is not installed here: --remote needs an ssh client") from None
 
 
+# What a run is started with: `--resume` continues the run as it was started.
+START_ONLY_OPTIONS = (
+    ("--target", "target"),
+    ("--from", "start"),
+    ("--configs", "configs"),
+    ("--stress", "stress"),
+    ("--stress-reason", "stress_reason"),
+    ("--max-iterations", "max_iterations"),
+    ("--run-id", "run_id"),
+    ("--counters", "counters"),
+    ("--language", "language"),
+    ("--backend", "backend"),
+)
+
+
+def _check_cycle_flags(args: argparse.Namespace) -> None:
+    """Refuse flags that would otherwise be dropped without a word."""
+    if args.stress_reason is not None and not args.stress:
+        raise KbError("--stress-reason explains a --stress configuration: give --stress too")
+    if args.resume:
+        given = [flag for flag, attr in START_ONLY_OPTIONS if getattr(args, attr) is not None]
+        if given:
+            raise KbError(
+                f"--resume {args.resume} continues the run as it was started: drop "
+                f"{', '.join(given)} (a new run takes other settings)"
+            )
+
+
 def cmd_cycle(args: argparse.Namespace) -> int:
+    _check_cycle_flags(args)
     if getattr(args, "remote", None):
         return _cycle_remote(args)
     from kbopt.workflow import cycle
@@ -273,35 +364,43 @@ def cmd_cycle(args: argparse.Namespace) -> int:
 
     store = store_from(args)
     root = store.root
-    designer = make_designer(args.designer, root)
     if args.resume:
         from kbopt.workflow.record import load, run_dir
 
-        backend = make_backend(load(run_dir(root, args.resume)).backend, root)
+        started = load(run_dir(root, args.resume))
+        if args.kernel not in (started.kernel, started.spec):
+            named = load_spec(args.kernel, root).name
+            if named != started.kernel:
+                raise KbError(f"run {args.resume} optimizes {started.kernel}, not {named}")
+        designer_spec = args.designer or started.designer
         run = cycle.resume(
             root,
             args.resume,
-            backend=backend,
-            designer=designer,
+            backend=make_backend(started.backend, root),
+            designer=make_designer(designer_spec, root),
+            designer_spec=designer_spec,
             store=store,
             on_state=_progress(),
         )
     else:
         if not args.target or not args.start:
             raise KbError("a new run needs --target and --from (or --resume RUN_ID)")
+        cycle.parse_target(args.target)  # before anything is loaded
+        designer_spec = args.designer or "human"
+        designer = make_designer(designer_spec, root)
         spec = load_spec(args.kernel, root)
         run = cycle.start(
             root,
             kernel=spec,
             target=args.target,
             start_version=args.start,
-            backend=make_backend(args.backend, root),
+            backend=make_backend(args.backend or "real", root),
             designer=designer,
-            designer_spec=args.designer,
+            designer_spec=designer_spec,
             configs=_configs(args, spec),
             store=store,
-            max_iterations=args.max_iterations,
-            counters=args.counters,
+            max_iterations=args.max_iterations or 4,
+            counters=args.counters or "auto",
             language=args.language,
             run_id=args.run_id,
             on_state=_progress(),
@@ -321,7 +420,7 @@ def cmd_cycle(args: argparse.Namespace) -> int:
     else:
         print(
             f"paused in {record.state.value}: {record.events[-1].message}\n"
-            f"resume with: kbopt cycle {record.kernel} --resume {record.run_id} --designer {record.designer}",
+            f"resume with: kbopt cycle {record.kernel} --resume {record.run_id}",
             file=sys.stderr,
         )
     if record.designer_blocked:
@@ -337,14 +436,18 @@ def _params(text: str) -> dict[str, int | float | str]:
         name, values = parse_param(part)
         if len(values) != 1:
             raise KbError(f"--manual {text!r}: one value per parameter")
+        if name in out:
+            raise KbError(f"--manual {text!r}: {name} is given twice")
         out[name] = values[0]
     return out
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
     from kbopt.bench.backend import measure_with_backoff
-    from kbopt.bench.tuning import TuneBudget, TuneSpace, parse_param, tune
+    from kbopt.bench.tuning import TuneBudget, TuneRow, TuneSpace, parse_param, tune
 
+    if args.out:
+        check_output(args.out)  # now, not after a run of up to an hour
     store = store_from(args)
     backend = make_backend(args.backend, store.root)
     spec = load_spec(args.kernel, store.root)
@@ -355,12 +458,14 @@ def cmd_tune(args: argparse.Namespace) -> int:
         # `evict=true` on a command line is the text "true": give it the knob's type.
         return knobs[name].coerce(value) if name in knobs else value
 
-    params = [parse_param(p) for p in args.param]
-    space = (
-        TuneSpace({name: [typed(name, v) for v in values] for name, values in params})
-        if params
-        else None
-    )
+    # A knob given by several --param takes the values of all of them, in order.
+    values: dict[str, list[int | float | str]] = {}
+    for name, given in (parse_param(p) for p in args.param):
+        slot = values.setdefault(name, [])
+        for value in given:
+            if typed(name, value) not in slot:
+                slot.append(typed(name, value))
+    space = TuneSpace(values) if values else None
     manual = [{k: typed(k, v) for k, v in _params(m).items()} for m in args.manual]
     budget = TuneBudget(seconds=args.budget_min * 60.0, promising=args.promising)
 
@@ -376,6 +481,13 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
     from kbopt.bench.warm_compile import warmer_for
 
+    def progress(row: TuneRow, n: int, total: int) -> None:
+        if not args.json:  # on stderr: stdout is the table, or the JSON
+            shown = f"{row.duration_us:.1f} us" if row.duration_us is not None else row.error
+            print(
+                f"[tune] {row.phase} {n}/{total} {json.dumps(row.params)} {shown}", file=sys.stderr
+            )
+
     warmer = warmer_for(args.backend, spec, args.version, str(store.root), config.dims_dict)
     try:
         report = tune(
@@ -386,6 +498,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
             seconds_per_config=args.seconds_per_config,
             warm=warmer.warm if warmer is not None else None,
             warm_width=warmer.stats.workers if warmer is not None else 1,
+            progress=progress,
         )
     finally:
         if warmer is not None:
@@ -401,8 +514,11 @@ def cmd_tune(args: argparse.Namespace) -> int:
     }
     data.update(report.as_dict())
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(data, indent=1, default=str) + "\n")
+        try:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps(data, indent=1, default=str) + "\n")
+        except OSError as exc:
+            return results_unwritten(args, f"--out {args.out}", exc, data)
     if args.json:
         print_json(data)
     else:

@@ -22,7 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "path",
         nargs="?",
         type=Path,
-        help="the repository's folder (default: --root, else the current folder)",
+        help="the repository's folder (default: --root, else the current folder), created "
+        "if missing in a folder that exists",
     )
     p.set_defaults(func=cmd_init)
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kbopt.cli.common import command, positive_int, print_json
+from kbopt.cli.common import check_output, command, positive_int, print_json, results_unwritten
 from kbopt.errors import KbError, ProblemList
 
 KERNEL_HELP = (
@@ -66,13 +66,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         "its CPU tests and its devlog; profile and cycle it with --backend fake at once.",
         "kbopt kernel new softmax --dims rows,cols --trial large:rows=8192,cols=4096",
     )
-    p.add_argument("name")
+    p.add_argument(
+        "name",
+        help="the kernel's name (its folder, package and entry point): lower-case letters, "
+        "digits and _, not a Python keyword",
+    )
     p.add_argument("--dims", required=True, help="comma-separated dimension names, e.g. rows,cols")
     p.add_argument(
         "--trial",
         action="append",
         default=[],
-        help="a trial point NAME:dim=value,... (repeat; default: one point of ~16M elements)",
+        help="a trial point NAME:dim=value,... giving every dim; repeat for more, each with "
+        "its own name (default: one point of ~16M elements)",
     )
     p.set_defaults(func=cmd_new)
 
@@ -91,7 +96,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="a trial name or name=value dims; repeat (default: the spec's whole trial matrix)",
     )
     p.add_argument(
-        "--rep-ms", type=positive_int, default=200, help="timing repetition per version (ms)"
+        "--rep-ms",
+        type=positive_int,
+        default=200,
+        metavar="MS",
+        help="milliseconds of timing repetitions per version (default 200)",
     )
     p.add_argument("--repeat", action="store_true", help="time every version twice (spread)")
     p.add_argument(
@@ -99,13 +108,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="also time CUDA-graph replay and the host time per call",
     )
-    p.add_argument("--out", type=Path, help="folder for the JSON rows (default: <kernel>/results)")
-    p.add_argument("--no-write", action="store_true", help="print the rows, write no file")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument(
+        "--out",
+        type=Path,
+        metavar="FOLDER",
+        help="the folder the JSON rows file goes into (default: <kernel>/results; checked "
+        "before anything runs)",
+    )
+    where.add_argument("--no-write", action="store_true", help="print the rows, write no file")
     p.add_argument(
         "--backend",
         choices=("real", "fake"),
         default="real",
-        help="fake: stand-in figures for a dry run (never written unless --out is given)",
+        help="real: the GPU; fake: stand-in figures for a dry run, never written unless --out "
+        "is given (default: real)",
     )
     p.set_defaults(func=cmd_bench)
 
@@ -139,15 +156,19 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from kbopt.kernel import load_spec
+    from kbopt.kernel import check_versions, load_spec
 
+    problems: list[KbError]
     try:
         spec = load_spec(args.kernel, _root(args))
+        problems = list(check_versions(spec))
     except ProblemList as exc:
+        problems = exc.problems
+    if problems:
         if args.json:
-            print_json({"ok": False, "problems": [str(p) for p in exc.problems]})
+            print_json({"ok": False, "problems": [str(p) for p in problems]})
         else:
-            for p in exc.problems:
+            for p in problems:
                 print(p, file=sys.stderr)
         return 1
     summary = spec.summary()
@@ -223,6 +244,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from kbopt.bench.trials import default_matrix, parse_config
     from kbopt.kernel import load_spec
 
+    if args.out is not None:
+        check_output(args.out, folder=True)  # now, not after the whole matrix is measured
     root = _root(args)
     spec = load_spec(args.kernel, root)
     configs = [parse_config(c, spec) for c in args.config] if args.config else default_matrix(spec)
@@ -251,7 +274,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         repeat=args.repeat,
         graph=args.graph,
     )
-    path = None if args.no_write else write_rows(rows, args.out or spec.folder / "results")
+    folder = args.out or spec.folder / "results"
+    try:
+        path = None if args.no_write else write_rows(rows, folder)
+    except OSError as exc:
+        return results_unwritten(args, str(folder), exc, {"rows": rows, "written": None})
     if args.json:
         print_json({"rows": rows, "written": str(path) if path else None})
         return 0
@@ -308,10 +335,16 @@ def _fake_bench(args: argparse.Namespace, spec: Any, configs: list[Any], root: P
                     "note": m.note,
                 }
             )
-    path = write_rows(rows, args.out) if args.out and not args.no_write else None
+    try:
+        path = write_rows(rows, args.out) if args.out else None
+    except OSError as exc:
+        payload = {"rows": rows, "written": None, "backend": "fake"}
+        return results_unwritten(args, str(args.out), exc, payload)
     if args.json:
         print_json({"rows": rows, "written": str(path) if path else None, "backend": "fake"})
         return 0
     print("[bench] fake backend: stand-in figures, not measurements", file=sys.stderr)
+    if path is not None:
+        print(f"[bench] wrote {len(rows)} rows to {path}", file=sys.stderr)
     print(table(rows, spec.dim_names))
     return 0

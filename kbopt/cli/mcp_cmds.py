@@ -9,6 +9,8 @@ from kbopt.cli.common import command
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from kbopt.agents.roles import ROLES
+
     p = command(
         sub,
         "mcp",
@@ -22,7 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--role",
         help="the agent role whose write rules apply (default: orchestrator, the role "
-        "that records what was learned; another role gets the read tools only)",
+        "that records what was learned; another role gets the read tools only; roles: "
+        f"{', '.join(ROLES)})",
     )
     p.set_defaults(func=cmd_mcp)
 

@@ -13,11 +13,12 @@ runs too, over the cards and term frequencies the snapshot keeps.
 It declines (returns None, and the full command runs) whenever it is not sure to give
 the same answer: an option it does not handle (`recommend --fill`, `--timeout`) or a
 value the full command would refuse, a query with operators, phrases, fields or
-wildcards, a profile read from standard input, in the autopilot analysis format or
-with anything the profile parser would report, scores tied where the full ranking's
-first pass picks among them in no documented order, an entry file changed since the
-snapshot, a catalog too big for a snapshot, a problem the full command would warn
-about, a damaged or missing snapshot.  Tests run every case both ways and compare the
+wildcards, a profile read from standard input, in the autopilot analysis format,
+partial (no Stages or Bottleneck section, or no metrics) or with anything the profile
+parser would report, scores tied where the full ranking's first pass picks among them
+in no documented order, an entry file changed since the snapshot, a catalog too big
+for a snapshot, a problem the full command would warn about (an entry file that does
+not parse, for search too), a damaged or missing snapshot.  Tests run every case both ways and compare the
 output byte for byte.  `KBOPT_QUICK=0` turns it off.
 """
 
@@ -193,6 +194,8 @@ def _filters(snap: Any, options: dict[str, str]) -> dict[str, str] | None:
         if value not in snap.filter_values.get(key, ()):
             return None
         out[key] = value
+    if "scope" in out and "language" in out:
+        return None  # the full command refuses a contradictory pair
     return out
 
 
@@ -233,8 +236,8 @@ def _search(snap: Any, query: str | None, options: dict[str, str]) -> _Answer | 
 
     filters = _filters(snap, options)
     limit = _limit(options.get("--limit"), 10)
-    if filters is None or limit is None or query is None:
-        return None
+    if filters is None or limit is None or query is None or snap.problems:
+        return None  # ... or an entry that does not parse: the full command warns
     planned = plain_plan(query, snap)
     if planned is None:
         return None
@@ -350,6 +353,8 @@ def _recommend(snap: Any, source: str | None, options: dict[str, str]) -> _Answe
     from kbopt.vocab import Language
 
     language = options.get("--language")
+    if language == "shared":  # the full command's default, said out loud
+        language = None
     limit = _limit(options.get("--limit"), 10)
     if source is None or source == "-" or limit is None:
         return None  # standard input cannot be read twice: the full command reads it
@@ -367,8 +372,8 @@ def _recommend(snap: Any, source: str | None, options: dict[str, str]) -> _Answe
     if first.lower().startswith("primary bottleneck:"):
         return None  # the autopilot analysis format
     profile = read_facts(text)
-    if profile is None:
-        return None
+    if profile is None or not profile.stages or profile.bottleneck is None or not profile.metrics:
+        return None  # ... or a partial profile: the full command says what is missing
     cards = [Card.from_entry_json(snap.docs[rel]["entry"], rel) for rel in snap.order]
     shown = {f"{KNOWLEDGE_PATH}/{rel}": str(snap.docs[rel]["public_path"]) for rel in snap.order}
     relevance = text_relevance(snap, profile.text_for_search())

@@ -8,11 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kbopt.cli.common import command, count_limit, print_json, store_from
+from kbopt.errors import KbError
 from kbopt.layers import BUNDLED
 from kbopt.vocab import Bottleneck, Kind, Scope
 
 if TYPE_CHECKING:  # pydantic's models load with the command that reads a profile
     from kbopt.contracts.profile import Profile
+    from kbopt.store import Store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,7 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--language", help="a language, or 'shared'")
     p.add_argument("--bottleneck", choices=[b.value for b in Bottleneck])
     p.add_argument("--metric", help="a canonical metric name (see `kbopt vocab`)")
-    p.add_argument("--limit", type=count_limit, default=10)
+    p.add_argument(
+        "--limit", type=count_limit, default=10, help="at most this many entries (default: 10)"
+    )
     p.set_defaults(func=cmd_search)
 
     p = command(
@@ -41,9 +45,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("profile", help="a profile Markdown file, or - for standard input")
     p.add_argument(
         "--language",
-        help="keep shared entries plus this language's (default: shared only; 'all': every language)",
+        help="keep shared entries plus this language's (default, or 'shared': shared entries "
+        "only; 'all': every language)",
     )
-    p.add_argument("--limit", type=count_limit, default=10)
+    p.add_argument(
+        "--limit",
+        type=count_limit,
+        default=10,
+        help="at most this many opportunities (default: 10)",
+    )
     p.add_argument(
         "--fill",
         action="store_true",
@@ -64,6 +74,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_search(args: argparse.Namespace) -> int:
     from kbopt.search import search
 
+    store = store_from(args)
     hits = search(
         args.query,
         kind=args.kind,
@@ -72,8 +83,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         bottleneck=args.bottleneck,
         metric=args.metric,
         limit=args.limit,
-        store=store_from(args),
+        store=store,
     )
+    warn_left_out(store)
     if args.json:
         print_json([h.to_dict() for h in hits])
         return 0
@@ -92,8 +104,17 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
-def read_profile(source: str) -> Profile:
-    """A Profile from a file (or stdin): the profiler contract, or the autopilot analysis."""
+def warn_left_out(store: Store) -> None:
+    """Warn, as `kbopt list` does, about each entry file the answer could not include."""
+    from kbopt.search import get_index
+
+    for problem in get_index(store).left_out():
+        print(f"kbopt: warning: {problem} (run `kbopt lint`)", file=sys.stderr)
+
+
+def read_profile(source: str) -> tuple[Profile, str | None]:
+    """A Profile from a file (or stdin): the profiler contract, or the autopilot analysis;
+    with a note when the ranking will rest on less than a whole profile."""
     from kbopt.contracts.analysis import Analysis
     from kbopt.contracts.profile import Profile
     from kbopt.textio import read_source
@@ -101,17 +122,52 @@ def read_profile(source: str) -> Profile:
     text, shown = read_source(source)  # regular files only, strict UTF-8
     first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     if first.lower().startswith("primary bottleneck:"):
-        return Analysis.parse(text, shown).to_profile(kernel=Path(shown).stem)
-    return Profile.parse(text, shown)
+        profile = Analysis.parse(text, shown).to_profile(kernel=Path(shown).stem)
+        if profile.metrics:
+            return profile, None
+        # An analysis is prose: its class still ranks, but say that no number did.
+        return profile, (
+            f"{shown}: no number in the Evidence line names a metric (e.g. `memory "
+            "bandwidth at 80%`, `occupancy 25%`, `ctas_per_sm=0.5`): the ranking rests on "
+            "the bottleneck class and the text only"
+        )
+    profile = Profile.parse(text, shown)
+    if not profile.metrics:
+        raise KbError(
+            "the profile gives no metrics: add a `### Stages` or `### Metrics` table "
+            "(metric names: kbopt vocab)",
+            shown,
+            1,
+        )
+    # Agents write partial profiles on purpose: rank them, but say what is missing.
+    missing = [
+        f"`### {title}`"
+        for title, present in (("Stages", profile.stages), ("Bottleneck", profile.bottleneck))
+        if not present
+    ]
+    if not missing:
+        return profile, None
+    count = len(profile.metrics)
+    return profile, (
+        f"{shown}: no {' or '.join(missing)} section: the ranking rests on "
+        f"{count} metric{'s' if count > 1 else ''} only"
+    )
 
 
 def cmd_recommend(args: argparse.Namespace) -> int:
     from kbopt.strategy import recommend
 
-    profile = read_profile(args.profile)
-    result = recommend(profile, language=args.language, limit=args.limit, store=store_from(args))
+    profile, gap = read_profile(args.profile)
+    store = store_from(args)
+    result = recommend(profile, language=args.language, limit=args.limit, store=store)
+    warn_left_out(store)
+    if gap is not None:
+        print(f"kbopt: warning: {gap}", file=sys.stderr)
     if args.json:
-        print_json(result.to_dict())
+        data = result.to_dict()
+        if gap is not None:  # the JSON's note says what to know before reading the ranking
+            data["note"] = f"{data['note']} {gap}" if data["note"] else gap
+        print_json(data)
         return 0
     if args.fill:
         sys.stdout.write(result.filled_profile().render())

@@ -24,6 +24,7 @@ import re
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kbopt.contracts.profile import Profile, canonical_metric, fmt_number, parse_bottleneck
+from kbopt.contracts.profile_text import COMMENT_RE, TITLE_RE
 from kbopt.errors import Problem, ProblemList
 from kbopt.model import metric_value_problem
 from kbopt.vocab import Level
@@ -105,7 +106,25 @@ class Analysis(BaseModel):
         recs: list[Recommendation] = []
         seen: dict[str, int] = {}
         in_recs = False
-        for n, line in enumerate(text.splitlines(), 1):
+        lines = text.splitlines()
+        first = next(
+            (n for n, line in enumerate(lines, 1) if line.strip() and not COMMENT_RE.match(line)),
+            None,
+        )
+        if first is not None and TITLE_RE.match(lines[first - 1].strip()):
+            # The other contract: one line saying so, not one complaint per line of it.
+            raise ProblemList(
+                [
+                    Problem(
+                        "this is a profile (`## Profile:`), not an analysis (`Primary "
+                        "bottleneck:` / `Evidence:` / `Recommendations:`); `kbopt recommend` "
+                        "ranks a profile",
+                        path,
+                        first,
+                    )
+                ]
+            )
+        for n, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             m = _FIELD_RE.match(line)
@@ -123,6 +142,17 @@ class Analysis(BaseModel):
                     if not value:
                         problems.append(
                             Problem("`Primary bottleneck:` is empty (e.g. memory-bound)", path, n)
+                        )
+                    elif value.lower() != "unknown" and parse_bottleneck(value) is None:
+                        # `from_profile` writes "unknown" for a profile without a class;
+                        # any other word that names no class would rank on nothing.
+                        problems.append(
+                            Problem(
+                                f"unknown bottleneck {value!r}: write memory-bound, "
+                                "compute-bound, latency-bound or unknown",
+                                path,
+                                n,
+                            )
                         )
                     data["primary_bottleneck"] = value
                 elif key == "evidence":

@@ -420,14 +420,20 @@ class _Parser:
             self.add(rows[0][0], f"{what} columns must be: {' | '.join(columns)}")
             return []
         out = []
+        body_rows = 0
         for n, t in rows[1:]:
             cells = split_row(t)
             if all(SEPARATOR_CELL_RE.fullmatch(c) for c in cells):
                 continue
+            body_rows += 1
             if len(cells) != len(columns):
                 self.add(n, f"{what} row has {len(cells)} cells, expected {len(columns)}")
                 continue
             out.append((n, cells))
+        if not body_rows:
+            # A header alone is a table cut short (a truncated file, an unfinished
+            # profiler): ranking it as if measured would hide that.
+            self.add(rows[0][0], f"the {what} table has no rows")
         return out
 
     def _stages(self, lineno: int, body: list[tuple[int, str]]) -> list[Stage]:

@@ -366,6 +366,8 @@ def _table(body: list[str], columns: tuple[str, ...]) -> list[list[str]]:
         if len(cells) != len(columns):
             raise _Decline
         out.append(cells)
+    if not out:
+        raise _Decline  # a header alone: the full parser reports it
     return out
 
 

@@ -584,6 +584,22 @@ class SearchIndex:
         self._snap_problems.pop(rel, None)
         return doc, sha
 
+    def left_out(self) -> list[str]:
+        """What `kbopt lint` says of each entry file the index leaves out because it does
+        not parse: search and recommend answer without it, and say so."""
+        self.ensure_fresh()
+        assert self.gen is not None
+        out: list[str] = []
+        for rel, info in sorted(self.gen.manifest.entries.items()):
+            if info[3]:
+                continue
+            try:
+                self.store.read_file(self._file(rel))
+            except (ProblemList, KbError) as exc:
+                problems = exc.problems if isinstance(exc, ProblemList) else [exc]
+                out += [str(p) for p in problems]
+        return out
+
     def _keep_for_snapshot(self, rel: str, got: tuple[dict[str, Any], Any] | None) -> None:
         # A commit of more documents than a snapshot holds keeps none of them in memory.
         if len(self._snap_new) <= snapshot.MAX_DOCS:

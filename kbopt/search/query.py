@@ -17,7 +17,7 @@ from kbopt.search.schema import (
     SCHEMA_VERSION,
     TEXT_FIELDS,
 )
-from kbopt.vocab import METRICS, Bottleneck, Kind, Language, Scope
+from kbopt.vocab import CONTEXTS, METRICS, Bottleneck, Kind, Language, Level, Scope, Status
 
 FILTER_VALUES: dict[str, list[str]] = {
     "kind": [k.value for k in Kind],
@@ -25,6 +25,15 @@ FILTER_VALUES: dict[str, list[str]] = {
     "language": [*(lang.value for lang in Language), "shared"],
     "bottleneck": [b.value for b in Bottleneck],
     "metric": list(METRICS),
+}
+# The keyword fields a query may name whose values are a closed vocabulary: a value
+# outside it matches nothing, so it is a mistake to report, not an empty answer.
+CLOSED_FIELD_VALUES: dict[str, list[str]] = {
+    **FILTER_VALUES,
+    "context": list(CONTEXTS),
+    "impact": [level.value for level in Level],
+    "risk": [level.value for level in Level],
+    "status": [s.value for s in Status],
 }
 QUERY_FIELDS = (*TEXT_FIELDS, *KEYWORD_FIELDS, "id", "path")
 # `word:` at a term start, outside quotes is close enough: a URL-like `http://` is skipped.
@@ -41,6 +50,13 @@ def check_filters(filters: Mapping[str, str | None]) -> dict[str, str]:
         if value not in allowed:
             raise KbError(f"unknown {key} {value!r}; use one of: {', '.join(allowed)}")
         out[key] = value
+    scope, language = out.get("scope"), out.get("language")
+    if scope and language and (scope == "language") != (language != "shared"):
+        # Shared entries are exactly those without a language: this pair matches nothing.
+        raise KbError(
+            f"scope {scope!r} and language {language!r} contradict each other (a shared "
+            "entry has no language); give one of them"
+        )
     return out
 
 
@@ -73,6 +89,9 @@ _PARSED: dict[tuple[int, str, bool], Any] = {}
 def _parse(schema: Any, text: str, any_word: bool) -> Any:
     if not text or not text.strip():
         raise KbError("empty query: give words to search for, e.g. `kbopt search 'register spill'`")
+    if text.count('"') % 2:
+        # whoosh would search the quote's words as loose words, hiding the typo.
+        raise KbError(f'unbalanced " in query {text!r}: a phrase is "words in quotes"')
     for name in _FIELD_PREFIX.findall(text):
         if name not in QUERY_FIELDS:
             raise KbError(
@@ -92,6 +111,13 @@ def _parse(schema: Any, text: str, any_word: bool) -> Any:
             f"query {text!r} has nothing to search for (only stop words or unbalanced "
             "operators?); try plain keywords such as `bank conflict shared memory`"
         )
+    for leaf in q.leaves():
+        allowed = CLOSED_FIELD_VALUES.get(getattr(leaf, "fieldname", ""))
+        if isinstance(leaf, wq.Term) and allowed is not None and leaf.text not in allowed:
+            raise KbError(
+                f"unknown {leaf.fieldname} {leaf.text!r} in query {text!r}; use one of: "
+                + ", ".join(allowed)
+            )
     return q
 
 

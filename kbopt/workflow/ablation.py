@@ -543,6 +543,9 @@ def run_ablation(
         raise KbError(
             f"--arms: unknown arm(s) {', '.join(unknown) or '(none)'}; use {', '.join(ARMS)}"
         )
+    twice = [a for a in arms if list(arms).count(a) > 1]
+    if twice:  # a second run of the same arm would spend its budget to say the same
+        raise KbError(f"--arms: {twice[0]} is given twice")
     if trials < 2:
         raise KbError(f"--trials must be at least 2 (the start and one more); got {trials}")
     knobs = spec.knobs_for(start)

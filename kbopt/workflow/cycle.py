@@ -6,7 +6,8 @@
 
 - ANALYZE reads the devlog's overview and current best results (and a stress
   configuration the devlog asks for).
-- PROFILE measures the baseline at every configuration first, profiles the primary
+- PROFILE measures the baseline at every configuration first (a target on a metric the
+  measurements lack stops the run there: it could never be judged), profiles the primary
   one, and updates the devlog's performance section.
 - SELECT picks the language from the control the top-ranked entries need (warp-level:
   CuTe DSL; tile-level: Triton, or the TileIR backend on Blackwell when a Triton kernel
@@ -15,28 +16,42 @@
   the control needed.  The reason goes into the record and the Optimization Task.
 - STRATEGIZE ranks the shared + chosen-language catalog against the profile.
 - DESIGN backs up the kernel folder and the devlog, hands ONE optimization to the designer
-  (Optimization Task -> New Version contracts).
-- VERIFY measures the new version at every configuration; a correctness failure, a run
-  failure or a slowdown over 5% at any configuration restores every file byte for byte;
-  otherwise the new version becomes current and is profiled against the previous one.
-  Either way an Optimization Applied report and a devlog entry are written.
+  (Optimization Task -> New Version contracts).  A step never writes the version it starts
+  from, nor an existing version this run did not write (`kbopt.workflow.designers`).
+- VERIFY refuses a step that did write one, imports every Python file the step touched,
+  then measures the new version at every configuration; a refused step, a file that does
+  not import, a correctness failure, a run failure or a slowdown over 5% at any
+  configuration restores every file byte for byte; otherwise the new version becomes
+  current and is profiled against the previous one.  Either way an Optimization Applied
+  report and a devlog entry are written.
 - EVALUATE stops when the target holds at every configuration or at the iteration limit.
 - LEARN writes back through the store (`kbopt.workflow.learn`) and lints the catalog.
 - DONE renders the Optimization Summary to `runs/<id>/summary.md`.
 
 The record is saved after every transition and measurement, so `resume` continues a run
-that was killed at any point (see `kbopt.workflow.record`).
+that was killed at any point (see `kbopt.workflow.record`).  A new run that fails before
+its baseline is profiled (no such version, no GPU, counters required but unreadable)
+leaves no run behind: there is nothing to resume.
+
+The fake backend's figures are stand-ins: they stay in the run's record and never reach
+the kernel's devlog (performance section, current best, entries) or the catalog.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from kbopt.bench.backend import Measurement, MeasurementBackend, measure_with_backoff
+from kbopt.bench.backend import (
+    FAKE_DEVICE_NAME,
+    Measurement,
+    MeasurementBackend,
+    measure_with_backoff,
+)
 from kbopt.bench.trials import TrialConfig, stress_from_devlog
 from kbopt.contracts.new_version import NewVersion
 from kbopt.contracts.profile import Profile
@@ -59,8 +74,14 @@ from kbopt.model import Trigger
 from kbopt.store import Store, atomic_write
 from kbopt.vocab import Language
 from kbopt.workflow import record as rec
-from kbopt.workflow.designers import DesignContext, Designer, DesignerUnavailable, Proposal
-from kbopt.workflow.kernel_tests import run_kernel_tests
+from kbopt.workflow.designers import (
+    DesignContext,
+    Designer,
+    DesignerUnavailable,
+    Proposal,
+    StepRefused,
+)
+from kbopt.workflow.kernel_tests import import_problems, run_kernel_tests
 from kbopt.workflow.learn import run_learn
 from kbopt.workflow.prerequisites import check_prerequisites, specialist_line
 from kbopt.workflow.profiler import CYCLE_COUNTER_MODES, profile_version, update_devlog
@@ -88,6 +109,7 @@ class Cycle:
     designer: Designer
     store: Store
     on_state: Callable[[RunRecord], None] | None = None  # called after each save (tests, CLI)
+    fresh: bool = False  # started by this process (not resumed): see `run`
 
     # ------------------------------------------------------------------ plumbing
 
@@ -99,6 +121,13 @@ class Cycle:
         rec.save(self.record, self.folder)
         if self.on_state is not None:
             self.on_state(self.record)
+
+    @property
+    def fake(self) -> bool:
+        """Stand-in figures (the fake backend): they never enter the devlog."""
+        return self.record.backend == "fake" or any(
+            m.get("device") == FAKE_DEVICE_NAME for m in self.record.baseline.values()
+        )
 
     def go(self, state: State, message: str = "") -> None:
         if message:
@@ -121,10 +150,25 @@ class Cycle:
         bind = getattr(self.designer, "bind", None)
         if callable(bind):  # a designer that reads the catalog and the spec (catalog)
             bind(store=self.store, spec=self.spec, run_dir=self.folder, record=self.record)
-        while self.record.state is not State.DONE:
-            if not handlers[self.record.state]():
-                return self.record  # paused: waiting for a designer
+        try:
+            while self.record.state is not State.DONE:
+                if not handlers[self.record.state]():
+                    return self.record  # paused: waiting for a designer
+        except KbError:
+            self._discard_if_stillborn()
+            raise
         return self.record
+
+    def _discard_if_stillborn(self) -> None:
+        """A new run that failed before its baseline was profiled (no such version, no GPU,
+        counters required but unreadable) has nothing to resume: `--resume` would only fail
+        again.  Remove its record (and its folder when nothing else is in it)."""
+        r = self.record
+        if not self.fresh or r.attempts or r.state not in (State.ANALYZE, State.PROFILE):
+            return
+        (self.folder / rec.RECORD_NAME).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # something else is in the folder: leave it
+            self.folder.rmdir()
 
     # ------------------------------------------------------------------ states
 
@@ -156,6 +200,7 @@ class Cycle:
                 )
             r.baseline[cfg.name] = m.as_dict()
             self.save()
+        self._check_target_measured()
         r.current = dict(r.baseline)
         primary = self.configs[0]
         run = profile_version(
@@ -171,9 +216,35 @@ class Cycle:
         r.profile = r.baseline_profile = run.profile.render()
         r.profile_from_counters = run.from_counters
         r.warnings = run.warnings
-        update_devlog(self.root, run)
-        self.go(State.SELECT, f"baseline measured; {run.classification.bottleneck.value}-bound")
+        note = ""
+        if self.fake:
+            note = "; the devlog is left as it is (the fake backend's figures are stand-ins)"
+        else:
+            update_devlog(self.root, run)
+        self.go(
+            State.SELECT,
+            f"baseline measured; {run.classification.bottleneck.value}-bound{note}",
+        )
         return True
+
+    def _check_target_measured(self) -> None:
+        """EVALUATE judges the target on each configuration's measurement: a metric they do
+        not carry (a counter read only in a profile, a metric this backend never gives)
+        could never be judged, so the run stops before it changes anything."""
+        r = self.record
+        target = parse_target(r.target)
+        lacking = [
+            name
+            for name, d in r.baseline.items()
+            if target.metric not in Measurement.from_dict(d).all_metrics()
+        ]
+        if lacking:
+            first = Measurement.from_dict(r.baseline[lacking[0]])
+            raise KbError(
+                f"--target {r.target!r}: the {r.backend} backend does not measure "
+                f"{target.metric} at {', '.join(lacking)}, so the target could never be "
+                f"judged; its measurements carry {', '.join(sorted(first.all_metrics()))}"
+            )
 
     def select(self) -> bool:
         r = self.record
@@ -253,6 +324,7 @@ class Cycle:
             backend=self.backend,
             configs=self.configs,
             devlog_path=devlog_path(self.root, r.kernel),
+            protected=self._protected(attempt),
         )
         task = OptimizationTask.parse(attempt.task)
         try:
@@ -263,13 +335,22 @@ class Cycle:
             r.attempts.remove(attempt)
             r.iteration -= 1
             return self._designer_blocked(exc)
+        except StepRefused as exc:  # nothing written: VERIFY records the refusal
+            attempt.reason = f"refused: {exc}"
+            nv = NewVersion(
+                kernel=r.kernel,
+                version=attempt.new_version,
+                changes=[f"not made: {exc}"],
+                correct=False,
+                correctness_detail="the step was refused",
+            )
         except KbError as exc:
             nv = NewVersion(
                 kernel=r.kernel,
                 version=attempt.new_version,
                 changes=[f"not made: {exc}"],
                 correct=False,
-                correctness_detail="the designer could not make the change",
+                correctness_detail=f"the designer could not make the change: {exc}",
             )
         if nv is None:
             attempt.status = AttemptStatus.WAITING
@@ -278,8 +359,24 @@ class Cycle:
         attempt.new_version = nv.version
         attempt.new_version_summary = nv.render()
         attempt.status = AttemptStatus.VERIFYING
-        self.go(State.VERIFY, f"{self.designer.name} designer returned {nv.version}")
+        said = "'s step was refused" if attempt.reason else f" returned {nv.version}"
+        self.go(State.VERIFY, f"{self.designer.name} designer{said}")
         return True
+
+    def _protected(self, attempt: Attempt) -> dict[Path, str]:
+        """The files the step must not write, and why (`DesignContext.protected`)."""
+        start = self.spec.version_path(attempt.from_version)
+        out = {start: f"the version the step starts from ({attempt.from_version})"}
+        new = self.spec.version_path(attempt.new_version)
+        # The first attempt's backup holds the kernel's files as they were before this run
+        # changed any: a new version found there is someone's own work, not this run's.
+        first = Snapshot.load(self.folder / self.record.attempts[0].backup_dir)
+        if new != start and first.existed(new):
+            out[new] = (
+                f"an existing version ({attempt.new_version}) this run did not write; "
+                "give the step a new version name"
+            )
+        return out
 
     def _kept(self) -> list[tuple[dict, str, str]]:
         """(measurements, version, profile) of the start and of every version the run kept."""
@@ -410,8 +507,8 @@ class Cycle:
             self._rollback(attempt, attempt.reason)
             return True
         nv = NewVersion.parse(attempt.new_version_summary)
-        reason = ""
-        if not nv.correct:
+        reason = attempt.reason or self._check_step(attempt)
+        if not reason and not nv.correct:
             reason = (
                 f"correctness: the designer reported FAIL ({nv.correctness_detail or 'no detail'})"
             )
@@ -462,6 +559,25 @@ class Cycle:
         self._keep(attempt)
         return True
 
+    def _check_step(self, attempt: Attempt) -> str:
+        """Why the step must be rolled back before it is measured, or "": it wrote a file it
+        must not (whatever its designer), or a Python file it touched no longer imports."""
+        snapshot = Snapshot.load(self.folder / attempt.backup_dir)
+        changed = snapshot.changed()
+        for path, why in self._protected(attempt).items():
+            if snapshot.rel(path) in changed:
+                return f"refused: the step changed {snapshot.rel(path)}, {why}"
+        touched = [
+            snapshot.root / rel
+            for rel in changed
+            if rel.endswith(".py") and (snapshot.root / rel).is_file()
+        ]
+        problems = import_problems(touched, self.root, allow_missing_packages=self.fake)
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            return f"correctness: a file the step touched does not import: {problems[0]}{more}"
+        return ""
+
     def _drift(self, attempt: Attempt) -> str:
         """A change within the limit of the version it replaced is still a regression when
         it is more than the limit slower than the fastest version this run has kept (or its
@@ -510,7 +626,8 @@ class Cycle:
         )
         r.profile = attempt.profile = run.profile.render()
         r.profile_from_counters = run.from_counters
-        update_devlog(self.root, run)
+        if not self.fake:
+            update_devlog(self.root, run)
         gains = ", ".join(f"{k} {v:+.1f}%" for k, v in attempt.changes_pct.items())
         attempt.report = self._report(attempt, Outcome.SUCCESS, f"time change {gains}").render()
         self._devlog_entry(attempt, "applied", f"time change {gains}")
@@ -560,6 +677,8 @@ class Cycle:
 
     def _devlog_entry(self, attempt: Attempt, outcome: str, detail: str) -> None:
         r = self.record
+        if self.fake:
+            return  # the run's record keeps the attempt; the devlog takes measurements only
         devlog = Devlog.for_kernel(self.root, r.kernel)
         rows = []
         for name, d in attempt.measurements.items():
@@ -626,7 +745,7 @@ class Cycle:
 
     def evaluate(self) -> bool:
         r = self.record
-        target = Trigger.parse(r.target)
+        target = parse_target(r.target)
         verdicts = {
             name: target.holds(Measurement.from_dict(d).all_metrics())
             for name, d in r.current.items()
@@ -639,7 +758,11 @@ class Cycle:
             r.stop_reason = f"iteration limit ({r.max_iterations}) reached"
             self.go(State.LEARN, r.stop_reason)
         else:
-            missed = ", ".join(name for name, ok in verdicts.items() if ok is not True)
+            missed = ", ".join(
+                name + (" (not measured)" if ok is None else "")
+                for name, ok in verdicts.items()
+                if ok is not True
+            )
             self.go(State.SELECT, f"target {r.target} not met at {missed}")
         return True
 
@@ -723,6 +846,8 @@ def summary(r: RunRecord, spec: KernelSpec | None = None) -> OptimizationSummary
             label = (
                 "Regression detected"
                 if a.reason.startswith("regression")
+                else "Refused"
+                if a.reason.startswith("refused")
                 else "Correctness failure"
             )
             impact = f"{label}: {impact}" if impact != "not measured" else label
@@ -789,17 +914,19 @@ def start(
     run_id: str | None = None,
     on_state: Callable[[RunRecord], None] | None = None,
 ) -> Cycle:
-    Trigger.parse(target)  # fail early on a malformed target
+    parse_target(target)  # fail early on a malformed target
     if counters not in CYCLE_COUNTER_MODES:
         raise KbError(f"--counters must be one of {', '.join(CYCLE_COUNTER_MODES)}")
     if language is not None:
         Language(language)
     spec = load_spec(kernel, root)
-    run_id = run_id or rec.new_run_id(spec.name)
-    folder = rec.run_dir(root, run_id)
-    if (folder / rec.RECORD_NAME).exists():
-        raise KbError(f"run {run_id} already exists; resume it with --resume {run_id}")
-    folder.mkdir(parents=True, exist_ok=True)
+    if run_id is None:
+        run_id, folder = _new_run_folder(root, spec.name)
+    else:
+        folder = rec.run_dir(root, run_id)
+        if (folder / rec.RECORD_NAME).exists():
+            raise KbError(f"run {run_id} already exists; resume it with --resume {run_id}")
+        folder.mkdir(parents=True, exist_ok=True)
     record = RunRecord(
         run_id=run_id,
         kernel=spec.name,
@@ -816,9 +943,41 @@ def start(
         current_version=start_version,
     )
     record.log(f"started by pid {os.getpid()}")
-    cycle = Cycle(root, folder, record, spec, backend, designer, store, on_state)
+    cycle = Cycle(root, folder, record, spec, backend, designer, store, on_state, fresh=True)
     cycle.save()
     return cycle
+
+
+def parse_target(text: str) -> Trigger:
+    """The run's target, `metric op value`; a KbError naming what is wrong."""
+    from kbopt.vocab import OPERATORS
+
+    try:
+        return Trigger.parse(text)
+    except ValueError as exc:  # pydantic's ValidationError is one
+        errors = getattr(exc, "errors", None)
+        why = (
+            str(errors()[0]["msg"]).removeprefix("Value error, ")
+            if errors
+            else f"not `metric op number` (operators {' '.join(OPERATORS)}; "
+            "e.g. 'pct_of_floor>=50')"
+        )
+        raise KbError(f"--target {text!r}: {why}") from None
+
+
+def _new_run_folder(root: Path, kernel: str) -> tuple[str, Path]:
+    """A run id of its own: the time stamp, then -2, -3... when another run (perhaps in
+    another process) took it this second; the folder is made at once to claim it."""
+    stamp = rec.new_run_id(kernel)
+    for n in range(1, 1000):
+        run_id = stamp if n == 1 else f"{stamp}-{n}"
+        folder = rec.run_dir(root, run_id)
+        try:
+            folder.mkdir(parents=True)
+        except FileExistsError:
+            continue
+        return run_id, folder
+    raise KbError(f"{rec.run_dir(root, stamp).parent}: no free run id for {stamp} (999 taken)")
 
 
 def spec_reference(spec: KernelSpec, root: Path) -> str:
@@ -843,11 +1002,16 @@ def resume(
     designer: Designer,
     store: Store,
     on_state: Callable[[RunRecord], None] | None = None,
+    designer_spec: str | None = None,
 ) -> Cycle:
+    """Continue a run; `designer_spec` records a designer other than the run's own."""
     folder = rec.run_dir(root, run_id)
     record = rec.load(folder)
     spec = load_spec(record.spec or record.kernel, root)
     record.log(f"resumed by pid {os.getpid()} in state {record.state.value}")
+    if designer_spec and designer_spec != record.designer:
+        record.log(f"designer {record.designer} replaced by {designer_spec}")
+        record.designer = designer_spec
     return Cycle(root, folder, record, spec, backend, designer, store, on_state)
 
 

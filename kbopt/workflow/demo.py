@@ -6,9 +6,10 @@ builds a throw-away project in the folder (a copy of this project's knowledge ba
 `kernels/toy/` with its spec and versions that script the fake backend's figures, a devlog
 and a designer plan),
 then runs `kbopt cycle toy` on it and prints the Optimization Summary.  The plan makes
-one change that is kept, one in-place parameter change that regresses (restored byte
-for byte), one new file that regresses (removed) and one change that breaks correctness
-(restored).  The tests build the same project.
+one change that is kept, one change that also edits a helper module the versions share
+and regresses (the helper restored byte for byte, the new file removed), one new file that
+regresses (removed) and one change that breaks correctness (removed).  The tests build the
+same project.
 """
 
 from __future__ import annotations
@@ -93,25 +94,35 @@ FASTER_STEP: dict[str, Any] = {
     "new_version": "toy_v2",
     "changes": ["64 query rows per program"],
 }
+HELPER = '''\
+"""Shared by the toy's versions; not a version (its name is not <family>_v<N>)."""
+
+KV_SPLITS = 8
+'''
+# A step writes a new version, never the one it starts from; it may edit other files of
+# the kernel's folder in place (this one's shared helper), restored byte for byte on rollback.
 IN_PLACE_REGRESSION: dict[str, Any] = {
     "optimization": "split-kv-decode",
-    "new_version": "toy_v2",
-    "changes": ["splits 8 -> 64"],
+    "new_version": "toy_v3",
+    "copy_from": "toy_v2",
+    "changes": ["splits 8 -> 64, in the helper module the versions share"],
     "edits": [
-        {"path": "kernels/toy/toy_v2.py", "old": '"decode": 200.0', "new": '"decode": 260.0'}
+        {"path": "kernels/toy/helper.py", "old": "KV_SPLITS = 8", "new": "KV_SPLITS = 64"},
+        {"path": "kernels/toy/toy_v3.py", "old": '"decode": 200.0', "new": '"decode": 260.0'},
     ],
 }
 WRONG_RESULT: dict[str, Any] = {
     "optimization": "split-kv-decode",
-    "new_version": "toy_v2",
+    "new_version": "toy_v3",
+    "copy_from": "toy_v2",
     "changes": ["drop the rescale of the partial outputs"],
     "edits": [
         {
-            "path": "kernels/toy/toy_v2.py",
+            "path": "kernels/toy/toy_v3.py",
             "old": "FAKE_CORRECT = True",
             "new": "FAKE_CORRECT = False",
         },
-        {"path": "kernels/toy/toy_v2.py", "old": '"decode": 200.0', "new": '"decode": 20.0'},
+        {"path": "kernels/toy/toy_v3.py", "old": '"decode": 200.0', "new": '"decode": 20.0'},
     ],
 }
 
@@ -147,7 +158,7 @@ def make_project(root: Path, steps: list[dict[str, Any]], knowledge: Path | None
     (kdir / "spec.py").write_text(TOY_SPEC)
     (kdir / "toy_v1.py").write_text(version_source("toy_v1", 400.0, 3200.0))
     (kdir / "toy_v2.py").write_text(version_source("toy_v2", 200.0, 1600.0))
-    (kdir / "helper.py").write_text("# not a version: its name is not <family>_v<N>\n")
+    (kdir / "helper.py").write_text(HELPER)
     (root / "docs" / "kernels").mkdir(parents=True)
     (root / "docs" / "kernels" / "toy.md").write_text(DEVLOG)
     shutil.copytree(source, root / KNOWLEDGE_DIR)

@@ -21,16 +21,28 @@ A designer that cannot go on (no API key, no applicable move) raises
 `DesignerUnavailable`: the cycle stops there, records why, and `kbopt cycle` exits
 non-zero, instead of counting an attempt that never happened as a failure.
 
+A step writes its change into its new version, and may edit other files of the kernel's
+folder (a shared helper module), never the version it starts from, nor an existing
+version the run did not write: `DesignContext.protected` names those files, and a designer
+that would write one raises `StepRefused` before writing anything (VERIFY checks the same
+afterwards for every designer, and rolls the step back).
+
 Other designers (the LLM agents) register with `register_designer(name, factory)`.
 
 Scripted plan format (JSON; an edit's path is a file of the kernel's folder when it is a
-bare file name, else relative to the project root)::
+bare file name, else relative to the project root, and must lie in the kernel's folder:
+the cycle backs up that folder only).  `optimization` names a catalog entry; a change no
+entry describes gets a descriptive name that is not an entry name (with spaces or
+capitals), or carries the draft of its entry (`learn_draft`)::
 
     {"language": "triton",
      "steps": [
-       {"optimization": "split-kv-decode",          # catalog id (or a free name)
+       {"optimization": "split-kv-decode",          # a catalog entry
         "new_version": "triton_v3",                 # an existing version: a version change
         "changes": ["8 KV splits + combine"]},
+       {"optimization": "BLOCK_N 64 -> 128",        # a free name: no catalog entry
+        "new_version": "triton_v3_bn128", "copy_from": "triton_v3",
+        "edits": [{"path": "triton_v3_bn128.py", "old": "BLOCK_N = 64", "new": "BLOCK_N = 128"}]},
        {"optimization": "larger-kv-tiles",
         "new_version": "toy_v3", "copy_from": "toy_v2",   # new file from an existing one
         "edits": [{"path": "toy_v3.py", "old": "BLOCK_N = 32", "new": "BLOCK_N = 64"}],
@@ -44,7 +56,7 @@ import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kbopt.bench.backend import MeasurementBackend, measure_with_backoff
 from kbopt.bench.trials import TrialConfig
@@ -54,6 +66,9 @@ from kbopt.errors import KbError, ProblemList, VersionFailed
 from kbopt.kernel import KernelSpec
 from kbopt.workflow.record import RunRecord
 
+if TYPE_CHECKING:
+    from kbopt.store import Store
+
 
 class DesignerUnavailable(KbError):
     """The designer cannot run or has nothing it can do: the cycle stops, saying why."""
@@ -61,6 +76,12 @@ class DesignerUnavailable(KbError):
     def __init__(self, message: str, details: Sequence[str] = ()):
         super().__init__(message)
         self.details = list(details)
+
+
+class StepRefused(KbError):
+    """The step would write a file it must not (see `DesignContext.protected`), or one the
+    cycle does not back up: refused before anything is written.  The cycle records the
+    attempt as refused and goes on."""
 
 
 @dataclass
@@ -84,6 +105,9 @@ class DesignContext:
     backend: MeasurementBackend
     configs: list[TrialConfig]
     devlog_path: Path
+    # Files the step must not write, with why: the version it starts from, and its new
+    # version when that exists and this run did not write it (someone's own work).
+    protected: dict[Path, str] = field(default_factory=dict)
 
 
 class Designer(Protocol):
@@ -125,7 +149,9 @@ class ScriptedDesigner:
         self.source = source
 
     @classmethod
-    def from_file(cls, path: Path) -> ScriptedDesigner:
+    def from_file(cls, path: Path, store: Store | None = None) -> ScriptedDesigner:
+        """The plan at `path`; with a `store`, a step naming an entry the catalog lacks is
+        refused (a typo would otherwise run the step and learn nothing from it)."""
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except OSError as exc:
@@ -150,6 +176,15 @@ class ScriptedDesigner:
                 raise KbError(f"{path}: step {i} lacks {exc} (see `kbopt cycle --help`)") from None
         if not steps:
             raise KbError(f"{path}: the designer plan has no steps")
+        for i, step in enumerate(steps, 1):
+            if store is None or step.learn_draft or not _is_entry_name(step.optimization):
+                continue  # a free name, or an entry the step's own draft proposes
+            if store.find(step.optimization) is None:
+                raise KbError(
+                    f"{path}: step {i}: no catalog entry {step.optimization!r} (see `kbopt "
+                    "list`); name a change no entry describes in words (with spaces), or "
+                    "give the step a learn_draft"
+                )
         return cls(steps, data.get("language"), str(path))
 
     def propose(self, record: RunRecord, ranked: Sequence[Mapping[str, Any]]) -> Proposal | None:
@@ -173,17 +208,19 @@ class ScriptedDesigner:
         kdir = ctx.spec.folder
         created: list[str] = []
         modified: list[str] = []
+        # A bare file name is a file of the kernel's folder (which may lie outside the
+        # project); any other relative path is relative to the project root.
+        edits = [(kdir / e.path if "/" not in e.path else ctx.root / e.path, e) for e in step.edits]
+        dst = kdir / f"{step.new_version}.py"
+        targets = ([dst] if step.copy_from else []) + [p for p, _ in edits]
+        _refuse_protected(ctx, targets, f"scripted step {ctx.iteration}")
         if step.copy_from:
             src = kdir / f"{step.copy_from}.py"
-            dst = kdir / f"{step.new_version}.py"
             if not src.is_file():
                 raise KbError(f"scripted step {ctx.iteration}: no {src.name} to copy from")
             shutil.copyfile(src, dst)
             created.append(_rel(ctx.root, dst))
-        for e in step.edits:
-            # A bare file name is a file of the kernel's folder (which may lie outside the
-            # project); any other relative path is relative to the project root.
-            p = kdir / e.path if "/" not in e.path else ctx.root / e.path
+        for p, e in edits:
             try:
                 text = p.read_text(encoding="utf-8")
             except OSError as exc:
@@ -279,8 +316,12 @@ def make_designer(spec: str, root: Path) -> Designer:
     if name == "scripted":
         if not arg:
             raise KbError("the scripted designer needs a plan: --designer scripted:PLAN.json")
+        from kbopt.store import Store
+
         path = Path(arg)
-        return ScriptedDesigner.from_file(path if path.is_absolute() else root / path)
+        return ScriptedDesigner.from_file(
+            path if path.is_absolute() else root / path, store=Store(root)
+        )
     if name == "human":
         return HumanDesigner(arg or None)
     if name == "catalog":
@@ -293,6 +334,29 @@ def make_designer(spec: str, root: Path) -> Designer:
         return _REGISTRY[name](arg, root)
     known = ", ".join(["scripted:PLAN.json", "human", "catalog", *sorted(_REGISTRY)])
     raise KbError(f"unknown designer {spec!r}; use one of: {known}")
+
+
+def _refuse_protected(ctx: DesignContext, targets: Sequence[Path], who: str) -> None:
+    """StepRefused, before anything is written, when a target is a protected file or lies
+    outside the kernel's folder (the only folder the cycle backs up and restores)."""
+    folder = ctx.spec.folder.resolve()
+    protected = {p.resolve(): why for p, why in ctx.protected.items()}
+    for target in targets:
+        resolved = target.resolve()
+        shown = _rel(ctx.root, target)
+        if resolved in protected:
+            raise StepRefused(f"{who} would write {shown}, {protected[resolved]}")
+        if not resolved.is_relative_to(folder):
+            raise StepRefused(
+                f"{who} would write {shown}, outside the kernel's folder "
+                f"{_rel(ctx.root, folder)} (the cycle backs up and restores that folder only)"
+            )
+
+
+def _is_entry_name(name: str) -> bool:
+    from kbopt.model import NAME_RE
+
+    return bool(NAME_RE.match(name))
 
 
 def _rel(root: Path, p: Path) -> str:

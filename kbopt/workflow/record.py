@@ -78,9 +78,9 @@ class Attempt(_Model):
     @property
     def failed_correctness(self) -> bool:
         """Rolled back for a wrong result, a failed run or failed tests (VERIFY writes such
-        reasons as `correctness: ...`), not for its speed: says nothing about the change's
-        effect on time."""
-        return "correct" in self.reason
+        reasons as `correctness: ...`), or refused unmade (`refused: ...`), not for its
+        speed: says nothing about the change's effect on time."""
+        return "correct" in self.reason or self.reason.startswith("refused")
 
 
 class Event(_Model):

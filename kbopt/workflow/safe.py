@@ -111,6 +111,14 @@ class Snapshot:
     def verify(self) -> bool:
         return not self.changed()
 
+    def rel(self, path: Path) -> str:
+        """How the manifest names `path` (what `changed()` and `restore()` return)."""
+        return _rel(self.root, Path(path))
+
+    def existed(self, path: Path) -> bool:
+        """Whether `path` was a file when the backup was taken."""
+        return self.files.get(self.rel(path)) is not None
+
     def restore(self) -> list[str]:
         """Put back every backed-up byte, delete created files; returns what was changed."""
         changed = self.changed()

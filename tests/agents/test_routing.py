@@ -30,9 +30,9 @@ from kbopt.errors import KbError
 # (rule, request, sm, existing Triton kernel, expected stages, alternatives)
 ROUTES = [
     # Spécialistes / mode spécifié par l'utilisateur: « Appliquer CUDA Graph à mon modèle »
-    ("A1-cuda-graph", "Appliquer CUDA Graph à mon modèle", None, False, (CUDA_GRAPH,), ()),
+    ("cuda-graph", "Appliquer CUDA Graph à mon modèle", None, False, (CUDA_GRAPH,), ()),
     (
-        "A1-cuda-graph",
+        "cuda-graph",
         "Analysez train.py pour la compatibilité CUDA Graph",
         None,
         False,
@@ -40,7 +40,7 @@ ROUTES = [
         (),
     ),
     (
-        "A1-cuda-graph",
+        "cuda-graph",
         "Apply CUDA graph capture to the training loop",
         90,
         False,
@@ -48,10 +48,10 @@ ROUTES = [
         (),
     ),
     # « Mesurez les performances avant et après », « Benchmark train.py and report latency »
-    ("A1-profiling", "Mesurez les performances avant et après", None, False, (PROFILING,), ()),
-    ("A1-profiling", "Benchmark train.py and report latency", None, False, (PROFILING,), ()),
+    ("profiling", "Mesurez les performances avant et après", None, False, (PROFILING,), ()),
+    ("profiling", "Benchmark train.py and report latency", None, False, (PROFILING,), ()),
     (
-        "A1-profiling",
+        "profiling",
         "Profile the Triton kernel triton_v3 at b=32, s=1, t=4096",
         None,
         False,
@@ -59,31 +59,31 @@ ROUTES = [
         (),
     ),
     # 1. TileIR / nvtriton / ENABLE_TILE -> pipeline en deux étapes
-    ("A3.1-generate", "Générer un kernel TileIR", None, False, (TRITON, TILEIR), ()),
+    ("tileir-generate", "Générer un kernel TileIR", None, False, (TRITON, TILEIR), ()),
     (
-        "A3.1-generate",
+        "tileir-generate",
         "Generate a TileIR kernel for fused SiLU-mul",
         100,
         False,
         (TRITON, TILEIR),
         (),
     ),
-    ("A3.1-generate", "Écrivez et benchmarkez un kernel TileIR", None, False, (TRITON, TILEIR), ()),
-    ("A3.1-generate", "Write an nvtriton kernel for RMSNorm", None, False, (TRITON, TILEIR), ()),
-    ("A3.1-optimize", "Optimiser pour TileIR", None, False, (TRITON, TILEIR), ()),
+    ("tileir-generate", "Écrivez et benchmarkez un kernel TileIR", None, False, (TRITON, TILEIR), ()),
+    ("tileir-generate", "Write an nvtriton kernel for RMSNorm", None, False, (TRITON, TILEIR), ()),
+    ("tileir-optimize", "Optimiser pour TileIR", None, False, (TRITON, TILEIR), ()),
     (
-        "A3.1-optimize",
+        "tileir-optimize",
         "Optimize for TileIR (no kernel exists yet)",
         None,
         False,
         (TRITON, TILEIR),
         (),
     ),
-    ("A3.1-optimize", "Tune it with ENABLE_TILE on Blackwell", 100, False, (TRITON, TILEIR), ()),
-    ("A3.1-convert", "Optimiser pour TileIR", None, True, (TILEIR,), ()),  # kernel exists
-    ("A3.1-convert", "Convertir un kernel Triton en TileIR", None, False, (TILEIR,), ()),
+    ("tileir-optimize", "Tune it with ENABLE_TILE on Blackwell", 100, False, (TRITON, TILEIR), ()),
+    ("tileir-convert", "Optimiser pour TileIR", None, True, (TILEIR,), ()),  # kernel exists
+    ("tileir-convert", "Convertir un kernel Triton en TileIR", None, False, (TILEIR,), ()),
     (
-        "A3.1-convert",
+        "tileir-convert",
         "Convertissez le kernel Triton existant pour utiliser TileIR",
         None,
         False,
@@ -91,7 +91,7 @@ ROUTES = [
         (),
     ),
     (
-        "A3.1-convert",
+        "tileir-convert",
         "Ajoutez les configs TileIR à fused_gelu.py pour Blackwell",
         None,
         False,
@@ -99,7 +99,7 @@ ROUTES = [
         (),
     ),
     (
-        "A3.1-convert",
+        "tileir-convert",
         "Optimisez le kernel Triton à kernels/swiglu/triton_v1.py pour le backend TileIR",
         None,
         False,
@@ -108,7 +108,7 @@ ROUTES = [
     ),
     # A CuTe kernel converted to TileIR: TileIR optimizes Triton kernels, so Triton first
     (
-        "A3.1-convert-other",
+        "tileir-convert-other",
         "Convert the CuTe kernel to TileIR",
         None,
         False,
@@ -116,43 +116,43 @@ ROUTES = [
         (),
     ),
     # 2. CuTe DSL -> kernel-cute-specialist (whatever the hardware)
-    ("A3.2-cute", "Générer un kernel CuTe DSL", None, False, (CUTE,), ()),
+    ("cute", "Générer un kernel CuTe DSL", None, False, (CUTE,), ()),
     (
-        "A3.2-cute",
+        "cute",
         "Générez un kernel CuTe DSL pour l'opération element-wise SiLU-mul",
         100,
         False,
         (CUTE,),
         (),
     ),
-    ("A3.2-cute", "Générez un kernel CuTe DSL pour l'opération GEMM", 90, False, (CUTE,), ()),
-    ("A3.2-cute", "Write a CUTE DSL reduction kernel", None, False, (CUTE,), ()),
-    ("A3.2-cute", "Raise occupancy of kernels/mla_decode/cute_v2.py", 90, False, (CUTE,), ()),
-    ("A3.2-cute", "Port the attention kernel to CuTe", 90, False, (CUTE,), ()),
-    ("A3.2-cute", "Use the CUTLASS 4 Python DSL for the GEMM", None, False, (CUTE,), ()),
+    ("cute", "Générez un kernel CuTe DSL pour l'opération GEMM", 90, False, (CUTE,), ()),
+    ("cute", "Write a CUTE DSL reduction kernel", None, False, (CUTE,), ()),
+    ("cute", "Raise occupancy of kernels/mla_decode/cute_v2.py", 90, False, (CUTE,), ()),
+    ("cute", "Port the attention kernel to CuTe", 90, False, (CUTE,), ()),
+    ("cute", "Use the CUTLASS 4 Python DSL for the GEMM", None, False, (CUTE,), ()),
     # 3. Triton sans contexte TileIR -> kernel-triton-specialist (even on Blackwell)
-    ("A3.3-triton", "Écrire un kernel Triton", None, False, (TRITON,), ()),
-    ("A3.3-triton", "Fusion Triton", None, False, (TRITON,), ()),
+    ("triton", "Écrire un kernel Triton", None, False, (TRITON,), ()),
+    ("triton", "Fusion Triton", None, False, (TRITON,), ()),
     (
-        "A3.3-triton",
+        "triton",
         "Écrivez un kernel Triton pour GELU-dropout fusionné",
         100,
         False,
         (TRITON,),
         (),
     ),
-    ("A3.3-triton", "Créez un kernel de fusion element-wise en Triton", None, False, (TRITON,), ()),
+    ("triton", "Créez un kernel de fusion element-wise en Triton", None, False, (TRITON,), ()),
     # 4. Aucune préférence -> selon le matériel
-    ("A3.4-blackwell-new", "Write a fused softmax kernel", 100, False, (TRITON, TILEIR), ()),
-    ("A3.4-blackwell-new", "Write a fused softmax kernel", 120, False, (TRITON, TILEIR), ()),
-    ("A3.4-blackwell-existing", "Speed up the softmax kernel", 100, True, (TILEIR,), ()),
-    ("A3.4-blackwell-existing", "Speed up the existing softmax kernel", 100, False, (TILEIR,), ()),
-    ("A3.4-ampere-hopper", "Write a fused softmax kernel", 80, False, (TRITON,), (CUTE,)),
-    ("A3.4-ampere-hopper", "Write a fused softmax kernel", 90, False, (TRITON,), (CUTE,)),
-    ("A3.4-ampere-hopper", "Write a fused softmax kernel", 89, True, (TRITON,), (CUTE,)),
+    ("blackwell-new", "Write a fused softmax kernel", 100, False, (TRITON, TILEIR), ()),
+    ("blackwell-new", "Write a fused softmax kernel", 120, False, (TRITON, TILEIR), ()),
+    ("blackwell-existing", "Speed up the softmax kernel", 100, True, (TILEIR,), ()),
+    ("blackwell-existing", "Speed up the existing softmax kernel", 100, False, (TILEIR,), ()),
+    ("ampere-hopper", "Write a fused softmax kernel", 80, False, (TRITON,), (CUTE,)),
+    ("ampere-hopper", "Write a fused softmax kernel", 90, False, (TRITON,), (CUTE,)),
+    ("ampere-hopper", "Write a fused softmax kernel", 89, True, (TRITON,), (CUTE,)),
     # words that only look like a trigger do not route
     (
-        "A3.4-ampere-hopper",
+        "ampere-hopper",
         "Write a cute little tile iterator kernel",
         90,
         False,
@@ -181,24 +181,24 @@ def test_route_follows_the_source(
 # (target, task, sm, existing, rule that refuses it)
 REFUSALS = [
     # « N'envoyez jamais une tâche CuTe DSL à kernel-triton-specialist ou vice versa »
-    (TRITON, "Générez un kernel CuTe DSL pour l'opération GEMM", None, False, "A2-cute"),
-    (CUTE, "Écrivez un kernel Triton pour GELU-dropout fusionné", None, False, "A2-triton"),
-    (TRITON, "Raise occupancy of kernels/mla_decode/cute_v2.py", 90, False, "A2-cute"),
-    (CUTE, "Tune BLOCK_N in kernels/mla_decode/triton_v5.py", 90, False, "A2-triton"),
+    (TRITON, "Générez un kernel CuTe DSL pour l'opération GEMM", None, False, "cute-domain"),
+    (CUTE, "Écrivez un kernel Triton pour GELU-dropout fusionné", None, False, "triton-domain"),
+    (TRITON, "Raise occupancy of kernels/mla_decode/cute_v2.py", 90, False, "cute-domain"),
+    (CUTE, "Tune BLOCK_N in kernels/mla_decode/triton_v5.py", 90, False, "triton-domain"),
     # Le spécialiste TileIR n'écrit PAS de kernels à partir de zéro
-    (TILEIR, "Générer un kernel TileIR", None, False, "A3-tileir-no-scratch"),
-    (TILEIR, "Write a fused softmax kernel", 100, False, "A3-tileir-no-scratch"),
-    (TILEIR, "Write a kernel", None, False, "A3-tileir-no-scratch"),  # no intent, no SM
+    (TILEIR, "Générer un kernel TileIR", None, False, "tileir-no-scratch"),
+    (TILEIR, "Write a fused softmax kernel", 100, False, "tileir-no-scratch"),
+    (TILEIR, "Write a kernel", None, False, "tileir-no-scratch"),  # no intent, no SM
     # TileIR est SANS RAPPORT avec CuTe DSL
-    (CUTE, "Générer un kernel TileIR", None, False, "A4-terminology"),
-    (CUTE, "Convertir un kernel Triton en TileIR", None, False, "A4-terminology"),
+    (CUTE, "Générer un kernel TileIR", None, False, "terminology"),
+    (CUTE, "Convertir un kernel Triton en TileIR", None, False, "terminology"),
     # « Convertir un kernel Triton en TileIR » -> TileIR only (not the triton specialist)
-    (TRITON, "Convertir un kernel Triton en TileIR", None, False, "A2-tileir"),
+    (TRITON, "Convertir un kernel Triton en TileIR", None, False, "tileir-domain"),
     # the specialist must match the domain of the task
-    (PROFILING, "Écrire un kernel Triton", None, False, "A2-domain"),
-    (CUDA_GRAPH, "Générer un kernel CuTe DSL", None, False, "A2-domain"),
-    (TRITON, "Appliquer CUDA Graph à mon modèle", None, False, "A2-domain"),
-    (CUTE, "Mesurez les performances avant et après", None, False, "A2-domain"),
+    (PROFILING, "Écrire un kernel Triton", None, False, "domain"),
+    (CUDA_GRAPH, "Générer un kernel CuTe DSL", None, False, "domain"),
+    (TRITON, "Appliquer CUDA Graph à mon modèle", None, False, "domain"),
+    (CUTE, "Mesurez les performances avant et après", None, False, "domain"),
     (TRITON, "Write a fused softmax kernel", 90, False, None),  # accepted (SM80-SM90)
 ]
 
@@ -261,3 +261,11 @@ def test_no_preference_needs_a_usable_sm_version() -> None:
 def test_every_rule_is_covered() -> None:
     covered = {row[0] for row in ROUTES} | {row[4] for row in REFUSALS if row[4]}
     assert covered == set(RULES)
+
+
+def test_rule_names_carry_no_requirement_code() -> None:
+    # Users see these names in refusals (`refused by rule tileir-no-scratch`): a code
+    # such as A3.1 would point them at a document they do not have.
+    import re
+
+    assert all(re.fullmatch(r"[a-z]+(-[a-z]+)*", rule) for rule in RULES), sorted(RULES)

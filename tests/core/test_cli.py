@@ -32,10 +32,69 @@ def test_every_command_has_help_with_an_example() -> None:
         assert cmd.description, name
 
 
+@pytest.mark.parametrize("path", [["profile"], ["tune"], ["bench"], ["ablate"], ["kernel", "new"]])
+def test_measuring_commands_say_every_default_in_their_help(path: list[str]) -> None:
+    """An option that has a default says it (argparse's own `choices` list the values)."""
+    parser = build_parser()
+    for word in path:
+        parser = next(a for a in parser._actions if a.dest in ("command", "kernel_command"))
+        parser = parser.choices[word]  # type: ignore[index]
+    for action in parser._actions:
+        if not action.option_strings or action.dest in (
+            "help",
+            "json",
+            "timeout",
+            "timeout_after_command",
+        ):
+            continue
+        assert action.help, f"kbopt {' '.join(path)} {action.option_strings[0]} has no help"
+        if action.default not in (None, False, [], ""):
+            assert "default" in action.help, f"{action.option_strings[0]}: no default shown"
+        if action.dest == "arms":
+            assert "catalog, random, grid" in action.help
+
+
+def test_every_help_example_parses(capsys: pytest.CaptureFixture[str]) -> None:
+    """A user copies the Example line: its options must be the command's (a required
+    option left out, `agent tool` without --role, fails here)."""
+    import argparse
+    import shlex
+
+    def examples(parser: argparse.ArgumentParser) -> list[str]:
+        _, marker, example = (parser.epilog or "").partition("Example:")
+        out = [example.strip()] if marker else []
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    out += examples(sub)
+        return [e for e in out if e]
+
+    found = examples(build_parser())
+    assert len(found) > 30
+    for example in found:
+        argv = shlex.split(example.rsplit("|", 1)[-1])  # `echo ... | kbopt ...`
+        assert argv[0] == "kbopt", example
+        try:
+            build_parser().parse_args(argv[1:])
+        except SystemExit:
+            pytest.fail(f"{example}: {capsys.readouterr().err.strip()}")
+
+
+def test_search_and_recommend_help_say_the_default_limit(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for command in ("search", "recommend"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert "(default: 10)" in capsys.readouterr().out, command
+
+
 def test_new_add_show_list_lint_catalog(empty_kb: Path, tmp_path: Path) -> None:
     r = run(empty_kb, "new", "optimization", "my-idea", "--language", "triton", "--json")
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["path"] == "docs/knowledge/languages/triton/optimizations/my-idea.md"
+    assert (
+        json.loads(r.stdout)["path"] == "docs/knowledge/languages/triton/optimizations/my-idea.md"
+    )
     r = run(empty_kb, "lint")
     assert r.returncode == 1 and "placeholder 'TODO'" in r.stdout
     r = run(empty_kb, "new", "optimization", "my-idea")
@@ -72,6 +131,38 @@ def test_new_add_show_list_lint_catalog(empty_kb: Path, tmp_path: Path) -> None:
     assert run(empty_kb, "catalog", "--check").returncode == 0
 
 
+def test_an_entry_that_does_not_parse_is_not_left_out_silently(
+    empty_kb: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    good = empty_kb / "docs/knowledge/optimizations/sample-opt.md"
+    good.parent.mkdir(parents=True)
+    good.write_text(VALID)
+    broken = good.with_name("broken-entry.md")
+    broken.write_text(
+        VALID.replace("name: sample-opt", "name: broken-entry").replace("risk: low", "risk: [low")
+    )
+    warning = "kbopt: warning: docs/knowledge/optimizations/broken-entry.md:"
+    root = ["--root", str(empty_kb)]
+    assert main([*root, "catalog"]) == 1  # the catalog lacks the entry
+    assert warning in capsys.readouterr().err
+    assert main([*root, "catalog", "--check", "--json"]) == 1
+    out = capsys.readouterr()
+    assert json.loads(out.out)["ok"] is False and warning in out.err
+    for quick in ("1", "0"):  # the quick path declines; the full command warns
+        monkeypatch.setenv("KBOPT_QUICK", quick)
+        assert main([*root, "search", "sample"]) == 0
+        out = capsys.readouterr()
+        assert "sample-opt" in out.out and warning in out.err, out
+        profile = empty_kb / "profile.md"
+        profile.write_text(
+            "## Profile: k v1\n### Metrics\n| Metric | Value |\n|---|---|\n| ctas_per_sm | 0.5 |\n"
+        )
+        assert main([*root, "recommend", str(profile)]) == 0
+        assert warning in capsys.readouterr().err
+    broken.unlink()
+    assert main([*root, "catalog", "--check"]) == 0
+
+
 def test_user_errors_are_one_clean_message(empty_kb: Path, tmp_path: Path) -> None:
     cases = [
         (("show", "../../x"), "invalid entry name"),
@@ -100,7 +191,9 @@ def test_lint_json_names_file_and_line(empty_kb: Path) -> None:
     report = json.loads(r.stdout)
     assert r.returncode == 1 and report["ok"] is False
     assert any(
-        p.startswith("docs/knowledge/optimizations/sample-opt.md:45: interaction points at unknown entry 'ghost-entry'")
+        p.startswith(
+            "docs/knowledge/optimizations/sample-opt.md:45: interaction points at unknown entry 'ghost-entry'"
+        )
         for p in report["problems"]
     ), report
 

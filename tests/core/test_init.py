@@ -72,6 +72,15 @@ def test_cli_init_json_and_clean_errors(
     err = capsys.readouterr().err
     assert err.startswith("kbopt: error: ") and "is a file" in err and err.count("\n") == 1
 
+    typo = tmp_path / "no-such-parent" / "deep" / "repo"
+    assert main(["init", str(typo), "--json"]) == 2
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error == [
+        f"{typo.parent} does not exist: kbopt init creates the repository's folder, not the "
+        f"folders above it (create them first: mkdir -p {typo.parent})"
+    ]
+    assert not (tmp_path / "no-such-parent").exists()  # a typo creates nothing
+
     locked = tmp_path / "locked"
     real_mkdir = pathlib.Path.mkdir
 

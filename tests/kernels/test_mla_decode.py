@@ -252,6 +252,9 @@ def test_learning_evidence_is_computed_from_rows() -> None:
     ]
     lesson, spec, where, commands = _mla_lesson("triton_v4", "triton_v5", command="bench")
     block = evidence_block(rows, lesson, spec, where, commands)
+    assert block.command == "python -m kernels.mla_decode.bench"  # what the rows record
+    unrecorded = [{k: v for k, v in r.items() if k != "command"} for r in rows]
+    block = evidence_block(unrecorded, lesson, spec, where, commands)
     assert (
         block.command
         == "python -m kernels.mla_decode.bench --repeat --versions triton_v4,triton_v5"
@@ -268,6 +271,7 @@ def test_learning_evidence_from_cute_bench_rows_carries_graph_and_host_times() -
 
     b = dict(_row("cute_v6", "decode", 100.0, "d"), _file="c.json", cutlass_dsl="4.3.5")
     a = dict(_row("cute_v7", "decode", 110.0, "d"), _file="c.json", cutlass_dsl="4.3.5")
+    b.pop("command"), a.pop("command")  # older rows record no command: the lesson's is used
     b.update(time_us_graph=98.0, pct_of_floor_graph=51.0, host_us_per_call=90.0)
     a.update(time_us_graph=85.0, pct_of_floor_graph=58.8, host_us_per_call=30.0)
     rows = [b, a]

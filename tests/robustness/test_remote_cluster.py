@@ -216,7 +216,7 @@ def test_every_cycle_option_is_forwarded_by_remote() -> None:
     sub = next(a for a in parser._actions if a.dest == "command")
     cycle = sub.choices["cycle"]
     # --timeout bounds the local command (and with it ssh); it is not the remote one's.
-    dests = {a.dest for a in cycle._actions} - {"help", "json", "kernel", "remote", "timeout"}
+    dests = {a.dest for a in cycle._actions} - {"help", "json", "kernel", "remote", "timeout_after_command"}
     assert dests == {attr for _, attr in REMOTE_CYCLE_OPTIONS}, "forward new cycle options in REMOTE_CYCLE_OPTIONS"
 
 
