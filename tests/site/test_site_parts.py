@@ -268,6 +268,18 @@ def test_public_reference_text_cites_no_internal_codes() -> None:
     assert not problems, "\n".join(problems)
 
 
+def test_the_guides_cite_no_internal_codes() -> None:
+    """The hand-written pages a reader opens first: the guides and the architecture."""
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    problems = [
+        f"{page.relative_to(docs)}:{n}: {line.strip()}"
+        for page in sorted([*docs.glob("*.md"), *docs.glob("guides/*.md")])
+        for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)
+        if _INTERNAL.search(line)
+    ]
+    assert not problems, "\n".join(problems)
+
+
 def test_cli_help_is_wrapped_to_the_content_width() -> None:
     text = (
         "usage: kbopt x --role\n"
