@@ -18,6 +18,7 @@ on.  The first-scored table stays the measure of that.
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import json
 import shlex
@@ -143,12 +144,22 @@ def rescore(table: list[dict[str, Any]]) -> int:
     return 0
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="The blind real-profile hit rates as each set was first scored, in one table."
+    )
+    parser.add_argument(
+        "--rescore",
+        action="store_true",
+        help="rank the same sets again with the catalog as it is now (not blind); writes "
+        f"results/search/{RESCORED}.*",
+    )
+    args = parser.parse_args(argv)
     table = rows(blind_results(RESULTS))
     if not table:
         print(f"no blind hit-rate results under {RESULTS}", file=sys.stderr)
         return 1
-    if "--rescore" in sys.argv[1:]:
+    if args.rescore:
         return rescore(table)
     md = markdown(table)
     doc = {

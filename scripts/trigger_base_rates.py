@@ -18,6 +18,7 @@ conditions describe a broad class of kernels rather than the symptom their move 
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import glob
 import json
@@ -117,7 +118,13 @@ def markdown(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    # No options: parsing still answers --help and refuses a stray argument rather than
+    # measuring and writing the results as if it had been understood.
+    argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog="Writes results/search/trigger-base-rates.json and .md.",
+    ).parse_args(argv)
     doc = {
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "command": "python "

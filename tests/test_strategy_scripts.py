@@ -172,3 +172,19 @@ def test_catalog_cards_are_the_ranking_s_view_of_every_entry() -> None:
     assert {c.name for c in cards} == {e.name for e in store.entries()}
     keep = next(c for c in cards if c.name == "keep-enough-bytes-in-flight")
     assert any(m == "dram_throughput_pct" for m, _, _, _ in keep.triggers)
+
+
+@pytest.mark.parametrize("script", ["hit_rate_summary.py", "trigger_base_rates.py"])
+def test_result_writing_scripts_answer_help_and_refuse_stray_arguments(script: str) -> None:
+    """`--help` used to run the script and rewrite its results file."""
+    results = REPO / "results" / "search"
+    before = {p.name: p.stat().st_mtime_ns for p in results.glob("*")}
+    for args, code in ((["--help"], 0), (["--bogus"], 2)):
+        out = subprocess.run(
+            [sys.executable, str(REPO / "scripts" / script), *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert out.returncode == code, out.stderr
+    assert {p.name: p.stat().st_mtime_ns for p in results.glob("*")} == before
