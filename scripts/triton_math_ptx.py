@@ -16,19 +16,13 @@ busy, DRAM short of its rate) pays each extra instruction per element.
 
 from __future__ import annotations
 
-import argparse
-import datetime as dt
-import json
-import os
-import platform
 import sys
-from pathlib import Path
 
+import codegen_results
 import triton
 import triton.language as tl
 from triton.backends.compiler import GPUTarget
 
-ROOT = Path(__file__).resolve().parent.parent
 APPROX = ("ex2.approx", "lg2.approx", "tanh.approx")
 LN2 = tl.constexpr(0.6931471805599453)
 
@@ -122,41 +116,25 @@ def measure() -> list[dict[str, object]]:
     return rows
 
 
+def _line(r: dict[str, object]) -> str:
+    approx = ", ".join(r["approx_instructions"]) or "-"  # type: ignore[arg-type]
+    return (
+        f"{r['variant']:<32} {r['ptx_instructions']:>4} PTX instructions "
+        f"({r['beyond_identity']:+d} vs identity)  approx: {approx}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--no-write", action="store_true", help="print the table only")
-    p.add_argument("--json", action="store_true", help="print the rows as JSON (writes nothing)")
-    args = p.parse_args(argv)
-    if os.environ.get("TRITON_INTERPRET") == "1":
-        # Under the interpreter @triton.jit functions cannot be compiled to PTX.
-        print("triton_math_ptx: unset TRITON_INTERPRET (it compiles PTX)", file=sys.stderr)
-        return 2
-    rows = measure()
-    if args.json:
-        print(json.dumps(rows))
-        return 0
-    for r in rows:
-        approx = ", ".join(r["approx_instructions"]) or "-"  # type: ignore[arg-type]
-        print(
-            f"{r['variant']:<32} {r['ptx_instructions']:>4} PTX instructions "
-            f"({r['beyond_identity']:+d} vs identity)  approx: {approx}"
-        )
-    if args.no_write:
-        return 0
-    now = dt.datetime.now(dt.UTC)
-    doc = {
-        "what": "PTX instructions of one fp32 element per thread, compiled for sm_90",
-        "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "command": "python scripts/triton_math_ptx.py",
-        "versions": {"triton": triton.__version__, "python": platform.python_version()},
-        "target": "cuda sm_90, 4 warps, 128 elements",
-        "rows": rows,
-    }
-    out = ROOT / "results" / "ptx" / f"triton-math-{now:%Y%m%dT%H%M%SZ}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(doc, indent=1) + "\n")
-    print(f"wrote {out.relative_to(ROOT)}")
-    return 0
+    return codegen_results.run(
+        "triton_math_ptx.py",
+        __doc__ or "",
+        measure=measure,
+        line=_line,
+        stem="triton-math",
+        what="PTX instructions of one fp32 element per thread, compiled for sm_90",
+        target="cuda sm_90, 4 warps, 128 elements",
+        argv=argv,
+    )
 
 
 if __name__ == "__main__":

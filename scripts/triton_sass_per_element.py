@@ -17,22 +17,17 @@ most cycles while DRAM idles pays every extra instruction per element in time.
 
 from __future__ import annotations
 
-import argparse
-import datetime as dt
-import json
-import os
-import platform
 import re
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+import codegen_results
 import triton
 import triton.language as tl
 from triton.backends.compiler import GPUTarget
 
-ROOT = Path(__file__).resolve().parent.parent
 BLOCK = 1024
 NUM_WARPS = 4
 PER_THREAD = BLOCK // (32 * NUM_WARPS)  # elements of one tile each thread holds
@@ -233,42 +228,27 @@ def measure() -> list[dict[str, object]]:
     return rows
 
 
+def _line(r: dict[str, object]) -> str:
+    extra = r.get("extra_per_element")
+    vs = f"  {extra:+g} per element vs {r['compared_with']}" if extra is not None else ""
+    loop = f", {r['loop_instructions']} per iteration" if r["loop_instructions"] else ""
+    return (
+        f"{r['variant']:<26} {r['sass_instructions']:>4} SASS instructions{loop} "
+        f"({r['elements_per_thread']} elements per thread){vs}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--no-write", action="store_true", help="print the table only")
-    p.add_argument("--json", action="store_true", help="print the rows as JSON (writes nothing)")
-    args = p.parse_args(argv)
-    if os.environ.get("TRITON_INTERPRET") == "1":
-        print("triton_sass_per_element: unset TRITON_INTERPRET (it compiles SASS)", file=sys.stderr)
-        return 2
-    rows = measure()
-    if args.json:
-        print(json.dumps(rows))
-        return 0
-    for r in rows:
-        extra = r.get("extra_per_element")
-        vs = f"  {extra:+g} per element vs {r['compared_with']}" if extra is not None else ""
-        loop = f", {r['loop_instructions']} per iteration" if r["loop_instructions"] else ""
-        print(
-            f"{r['variant']:<26} {r['sass_instructions']:>4} SASS instructions{loop} "
-            f"({r['elements_per_thread']} elements per thread){vs}"
-        )
-    if args.no_write:
-        return 0
-    now = dt.datetime.now(dt.UTC)
-    doc = {
-        "what": "SASS instructions of per-element arithmetic, compiled for sm_90 without a GPU",
-        "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "command": "python scripts/triton_sass_per_element.py",
-        "versions": {"triton": triton.__version__, "python": platform.python_version()},
-        "target": f"cuda sm_90, {NUM_WARPS} warps, {BLOCK}-element fp32 tiles",
-        "rows": rows,
-    }
-    out = ROOT / "results" / "ptx" / f"triton-sass-per-element-{now:%Y%m%dT%H%M%SZ}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(doc, indent=1) + "\n")
-    print(f"wrote {out.relative_to(ROOT)}")
-    return 0
+    return codegen_results.run(
+        "triton_sass_per_element.py",
+        __doc__ or "",
+        measure=measure,
+        line=_line,
+        stem="triton-sass-per-element",
+        what="SASS instructions of per-element arithmetic, compiled for sm_90 without a GPU",
+        target=f"cuda sm_90, {NUM_WARPS} warps, {BLOCK}-element fp32 tiles",
+        argv=argv,
+    )
 
 
 if __name__ == "__main__":

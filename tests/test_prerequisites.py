@@ -7,9 +7,16 @@ import json
 from pathlib import Path
 
 import pytest
-from workflow_fixtures import FASTER_STEP, StandInBackend, make_project, toy, toy_configs
+from workflow_fixtures import (
+    FASTER_STEP,
+    StandInBackend,
+    make_project,
+    start_scripted,
+    toy,
+    toy_configs,
+)
 
-from kbopt.bench.backend import FakeBackend, Measurement, measure_with_backoff
+from kbopt.bench.backend import Measurement, measure_with_backoff
 from kbopt.contracts.reports import OptimizationApplied, OptimizationSummary
 from kbopt.store import Store
 from kbopt.workflow import cycle
@@ -74,18 +81,7 @@ def test_specialist_line_names_the_specialist_and_who_acted() -> None:
 
 def test_fake_run_reports_unchecked_prerequisites_and_throughput(tmp_path: Path) -> None:
     plan = make_project(tmp_path, [FASTER_STEP])
-    c = cycle.start(
-        tmp_path,
-        kernel="toy",
-        target="pct_of_floor>=90",
-        start_version="toy_v1",
-        backend=FakeBackend(tmp_path),
-        designer=ScriptedDesigner.from_file(plan),
-        designer_spec=f"scripted:{plan}",
-        configs=toy_configs(tmp_path),
-        store=Store(tmp_path),
-        run_id="pre1",
-    )
+    c = start_scripted(tmp_path, plan, run_id="pre1")
     c.run()
     report = OptimizationApplied.parse(c.record.attempts[0].report)
     assert [ch.done for ch in report.prerequisites] == [False, False, False]

@@ -6,27 +6,17 @@ whole test process, and under the interpreter Triton does not compile to PTX."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("triton")
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "triton_math_ptx.py"
+from codegen_script import run_codegen
 
 
 def run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *args],
-        env={**clean, **env},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_codegen("triton_math_ptx.py", *args, **env)
 
 
 def test_log_is_a_software_routine_and_exp_one_instruction() -> None:

@@ -7,28 +7,18 @@ whole test process, and under the interpreter Triton does not compile."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("triton")
 
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
-SCRIPT = SCRIPTS / "triton_sass_per_element.py"
+from codegen_script import SCRIPTS, run_codegen
 
 
 def run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *args],
-        env={**clean, **env},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_codegen("triton_sass_per_element.py", *args, **env)
 
 
 def test_divisions_and_welford_cost_instructions_per_element() -> None:

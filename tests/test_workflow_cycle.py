@@ -12,6 +12,7 @@ from workflow_fixtures import (
     StandInBackend,
     make_project,
     slower_copy_step,
+    start_scripted,
     toy_configs,
     version_source,
 )
@@ -560,18 +561,7 @@ def test_resume_goes_on_with_the_run_s_own_designer(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     plan = make_project(tmp_path, [FASTER_STEP])
-    cycle.start(  # a run stopped before its first step (killed, or out of time)
-        tmp_path,
-        kernel="toy",
-        target="pct_of_floor>=90",
-        start_version="toy_v1",
-        backend=FakeBackend(tmp_path),
-        designer=ScriptedDesigner.from_file(plan),
-        designer_spec=f"scripted:{plan}",
-        configs=toy_configs(tmp_path),
-        store=Store(tmp_path),
-        run_id="r1",
-    )
+    start_scripted(tmp_path, plan, run_id="r1")  # stopped before its first step (killed)
     assert _cli(tmp_path, "--resume", "r1") == 0  # not the human designer's pause (exit 3)
     r = load(tmp_path / "runs" / "r1")
     assert r.designer == f"scripted:{plan}" and r.current_version == "toy_v2"
@@ -609,18 +599,5 @@ def test_runs_started_in_the_same_second_get_their_own_ids(
 
     plan = make_project(tmp_path, [FASTER_STEP])
     monkeypatch.setattr(record, "new_run_id", lambda kernel: f"20260101T000000Z-{kernel}")
-    ids = [
-        cycle.start(
-            tmp_path,
-            kernel="toy",
-            target="pct_of_floor>=90",
-            start_version="toy_v1",
-            backend=FakeBackend(tmp_path),
-            designer=ScriptedDesigner.from_file(plan),
-            designer_spec=f"scripted:{plan}",
-            configs=toy_configs(tmp_path),
-            store=Store(tmp_path),
-        ).record.run_id
-        for _ in range(3)
-    ]
+    ids = [start_scripted(tmp_path, plan).record.run_id for _ in range(3)]
     assert ids == ["20260101T000000Z-toy", "20260101T000000Z-toy-2", "20260101T000000Z-toy-3"]

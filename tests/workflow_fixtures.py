@@ -26,6 +26,7 @@ __all__ = [
     "StandInBackend",
     "make_project",
     "slower_copy_step",
+    "start_scripted",
     "toy",
     "toy_configs",
     "version_source",
@@ -57,3 +58,24 @@ class StandInBackend(FakeBackend):
         m = super().measure(*args, **kwargs)  # type: ignore[arg-type]
         m.device, m.versions, m.note = "test-gpu", {"test-double": "1"}, ""
         return m
+
+
+def start_scripted(root: Path, plan: Path, *, run_id: str | None = None) -> Any:
+    """A cycle on the toy kernel from toy_v1 toward `pct_of_floor>=90`, on the fake
+    backend, with the scripted designer reading `plan`: how most cycle tests start one."""
+    from kbopt.store import Store
+    from kbopt.workflow import cycle
+    from kbopt.workflow.designers import ScriptedDesigner
+
+    return cycle.start(
+        root,
+        kernel="toy",
+        target="pct_of_floor>=90",
+        start_version="toy_v1",
+        backend=FakeBackend(root),
+        designer=ScriptedDesigner.from_file(plan),
+        designer_spec=f"scripted:{plan}",
+        configs=toy_configs(root),
+        store=Store(root),
+        run_id=run_id,
+    )

@@ -1,0 +1,72 @@
+"""What the CPU-only code-generation scripts share (`triton_math_ptx.py`,
+`triton_sass_per_element.py`): their command line, the refusal under Triton's
+interpreter, and the results file under results/ptx/.
+
+Each script compiles small Triton kernels for sm_90 without a GPU and counts instructions;
+`run` parses `--no-write` / `--json`, measures, prints the table the script formats, and
+writes the rows with the date, command, versions and target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import triton
+
+ROOT = Path(__file__).resolve().parent.parent
+
+Rows = list[dict[str, Any]]
+
+
+def run(
+    script: str,
+    doc: str,
+    *,
+    measure: Callable[[], Rows],
+    line: Callable[[dict[str, Any]], str],
+    stem: str,
+    what: str,
+    target: str,
+    argv: list[str] | None = None,
+) -> int:
+    """The script's main: `script` its file name, `doc` its docstring, `line` one table
+    line per row, `stem` the results file's name before its timestamp."""
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
+    p.add_argument("--no-write", action="store_true", help="print the table only")
+    p.add_argument("--json", action="store_true", help="print the rows as JSON (writes nothing)")
+    args = p.parse_args(argv)
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        # Under the interpreter @triton.jit functions cannot be compiled.
+        name = script.removesuffix(".py")
+        print(f"{name}: unset TRITON_INTERPRET (it compiles kernels)", file=sys.stderr)
+        return 2
+    rows = measure()
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    for r in rows:
+        print(line(r))
+    if args.no_write:
+        return 0
+    now = dt.datetime.now(dt.UTC)
+    out = ROOT / "results" / "ptx" / f"{stem}-{now:%Y%m%dT%H%M%SZ}.json"
+    result = {
+        "what": what,
+        "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "command": f"python scripts/{script}",
+        "versions": {"triton": triton.__version__, "python": platform.python_version()},
+        "target": target,
+        "rows": rows,
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    print(f"wrote {out.relative_to(ROOT)}")
+    return 0
