@@ -12,6 +12,7 @@ calls it when the command line is built (no import-time side effects).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -70,6 +71,13 @@ class AgentDesigner:
         from kbopt.contracts.new_version import NewVersion
 
         runner = self._runner_factory(self.root)
+        folder = getattr(getattr(ctx, "spec", None), "folder", None)
+        tools = getattr(runner, "ctx", None)
+        if folder is not None and tools is not None:
+            # Writes only where the cycle's backup reaches, so a rollback undoes all of them
+            # (a kernel folder outside the project is out of the tools' reach anyway).
+            with contextlib.suppress(ValueError):
+                tools.write_scope = (Path(folder).resolve().relative_to(tools.root.resolve()),)
         prompt = f"{task.render()}\n{task.designer_prompt()}"
         self.last_report = runner.run_agent(roles.KERNEL_DESIGNER, prompt)
         start = self.last_report.find("## New Version:")

@@ -98,6 +98,10 @@ class ToolContext:
     state: RunState = field(default_factory=RunState)
     # Set by the runner: run a delegated task as another agent, return its final text.
     delegate_fn: Callable[[str, str], str] | None = None
+    # When set, the only folders (relative to the root) tools may write, back up or revert:
+    # as the cycle's designer, the kernel's own folder, which the cycle backs up and can
+    # restore byte for byte; a write anywhere else would survive a rollback.
+    write_scope: tuple[Path, ...] = ()
 
     def for_role(self, role: str) -> ToolContext:
         """The same run (state, executor, store) seen by another agent."""
@@ -110,6 +114,7 @@ class ToolContext:
             timeout_s=self.timeout_s,
             state=self.state,
             delegate_fn=self.delegate_fn,
+            write_scope=self.write_scope,
         )
 
 
@@ -143,12 +148,19 @@ def project_path(ctx: ToolContext, path: str, *, for_write: bool = False) -> Pat
     """`path` resolved inside the project root; writes also avoid protected paths."""
     full, rel = resolve_inside(ctx.root, path)
     if for_write:
-        check_writable(rel)
+        check_writable(rel, ctx.write_scope)
     return full
 
 
-def check_writable(rel: Path) -> None:
-    """Refuse a path (relative to the root) that no tool may change, or that holds one."""
+def check_writable(rel: Path, scope: tuple[Path, ...] = ()) -> None:
+    """Refuse a path (relative to the root) that no tool may change, or that holds one;
+    with a `scope`, also one outside those folders."""
+    if scope and not any(rel == folder or folder in rel.parents for folder in scope):
+        names = ", ".join(f"{folder}/" for folder in scope)
+        raise ToolError(
+            f"{rel} is outside {names}: in this run tools may change only that, which is "
+            "backed up and restored if the step is rolled back"
+        )
     if rel == Path("."):
         raise ToolError("the project root itself is not writable by tools; name a file")
     if ".git" in rel.parts:
@@ -185,7 +197,7 @@ def backup_path(ctx: ToolContext, path: str) -> Path:
         rel = full.relative_to(base)
     except ValueError:
         raise ToolError(f"path {path!r} is outside the project root; refused") from None
-    check_writable(rel)
+    check_writable(rel, ctx.write_scope)
     return full
 
 

@@ -73,6 +73,29 @@ def test_design_runs_the_kernel_designer_and_parses_its_new_version(
     assert "Create toy toy_v2 from toy_v1." in prompt
 
 
+def test_as_the_cycle_s_designer_the_agent_writes_only_the_kernel_s_folder(
+    project: Path, make_runner: RunnerFactory
+) -> None:
+    """The cycle backs up the kernel's folder (and the devlog) and restores it on a
+    rollback; a write anywhere else would outlive the rollback, so it is refused."""
+    api = ScriptedAPI(
+        {
+            roles.KERNEL_DESIGNER: [
+                [tool_use("write_file", {"path": "tools/helper.py", "content": "X = 1\n"})],
+                [tool_use("write_file", {"path": "kernels/toy/toy_v2.py", "content": TOY_KERNEL})],
+                [text(ANSWER)],
+            ]
+        }
+    )
+    designer = AgentDesigner(project, "triton", runner_factory=lambda root: make_runner(api))
+    task = SimpleNamespace(render=lambda: "task", designer_prompt=lambda: "prompt")
+    ctx = SimpleNamespace(spec=SimpleNamespace(folder=project / "kernels" / "toy"))
+    nv = designer.design(task, ctx)
+    assert nv.version == "toy_v2" and (project / "kernels/toy/toy_v2.py").exists()
+    assert not (project / "tools/helper.py").exists()
+    assert any("outside kernels/toy/" in str(r) for r in api.tool_results(roles.KERNEL_DESIGNER))
+
+
 def test_design_without_the_contract_is_an_error(project: Path, make_runner: RunnerFactory) -> None:
     api = ScriptedAPI({roles.KERNEL_DESIGNER: [[text("I changed some things.")]]})
     designer = AgentDesigner(project, runner_factory=lambda root: make_runner(api))
