@@ -74,10 +74,16 @@ class AgentDesigner:
         folder = getattr(getattr(ctx, "spec", None), "folder", None)
         tools = getattr(runner, "ctx", None)
         if folder is not None and tools is not None:
-            # Writes only where the cycle's backup reaches, so a rollback undoes all of them
-            # (a kernel folder outside the project is out of the tools' reach anyway).
-            with contextlib.suppress(ValueError):
-                tools.write_scope = (Path(folder).resolve().relative_to(tools.root.resolve()),)
+            # Writes only where the cycle's backup reaches (the kernel's folder and its
+            # devlog), so a rollback undoes all of them; a path outside the project is out
+            # of the tools' reach anyway.
+            root = tools.root.resolve()
+            devlog = getattr(ctx, "devlog_path", None)
+            scope = []
+            for path in (folder, devlog) if devlog is not None else (folder,):
+                with contextlib.suppress(ValueError):
+                    scope.append(Path(path).resolve().relative_to(root))
+            tools.write_scope = tuple(scope)
         prompt = f"{task.render()}\n{task.designer_prompt()}"
         self.last_report = runner.run_agent(roles.KERNEL_DESIGNER, prompt)
         start = self.last_report.find("## New Version:")

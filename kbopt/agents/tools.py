@@ -156,9 +156,9 @@ def check_writable(rel: Path, scope: tuple[Path, ...] = ()) -> None:
     """Refuse a path (relative to the root) that no tool may change, or that holds one;
     with a `scope`, also one outside those folders."""
     if scope and not any(rel == folder or folder in rel.parents for folder in scope):
-        names = ", ".join(f"{folder}/" for folder in scope)
+        names = ", ".join(str(folder) for folder in scope)
         raise ToolError(
-            f"{rel} is outside {names}: in this run tools may change only that, which is "
+            f"{rel} is outside {names}: in this run tools may change only those, which are "
             "backed up and restored if the step is rolled back"
         )
     if rel == Path("."):

@@ -89,11 +89,15 @@ def test_as_the_cycle_s_designer_the_agent_writes_only_the_kernel_s_folder(
     )
     designer = AgentDesigner(project, "triton", runner_factory=lambda root: make_runner(api))
     task = SimpleNamespace(render=lambda: "task", designer_prompt=lambda: "prompt")
-    ctx = SimpleNamespace(spec=SimpleNamespace(folder=project / "kernels" / "toy"))
+    ctx = SimpleNamespace(
+        spec=SimpleNamespace(folder=project / "kernels" / "toy"),
+        devlog_path=project / "docs" / "kernels" / "toy.md",
+    )
     nv = designer.design(task, ctx)
     assert nv.version == "toy_v2" and (project / "kernels/toy/toy_v2.py").exists()
     assert not (project / "tools/helper.py").exists()
-    assert any("outside kernels/toy/" in str(r) for r in api.tool_results(roles.KERNEL_DESIGNER))
+    refusals = [str(r) for r in api.tool_results(roles.KERNEL_DESIGNER) if "outside" in str(r)]
+    assert refusals and "kernels/toy, docs/kernels/toy.md" in refusals[0]
 
 
 def test_design_without_the_contract_is_an_error(project: Path, make_runner: RunnerFactory) -> None:
