@@ -454,9 +454,22 @@ class Store:
                 "update it explicitly (kbopt add --update, or Store.update)"
             )
         if existing is not None and self._relpath(existing) != entry.relpath():
+            old = self.get(entry.name)
+            if old.kind != entry.kind:
+                how = (
+                    f"its kind changed ({old.kind.value} -> {entry.kind.value}): turn it over "
+                    "with Store.convert_kind (the agents' convert_kind tool), which moves it "
+                    "and keeps its evidence"
+                )
+            else:
+                how = (
+                    f"its language changed ({old.language or 'shared'} -> "
+                    f"{entry.language or 'shared'}): an update does not move an entry; move "
+                    "the file there yourself (git mv), then update it"
+                )
             raise KbError(
                 f"entry {entry.name!r} lives at {self.display(existing)} but its fields say "
-                f"{self.display(target)}; use convert_kind to move it between kinds"
+                f"{self.display(target)}; {how}"
             )
         text = checked_text(entry, self.display(target))
         if check_targets:

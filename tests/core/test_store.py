@@ -36,7 +36,9 @@ def test_write_places_entry_at_its_kb2_path_and_refreshes_catalog(empty_kb: Path
     assert anti == kdir / "languages" / "cute-dsl" / "anti-patterns" / "c-anti.md"
     assert stale_files(store) == []
     assert "`b-triton`" in (empty_kb / "catalog" / "optimization-catalog.md").read_text()
-    assert [e.name for e in store.entries()] == ["c-anti", "b-triton", "a-shared"] or len(store.entries()) == 3
+    assert [e.name for e in store.entries()] == ["c-anti", "b-triton", "a-shared"] or len(
+        store.entries()
+    ) == 3
 
 
 def test_location_must_agree_with_front_matter(empty_kb: Path) -> None:
@@ -65,17 +67,24 @@ def test_load_all_reports_every_broken_file_and_skips_none(empty_kb: Path) -> No
     store = Store(empty_kb)
     store.write(_entry("good-one"))
     kdir = empty_kb / "docs" / "knowledge" / "optimizations"
-    (kdir / "bad-one.md").write_text(VALID.replace("risk: low", "risk: tiny").replace("sample-opt", "bad-one"))
+    (kdir / "bad-one.md").write_text(
+        VALID.replace("risk: low", "risk: tiny").replace("sample-opt", "bad-one")
+    )
     (kdir / "bad-two.md").write_text("no front matter at all\n")
     result = store.load_all()
     assert [e.name for e in result.entries] == ["good-one"]
     paths = sorted({p.path for p in result.problems})
-    assert paths == ["docs/knowledge/optimizations/bad-one.md", "docs/knowledge/optimizations/bad-two.md"]
+    assert paths == [
+        "docs/knowledge/optimizations/bad-one.md",
+        "docs/knowledge/optimizations/bad-two.md",
+    ]
     with pytest.raises(ProblemList):
         store.entries()
 
 
-@pytest.mark.parametrize("name", ["../../x", "a/b", "..", "UPPER", "has space", "x.md", "", "-lead"])
+@pytest.mark.parametrize(
+    "name", ["../../x", "a/b", "..", "UPPER", "has space", "x.md", "", "-lead"]
+)
 def test_unsafe_names_are_refused(empty_kb: Path, name: str) -> None:
     store = Store(empty_kb)
     with pytest.raises((KbError, ValueError)):
@@ -97,6 +106,18 @@ def test_no_silent_clobbering_update_is_explicit(empty_kb: Path) -> None:
     assert store.get("same").title == "Another title"
     with pytest.raises(KbError, match="no entry named 'absent'"):
         store.update(_entry("absent"))
+
+
+def test_an_update_that_would_move_an_entry_says_how_to_move_it(empty_kb: Path) -> None:
+    store = Store(empty_kb)
+    store.write(_entry("same"))
+    with pytest.raises(KbError, match=r"language changed \(shared -> triton\).*git mv"):
+        store.update(_entry("same", language=Language.TRITON))
+    with pytest.raises(
+        KbError, match=r"kind changed \(optimization -> anti-pattern\).*convert_kind"
+    ):
+        store.update(_entry("same", kind=Kind.ANTI_PATTERN))
+    assert store.get("same").language is None  # nothing moved
 
 
 def test_unknown_interaction_target_is_refused_on_write(empty_kb: Path) -> None:
@@ -123,7 +144,10 @@ def test_update_protocol(empty_kb: Path) -> None:
     )
     store.append_evidence("base-opt", local, status=Status.VALIDATED, today=DAY)
     e = store.get("base-opt")
-    assert [b.source_type for b in e.evidence] == [SourceType.EXTERNAL_REPORT, SourceType.LOCAL_EXPERIMENT]
+    assert [b.source_type for b in e.evidence] == [
+        SourceType.EXTERNAL_REPORT,
+        SourceType.LOCAL_EXPERIMENT,
+    ]
     assert e.status is Status.VALIDATED and e.updated == DAY
     assert e.generalization == "Use the whole machine."  # local evidence kept apart
 
@@ -138,10 +162,20 @@ def test_update_protocol(empty_kb: Path) -> None:
     assert "kv_len >= 1024" in [t.expression for t in e.triggers]
     assert e.pitfalls[-1] == "Short contexts regress."
 
-    store.add_interaction("base-opt", Interaction(relation=Relation.COMPOSES, target="other-opt"), today=DAY)
+    store.add_interaction(
+        "base-opt", Interaction(relation=Relation.COMPOSES, target="other-opt"), today=DAY
+    )
     assert store.get("base-opt").interactions[0].target == "other-opt"
 
-    path = store.convert_kind("other-opt", evidence=local, context="On H200 decode it made things slower.", today=DAY, failure="The combine pass costs more than the split gains on short caches.", revealed_by=[MetricEffect(metric="kernel_count")], trigger=Trigger.parse("kv_len <= 64"))
+    path = store.convert_kind(
+        "other-opt",
+        evidence=local,
+        context="On H200 decode it made things slower.",
+        today=DAY,
+        failure="The combine pass costs more than the split gains on short caches.",
+        revealed_by=[MetricEffect(metric="kernel_count")],
+        trigger=Trigger.parse("kv_len <= 64"),
+    )
     assert path == empty_kb / "docs" / "knowledge" / "anti-patterns" / "other-opt.md"
     assert not (empty_kb / "docs" / "knowledge" / "optimizations" / "other-opt.md").exists()
     assert store.get("other-opt").kind is Kind.ANTI_PATTERN
