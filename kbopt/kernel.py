@@ -468,7 +468,7 @@ def load_spec(ref: str | KernelSpec, root: Path | str | None = None) -> KernelSp
     if key in _CACHE:
         return _CACHE[key]
     if ":" in text and not Path(text).exists() and not re.match(r"^[A-Za-z]:[\\/]", text):
-        spec = _from_module(text)
+        spec = _from_module(text, root_path)
     else:
         path = Path(text)
         if not path.is_absolute():
@@ -528,8 +528,7 @@ def _from_file(path: Path, source: str) -> KernelSpec:
         )
     if not all(p.isidentifier() for p in package.split(".")):
         raise KbError(f"{folder}: {package!r} is not an importable package name")
-    if str(import_root) not in sys.path:
-        sys.path.insert(0, str(import_root))
+    _claim_package(import_root, package)
     digest = hashlib.sha1(str(path).encode()).hexdigest()[:12]
     name = f"_kbopt_spec_{digest}"
     loader_spec = importlib.util.spec_from_file_location(name, path)
@@ -547,8 +546,11 @@ def _from_file(path: Path, source: str) -> KernelSpec:
     return _finish(module, SPEC_ATTR, path, source, package)
 
 
-def _from_module(text: str) -> KernelSpec:
+def _from_module(text: str, root: Path) -> KernelSpec:
     module_name, _, attr = text.partition(":")
+    top = module_name.split(".")[0]
+    if top.isidentifier() and (root / top / "__init__.py").is_file():
+        _claim_package(root, module_name)  # the project's own package, not another's
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:
@@ -573,9 +575,31 @@ def _finish(module: ModuleType, attr: str, path: Path, source: str, package: str
 
 
 def _ensure_importable(spec: KernelSpec) -> None:
-    import_root, _ = _package_of(spec.folder)
-    if str(import_root) not in sys.path:
-        sys.path.insert(0, str(import_root))
+    import_root, package = _package_of(spec.folder)
+    _claim_package(import_root, package)
+
+
+def _claim_package(import_root: Path, package: str) -> None:
+    """Make `package` (e.g. `kernels.softmax`) import from `import_root`.
+
+    Projects name their kernels' package alike (`kernels`), so a process that has loaded
+    another project's kernels holds that project's package in sys.modules, and an import
+    of this one's versions would look in the wrong folder.  The other project's modules are
+    dropped from sys.modules (objects already loaded keep working) and this root goes first
+    on sys.path, so the next import finds this project's files."""
+    top = package.split(".")[0] if package else ""
+    loaded = sys.modules.get(top) if top else None
+    if loaded is not None:
+        wanted = (import_root / top).resolve()
+        paths = [Path(p).resolve() for p in getattr(loaded, "__path__", []) or []]
+        if wanted not in paths:
+            for name in [n for n in sys.modules if n == top or n.startswith(top + ".")]:
+                del sys.modules[name]
+    root = str(import_root)
+    if not sys.path or sys.path[0] != root:
+        if root in sys.path:
+            sys.path.remove(root)
+        sys.path.insert(0, root)
 
 
 # ---------------------------------------------------------------------- validation

@@ -78,6 +78,24 @@ def test_every_way_of_naming_a_spec(tmp_path: Path) -> None:
     assert load_spec("kernels.mla_decode.spec:SPEC", REPO).name == "mla_decode"
 
 
+def test_two_projects_kernels_packages_load_in_one_process(tmp_path: Path) -> None:
+    # Both projects call their package `kernels`: loading one's versions must not make
+    # the other's unimportable (an agent or a test suite works on several projects).
+    specs = []
+    for project in ("one", "two"):
+        folder = write_kernel(tmp_path / project, f"k_{project}")
+        (folder / "helpers.py").write_text(f"WHO = {project!r}\n")
+        (folder / "triton_v1.py").write_text(
+            f"from kernels.k_{project}.helpers import WHO\n\n\n"
+            f"def k_{project}(*args):\n    return WHO\n"
+        )
+        specs.append(load_spec(f"k_{project}", tmp_path / project))
+    for spec in (*specs, *specs):
+        assert spec.load_version("triton_v1").fn() == spec.name.removeprefix("k_")
+    assert load_spec("kernels.mla_decode.spec:SPEC", REPO).name == "mla_decode"
+    assert load_spec("k_one", tmp_path / "one").load_version("triton_v1").fn() == "one"
+
+
 @pytest.mark.parametrize(
     ("ref", "why"),
     [
@@ -264,7 +282,7 @@ def test_a_scaffolded_kernel_profiles_and_cycles_on_the_fake_backend(kb_copy: Pa
     assert r.returncode == 0 and "softmax: OK" in r.stdout
     r = _kbopt(root, "profile", "softmax", "triton_v1", "--backend", "fake", "--json")
     assert r.returncode == 0, r.stderr
-    run = json.loads(r.stdout)
+    (run,) = json.loads(r.stdout)  # a list, one run per configuration
     assert run["profile"].startswith("## Profile: softmax triton_v1 | rows=4096, cols=4096")
     assert run["measurement"]["device"] == "fake-gpu"
     r = _kbopt(
@@ -308,7 +326,7 @@ def test_a_spec_outside_the_project_named_by_path(kb_copy: Path, tmp_path: Path)
     spec_file = elsewhere / "kernels" / "scale" / "spec.py"
     r = _kbopt(kb_copy, "profile", str(spec_file), "triton_v1", "--backend", "fake", "--json")
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["profile"].startswith("## Profile: scale triton_v1 | n=16777216")
+    assert json.loads(r.stdout)[0]["profile"].startswith("## Profile: scale triton_v1 | n=16777216")
     r = _kbopt(
         kb_copy,
         "cycle",
