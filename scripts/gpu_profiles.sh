@@ -91,7 +91,8 @@ try:
 except ValueError:  # the profile failed: its log's last lines are printed above
     print("(no profile written)")
 else:
-    print(d["profile"])
+    for run in d if isinstance(d, list) else [d]:
+        print(run["profile"])
 PY
     table+=("$(printf '%-60s rc=%-3s %4ss (budget %ss)' "$name" "$rc" "$took" "$BUDGET_S")")
     printf '%s\n' "${table[@]}" > "$WORK/summary.txt"

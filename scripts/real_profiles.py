@@ -62,12 +62,26 @@ def stage_names_from_kernels(text: str, kernels: list[dict]) -> tuple[str, int]:
     return "".join(lines), changed
 
 
+def one_run(src: Path) -> dict | None:
+    """The run a `kbopt profile --json` file holds: a list of one run per configuration
+    (files written before the output was always a list hold the run itself)."""
+    data = json.loads(src.read_text(encoding="utf-8"))
+    if isinstance(data, list) and len(data) == 1:
+        data = data[0]
+    if not isinstance(data, dict) or "profile" not in data:
+        print(
+            f"{src}: not the output of `kbopt profile --json` for one configuration; skipped",
+            file=sys.stderr,
+        )
+        return None
+    return data
+
+
 def convert(src: Path, into: Path, json_into: Path) -> Path | None:
     from kbopt.contracts.profile import Profile
 
-    data = json.loads(src.read_text(encoding="utf-8"))
-    if not isinstance(data, dict) or "profile" not in data:
-        print(f"{src}: not a kbopt profile --json output; skipped", file=sys.stderr)
+    data = one_run(src)
+    if data is None:
         return None
     text, renamed = stage_names_from_kernels(data["profile"], data.get("kernels") or [])
     profile = Profile.parse(text, str(src))

@@ -59,6 +59,13 @@ def test_duplicate_stage_names_are_renamed_from_the_recorded_kernels(tmp_path: P
     out = mod.convert(src, tmp_path, tmp_path / "json")
     assert out is not None and "re-derived" in out.read_text()
     assert (tmp_path / "json" / src.name).exists()
+    # today's output: a list of one run per configuration
+    listed = src.with_name("k--v1--rows_9.json")
+    listed.write_text(json.dumps([doc]))
+    assert mod.convert(listed, tmp_path, tmp_path / "json") == tmp_path / "k--v1--rows_9.md"
+    several = src.with_name("k--v1--two.json")
+    several.write_text(json.dumps([doc, doc]))
+    assert mod.convert(several, tmp_path, tmp_path / "json") is None  # one file, one profile
 
 
 def test_a_profile_with_right_names_is_left_as_it_is() -> None:

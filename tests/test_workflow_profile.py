@@ -149,6 +149,10 @@ def test_cli_profile_takes_several_configurations(
     assert all(r["devlog"] is None for r in runs)
     devlog_path = tmp_path / "docs" / "kernels" / "toy.md"
     assert not devlog_path.exists() or not Devlog.load(devlog_path).performance_profiles()
+    # one configuration gives the same shape: a list of one run
+    assert main([*args, "--config", "decode", "--json"]) == 0
+    (run,) = json.loads(capsys.readouterr().out)
+    assert run["measurement"]["config"]["dims"]["s"] == 1
     assert main([*args, "--config", "32x1"]) == 2  # a clean error, no traceback
     assert "gives 1 value(s); toy has 3 dims (b, s, t)" in capsys.readouterr().err
     assert main(["--root", str(tmp_path), "profile", "nope", "v1", "--backend", "fake"]) == 2

@@ -253,7 +253,8 @@ def cmd_profile(args: argparse.Namespace) -> int:
             if devlog:
                 print(f"updated {store.display(devlog)}", file=sys.stderr)
     if args.json:
-        print_json(results[0] if len(results) == 1 else results)
+        # Always a list, one run per configuration, so a caller parses one shape.
+        print_json(results)
     return 0
 
 
