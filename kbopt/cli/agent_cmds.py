@@ -390,7 +390,10 @@ def cmd_tool(args: argparse.Namespace) -> int:
             result: Any = json.loads(outcome.content)
         except json.JSONDecodeError:
             result = outcome.content
-        print_json({"ok": not outcome.is_error, "result": result})
+        data: dict[str, Any] = {"ok": not outcome.is_error, "result": result}
+        if outcome.is_error:  # every failure under --json carries `error`, as elsewhere
+            data["error"] = [outcome.content]
+        print_json(data)
     else:
         print(outcome.content, file=sys.stderr if outcome.is_error else sys.stdout)
     return 1 if outcome.is_error else 0

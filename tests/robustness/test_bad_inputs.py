@@ -454,7 +454,8 @@ def test_bad_lock_timeout_setting_is_refused(empty_kb: Path, tmp_path: Path, mon
 def test_tool_input_that_is_not_an_object_is_a_tool_error(empty_kb: Path) -> None:
     r = call(empty_kb, "agent", "tool", "show_entry", "--role", "orchestrator", "--input", "[1]", "--json")
     assert r.rc == 1 and "Traceback" not in r.both
-    assert strict_json(r.out) == {"ok": False, "result": strict_json(r.out)["result"]}  # type: ignore[index]
+    data = strict_json(r.out)
+    assert data == {"ok": False, "result": data["result"], "error": [data["result"]]}  # type: ignore[index]
 
 
 # --------------------------------------------------------------------------- the knowledge base's own files
