@@ -416,6 +416,30 @@ def test_the_target_verdict_is_computed_from_the_rows() -> None:
     assert "before the grid measured anything" in verdict(doc(1, 1, 1))
 
 
+def test_the_summary_holds_the_catalog_against_the_grid_s_count() -> None:
+    from kbopt.site.ablation import against_grid, short_commit
+
+    def doc(catalog, grid, grid_trials=24):
+        return {
+            "trials_budget": 24,
+            "rows": [
+                {"arm": "catalog", "trials_to_within_5pct": catalog, "trials": 6},
+                {"arm": "grid", "trials_to_within_5pct": grid, "trials": grid_trials},
+            ],
+        }
+
+    assert against_grid(doc(6, 18)) == "met"
+    assert against_grid(doc(7, 18)) == "not met"
+    assert against_grid(doc(2, 5)) == "unreachable"
+    assert against_grid(doc(2, None)) == "met (grid never)"
+    assert against_grid(doc(9, None)) == "grid never"  # within the budget, not a third of it
+    assert against_grid(doc(None, 12)) == "not met"
+    assert against_grid(doc(1, 1)) == "-"  # not judged
+    assert short_commit("be424573819f1329d0587c6865f166f1afc291ae") == "be42457"
+    assert short_commit("d665b77+bytes-in-flight-draft") == "d665b77+bytes-in-flight-draft"
+    assert short_commit(None) == "-"
+
+
 def test_the_grid_s_expected_trials_come_from_its_sample_s_share_of_good_points() -> None:
     from kbopt.site.ablation import verdict
     from kbopt.workflow.ablation import TrialRow, expected_grid_trials

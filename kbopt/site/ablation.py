@@ -109,18 +109,22 @@ def render_ablation_fragment(root: Path) -> str:
         "## Summary",
         "",
         "Trials each arm needed to come within 5% of the best configuration any arm found "
-        "(`never`: not within its trials); the target is the catalog's count at most a third "
-        "of the trial budget. One row per run, oldest first; each run's section follows.",
+        "(`never`: not within its trials). Target: the catalog's count at most a third of "
+        "the trial budget; the last column holds it against a third of the trials the grid "
+        "itself needed (`grid never`: the grid never came within 5% in its budget; `unreachable`: the grid "
+        "needed fewer than 6, and no arm can need fewer than 2). One row per run, oldest "
+        "first; each run's section follows.",
         "",
-        "| Kernel | Configuration | Catalog at | Catalog | Random | Grid | Target |",
-        "|--------|---------------|------------|---------|--------|------|--------|",
+        "| Kernel | Configuration | Catalog at | Catalog | Random | Grid | Target | Against the grid's count |",
+        "|--------|---------------|------------|---------|--------|------|--------|--------------------------|",
     ]
     for doc in docs:
         needed = {r["arm"]: r.get("trials_to_within_5pct") or "never" for r in doc["rows"]}
         out.append(
             f"| {doc['kernel']} | {doc.get('config', {}).get('name', '?')} "
-            f"| {doc.get('catalog_commit') or '-'} | {needed.get('catalog', '-')} "
-            f"| {needed.get('random', '-')} | {needed.get('grid', '-')} | {judge(doc)[0]} |"
+            f"| {short_commit(doc.get('catalog_commit'))} | {needed.get('catalog', '-')} "
+            f"| {needed.get('random', '-')} | {needed.get('grid', '-')} | {judge(doc)[0]} "
+            f"| {against_grid(doc)} |"
         )
     out.append("")
     for doc in docs:
@@ -151,6 +155,32 @@ def render_ablation_fragment(root: Path) -> str:
             )
         out += ["", verdict(doc), ""]
     return "\n".join(out)
+
+
+def short_commit(commit: str | None) -> str:
+    """A commit as the table shows it: 7 hex digits (a full sha is 40), any suffix kept."""
+    if not commit:
+        return "-"
+    head, plus, rest = commit.partition("+")
+    if len(head) == 40 and all(c in "0123456789abcdef" for c in head):
+        head = head[:7]
+    return head + plus + rest
+
+
+def against_grid(doc: Mapping[str, Any]) -> str:
+    """The catalog's count against a third of the trials the grid needed, in short:
+    `met`, `not met`, `grid never`, `unreachable`, or `-` where the run is not judged."""
+    if judge(doc)[0] == "not judged":
+        return "-"
+    rows = {r["arm"]: r for r in doc.get("rows", [])}
+    reached = rows["catalog"].get("trials_to_within_5pct")
+    grid_needed = rows["grid"].get("trials_to_within_5pct")
+    if grid_needed is None:  # the grid needed more than its budget
+        budget = int(doc.get("trials_budget") or rows["grid"]["trials"])
+        return "met (grid never)" if reached is not None and reached * 3 <= budget else "grid never"
+    if grid_needed < 6:
+        return "unreachable"
+    return "met" if reached is not None and reached * 3 <= grid_needed else "not met"
 
 
 def verdict(doc: Mapping[str, Any]) -> str:
