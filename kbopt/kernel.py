@@ -583,23 +583,33 @@ def _claim_package(import_root: Path, package: str) -> None:
     """Make `package` (e.g. `kernels.softmax`) import from `import_root`.
 
     Projects name their kernels' package alike (`kernels`), so a process that has loaded
-    another project's kernels holds that project's package in sys.modules, and an import
-    of this one's versions would look in the wrong folder.  The other project's modules are
-    dropped from sys.modules (objects already loaded keep working) and this root goes first
-    on sys.path, so the next import finds this project's files."""
-    top = package.split(".")[0] if package else ""
-    loaded = sys.modules.get(top) if top else None
-    if loaded is not None:
-        wanted = (import_root / top).resolve()
-        paths = [Path(p).resolve() for p in getattr(loaded, "__path__", []) or []]
-        if wanted not in paths:
-            for name in [n for n in sys.modules if n == top or n.startswith(top + ".")]:
-                del sys.modules[name]
+    another project's kernels holds that project's `kernels` package, and an import of this
+    one's versions would look in the other project's folder.  This project's folder goes
+    first in the loaded package's search path (and its root first on sys.path), and modules
+    of a same-named kernel loaded from elsewhere are dropped from sys.modules; every other
+    module stays as it is (objects already handed out keep their identity)."""
+    top, _, _ = package.partition(".")
+    if not top:
+        return
     root = str(import_root)
     if not sys.path or sys.path[0] != root:
         if root in sys.path:
             sys.path.remove(root)
         sys.path.insert(0, root)
+    loaded = sys.modules.get(top)
+    search = getattr(loaded, "__path__", None)
+    if loaded is None or search is None:
+        return
+    wanted = str((import_root / top).resolve())
+    paths = [str(Path(p).resolve()) for p in search]
+    if paths[:1] != [wanted]:
+        loaded.__path__ = [wanted, *(p for p in paths if p != wanted)]
+    # A kernel of the same name from another project, imported before: not this one's.
+    own = (import_root / Path(*package.split("."))).resolve()
+    for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
+        origin = getattr(sys.modules[name], "__file__", None)
+        if origin and not Path(origin).resolve().is_relative_to(own):
+            del sys.modules[name]
 
 
 # ---------------------------------------------------------------------- validation

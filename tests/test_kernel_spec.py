@@ -94,6 +94,16 @@ def test_two_projects_kernels_packages_load_in_one_process(tmp_path: Path) -> No
         assert spec.load_version("triton_v1").fn() == spec.name.removeprefix("k_")
     assert load_spec("kernels.mla_decode.spec:SPEC", REPO).name == "mla_decode"
     assert load_spec("k_one", tmp_path / "one").load_version("triton_v1").fn() == "one"
+    # the same kernel name in two projects: each project's own files
+    for project in ("three", "four"):
+        folder = write_kernel(tmp_path / project, "same")
+        (folder / "helpers.py").write_text(f"WHO = {project!r}\n")
+        (folder / "triton_v1.py").write_text(
+            "from kernels.same.helpers import WHO\n\n\ndef same(*args):\n    return WHO\n"
+        )
+    for project in ("three", "four", "three"):
+        clear_cache()
+        assert load_spec("same", tmp_path / project).load_version("triton_v1").fn() == project
 
 
 @pytest.mark.parametrize(
