@@ -1,5 +1,6 @@
 """What the foreign kernel specs share: where third_party/ is, the check that says what is
-missing and how to get it, loading a fetched file, and the repository on sys.path.
+missing and how to get it, loading a fetched file, the repository on sys.path, and the
+hooks that only forward to a wrapper package's reference.py.
 
 The third-party code itself is never committed: `scripts/fetch_third_party.py` copies it,
 at pinned commits, into the git-ignored `third_party/` at the repository root (or the
@@ -15,14 +16,18 @@ import importlib
 import importlib.util
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from kbopt.errors import Problem, ProblemList
+from kbopt.kernel import Version
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+# A baseline that reference.py defines: (key, family, description, name of its function
+# in reference.py).  The key is also the Version's name: the specs always gave both alike.
+Baseline = tuple[str, str, str, str]
 # Bytes per element of the dtypes the specs time: their floors count bytes with it.
 ELEMENT_SIZE = {"float16": 2, "bfloat16": 2, "float32": 4}
 FETCH_SCRIPT = REPO_ROOT / "scripts" / "fetch_third_party.py"
@@ -175,6 +180,55 @@ def ensure_repo_on_path() -> None:
     """Make `kernels.*` importable (a spec named by path only puts benchmarks/ on sys.path)."""
     if str(REPO_ROOT) not in sys.path:
         sys.path.insert(0, str(REPO_ROOT))
+
+
+def reference_module(package: str) -> ModuleType:
+    """The wrapper package `foreign.<package>`'s reference.py.  The hooks below import it
+    when they run, not when the spec loads: it imports torch, and loading a spec must stay
+    cheap (no torch, no triton)."""
+    return importlib.import_module(f"foreign.{package}.reference")
+
+
+def forward_make_inputs(
+    package: str, *dim_names: str, function: str = "make_inputs"
+) -> Callable[..., tuple[Any, ...]]:
+    """A spec's `make_inputs` that calls reference.py's `function` with the values of
+    `dim_names`, in that order, as positional arguments, and dtype, device and seed as
+    keywords.  `function="make_check_inputs"` gives a spec's `make_check_inputs`."""
+
+    def make_inputs(
+        dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
+    ) -> tuple[Any, ...]:
+        make = getattr(reference_module(package), function)
+        inputs: tuple[Any, ...] = make(
+            *(dims[name] for name in dim_names), dtype=dtype, device=device, seed=seed
+        )
+        return inputs
+
+    return make_inputs
+
+
+def forward_reference(package: str) -> Callable[..., Any]:
+    """A spec's `reference`: reference.py's `reference`, called with the inputs as given."""
+
+    def reference(*inputs: Any) -> Any:
+        return reference_module(package).reference(*inputs)
+
+    return reference
+
+
+def forward_baselines(package: str, *baselines: Baseline) -> Callable[[], dict[str, Version]]:
+    """A spec's `baselines`: one Version per (key, family, description, function name),
+    in the order given, each running that function of reference.py."""
+
+    def load_baselines() -> dict[str, Version]:
+        reference = reference_module(package)
+        return {
+            key: Version(key, family, description, getattr(reference, function))
+            for key, family, description, function in baselines
+        }
+
+    return load_baselines
 
 
 def triton_launch_info(launcher_module: str) -> Callable[[str], dict[str, Any]]:

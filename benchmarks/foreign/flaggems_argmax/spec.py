@@ -15,10 +15,9 @@ on 132 SMs: launch-sized) and a speculative verification of 256 requests x 8 pos
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_argmax")
 
@@ -37,31 +36,12 @@ def flops(d: Mapping[str, int]) -> int:
     return d["rows"] * d["vocab"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_argmax import reference
-
-    return reference.make_inputs(dims["rows"], dims["vocab"], dtype=dtype, device=device, seed=seed)
-
-
-def _reference(logits: Any) -> Any:
-    from foreign.flaggems_argmax import reference
-
-    return reference.reference(logits)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_argmax import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same columns by torch.argmax in the input dtype",
-            reference.torch_argmax,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("flaggems_argmax", "rows", "vocab")
+_reference = _common.forward_reference("flaggems_argmax")
+_baselines = _common.forward_baselines(
+    "flaggems_argmax",
+    ("torch", "torch", "the same columns by torch.argmax in the input dtype", "torch_argmax"),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_argmax.launcher")

@@ -18,10 +18,9 @@ and writing the output once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_avg_pool2d")
 
@@ -43,34 +42,19 @@ def flops(d: Mapping[str, int]) -> int:
     return _out(d) * (d["pool"] ** 2 + 1)
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_avg_pool2d import reference
-
-    return reference.make_inputs(
-        dims["batch"], dims["channels"], dims["height"], dims["width"], dims["pool"],
-        dtype=dtype, device=device, seed=seed,
-    )  # fmt: skip
-
-
-def _reference(x: Any, pool: int) -> Any:
-    from foreign.flaggems_avg_pool2d import reference
-
-    return reference.reference(x, pool)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_avg_pool2d import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same pooling by torch's F.avg_pool2d (window 4, stride 4) in the input dtype",
-            reference.torch_avg_pool2d,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "flaggems_avg_pool2d", "batch", "channels", "height", "width", "pool"
+)
+_reference = _common.forward_reference("flaggems_avg_pool2d")
+_baselines = _common.forward_baselines(
+    "flaggems_avg_pool2d",
+    (
+        "torch",
+        "torch",
+        "the same pooling by torch's F.avg_pool2d (window 4, stride 4) in the input dtype",
+        "torch_avg_pool2d",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_avg_pool2d.launcher")

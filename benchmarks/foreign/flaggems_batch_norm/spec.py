@@ -21,10 +21,9 @@ writing y once (the kernel reads x twice).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_batch_norm")
 
@@ -50,35 +49,20 @@ def flops(d: Mapping[str, int]) -> int:
     return 10 * _elements(d)
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_batch_norm import reference
-
-    return reference.make_inputs(
-        dims["batch"], dims["channels"], dims["height"], dims["width"],
-        dtype=dtype, device=device, seed=seed,
-    )  # fmt: skip
-
-
-def _reference(*inputs: Any) -> Any:
-    from foreign.flaggems_batch_norm import reference
-
-    return reference.reference(*inputs)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_batch_norm import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same training-mode step by torch's native_batch_norm (cuDNN on a GPU) in the "
-            "input dtype",
-            reference.torch_batch_norm,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "flaggems_batch_norm", "batch", "channels", "height", "width"
+)
+_reference = _common.forward_reference("flaggems_batch_norm")
+_baselines = _common.forward_baselines(
+    "flaggems_batch_norm",
+    (
+        "torch",
+        "torch",
+        "the same training-mode step by torch's native_batch_norm (cuDNN on a GPU) in the "
+        "input dtype",
+        "torch_batch_norm",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_batch_norm.launcher")

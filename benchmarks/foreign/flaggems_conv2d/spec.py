@@ -18,10 +18,9 @@ and the convolution's flops.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_conv2d")
 
@@ -48,34 +47,19 @@ def flops(d: Mapping[str, int]) -> int:
     )  # fmt: skip
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_conv2d import reference
-
-    return reference.make_inputs(
-        dims["batch"], dims["channels_in"], dims["channels_out"], dims["height"],
-        dims["width"], dims["filter_size"], dtype=dtype, device=device, seed=seed,
-    )  # fmt: skip
-
-
-def _reference(x: Any, weight: Any) -> Any:
-    from foreign.flaggems_conv2d import reference
-
-    return reference.reference(x, weight)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_conv2d import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same convolution by torch's F.conv2d (cuDNN) in the input dtype",
-            reference.torch_conv2d,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "flaggems_conv2d", "batch", "channels_in", "channels_out", "height", "width", "filter_size"
+)
+_reference = _common.forward_reference("flaggems_conv2d")
+_baselines = _common.forward_baselines(
+    "flaggems_conv2d",
+    (
+        "torch",
+        "torch",
+        "the same convolution by torch's F.conv2d (cuDNN) in the input dtype",
+        "torch_conv2d",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_conv2d.launcher")

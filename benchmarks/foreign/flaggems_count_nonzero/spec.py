@@ -17,10 +17,9 @@ and writing one int64 count per token.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_count_nonzero")
 
@@ -39,33 +38,17 @@ def flops(d: Mapping[str, int]) -> int:
     return 2 * d["tokens"] * d["inter"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_count_nonzero import reference
-
-    return reference.make_inputs(
-        dims["tokens"], dims["inter"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(h: Any) -> Any:
-    from foreign.flaggems_count_nonzero import reference
-
-    return reference.reference(h)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_count_nonzero import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same counts by torch.count_nonzero in the input dtype",
-            reference.torch_count_nonzero,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("flaggems_count_nonzero", "tokens", "inter")
+_reference = _common.forward_reference("flaggems_count_nonzero")
+_baselines = _common.forward_baselines(
+    "flaggems_count_nonzero",
+    (
+        "torch",
+        "torch",
+        "the same counts by torch.count_nonzero in the input dtype",
+        "torch_count_nonzero",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_count_nonzero.launcher")

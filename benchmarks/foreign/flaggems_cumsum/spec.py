@@ -19,10 +19,9 @@ probabilities once and writing their running totals once (the kernels read them 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_cumsum")
 
@@ -40,31 +39,12 @@ def flops(d: Mapping[str, int]) -> int:
     return d["rows"] * d["vocab"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_cumsum import reference
-
-    return reference.make_inputs(dims["rows"], dims["vocab"], dtype=dtype, device=device, seed=seed)
-
-
-def _reference(probs: Any) -> Any:
-    from foreign.flaggems_cumsum import reference
-
-    return reference.reference(probs)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_cumsum import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same running totals by torch's cumsum in fp32",
-            reference.torch_cumsum,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("flaggems_cumsum", "rows", "vocab")
+_reference = _common.forward_reference("flaggems_cumsum")
+_baselines = _common.forward_baselines(
+    "flaggems_cumsum",
+    ("torch", "torch", "the same running totals by torch's cumsum in fp32", "torch_cumsum"),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_cumsum.launcher")

@@ -20,10 +20,9 @@ and writing the table's gradient once in the dtype.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_embedding_backward")
 
@@ -44,34 +43,20 @@ def flops(d: Mapping[str, int]) -> int:
     return d["tokens"] * d["hidden"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_embedding_backward import reference
-
-    return reference.make_inputs(
-        dims["tokens"], dims["vocab"], dims["hidden"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(grad_output: Any, indices: Any, vocab: int) -> Any:
-    from foreign.flaggems_embedding_backward import reference
-
-    return reference.reference(grad_output, indices, vocab)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_embedding_backward import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same gradient by torch's embedding_dense_backward (sort by token, then "
-            "segment sums) in the input dtype",
-            reference.torch_embedding_backward,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "flaggems_embedding_backward", "tokens", "vocab", "hidden"
+)
+_reference = _common.forward_reference("flaggems_embedding_backward")
+_baselines = _common.forward_baselines(
+    "flaggems_embedding_backward",
+    (
+        "torch",
+        "torch",
+        "the same gradient by torch's embedding_dense_backward (sort by token, then "
+        "segment sums) in the input dtype",
+        "torch_embedding_backward",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_embedding_backward.launcher")

@@ -20,10 +20,9 @@ The floor is reading x once and writing the output once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_hadamard")
 
@@ -41,32 +40,18 @@ def flops(d: Mapping[str, int]) -> int:
     return d["tokens"] * d["dim"] * (d["dim"].bit_length() - 1 + 1)
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_hadamard import reference
-
-    return reference.make_inputs(dims["tokens"], dims["dim"], dtype=dtype, device=device, seed=seed)
-
-
-def _reference(x: Any, scale: float) -> Any:
-    from foreign.flaggems_hadamard import reference
-
-    return reference.reference(x, scale)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_hadamard import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same transform as log2(dim) torch butterfly stages in fp32 (QuaRot's fallback "
-            "without the CUDA kernel)",
-            reference.torch_hadamard,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("flaggems_hadamard", "tokens", "dim")
+_reference = _common.forward_reference("flaggems_hadamard")
+_baselines = _common.forward_baselines(
+    "flaggems_hadamard",
+    (
+        "torch",
+        "torch",
+        "the same transform as log2(dim) torch butterfly stages in fp32 (QuaRot's fallback "
+        "without the CUDA kernel)",
+        "torch_hadamard",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_hadamard.launcher")

@@ -18,10 +18,9 @@ and the ids once and writing the output once; the gathered reads touch most of e
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_index_select")
 
@@ -40,33 +39,19 @@ def flops(d: Mapping[str, int]) -> int:
     return d["tokens"] * d["draft_vocab"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_index_select import reference
-
-    return reference.make_inputs(
-        dims["tokens"], dims["vocab"], dims["draft_vocab"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(logits: Any, draft_ids: Any) -> Any:
-    from foreign.flaggems_index_select import reference
-
-    return reference.reference(logits, draft_ids)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_index_select import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same columns by torch.index_select in the input dtype",
-            reference.torch_index_select,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "flaggems_index_select", "tokens", "vocab", "draft_vocab"
+)
+_reference = _common.forward_reference("flaggems_index_select")
+_baselines = _common.forward_baselines(
+    "flaggems_index_select",
+    (
+        "torch",
+        "torch",
+        "the same columns by torch.index_select in the input dtype",
+        "torch_index_select",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_index_select.launcher")

@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_isin")
 
@@ -40,33 +39,12 @@ def flops(d: Mapping[str, int]) -> int:
     return 3 * d["tokens"] * (int(math.log2(d["set_size"])) + 1)
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_isin import reference
-
-    return reference.make_inputs(
-        dims["tokens"], dims["set_size"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(ids: Any, id_set: Any) -> Any:
-    from foreign.flaggems_isin import reference
-
-    return reference.reference(ids, id_set)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_isin import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same mask by torch.isin (which sorts in its call)",
-            reference.torch_isin,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("flaggems_isin", "tokens", "set_size")
+_reference = _common.forward_reference("flaggems_isin")
+_baselines = _common.forward_baselines(
+    "flaggems_isin",
+    ("torch", "torch", "the same mask by torch.isin (which sorts in its call)", "torch_isin"),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_isin.launcher")

@@ -20,10 +20,9 @@ values once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_masked_select")
 
@@ -42,33 +41,17 @@ def flops(d: Mapping[str, int]) -> int:
     return d["rows"] * d["hidden"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_masked_select import reference
-
-    return reference.make_inputs(
-        dims["rows"], dims["hidden"], dims["live"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(x: Any, mask: Any) -> Any:
-    from foreign.flaggems_masked_select import reference
-
-    return reference.reference(x, mask)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_masked_select import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same selection by torch's masked_select in the input dtype",
-            reference.torch_masked_select,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("flaggems_masked_select", "rows", "hidden", "live")
+_reference = _common.forward_reference("flaggems_masked_select")
+_baselines = _common.forward_baselines(
+    "flaggems_masked_select",
+    (
+        "torch",
+        "torch",
+        "the same selection by torch's masked_select in the input dtype",
+        "torch_masked_select",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_masked_select.launcher")

@@ -20,10 +20,9 @@ writing both outputs once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_max_pool2d")
 
@@ -51,35 +50,20 @@ def flops(d: Mapping[str, int]) -> int:
     return KERNEL * KERNEL * _outputs(d)
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_max_pool2d import reference
-
-    return reference.make_inputs(
-        dims["batch"], dims["channels"], dims["height"], dims["width"],
-        dtype=dtype, device=device, seed=seed,
-    )  # fmt: skip
-
-
-def _reference(x: Any) -> Any:
-    from foreign.flaggems_max_pool2d import reference
-
-    return reference.reference(x)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_max_pool2d import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same pooling by torch's max_pool2d_with_indices (values and int64 indices) "
-            "in the input dtype",
-            reference.torch_max_pool2d,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "flaggems_max_pool2d", "batch", "channels", "height", "width"
+)
+_reference = _common.forward_reference("flaggems_max_pool2d")
+_baselines = _common.forward_baselines(
+    "flaggems_max_pool2d",
+    (
+        "torch",
+        "torch",
+        "the same pooling by torch's max_pool2d_with_indices (values and int64 indices) "
+        "in the input dtype",
+        "torch_max_pool2d",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_max_pool2d.launcher")

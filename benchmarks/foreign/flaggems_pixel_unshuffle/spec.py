@@ -16,10 +16,9 @@ the patch features once and writing them once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_pixel_unshuffle")
 
@@ -37,34 +36,19 @@ def flops(d: Mapping[str, int]) -> int:
     return 0
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_pixel_unshuffle import reference
-
-    return reference.make_inputs(
-        dims["tiles"], dims["hidden"], dims["grid"], dims["factor"],
-        dtype=dtype, device=device, seed=seed,
-    )  # fmt: skip
-
-
-def _reference(x: Any, factor: int) -> Any:
-    from foreign.flaggems_pixel_unshuffle import reference
-
-    return reference.reference(x, factor)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_pixel_unshuffle import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same rearrangement by torch's F.pixel_unshuffle",
-            reference.torch_pixel_unshuffle,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "flaggems_pixel_unshuffle", "tiles", "hidden", "grid", "factor"
+)
+_reference = _common.forward_reference("flaggems_pixel_unshuffle")
+_baselines = _common.forward_baselines(
+    "flaggems_pixel_unshuffle",
+    (
+        "torch",
+        "torch",
+        "the same rearrangement by torch's F.pixel_unshuffle",
+        "torch_pixel_unshuffle",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_pixel_unshuffle.launcher")

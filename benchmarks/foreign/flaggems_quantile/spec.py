@@ -18,10 +18,9 @@ quantiles once; the sort's shuffles, not the bytes, are expected to set the time
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_quantile", "flaggems_topk")
 
@@ -46,34 +45,19 @@ def flops(d: Mapping[str, int]) -> int:
     return d["tokens"] * d["hidden"] * stages * (stages + 1) // 2
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_quantile import reference
-
-    return reference.make_inputs(
-        dims["tokens"], dims["hidden"], dims["group"], dims["quantiles"],
-        dtype=dtype, device=device, seed=seed,
-    )  # fmt: skip
-
-
-def _reference(groups: Any, q: Any) -> Any:
-    from foreign.flaggems_quantile import reference
-
-    return reference.reference(groups, q)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_quantile import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same quantiles by torch.quantile (a sort, then the interpolation), in fp32",
-            reference.torch_quantile,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "flaggems_quantile", "tokens", "hidden", "group", "quantiles"
+)
+_reference = _common.forward_reference("flaggems_quantile")
+_baselines = _common.forward_baselines(
+    "flaggems_quantile",
+    (
+        "torch",
+        "torch",
+        "the same quantiles by torch.quantile (a sort, then the interpolation), in fp32",
+        "torch_quantile",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_quantile.launcher")

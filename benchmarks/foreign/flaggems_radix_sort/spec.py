@@ -21,10 +21,9 @@ is reading the logits once and writing the values and columns once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_radix_sort")
 
@@ -47,34 +46,17 @@ def flops(d: Mapping[str, int]) -> int:
     return 2 * PASSES * 2**BITS * d["rows"] * d["columns"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_radix_sort import reference
-
-    return reference.make_inputs(
-        dims["rows"], dims["columns"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(x: Any) -> Any:
-    from foreign.flaggems_radix_sort import reference
-
-    return reference.reference(x)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_radix_sort import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same ascending sort by torch's sort (CUB's segmented radix sort) on the fp32 "
-            "logits",
-            reference.torch_sort,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("flaggems_radix_sort", "rows", "columns")
+_reference = _common.forward_reference("flaggems_radix_sort")
+_baselines = _common.forward_baselines(
+    "flaggems_radix_sort",
+    (
+        "torch",
+        "torch",
+        "the same ascending sort by torch's sort (CUB's segmented radix sort) on the fp32 logits",
+        "torch_sort",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_radix_sort.launcher")

@@ -19,10 +19,9 @@ row's id once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_repeat_interleave")
 
@@ -40,34 +39,20 @@ def flops(d: Mapping[str, int]) -> int:
     return d["experts"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_repeat_interleave import reference
-
-    return reference.make_inputs(
-        dims["tokens"], dims["topk"], dims["experts"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(counts: Any) -> Any:
-    from foreign.flaggems_repeat_interleave import reference
-
-    return reference.reference(counts)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_repeat_interleave import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same ids by torch.repeat_interleave (its cumsum and the host copy of the "
-            "row count inside the call)",
-            reference.torch_repeat_interleave,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "flaggems_repeat_interleave", "tokens", "topk", "experts"
+)
+_reference = _common.forward_reference("flaggems_repeat_interleave")
+_baselines = _common.forward_baselines(
+    "flaggems_repeat_interleave",
+    (
+        "torch",
+        "torch",
+        "the same ids by torch.repeat_interleave (its cumsum and the host copy of the "
+        "row count inside the call)",
+        "torch_repeat_interleave",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_repeat_interleave.launcher")

@@ -18,10 +18,9 @@ weight once and writing the totals once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_scatter_add")
 
@@ -39,33 +38,17 @@ def flops(d: Mapping[str, int]) -> int:
     return d["tokens"] * d["topk"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_scatter_add import reference
-
-    return reference.make_inputs(
-        dims["tokens"], dims["topk"], dims["experts"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(expert_ids: Any, weights: Any, experts: int) -> Any:
-    from foreign.flaggems_scatter_add import reference
-
-    return reference.reference(expert_ids, weights, experts)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_scatter_add import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same per-expert totals by torch's zeros and scatter_add_ in fp32",
-            reference.torch_scatter_add,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("flaggems_scatter_add", "tokens", "topk", "experts")
+_reference = _common.forward_reference("flaggems_scatter_add")
+_baselines = _common.forward_baselines(
+    "flaggems_scatter_add",
+    (
+        "torch",
+        "torch",
+        "the same per-expert totals by torch's zeros and scatter_add_ in fp32",
+        "torch_scatter_add",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_scatter_add.launcher")

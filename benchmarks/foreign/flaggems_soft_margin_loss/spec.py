@@ -16,10 +16,9 @@ programs, large).  The floor is reading the scores and the targets once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_soft_margin_loss")
 
@@ -38,33 +37,17 @@ def flops(d: Mapping[str, int]) -> int:
     return 8 * d["images"] * d["texts"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_soft_margin_loss import reference
-
-    return reference.make_inputs(
-        dims["images"], dims["texts"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(scores: Any, targets: Any) -> Any:
-    from foreign.flaggems_soft_margin_loss import reference
-
-    return reference.reference(scores, targets)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_soft_margin_loss import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same loss by torch's F.soft_margin_loss in the input dtype",
-            reference.torch_soft_margin_loss,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("flaggems_soft_margin_loss", "images", "texts")
+_reference = _common.forward_reference("flaggems_soft_margin_loss")
+_baselines = _common.forward_baselines(
+    "flaggems_soft_margin_loss",
+    (
+        "torch",
+        "torch",
+        "the same loss by torch's F.soft_margin_loss in the input dtype",
+        "torch_soft_margin_loss",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_soft_margin_loss.launcher")

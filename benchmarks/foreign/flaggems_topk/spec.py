@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_topk")
 
@@ -53,33 +52,17 @@ def flops(d: Mapping[str, int]) -> int:
     return d["rows"] * (3 * d["k"] * d["columns"] + block * rounds * (rounds + 1) // 2)
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_topk import reference
-
-    return reference.make_inputs(
-        dims["rows"], dims["columns"], dims["k"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(x: Any, k: int) -> Any:
-    from foreign.flaggems_topk import reference
-
-    return reference.reference(x, k)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_topk import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same selection by torch.topk (largest, sorted) in the input dtype",
-            reference.torch_topk,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("flaggems_topk", "rows", "columns", "k")
+_reference = _common.forward_reference("flaggems_topk")
+_baselines = _common.forward_baselines(
+    "flaggems_topk",
+    (
+        "torch",
+        "torch",
+        "the same selection by torch.topk (largest, sorted) in the input dtype",
+        "torch_topk",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_topk.launcher")

@@ -18,10 +18,9 @@ writing the samples' gradient once in the input dtype.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_unfold_backward")
 
@@ -45,34 +44,19 @@ def flops(d: Mapping[str, int]) -> int:
     return d["batch"] * frames(d) * d["window"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_unfold_backward import reference
-
-    return reference.make_inputs(
-        dims["batch"], dims["samples"], dims["window"], dims["hop"],
-        dtype=dtype, device=device, seed=seed,
-    )  # fmt: skip
-
-
-def _reference(grad_frames: Any, samples: int, hop: int) -> Any:
-    from foreign.flaggems_unfold_backward import reference
-
-    return reference.reference(grad_frames, samples, hop)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_unfold_backward import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same gradient by torch's own unfold_backward in the input dtype",
-            reference.torch_unfold_backward,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "flaggems_unfold_backward", "batch", "samples", "window", "hop"
+)
+_reference = _common.forward_reference("flaggems_unfold_backward")
+_baselines = _common.forward_baselines(
+    "flaggems_unfold_backward",
+    (
+        "torch",
+        "torch",
+        "the same gradient by torch's own unfold_backward in the input dtype",
+        "torch_unfold_backward",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_unfold_backward.launcher")

@@ -20,10 +20,9 @@ is reading the images once and writing the output once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_upsample_bicubic2d_aa")
 
@@ -51,35 +50,20 @@ def flops(d: Mapping[str, int]) -> int:
     return 2 * taps * d["batch"] * d["channels"] * d["out_h"] * d["out_w"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_upsample_bicubic2d_aa import reference
-
-    return reference.make_inputs(
-        dims["batch"], dims["channels"], dims["in_h"], dims["in_w"], dims["out_h"],
-        dims["out_w"], dtype=dtype, device=device, seed=seed,
-    )  # fmt: skip
-
-
-def _reference(images: Any, out_h: int, out_w: int) -> Any:
-    from foreign.flaggems_upsample_bicubic2d_aa import reference
-
-    return reference.reference(images, out_h, out_w)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_upsample_bicubic2d_aa import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same resize by torch's _upsample_bicubic2d_aa (F.interpolate, bicubic, "
-            "antialias) in the input dtype",
-            reference.torch_resize,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "flaggems_upsample_bicubic2d_aa", "batch", "channels", "in_h", "in_w", "out_h", "out_w"
+)
+_reference = _common.forward_reference("flaggems_upsample_bicubic2d_aa")
+_baselines = _common.forward_baselines(
+    "flaggems_upsample_bicubic2d_aa",
+    (
+        "torch",
+        "torch",
+        "the same resize by torch's _upsample_bicubic2d_aa (F.interpolate, bicubic, "
+        "antialias) in the input dtype",
+        "torch_resize",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_upsample_bicubic2d_aa.launcher")

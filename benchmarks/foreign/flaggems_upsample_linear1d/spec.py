@@ -17,10 +17,9 @@ features once and writing the frames once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_upsample_linear1d")
 
@@ -38,34 +37,19 @@ def flops(d: Mapping[str, int]) -> int:
     return 10 * d["batch"] * d["channels"] * d["frames"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_upsample_linear1d import reference
-
-    return reference.make_inputs(
-        dims["batch"], dims["channels"], dims["tokens"], dims["frames"],
-        dtype=dtype, device=device, seed=seed,
-    )  # fmt: skip
-
-
-def _reference(x: Any, frames: int) -> Any:
-    from foreign.flaggems_upsample_linear1d import reference
-
-    return reference.reference(x, frames)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_upsample_linear1d import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same frames by torch's F.interpolate(mode='linear') in the input dtype",
-            reference.torch_upsample_linear1d,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "flaggems_upsample_linear1d", "batch", "channels", "tokens", "frames"
+)
+_reference = _common.forward_reference("flaggems_upsample_linear1d")
+_baselines = _common.forward_baselines(
+    "flaggems_upsample_linear1d",
+    (
+        "torch",
+        "torch",
+        "the same frames by torch's F.interpolate(mode='linear') in the input dtype",
+        "torch_upsample_linear1d",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_upsample_linear1d.launcher")

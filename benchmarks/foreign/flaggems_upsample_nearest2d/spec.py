@@ -18,10 +18,9 @@ dtype.  The floor is reading the input once and writing the output once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_upsample_nearest2d")
 
@@ -35,34 +34,19 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return ELEMENT_SIZE[dtype] * plane * (1 + d["scale"] ** 2)
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_upsample_nearest2d import reference
-
-    return reference.make_inputs(
-        dims["batch"], dims["channels"], dims["height"], dims["width"], dims["scale"],
-        dtype=dtype, device=device, seed=seed,
-    )  # fmt: skip
-
-
-def _reference(x: Any, scale: int) -> Any:
-    from foreign.flaggems_upsample_nearest2d import reference
-
-    return reference.reference(x, scale)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_upsample_nearest2d import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same upsampling by torch's F.interpolate (mode nearest, scale factor 2)",
-            reference.torch_upsample_nearest2d,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "flaggems_upsample_nearest2d", "batch", "channels", "height", "width", "scale"
+)
+_reference = _common.forward_reference("flaggems_upsample_nearest2d")
+_baselines = _common.forward_baselines(
+    "flaggems_upsample_nearest2d",
+    (
+        "torch",
+        "torch",
+        "the same upsampling by torch's F.interpolate (mode nearest, scale factor 2)",
+        "torch_upsample_nearest2d",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_upsample_nearest2d.launcher")

@@ -18,10 +18,9 @@ row.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "flaggems_var_mean")
 
@@ -40,33 +39,17 @@ def flops(d: Mapping[str, int]) -> int:
     return 8 * d["rows"] * d["hidden"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.flaggems_var_mean import reference
-
-    return reference.make_inputs(
-        dims["rows"], dims["hidden"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(x: Any, correction: int) -> Any:
-    from foreign.flaggems_var_mean import reference
-
-    return reference.reference(x, correction)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.flaggems_var_mean import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same statistics by torch.var_mean in the input dtype",
-            reference.torch_var_mean,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("flaggems_var_mean", "rows", "hidden")
+_reference = _common.forward_reference("flaggems_var_mean")
+_baselines = _common.forward_baselines(
+    "flaggems_var_mean",
+    (
+        "torch",
+        "torch",
+        "the same statistics by torch.var_mean in the input dtype",
+        "torch_var_mean",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.flaggems_var_mean.launcher")

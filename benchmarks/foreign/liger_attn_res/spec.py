@@ -13,10 +13,9 @@ the floor is reading the N blocks once and writing the sum once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
@@ -31,34 +30,18 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return ELEMENT_SIZE[dtype] * (n * t * h + 2 * h + t * h) + 8 * t * n
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_attn_res import reference
-
-    return reference.make_inputs(
-        dims["blocks"], dims["tokens"], dims["hidden"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(v: Any, w_query: Any, w_norm: Any) -> Any:
-    from foreign.liger_attn_res import reference
-
-    return reference.reference(v, w_query, w_norm)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.liger_attn_res import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the paper's formulation in plain torch: RMSNorm of every block, einsum with the "
-            "query, softmax over depth, weighted sum (several kernels)",
-            reference.torch_attn_res,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("liger_attn_res", "blocks", "tokens", "hidden")
+_reference = _common.forward_reference("liger_attn_res")
+_baselines = _common.forward_baselines(
+    "liger_attn_res",
+    (
+        "torch",
+        "torch",
+        "the paper's formulation in plain torch: RMSNorm of every block, einsum with the "
+        "query, softmax over depth, weighted sum (several kernels)",
+        "torch_attn_res",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.liger_attn_res.launcher")

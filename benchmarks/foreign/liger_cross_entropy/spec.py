@@ -13,10 +13,9 @@ gradient).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
@@ -30,41 +29,20 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return 2 * e * d["rows"] * d["vocab"] + (8 + e) * d["rows"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_cross_entropy import reference
-
-    return reference.make_inputs(dims["rows"], dims["vocab"], dtype=dtype, device=device, seed=seed)
-
-
-def _make_check_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_cross_entropy import reference
-
-    return reference.make_check_inputs(
-        dims["rows"], dims["vocab"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(logits: Any, target: Any) -> Any:
-    from foreign.liger_cross_entropy import reference
-
-    return reference.reference(logits, target)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.liger_cross_entropy import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "F.cross_entropy forward and backward in plain torch (log-softmax, NLL, their backward)",
-            reference.torch_cross_entropy,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("liger_cross_entropy", "rows", "vocab")
+_make_check_inputs = _common.forward_make_inputs(
+    "liger_cross_entropy", "rows", "vocab", function="make_check_inputs"
+)
+_reference = _common.forward_reference("liger_cross_entropy")
+_baselines = _common.forward_baselines(
+    "liger_cross_entropy",
+    (
+        "torch",
+        "torch",
+        "F.cross_entropy forward and backward in plain torch (log-softmax, NLL, their backward)",
+        "torch_cross_entropy",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.liger_cross_entropy.launcher")

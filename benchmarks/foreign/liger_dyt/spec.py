@@ -11,10 +11,9 @@ once and writing y once (gamma, beta and alpha are one row).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
@@ -26,33 +25,17 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return ELEMENT_SIZE[dtype] * (2 * d["rows"] * d["hidden"] + 2 * d["hidden"] + 1)
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_dyt import reference
-
-    return reference.make_inputs(
-        dims["rows"], dims["hidden"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(x: Any, alpha: Any, gamma: Any, beta: Any) -> Any:
-    from foreign.liger_dyt import reference
-
-    return reference.reference(x, alpha, gamma, beta)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.liger_dyt import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the paper's DyT module in plain torch, input dtype (tanh, mul, mul, add kernels)",
-            reference.torch_dyt,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("liger_dyt", "rows", "hidden")
+_reference = _common.forward_reference("liger_dyt")
+_baselines = _common.forward_baselines(
+    "liger_dyt",
+    (
+        "torch",
+        "torch",
+        "the paper's DyT module in plain torch, input dtype (tanh, mul, mul, add kernels)",
+        "torch_dyt",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.liger_dyt.launcher")

@@ -11,10 +11,9 @@ and writing the output once (the rest of the table is never touched).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
@@ -28,30 +27,12 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return 2 * ELEMENT_SIZE[dtype] * d["tokens"] * d["dim"] + 8 * d["tokens"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_embedding import reference
-
-    return reference.make_inputs(
-        dims["tokens"], dims["vocab"], dims["dim"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(table: Any, ids: Any) -> Any:
-    from foreign.liger_embedding import reference
-
-    return reference.reference(table, ids)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.liger_embedding import reference
-
-    return {
-        "torch": Version(
-            "torch", "torch", "torch's F.embedding (one gather kernel)", reference.torch_embedding
-        )
-    }
+_make_inputs = _common.forward_make_inputs("liger_embedding", "tokens", "vocab", "dim")
+_reference = _common.forward_reference("liger_embedding")
+_baselines = _common.forward_baselines(
+    "liger_embedding",
+    ("torch", "torch", "torch's F.embedding (one gather kernel)", "torch_embedding"),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.liger_embedding.launcher")

@@ -11,10 +11,9 @@ once (Liger's fp32 rstd per row, 4 bytes, is left out).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
@@ -26,33 +25,17 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return ELEMENT_SIZE[dtype] * (4 * d["rows"] * d["hidden"] + d["hidden"])
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_fused_add_rms_norm import reference
-
-    return reference.make_inputs(
-        dims["rows"], dims["hidden"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(x: Any, residual: Any, w: Any, eps: float) -> Any:
-    from foreign.liger_fused_add_rms_norm import reference
-
-    return reference.reference(x, residual, w, eps)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.liger_fused_add_rms_norm import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "HF Llama's residual add and LlamaRMSNorm in plain torch (several kernels)",
-            reference.torch_add_rms_norm,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("liger_fused_add_rms_norm", "rows", "hidden")
+_reference = _common.forward_reference("liger_fused_add_rms_norm")
+_baselines = _common.forward_baselines(
+    "liger_fused_add_rms_norm",
+    (
+        "torch",
+        "torch",
+        "HF Llama's residual add and LlamaRMSNorm in plain torch (several kernels)",
+        "torch_add_rms_norm",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.liger_fused_add_rms_norm.launcher")

@@ -10,10 +10,9 @@ a and b once and writing c once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
@@ -25,33 +24,17 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return ELEMENT_SIZE[dtype] * 3 * d["rows"] * d["hidden"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_geglu import reference
-
-    return reference.make_inputs(
-        dims["rows"], dims["hidden"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(a: Any, b: Any) -> Any:
-    from foreign.liger_geglu import reference
-
-    return reference.reference(a, b)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.liger_geglu import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "F.gelu(a, approximate='tanh') * b in plain torch (two kernels)",
-            reference.torch_geglu,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("liger_geglu", "rows", "hidden")
+_reference = _common.forward_reference("liger_geglu")
+_baselines = _common.forward_baselines(
+    "liger_geglu",
+    (
+        "torch",
+        "torch",
+        "F.gelu(a, approximate='tanh') * b in plain torch (two kernels)",
+        "torch_geglu",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.liger_geglu.launcher")

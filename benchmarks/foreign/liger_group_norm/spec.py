@@ -11,10 +11,9 @@ twice: one loop for the statistics, one for the output).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
@@ -26,30 +25,12 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "float32") -> int:
     return ELEMENT_SIZE[dtype] * (2 * d["n"] * d["c"] * d["hw"] + 2 * d["c"])
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_group_norm import reference
-
-    return reference.make_inputs(
-        dims["n"], dims["c"], dims["hw"], dims["groups"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(x: Any, w: Any, b: Any, groups: int, eps: float) -> Any:
-    from foreign.liger_group_norm import reference
-
-    return reference.reference(x, w, b, groups, eps)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.liger_group_norm import reference
-
-    return {
-        "torch": Version(
-            "torch", "torch", "F.group_norm (torch's own kernels)", reference.torch_group_norm
-        )
-    }
+_make_inputs = _common.forward_make_inputs("liger_group_norm", "n", "c", "hw", "groups")
+_reference = _common.forward_reference("liger_group_norm")
+_baselines = _common.forward_baselines(
+    "liger_group_norm",
+    ("torch", "torch", "F.group_norm (torch's own kernels)", "torch_group_norm"),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.liger_group_norm.launcher")

@@ -13,10 +13,9 @@ per-token scalars are noise beside them).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
@@ -33,44 +32,21 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return ELEMENT_SIZE[dtype] * tokens * d["vocab"] + PER_TOKEN_BYTES * tokens + 4 * d["b"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_grpo_loss import reference
-
-    return reference.make_inputs(
-        dims["b"], dims["length"], dims["vocab"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _make_check_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_grpo_loss import reference
-
-    return reference.make_check_inputs(
-        dims["b"], dims["length"], dims["vocab"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(*args: Any) -> Any:
-    from foreign.liger_grpo_loss import reference
-
-    return reference.reference(*args)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.liger_grpo_loss import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the per-token loss in plain torch: logits upcast to fp32, logsumexp, gather, "
-            "then element-wise kernels",
-            reference.torch_grpo_loss,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("liger_grpo_loss", "b", "length", "vocab")
+_make_check_inputs = _common.forward_make_inputs(
+    "liger_grpo_loss", "b", "length", "vocab", function="make_check_inputs"
+)
+_reference = _common.forward_reference("liger_grpo_loss")
+_baselines = _common.forward_baselines(
+    "liger_grpo_loss",
+    (
+        "torch",
+        "torch",
+        "the per-token loss in plain torch: logits upcast to fp32, logsumexp, gather, "
+        "then element-wise kernels",
+        "torch_grpo_loss",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.liger_grpo_loss.launcher")

@@ -13,10 +13,9 @@ element and reads it back to sum it, which the floor leaves out.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
@@ -29,31 +28,17 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return 3 * ELEMENT_SIZE[dtype] * d["rows"] * d["vocab"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_jsd import reference
-
-    return reference.make_inputs(dims["rows"], dims["vocab"], dtype=dtype, device=device, seed=seed)
-
-
-def _reference(student: Any, teacher: Any) -> Any:
-    from foreign.liger_jsd import reference
-
-    return reference.reference(student, teacher)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.liger_jsd import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same JSD in plain torch autograd, fp32 inside (exp, log, sum, backward)",
-            reference.torch_jsd,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("liger_jsd", "rows", "vocab")
+_reference = _common.forward_reference("liger_jsd")
+_baselines = _common.forward_baselines(
+    "liger_jsd",
+    (
+        "torch",
+        "torch",
+        "the same JSD in plain torch autograd, fp32 inside (exp, log, sum, backward)",
+        "torch_jsd",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.liger_jsd.launcher")

@@ -12,10 +12,9 @@ backward is a separate kernel), so the kernel only reads: the floor is reading b
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
@@ -28,31 +27,17 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return 2 * ELEMENT_SIZE[dtype] * d["rows"] * d["vocab"] + 4 * d["rows"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_kl_div import reference
-
-    return reference.make_inputs(dims["rows"], dims["vocab"], dtype=dtype, device=device, seed=seed)
-
-
-def _reference(log_q: Any, p: Any) -> Any:
-    from foreign.liger_kl_div import reference
-
-    return reference.reference(log_q, p)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.liger_kl_div import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "torch's F.kl_div with batchmean reduction, input dtype (xlogy, sub, mul, sum)",
-            reference.torch_kl_div,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("liger_kl_div", "rows", "vocab")
+_reference = _common.forward_reference("liger_kl_div")
+_baselines = _common.forward_baselines(
+    "liger_kl_div",
+    (
+        "torch",
+        "torch",
+        "torch's F.kl_div with batchmean reduction, input dtype (xlogy, sub, mul, sum)",
+        "torch_kl_div",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.liger_kl_div.launcher")

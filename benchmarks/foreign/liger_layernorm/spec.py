@@ -10,10 +10,9 @@ row, 8 bytes, are left out).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
@@ -25,30 +24,12 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return ELEMENT_SIZE[dtype] * (2 * d["rows"] * d["hidden"] + 2 * d["hidden"])
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_layernorm import reference
-
-    return reference.make_inputs(
-        dims["rows"], dims["hidden"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(x: Any, w: Any, b: Any, eps: float) -> Any:
-    from foreign.liger_layernorm import reference
-
-    return reference.reference(x, w, b, eps)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.liger_layernorm import reference
-
-    return {
-        "torch": Version(
-            "torch", "torch", "F.layer_norm (torch's own kernel)", reference.torch_layer_norm
-        )
-    }
+_make_inputs = _common.forward_make_inputs("liger_layernorm", "rows", "hidden")
+_reference = _common.forward_reference("liger_layernorm")
+_baselines = _common.forward_baselines(
+    "liger_layernorm",
+    ("torch", "torch", "F.layer_norm (torch's own kernel)", "torch_layer_norm"),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.liger_layernorm.launcher")

@@ -12,10 +12,9 @@ frequency rows once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
@@ -30,33 +29,17 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return ELEMENT_SIZE[dtype] * qk + 4 * d["s"] * HEAD_DIM
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_llama4_rope import reference
-
-    return reference.make_inputs(
-        dims["b"], dims["s"], dims["hq"], dims["hk"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(q: Any, k: Any, freqs: Any) -> Any:
-    from foreign.liger_llama4_rope import reference
-
-    return reference.reference(q, k, freqs)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.liger_llama4_rope import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "HF Llama 4's apply_rotary_emb in plain torch (complex views in fp32, new tensors)",
-            reference.torch_rope,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("liger_llama4_rope", "b", "s", "hq", "hk")
+_reference = _common.forward_reference("liger_llama4_rope")
+_baselines = _common.forward_baselines(
+    "liger_llama4_rope",
+    (
+        "torch",
+        "torch",
+        "HF Llama 4's apply_rotary_emb in plain torch (complex views in fp32, new tensors)",
+        "torch_rope",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.liger_llama4_rope.launcher")

@@ -15,10 +15,9 @@ once (the GEMM's 2 * tokens * HC * C * 24 flops are far below the tensor cores' 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
@@ -40,34 +39,18 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return ELEMENT_SIZE[dtype] * (d["tokens"] * k + k * _m(d)) + 4 * d["tokens"] * _m(d)
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_mhc_coeffs import reference
-
-    return reference.make_inputs(
-        dims["tokens"], dims["hc"], dims["c"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(x: Any, phi: Any, b: Any, alphas: Any) -> Any:
-    from foreign.liger_mhc_coeffs import reference
-
-    return reference.reference(x, phi, b, alphas)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.liger_mhc_coeffs import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "plain torch: the projection by a matmul, then the RMS, sigmoids and an unfused "
-            "20-step Sinkhorn loop",
-            reference.torch_mhc_coeffs,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("liger_mhc_coeffs", "tokens", "hc", "c")
+_reference = _common.forward_reference("liger_mhc_coeffs")
+_baselines = _common.forward_baselines(
+    "liger_mhc_coeffs",
+    (
+        "torch",
+        "torch",
+        "plain torch: the projection by a matmul, then the RMS, sigmoids and an unfused "
+        "20-step Sinkhorn loop",
+        "torch_mhc_coeffs",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.liger_mhc_coeffs.launcher")

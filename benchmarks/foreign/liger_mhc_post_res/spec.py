@@ -13,10 +13,9 @@ fp32 round trip through the cast is the implementation's).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
@@ -30,33 +29,17 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return ELEMENT_SIZE[dtype] * (2 * n * hc * c + n * c) + 4 * n * (hc + hc * hc)
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_mhc_post_res import reference
-
-    return reference.make_inputs(
-        dims["tokens"], dims["hc"], dims["c"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(x: Any, f_out: Any, h_post: Any, h_res: Any) -> Any:
-    from foreign.liger_mhc_post_res import reference
-
-    return reference.reference(x, f_out, h_post, h_res)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.liger_mhc_post_res import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "plain torch in the streams' dtype: a batched [HC, HC] x [HC, C] matmul, then addcmul",
-            reference.torch_mhc_post_res,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("liger_mhc_post_res", "tokens", "hc", "c")
+_reference = _common.forward_reference("liger_mhc_post_res")
+_baselines = _common.forward_baselines(
+    "liger_mhc_post_res",
+    (
+        "torch",
+        "torch",
+        "plain torch in the streams' dtype: a batched [HC, HC] x [HC, C] matmul, then addcmul",
+        "torch_mhc_post_res",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.liger_mhc_post_res.launcher")

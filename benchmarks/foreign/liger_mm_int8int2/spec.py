@@ -19,10 +19,9 @@ than the figure says.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
@@ -39,33 +38,17 @@ def bytes_moved(d: Mapping[str, int]) -> int:
     return d["m"] * d["k"] + d["k"] // 4 * d["n"] + 4 * d["m"] * d["n"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_mm_int8int2 import reference
-
-    return reference.make_inputs(
-        dims["m"], dims["k"], dims["n"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(a: Any, packed: Any) -> Any:
-    from foreign.liger_mm_int8int2 import reference
-
-    return reference.reference(a, packed)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.liger_mm_int8int2 import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the weights unpacked every call (Liger's unpack_weights) and an fp32 torch matmul",
-            reference.torch_int8int2,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("liger_mm_int8int2", "m", "k", "n")
+_reference = _common.forward_reference("liger_mm_int8int2")
+_baselines = _common.forward_baselines(
+    "liger_mm_int8int2",
+    (
+        "torch",
+        "torch",
+        "the weights unpacked every call (Liger's unpack_weights) and an fp32 torch matmul",
+        "torch_int8int2",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.liger_mm_int8int2.launcher")

@@ -14,10 +14,9 @@ and write both outputs.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
@@ -40,34 +39,19 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     )
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_moe_up_proj import reference
-
-    return reference.make_inputs(
-        dims["tokens"], dims["hidden"], dims["inter"], dims["experts"], dims["k"],
-        dtype=dtype, device=device, seed=seed,
-    )  # fmt: skip
-
-
-def _reference(x: Any, gate_up: Any, topk: Any) -> Any:
-    from foreign.liger_moe_up_proj import reference
-
-    return reference.reference(x, gate_up, topk)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.liger_moe_up_proj import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "HF's expert loop in plain torch: a gather and one matmul per routed expert, then SwiGLU",
-            reference.torch_moe_up_proj,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "liger_moe_up_proj", "tokens", "hidden", "inter", "experts", "k"
+)
+_reference = _common.forward_reference("liger_moe_up_proj")
+_baselines = _common.forward_baselines(
+    "liger_moe_up_proj",
+    (
+        "torch",
+        "torch",
+        "HF's expert loop in plain torch: a gather and one matmul per routed expert, then SwiGLU",
+        "torch_moe_up_proj",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.liger_moe_up_proj.launcher")

@@ -14,10 +14,9 @@ once, and 4 * b * h * s * 7 * d flops for the neighborhood's scores and sum; Lig
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
@@ -36,33 +35,17 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return ELEMENT_SIZE[dtype] * 4 * d["b"] * d["h"] * d["s"] * d["d"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_neighborhood_attention import reference
-
-    return reference.make_inputs(
-        dims["b"], dims["h"], dims["s"], dims["d"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(q: Any, k: Any, v: Any) -> Any:
-    from foreign.liger_neighborhood_attention import reference
-
-    return reference.reference(q, k, v)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.liger_neighborhood_attention import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "masked dense attention in plain torch: [s, s] scores, mask, softmax, matmul",
-            reference.torch_neighborhood_attention,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("liger_neighborhood_attention", "b", "h", "s", "d")
+_reference = _common.forward_reference("liger_neighborhood_attention")
+_baselines = _common.forward_baselines(
+    "liger_neighborhood_attention",
+    (
+        "torch",
+        "torch",
+        "masked dense attention in plain torch: [s, s] scores, mask, softmax, matmul",
+        "torch_neighborhood_attention",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.liger_neighborhood_attention.launcher")

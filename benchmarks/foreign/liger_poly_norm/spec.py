@@ -11,10 +11,9 @@ rstd values per row, 12 bytes, are left out).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
@@ -26,31 +25,17 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return ELEMENT_SIZE[dtype] * (2 * d["rows"] * d["width"] + 4)
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_poly_norm import reference
-
-    return reference.make_inputs(dims["rows"], dims["width"], dtype=dtype, device=device, seed=seed)
-
-
-def _reference(x: Any, w: Any, b: Any, eps: float) -> Any:
-    from foreign.liger_poly_norm import reference
-
-    return reference.reference(x, w, b, eps)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.liger_poly_norm import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "PolyCom's PolyNorm module in plain torch, input dtype (powers, three RMS norms, sums)",
-            reference.torch_poly_norm,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("liger_poly_norm", "rows", "width")
+_reference = _common.forward_reference("liger_poly_norm")
+_baselines = _common.forward_baselines(
+    "liger_poly_norm",
+    (
+        "torch",
+        "torch",
+        "PolyCom's PolyNorm module in plain torch, input dtype (powers, three RMS norms, sums)",
+        "torch_poly_norm",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.liger_poly_norm.launcher")

@@ -13,10 +13,9 @@ cos and sin once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
@@ -33,34 +32,18 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return ELEMENT_SIZE[dtype] * (qk + 2 * tokens * HEAD_DIM // 2)
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_qwen2vl_mrope import reference
-
-    return reference.make_inputs(
-        dims["b"], dims["s"], dims["hq"], dims["hk"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(q: Any, k: Any, cos: Any, sin: Any) -> Any:
-    from foreign.liger_qwen2vl_mrope import reference
-
-    return reference.reference(q, k, cos, sin)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.liger_qwen2vl_mrope import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "HF's apply_multimodal_rotary_pos_emb in plain torch (section gather, rotate_half, "
-            "several element-wise kernels)",
-            reference.torch_mrope,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("liger_qwen2vl_mrope", "b", "s", "hq", "hk")
+_reference = _common.forward_reference("liger_qwen2vl_mrope")
+_baselines = _common.forward_baselines(
+    "liger_qwen2vl_mrope",
+    (
+        "torch",
+        "torch",
+        "HF's apply_multimodal_rotary_pos_emb in plain torch (section gather, rotate_half, "
+        "several element-wise kernels)",
+        "torch_mrope",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.liger_qwen2vl_mrope.launcher")

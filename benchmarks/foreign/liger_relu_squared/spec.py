@@ -11,10 +11,9 @@ once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
@@ -26,31 +25,17 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return 2 * ELEMENT_SIZE[dtype] * d["rows"] * d["width"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_relu_squared import reference
-
-    return reference.make_inputs(dims["rows"], dims["width"], dtype=dtype, device=device, seed=seed)
-
-
-def _reference(x: Any) -> Any:
-    from foreign.liger_relu_squared import reference
-
-    return reference.reference(x)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.liger_relu_squared import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "HF's ReLUSquaredActivation in plain torch, input dtype (relu, then square)",
-            reference.torch_relu_squared,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("liger_relu_squared", "rows", "width")
+_reference = _common.forward_reference("liger_relu_squared")
+_baselines = _common.forward_baselines(
+    "liger_relu_squared",
+    (
+        "torch",
+        "torch",
+        "HF's ReLUSquaredActivation in plain torch, input dtype (relu, then square)",
+        "torch_relu_squared",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.liger_relu_squared.launcher")

@@ -10,7 +10,6 @@ fp32 rstd per row, 4 bytes, is left out).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
 from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
@@ -25,20 +24,8 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return ELEMENT_SIZE[dtype] * (2 * d["rows"] * d["hidden"] + d["hidden"])
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_rmsnorm import reference
-
-    return reference.make_inputs(
-        dims["rows"], dims["hidden"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(x: Any, w: Any, eps: float) -> Any:
-    from foreign.liger_rmsnorm import reference
-
-    return reference.reference(x, w, eps)
+_make_inputs = _common.forward_make_inputs("liger_rmsnorm", "rows", "hidden")
+_reference = _common.forward_reference("liger_rmsnorm")
 
 
 def _baselines() -> dict[str, Version]:

@@ -12,10 +12,9 @@ once; the sort's fp32 copy and its passes are Liger's algorithm's cost, left out
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
@@ -27,31 +26,17 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return 2 * ELEMENT_SIZE[dtype] * d["rows"] * d["cols"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_sparsemax import reference
-
-    return reference.make_inputs(dims["rows"], dims["cols"], dtype=dtype, device=device, seed=seed)
-
-
-def _reference(x: Any) -> Any:
-    from foreign.liger_sparsemax import reference
-
-    return reference.reference(x)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.liger_sparsemax import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the entmax package's sparsemax algorithm in plain torch, fp32 inside (sort, cumsum)",
-            reference.torch_sparsemax,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("liger_sparsemax", "rows", "cols")
+_reference = _common.forward_reference("liger_sparsemax")
+_baselines = _common.forward_baselines(
+    "liger_sparsemax",
+    (
+        "torch",
+        "torch",
+        "the entmax package's sparsemax algorithm in plain torch, fp32 inside (sort, cumsum)",
+        "torch_sparsemax",
+    ),
+)
 
 
 TRITON_KNOBS = (

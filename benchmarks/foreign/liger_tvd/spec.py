@@ -12,10 +12,9 @@ both distributions once and writing the gradient once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_package(__file__, "liger_kernel", "liger-kernel==0.8.5")
 
@@ -28,31 +27,17 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return 3 * ELEMENT_SIZE[dtype] * d["rows"] * d["vocab"] + 4 * d["rows"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.liger_tvd import reference
-
-    return reference.make_inputs(dims["rows"], dims["vocab"], dtype=dtype, device=device, seed=seed)
-
-
-def _reference(p: Any, q: Any) -> Any:
-    from foreign.liger_tvd import reference
-
-    return reference.reference(p, q)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.liger_tvd import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the loss and its gradient by torch autograd in the input dtype (sub, abs, sum, backward)",
-            reference.torch_tvd,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("liger_tvd", "rows", "vocab")
+_reference = _common.forward_reference("liger_tvd")
+_baselines = _common.forward_baselines(
+    "liger_tvd",
+    (
+        "torch",
+        "torch",
+        "the loss and its gradient by torch autograd in the input dtype (sub, abs, sum, backward)",
+        "torch_tvd",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.liger_tvd.launcher")

@@ -19,10 +19,9 @@ once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "sglang_dp_memcpy")
 
@@ -41,34 +40,18 @@ def flops(d: Mapping[str, int]) -> int:
     return 0
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.sglang_dp_memcpy import reference
-
-    return reference.make_inputs(
-        dims["ranks"], dims["tokens"], dims["hidden"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(*args: Any) -> Any:
-    from foreign.sglang_dp_memcpy import reference
-
-    return reference.reference(*args)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.sglang_dp_memcpy import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same by torch's copy_ into a slice (the offset and count read to the host "
-            "first, as a plain slice needs)",
-            reference.torch_copy,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("sglang_dp_memcpy", "ranks", "tokens", "hidden")
+_reference = _common.forward_reference("sglang_dp_memcpy")
+_baselines = _common.forward_baselines(
+    "sglang_dp_memcpy",
+    (
+        "torch",
+        "torch",
+        "the same by torch's copy_ into a slice (the offset and count read to the host "
+        "first, as a plain slice needs)",
+        "torch_copy",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.sglang_dp_memcpy.launcher")

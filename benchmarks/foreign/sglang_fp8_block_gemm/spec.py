@@ -16,10 +16,9 @@ its floor).  The spec's dtype is C's dtype: A and B are e4m3 whatever it is.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "sglang_fp8_kernel")
 
@@ -40,33 +39,17 @@ def flops(d: Mapping[str, int]) -> int:
     return 2 * d["m"] * d["n"] * d["k"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.sglang_fp8_block_gemm import reference
-
-    return reference.make_inputs(
-        dims["m"], dims["n"], dims["k"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(a: Any, a_s: Any, b: Any, b_s: Any, out_dtype: Any) -> Any:
-    from foreign.sglang_fp8_block_gemm import reference
-
-    return reference.reference(a, a_s, b, b_s, out_dtype)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.sglang_fp8_block_gemm import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "both operands dequantized to the output dtype, then torch's matmul",
-            reference.torch_dequant_matmul,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("sglang_fp8_block_gemm", "m", "n", "k")
+_reference = _common.forward_reference("sglang_fp8_block_gemm")
+_baselines = _common.forward_baselines(
+    "sglang_fp8_block_gemm",
+    (
+        "torch",
+        "torch",
+        "both operands dequantized to the output dtype, then torch's matmul",
+        "torch_dequant_matmul",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.sglang_fp8_block_gemm.launcher")

@@ -14,10 +14,9 @@ rows * hidden / 128 programs of 256 bytes each.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "sglang_fp8_kernel")
 
@@ -32,33 +31,17 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     )
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.sglang_fp8_group_quant import reference
-
-    return reference.make_inputs(
-        dims["rows"], dims["hidden"], dims["group"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(x: Any, group: int) -> Any:
-    from foreign.sglang_fp8_group_quant import reference
-
-    return reference.reference(x, group)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.sglang_fp8_group_quant import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same quantization in torch's kernels (abs, amax, scale, clamp, cast to e4m3)",
-            reference.torch_group_quant,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("sglang_fp8_group_quant", "rows", "hidden", "group")
+_reference = _common.forward_reference("sglang_fp8_group_quant")
+_baselines = _common.forward_baselines(
+    "sglang_fp8_group_quant",
+    (
+        "torch",
+        "torch",
+        "the same quantization in torch's kernels (abs, amax, scale, clamp, cast to e4m3)",
+        "torch_group_quant",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.sglang_fp8_group_quant.launcher")

@@ -15,10 +15,9 @@ expert is hit by a few tokens each); at a prefill it is a compute-bound GEMM.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "sglang_fused_moe")
 
@@ -48,34 +47,19 @@ def flops(d: Mapping[str, int]) -> int:
     return 2 * d["tokens"] * d["topk"] * 2 * d["inter"] * d["hidden"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.sglang_fused_moe import reference
-
-    return reference.make_inputs(
-        dims["tokens"], dims["hidden"], dims["inter"], dims["experts"], dims["topk"],
-        dtype=dtype, device=device, seed=seed,
-    )  # fmt: skip
-
-
-def _reference(x: Any, w1: Any, topk_ids: Any) -> Any:
-    from foreign.sglang_fused_moe import reference
-
-    return reference.reference(x, w1, topk_ids)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.sglang_fused_moe import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same products by torch's matmul, one per expert that received tokens",
-            reference.torch_moe_gemm,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "sglang_fused_moe", "tokens", "hidden", "inter", "experts", "topk"
+)
+_reference = _common.forward_reference("sglang_fused_moe")
+_baselines = _common.forward_baselines(
+    "sglang_fused_moe",
+    (
+        "torch",
+        "torch",
+        "the same products by torch's matmul, one per expert that received tokens",
+        "torch_moe_gemm",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.sglang_fused_moe.launcher")

@@ -17,10 +17,9 @@ once (the varlen bounds and chunk indices are a few bytes).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "sglang_gdn_cumsum")
 
@@ -44,34 +43,17 @@ def flops(d: Mapping[str, int]) -> int:
     return d["seqs"] * d["seqlen"] * d["heads"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.sglang_gdn_cumsum import reference
-
-    return reference.make_inputs(
-        dims["seqs"], dims["seqlen"], dims["heads"], dims["chunk"], dtype=dtype,
-        device=device, seed=seed,
-    )  # fmt: skip
-
-
-def _reference(g: Any, cu_seqlens: Any, chunk: int) -> Any:
-    from foreign.sglang_gdn_cumsum import reference
-
-    return reference.reference(g, cu_seqlens, chunk)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.sglang_gdn_cumsum import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same sums by torch's cumsum on the padded [chunks, 64, heads] view",
-            reference.torch_chunk_cumsum,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("sglang_gdn_cumsum", "seqs", "seqlen", "heads", "chunk")
+_reference = _common.forward_reference("sglang_gdn_cumsum")
+_baselines = _common.forward_baselines(
+    "sglang_gdn_cumsum",
+    (
+        "torch",
+        "torch",
+        "the same sums by torch's cumsum on the padded [chunks, 64, heads] view",
+        "torch_chunk_cumsum",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.sglang_gdn_cumsum.launcher")

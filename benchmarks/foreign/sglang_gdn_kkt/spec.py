@@ -21,10 +21,9 @@ chunks' K K^T flops.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "sglang_gdn_kkt")
 
@@ -59,35 +58,20 @@ def flops(d: Mapping[str, int]) -> int:
     return 2 * d["seqs"] * d["heads"] * d["dk"] * sum(n * n for n in _chunk_lengths(d))
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.sglang_gdn_kkt import reference
-
-    return reference.make_inputs(
-        dims["seqs"], dims["seqlen"], dims["heads"], dims["kheads"], dims["dk"], dims["chunk"],
-        dtype=dtype, device=device, seed=seed,
-    )  # fmt: skip
-
-
-def _reference(k: Any, beta: Any, g: Any, cu_seqlens: Any, chunk: int) -> Any:
-    from foreign.sglang_gdn_kkt import reference
-
-    return reference.reference(k, beta, g, cu_seqlens, chunk)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.sglang_gdn_kkt import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same matrices by torch's batched matmul on the padded [chunks, 64] view, "
-            "then the decay, beta and the mask",
-            reference.torch_kkt,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "sglang_gdn_kkt", "seqs", "seqlen", "heads", "kheads", "dk", "chunk"
+)
+_reference = _common.forward_reference("sglang_gdn_kkt")
+_baselines = _common.forward_baselines(
+    "sglang_gdn_kkt",
+    (
+        "torch",
+        "torch",
+        "the same matrices by torch's batched matmul on the padded [chunks, 64] view, "
+        "then the decay, beta and the mask",
+        "torch_kkt",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.sglang_gdn_kkt.launcher")

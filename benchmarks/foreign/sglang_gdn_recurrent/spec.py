@@ -13,10 +13,9 @@ initial state once and writing the outputs and the final state once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "sglang_gdn_recurrent")
 
@@ -35,34 +34,19 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return e * (qk + vo + gates) + state
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.sglang_gdn_recurrent import reference
-
-    return reference.make_inputs(
-        dims["batch"], dims["seq"], dims["heads"], dims["vheads"], dims["dk"], dims["dv"],
-        dtype=dtype, device=device, seed=seed,
-    )  # fmt: skip
-
-
-def _reference(q: Any, k: Any, v: Any, g: Any, beta: Any, h0: Any) -> Any:
-    from foreign.sglang_gdn_recurrent import reference
-
-    return reference.reference(q, k, v, g, beta, h0)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.sglang_gdn_recurrent import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same recurrence as a loop of torch kernels over the tokens, in fp32",
-            reference.torch_gdn_recurrent,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "sglang_gdn_recurrent", "batch", "seq", "heads", "vheads", "dk", "dv"
+)
+_reference = _common.forward_reference("sglang_gdn_recurrent")
+_baselines = _common.forward_baselines(
+    "sglang_gdn_recurrent",
+    (
+        "torch",
+        "torch",
+        "the same recurrence as a loop of torch kernels over the tokens, in fp32",
+        "torch_gdn_recurrent",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.sglang_gdn_recurrent.launcher")

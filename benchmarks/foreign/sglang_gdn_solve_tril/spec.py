@@ -21,10 +21,9 @@ arithmetic.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "sglang_gdn_solve_tril")
 
@@ -67,35 +66,20 @@ def flops(d: Mapping[str, int]) -> int:
     return d["seqs"] * d["heads"] * per_head
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.sglang_gdn_solve_tril import reference
-
-    return reference.make_inputs(
-        dims["seqs"], dims["seqlen"], dims["heads"], dims["chunk"], dtype=dtype, device=device,
-        seed=seed,
-    )  # fmt: skip
-
-
-def _reference(a: Any, cu_seqlens: Any, out_dtype: Any) -> Any:
-    from foreign.sglang_gdn_solve_tril import reference
-
-    return reference.reference(a, cu_seqlens, out_dtype)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.sglang_gdn_solve_tril import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same inverses by torch's batched fp32 triangular solve on the padded "
-            "[chunks, 64, 64] view",
-            reference.torch_solve_tril,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "sglang_gdn_solve_tril", "seqs", "seqlen", "heads", "chunk"
+)
+_reference = _common.forward_reference("sglang_gdn_solve_tril")
+_baselines = _common.forward_baselines(
+    "sglang_gdn_solve_tril",
+    (
+        "torch",
+        "torch",
+        "the same inverses by torch's batched fp32 triangular solve on the padded "
+        "[chunks, 64, 64] view",
+        "torch_solve_tril",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.sglang_gdn_solve_tril.launcher")

@@ -12,10 +12,9 @@ scales once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "sglang_int8_quant")
 
@@ -28,33 +27,17 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return (ELEMENT_SIZE[dtype] + 1) * d["rows"] * d["hidden"] + 4 * d["rows"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.sglang_int8_quant import reference
-
-    return reference.make_inputs(
-        dims["rows"], dims["hidden"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(x: Any) -> Any:
-    from foreign.sglang_int8_quant import reference
-
-    return reference.reference(x)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.sglang_int8_quant import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same quantization in torch's kernels (abs, amax, scale, round, cast)",
-            reference.torch_per_token_quant,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("sglang_int8_quant", "rows", "hidden")
+_reference = _common.forward_reference("sglang_int8_quant")
+_baselines = _common.forward_baselines(
+    "sglang_int8_quant",
+    (
+        "torch",
+        "torch",
+        "the same quantization in torch's kernels (abs, amax, scale, round, cast)",
+        "torch_per_token_quant",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.sglang_int8_quant.launcher")

@@ -18,10 +18,9 @@ bytes).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "sglang_kv_indices")
 
@@ -35,34 +34,17 @@ def bytes_moved(d: Mapping[str, int]) -> int:
     return 8 * d["batch"] * d["kv_len"] + 20 * d["batch"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.sglang_kv_indices import reference
-
-    return reference.make_inputs(
-        dims["batch"], dims["kv_len"], dims["max_context"], dtype=dtype, device=device,
-        seed=seed,
-    )  # fmt: skip
-
-
-def _reference(req_to_token: Any, req_pool_indices: Any, seq_lens: Any, kv_indptr: Any) -> Any:
-    from foreign.sglang_kv_indices import reference
-
-    return reference.reference(req_to_token, req_pool_indices, seq_lens, kv_indptr)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.sglang_kv_indices import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same list by one torch gather of the batch's pool rows, sliced to the length",
-            reference.torch_kv_indices,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("sglang_kv_indices", "batch", "kv_len", "max_context")
+_reference = _common.forward_reference("sglang_kv_indices")
+_baselines = _common.forward_baselines(
+    "sglang_kv_indices",
+    (
+        "torch",
+        "torch",
+        "the same list by one torch gather of the batch's pool rows, sliced to the length",
+        "torch_kv_indices",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.sglang_kv_indices.launcher")

@@ -17,10 +17,9 @@ writing the logits once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "sglang_logit_softcap")
 
@@ -39,32 +38,18 @@ def flops(d: Mapping[str, int]) -> int:
     return 7 * d["rows"] * d["vocab"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.sglang_logit_softcap import reference
-
-    return reference.make_inputs(dims["rows"], dims["vocab"], dtype=dtype, device=device, seed=seed)
-
-
-def _reference(logits: Any, cap: float) -> Any:
-    from foreign.sglang_logit_softcap import reference
-
-    return reference.reference(logits, cap)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.sglang_logit_softcap import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same by torch ops in place (divide, tanh, multiply: three launches), as "
-            "SGLang's path without the kernel",
-            reference.torch_softcap,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("sglang_logit_softcap", "rows", "vocab")
+_reference = _common.forward_reference("sglang_logit_softcap")
+_baselines = _common.forward_baselines(
+    "sglang_logit_softcap",
+    (
+        "torch",
+        "torch",
+        "the same by torch ops in place (divide, tanh, multiply: three launches), as "
+        "SGLang's path without the kernel",
+        "torch_softcap",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.sglang_logit_softcap.launcher")

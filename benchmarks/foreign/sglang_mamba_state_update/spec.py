@@ -12,10 +12,9 @@ No matmul: the floor is reading and writing the state once, plus the token's sma
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "sglang_mamba_ssm")
 
@@ -32,34 +31,19 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return e * (state + vectors) + 3 * 4 * d["nheads"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.sglang_mamba_state_update import reference
-
-    return reference.make_inputs(
-        dims["batch"], dims["nheads"], dims["dim"], dims["dstate"], dims["ngroups"],
-        dtype=dtype, device=device, seed=seed,
-    )  # fmt: skip
-
-
-def _reference(*inputs: Any) -> Any:
-    from foreign.sglang_mamba_state_update import reference
-
-    return reference.reference(*inputs)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.sglang_mamba_state_update import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same step in torch's element-wise kernels (fp32), the state copied back in place",
-            reference.torch_state_update,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "sglang_mamba_state_update", "batch", "nheads", "dim", "dstate", "ngroups"
+)
+_reference = _common.forward_reference("sglang_mamba_state_update")
+_baselines = _common.forward_baselines(
+    "sglang_mamba_state_update",
+    (
+        "torch",
+        "torch",
+        "the same step in torch's element-wise kernels (fp32), the state copied back in place",
+        "torch_state_update",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.sglang_mamba_state_update.launcher")

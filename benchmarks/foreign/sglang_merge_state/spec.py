@@ -12,10 +12,9 @@ the merged ones once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "sglang_merge_state")
 
@@ -29,33 +28,17 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return 3 * ELEMENT_SIZE[dtype] * rows * d["head_size"] + 3 * 4 * rows
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.sglang_merge_state import reference
-
-    return reference.make_inputs(
-        dims["tokens"], dims["heads"], dims["head_size"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(prefix_out: Any, prefix_lse: Any, suffix_out: Any, suffix_lse: Any) -> Any:
-    from foreign.sglang_merge_state import reference
-
-    return reference.reference(prefix_out, prefix_lse, suffix_out, suffix_lse)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.sglang_merge_state import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same merge in element-wise torch kernels (logaddexp, exp, weighted sum)",
-            reference.torch_merge_state,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("sglang_merge_state", "tokens", "heads", "head_size")
+_reference = _common.forward_reference("sglang_merge_state")
+_baselines = _common.forward_baselines(
+    "sglang_merge_state",
+    (
+        "torch",
+        "torch",
+        "the same merge in element-wise torch kernels (logaddexp, exp, weighted sum)",
+        "torch_merge_state",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.sglang_merge_state.launcher")

@@ -16,10 +16,9 @@ the input dtype.  The floor is reading the top-k rows once and writing the sums 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "sglang_moe_sum_reduce")
 
@@ -38,33 +37,17 @@ def flops(d: Mapping[str, int]) -> int:
     return d["tokens"] * d["hidden"] * (d["topk"] + 1)
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.sglang_moe_sum_reduce import reference
-
-    return reference.make_inputs(
-        dims["tokens"], dims["topk"], dims["hidden"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(x: Any, routed_scaling_factor: float) -> Any:
-    from foreign.sglang_moe_sum_reduce import reference
-
-    return reference.reference(x, routed_scaling_factor)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.sglang_moe_sum_reduce import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same combine by torch.sum over the top-k in the input dtype, then the scale",
-            reference.torch_moe_sum,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("sglang_moe_sum_reduce", "tokens", "topk", "hidden")
+_reference = _common.forward_reference("sglang_moe_sum_reduce")
+_baselines = _common.forward_baselines(
+    "sglang_moe_sum_reduce",
+    (
+        "torch",
+        "torch",
+        "the same combine by torch.sum over the top-k in the input dtype, then the scale",
+        "torch_moe_sum",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.sglang_moe_sum_reduce.launcher")

@@ -13,10 +13,9 @@ write the output once (every query head re-reads its KV head here: GQA is not ex
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "sglang_prefill")
 
@@ -34,34 +33,17 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return ELEMENT_SIZE[dtype] * tokens * d["d"] * (2 * d["hq"] + 2 * d["hk"]) + 8 * d["b"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.sglang_prefill_attention import reference
-
-    return reference.make_inputs(
-        dims["b"], dims["s"], dims["hq"], dims["hk"], dims["d"], dtype=dtype, device=device,
-        seed=seed,
-    )  # fmt: skip
-
-
-def _reference(q: Any, k: Any, v: Any, start_loc: Any, seq_len: Any, max_len: int) -> Any:
-    from foreign.sglang_prefill_attention import reference
-
-    return reference.reference(q, k, v, start_loc, seq_len, max_len)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.sglang_prefill_attention import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "torch's scaled_dot_product_attention per sequence, causal, KV heads repeated",
-            reference.torch_prefill_attention,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("sglang_prefill_attention", "b", "s", "hq", "hk", "d")
+_reference = _common.forward_reference("sglang_prefill_attention")
+_baselines = _common.forward_baselines(
+    "sglang_prefill_attention",
+    (
+        "torch",
+        "torch",
+        "torch's scaled_dot_product_attention per sequence, causal, KV heads repeated",
+        "torch_prefill_attention",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.sglang_prefill_attention.launcher")

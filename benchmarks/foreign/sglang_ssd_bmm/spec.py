@@ -12,10 +12,9 @@ and B and writing CB once, and the matmul's flops.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "sglang_ssd_bmm")
 
@@ -39,34 +38,19 @@ def flops(d: Mapping[str, int]) -> int:
     return 2 * d["batch"] * _nchunks(d) * d["ngroups"] * d["chunk"] ** 2 * d["dstate"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.sglang_ssd_bmm import reference
-
-    return reference.make_inputs(
-        dims["batch"], dims["seqlen"], dims["ngroups"], dims["dstate"], dims["chunk"],
-        dims["seqs"], dtype=dtype, device=device, seed=seed,
-    )  # fmt: skip
-
-
-def _reference(c: Any, b: Any, seq_idx: Any, chunk: int) -> Any:
-    from foreign.sglang_ssd_bmm import reference
-
-    return reference.reference(c, b, seq_idx, chunk)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.sglang_ssd_bmm import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same product by torch's batched matmul in the input dtype, then the sequence mask",
-            reference.torch_chunk_bmm,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "sglang_ssd_bmm", "batch", "seqlen", "ngroups", "dstate", "chunk", "seqs"
+)
+_reference = _common.forward_reference("sglang_ssd_bmm")
+_baselines = _common.forward_baselines(
+    "sglang_ssd_bmm",
+    (
+        "torch",
+        "torch",
+        "the same product by torch's batched matmul in the input dtype, then the sequence mask",
+        "torch_chunk_bmm",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.sglang_ssd_bmm.launcher")

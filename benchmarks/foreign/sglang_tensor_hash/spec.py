@@ -20,10 +20,9 @@ reading the pixels once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "sglang_tensor_hash")
 
@@ -43,34 +42,18 @@ def flops(d: Mapping[str, int]) -> int:
     return 0
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.sglang_tensor_hash import reference
-
-    return reference.make_inputs(
-        dims["patches"], dims["width"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(pixels: Any, seed: int) -> Any:
-    from foreign.sglang_tensor_hash import reference
-
-    return reference.reference(pixels, seed)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.sglang_tensor_hash import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same hash by torch ops in int64 with 32-bit masks (many launches and "
-            "int64 temporaries over the whole tensor)",
-            reference.torch_hash,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("sglang_tensor_hash", "patches", "width")
+_reference = _common.forward_reference("sglang_tensor_hash")
+_baselines = _common.forward_baselines(
+    "sglang_tensor_hash",
+    (
+        "torch",
+        "torch",
+        "the same hash by torch ops in int64 with 32-bit masks (many launches and "
+        "int64 temporaries over the whole tensor)",
+        "torch_hash",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.sglang_tensor_hash.launcher")

@@ -11,10 +11,10 @@ memory: K and V read once (q and out are negligible).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
+from foreign import _common
 from foreign._common import ELEMENT_SIZE
-from kbopt.kernel import Dim, KernelSpec, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Trial
 
 HEAD_DIM = 128
 CONTEXTS = ("attention-decode", "multi-kernel", "memory-bound")
@@ -29,33 +29,17 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "float16") -> int:
     return ELEMENT_SIZE[dtype] * HEAD_DIM * d["b"] * d["h"] * (2 * d["t"] + 2)
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.torch_attention_decode import reference
-
-    return reference.make_inputs(
-        dims["b"], dims["h"], dims["t"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(q: Any, k: Any, v: Any, scale: float) -> Any:
-    from foreign.torch_attention_decode import reference
-
-    return reference.reference(q, k, v, scale)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.torch_attention_decode import reference
-
-    return {
-        "sdpa": Version(
-            "sdpa",
-            "torch",
-            "torch.nn.functional.scaled_dot_product_attention (one fused kernel)",
-            reference.torch_sdpa,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("torch_attention_decode", "b", "h", "t")
+_reference = _common.forward_reference("torch_attention_decode")
+_baselines = _common.forward_baselines(
+    "torch_attention_decode",
+    (
+        "sdpa",
+        "torch",
+        "torch.nn.functional.scaled_dot_product_attention (one fused kernel)",
+        "torch_sdpa",
+    ),
+)
 
 
 SPEC = KernelSpec(

@@ -9,10 +9,10 @@ matmul: the floor is reading the logits once (the targets and the scalar are neg
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
+from foreign import _common
 from foreign._common import ELEMENT_SIZE
-from kbopt.kernel import Dim, KernelSpec, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Trial
 
 CONTEXTS = ("reduction", "multi-kernel", "memory-bound")
 
@@ -22,31 +22,17 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return ELEMENT_SIZE[dtype] * d["rows"] * d["vocab"] + 8 * d["rows"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.torch_cross_entropy import reference
-
-    return reference.make_inputs(dims["rows"], dims["vocab"], dtype=dtype, device=device, seed=seed)
-
-
-def _reference(logits: Any, target: Any) -> Any:
-    from foreign.torch_cross_entropy import reference
-
-    return reference.reference(logits, target)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.torch_cross_entropy import reference
-
-    return {
-        "fp32_upcast": Version(
-            "fp32_upcast",
-            "torch",
-            "logits.float() then F.cross_entropy (HF's loss functions upcast first)",
-            reference.fp32_upcast,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("torch_cross_entropy", "rows", "vocab")
+_reference = _common.forward_reference("torch_cross_entropy")
+_baselines = _common.forward_baselines(
+    "torch_cross_entropy",
+    (
+        "fp32_upcast",
+        "torch",
+        "logits.float() then F.cross_entropy (HF's loss functions upcast first)",
+        "fp32_upcast",
+    ),
+)
 
 
 SPEC = KernelSpec(

@@ -10,10 +10,10 @@ V read once (q and out are negligible).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
+from foreign import _common
 from foreign._common import ELEMENT_SIZE
-from kbopt.kernel import Dim, KernelSpec, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Trial
 
 HEAD_DIM = 128
 CONTEXTS = ("attention", "attention-decode", "memory-bound")
@@ -28,33 +28,17 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return ELEMENT_SIZE[dtype] * HEAD_DIM * d["b"] * d["h"] * (2 * d["t"] + 2)
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.torch_sdpa_decode import reference
-
-    return reference.make_inputs(
-        dims["b"], dims["h"], dims["t"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(q: Any, k: Any, v: Any, scale: float) -> Any:
-    from foreign.torch_sdpa_decode import reference
-
-    return reference.reference(q, k, v, scale)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.torch_sdpa_decode import reference
-
-    return {
-        "naive": Version(
-            "naive",
-            "torch",
-            "matmul, scale, fp32 softmax, cast, matmul in plain torch (several launches)",
-            reference.naive,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("torch_sdpa_decode", "b", "h", "t")
+_reference = _common.forward_reference("torch_sdpa_decode")
+_baselines = _common.forward_baselines(
+    "torch_sdpa_decode",
+    (
+        "naive",
+        "torch",
+        "matmul, scale, fp32 softmax, cast, matmul in plain torch (several launches)",
+        "naive",
+    ),
+)
 
 
 SPEC = KernelSpec(

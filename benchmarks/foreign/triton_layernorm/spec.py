@@ -12,10 +12,9 @@ its DRAM-bytes ratio shows once the row no longer stays in L1/L2.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "triton_layernorm")
 
@@ -27,30 +26,12 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "float16") -> int:
     return ELEMENT_SIZE[dtype] * (2 * d["rows"] * d["hidden"] + 2 * d["hidden"])
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.triton_layernorm import reference
-
-    return reference.make_inputs(
-        dims["rows"], dims["hidden"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(x: Any, w: Any, b: Any, eps: float) -> Any:
-    from foreign.triton_layernorm import reference
-
-    return reference.reference(x, w, b, eps)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.triton_layernorm import reference
-
-    return {
-        "torch": Version(
-            "torch", "torch", "torch.nn.functional.layer_norm", reference.torch_layer_norm
-        )
-    }
+_make_inputs = _common.forward_make_inputs("triton_layernorm", "rows", "hidden")
+_reference = _common.forward_reference("triton_layernorm")
+_baselines = _common.forward_baselines(
+    "triton_layernorm",
+    ("torch", "torch", "torch.nn.functional.layer_norm", "torch_layer_norm"),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.triton_layernorm.launcher")

@@ -12,10 +12,9 @@ the memory time (A, B read once, C written once).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "triton_matmul")
 
@@ -32,28 +31,12 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "float16") -> int:
     return ELEMENT_SIZE[dtype] * (d["m"] * d["k"] + d["k"] * d["n"]) + 2 * d["m"] * d["n"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.triton_matmul import reference
-
-    return reference.make_inputs(
-        dims["m"], dims["n"], dims["k"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(a: Any, b: Any) -> Any:
-    from foreign.triton_matmul import reference
-
-    return reference.reference(a, b)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.triton_matmul import reference
-
-    return {
-        "torch": Version("torch", "torch", "torch.matmul (cuBLAS)", reference.torch_matmul),
-    }
+_make_inputs = _common.forward_make_inputs("triton_matmul", "m", "n", "k")
+_reference = _common.forward_reference("triton_matmul")
+_baselines = _common.forward_baselines(
+    "triton_matmul",
+    ("torch", "torch", "torch.matmul (cuBLAS)", "torch_matmul"),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.triton_matmul.launcher")

@@ -9,10 +9,9 @@ tutorial benchmarks fp32).  No matmul: the floor is reading x and writing y once
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "triton_softmax")
 
@@ -24,24 +23,12 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "float32") -> int:
     return ELEMENT_SIZE[dtype] * 2 * d["rows"] * d["cols"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.triton_softmax import reference
-
-    return reference.make_inputs(dims["rows"], dims["cols"], dtype=dtype, device=device, seed=seed)
-
-
-def _reference(x: Any) -> Any:
-    from foreign.triton_softmax import reference
-
-    return reference.reference(x)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.triton_softmax import reference
-
-    return {"torch": Version("torch", "torch", "torch.softmax(x, -1)", reference.torch_softmax)}
+_make_inputs = _common.forward_make_inputs("triton_softmax", "rows", "cols")
+_reference = _common.forward_reference("triton_softmax")
+_baselines = _common.forward_baselines(
+    "triton_softmax",
+    ("torch", "torch", "torch.softmax(x, -1)", "torch_softmax"),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.triton_softmax.launcher")

@@ -20,10 +20,9 @@ and the GEMM's flops.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "vllm_awq_gemm")
 
@@ -49,34 +48,17 @@ def flops(d: Mapping[str, int]) -> int:
     return 2 * d["tokens"] * d["k"] * d["n"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.vllm_awq_gemm import reference
-
-    return reference.make_inputs(
-        dims["tokens"], dims["k"], dims["n"], dims["group"], dtype=dtype, device=device,
-        seed=seed,
-    )  # fmt: skip
-
-
-def _reference(x: Any, qweight: Any, scales: Any, qzeros: Any) -> Any:
-    from foreign.vllm_awq_gemm import reference
-
-    return reference.reference(x, qweight, scales, qzeros)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.vllm_awq_gemm import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same product by torch: the weight unpacked and dequantized, then one dense matmul",
-            reference.torch_awq_gemm,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("vllm_awq_gemm", "tokens", "k", "n", "group")
+_reference = _common.forward_reference("vllm_awq_gemm")
+_baselines = _common.forward_baselines(
+    "vllm_awq_gemm",
+    (
+        "torch",
+        "torch",
+        "the same product by torch: the weight unpacked and dequantized, then one dense matmul",
+        "torch_awq_gemm",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.vllm_awq_gemm.launcher")

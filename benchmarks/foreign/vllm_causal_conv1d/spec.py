@@ -19,10 +19,9 @@ filters and used states once and writing the outputs and new states once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "vllm_causal_conv1d")
 
@@ -50,40 +49,18 @@ def flops(d: Mapping[str, int]) -> int:
     return 2 * d["width"] * d["seqs"] * d["seqlen"] * d["dim"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.vllm_causal_conv1d import reference
-
-    return reference.make_inputs(
-        dims["seqs"], dims["seqlen"], dims["dim"], dims["width"], dtype=dtype, device=device,
-        seed=seed,
-    )  # fmt: skip
-
-
-def _reference(
-    x: Any, weight: Any, conv_states: Any, query_start_loc: Any, cache_indices: Any,
-    has_initial_state: Any,
-) -> Any:  # fmt: skip
-    from foreign.vllm_causal_conv1d import reference
-
-    return reference.reference(
-        x, weight, conv_states, query_start_loc, cache_indices, has_initial_state
-    )
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.vllm_causal_conv1d import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same by torch: prefixes prepended, one grouped F.conv1d, SiLU, the states "
-            "written back",
-            reference.torch_causal_conv1d,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("vllm_causal_conv1d", "seqs", "seqlen", "dim", "width")
+_reference = _common.forward_reference("vllm_causal_conv1d")
+_baselines = _common.forward_baselines(
+    "vllm_causal_conv1d",
+    (
+        "torch",
+        "torch",
+        "the same by torch: prefixes prepended, one grouped F.conv1d, SiLU, the states "
+        "written back",
+        "torch_causal_conv1d",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.vllm_causal_conv1d.launcher")

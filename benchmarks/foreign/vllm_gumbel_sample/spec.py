@@ -20,10 +20,9 @@ logits once (and each token's slot, position, temperature and seed).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "vllm_gumbel_sample")
 
@@ -50,33 +49,17 @@ def flops(d: Mapping[str, int]) -> int:
     return (SAMPLED_FLOPS * (d["tokens"] - greedy) + greedy) * d["vocab"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.vllm_gumbel_sample import reference
-
-    return reference.make_inputs(
-        dims["tokens"], dims["vocab"], dims["slots"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(logits: Any, idx_mapping: Any, temperature: Any, seeds: Any, pos: Any) -> Any:
-    from foreign.vllm_gumbel_sample import reference
-
-    return reference.reference(logits, idx_mapping, temperature, seeds, pos)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.vllm_gumbel_sample import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same draw by torch ops: the [tokens, vocab] hash in int64, the noise, one argmax",
-            reference.torch_gumbel_sample,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("vllm_gumbel_sample", "tokens", "vocab", "slots")
+_reference = _common.forward_reference("vllm_gumbel_sample")
+_baselines = _common.forward_baselines(
+    "vllm_gumbel_sample",
+    (
+        "torch",
+        "torch",
+        "the same draw by torch ops: the [tokens, vocab] hash in int64, the noise, one argmax",
+        "torch_gumbel_sample",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.vllm_gumbel_sample.launcher")

@@ -18,10 +18,9 @@ writing the output once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "vllm_l2norm")
 
@@ -40,33 +39,17 @@ def flops(d: Mapping[str, int]) -> int:
     return 3 * d["tokens"] * d["heads"] * d["head_dim"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.vllm_l2norm import reference
-
-    return reference.make_inputs(
-        dims["tokens"], dims["heads"], dims["head_dim"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(x: Any) -> Any:
-    from foreign.vllm_l2norm import reference
-
-    return reference.reference(x)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.vllm_l2norm import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same by torch ops in fp32: squares summed per head, rsqrt, scaled, cast",
-            reference.torch_l2norm,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("vllm_l2norm", "tokens", "heads", "head_dim")
+_reference = _common.forward_reference("vllm_l2norm")
+_baselines = _common.forward_baselines(
+    "vllm_l2norm",
+    (
+        "torch",
+        "torch",
+        "the same by torch ops in fp32: squares summed per head, rsqrt, scaled, cast",
+        "torch_l2norm",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.vllm_l2norm.launcher")

@@ -21,10 +21,9 @@ writing the output once, or the causal intra-block products at the matmul rate.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "vllm_lightning_attn_diag")
 
@@ -53,34 +52,19 @@ def flops(d: Mapping[str, int]) -> int:
     return 2 * (d["d"] + d["e"]) * d["batch"] * d["heads"] * _pairs(d["seqlen"])
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.vllm_lightning_attn_diag import reference
-
-    return reference.make_inputs(
-        dims["batch"], dims["heads"], dims["seqlen"], dims["d"], dims["e"], dtype=dtype,
-        device=device, seed=seed,
-    )  # fmt: skip
-
-
-def _reference(q: Any, k: Any, v: Any, s: Any) -> Any:
-    from foreign.vllm_lightning_attn_diag import reference
-
-    return reference.reference(q, k, v, s)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.vllm_lightning_attn_diag import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same by torch in fp32: the blocks batched, Q K^T times the decay mask, times V",
-            reference.torch_lightning_diag,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "vllm_lightning_attn_diag", "batch", "heads", "seqlen", "d", "e"
+)
+_reference = _common.forward_reference("vllm_lightning_attn_diag")
+_baselines = _common.forward_baselines(
+    "vllm_lightning_attn_diag",
+    (
+        "torch",
+        "torch",
+        "the same by torch in fp32: the blocks batched, Q K^T times the decay mask, times V",
+        "torch_lightning_diag",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.vllm_lightning_attn_diag.launcher")

@@ -18,10 +18,9 @@ logits once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "vllm_logprob_ranks")
 
@@ -40,32 +39,18 @@ def flops(d: Mapping[str, int]) -> int:
     return d["rows"] * d["vocab"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.vllm_logprob_ranks import reference
-
-    return reference.make_inputs(dims["rows"], dims["vocab"], dtype=dtype, device=device, seed=seed)
-
-
-def _reference(logits: Any, token_ids: Any) -> Any:
-    from foreign.vllm_logprob_ranks import reference
-
-    return reference.reference(logits, token_ids)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.vllm_logprob_ranks import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same by torch ops: the sampled logits gathered, compared with every row "
-            "and the hits summed",
-            reference.torch_ranks,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("vllm_logprob_ranks", "rows", "vocab")
+_reference = _common.forward_reference("vllm_logprob_ranks")
+_baselines = _common.forward_baselines(
+    "vllm_logprob_ranks",
+    (
+        "torch",
+        "torch",
+        "the same by torch ops: the sampled logits gathered, compared with every row "
+        "and the hits summed",
+        "torch_ranks",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.vllm_logprob_ranks.launcher")

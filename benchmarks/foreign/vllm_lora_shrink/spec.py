@@ -19,10 +19,9 @@ and every adapter's A matrices once and writing the buffer once, and the project
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "vllm_lora_shrink", "vllm_lora_kernel_utils")
 
@@ -48,35 +47,20 @@ def flops(d: Mapping[str, int]) -> int:
     return 2 * d["slices"] * d["tokens"] * d["hidden"] * d["rank"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.vllm_lora_shrink import reference
-
-    return reference.make_inputs(
-        dims["tokens"], dims["hidden"], dims["rank"], dims["loras"], dims["slices"],
-        dtype=dtype, device=device, seed=seed,
-    )  # fmt: skip
-
-
-def _reference(x: Any, lora_a: Any, mapping: Any, scale: float) -> Any:
-    from foreign.vllm_lora_shrink import reference
-
-    return reference.reference(x, lora_a, mapping, scale)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.vllm_lora_shrink import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same projections by torch: tokens sorted by adapter, one matmul per slice "
-            "and adapter, scattered back",
-            reference.torch_lora_shrink,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "vllm_lora_shrink", "tokens", "hidden", "rank", "loras", "slices"
+)
+_reference = _common.forward_reference("vllm_lora_shrink")
+_baselines = _common.forward_baselines(
+    "vllm_lora_shrink",
+    (
+        "torch",
+        "torch",
+        "the same projections by torch: tokens sorted by adapter, one matmul per slice "
+        "and adapter, scattered back",
+        "torch_lora_shrink",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.vllm_lora_shrink.launcher")

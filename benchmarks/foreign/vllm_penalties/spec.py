@@ -20,10 +20,9 @@ writing the logits once and reading each request's counts and prompt mask once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "vllm_penalties")
 
@@ -45,34 +44,18 @@ def flops(d: Mapping[str, int]) -> int:
     return 5 * d["reqs"] * d["qlen"] * d["vocab"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.vllm_penalties import reference
-
-    return reference.make_inputs(
-        dims["reqs"], dims["qlen"], dims["vocab"], dtype=dtype, device=device, seed=seed
-    )
-
-
-def _reference(*args: Any) -> Any:
-    from foreign.vllm_penalties import reference
-
-    return reference.reference(*args)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.vllm_penalties import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same by torch ops, in place: the rows' counts gathered with the earlier "
-            "drafts added, the prompt bits unpacked, the three penalties applied",
-            reference.torch_penalties,
-        )
-    }
+_make_inputs = _common.forward_make_inputs("vllm_penalties", "reqs", "qlen", "vocab")
+_reference = _common.forward_reference("vllm_penalties")
+_baselines = _common.forward_baselines(
+    "vllm_penalties",
+    (
+        "torch",
+        "torch",
+        "the same by torch ops, in place: the rows' counts gathered with the earlier "
+        "drafts added, the prompt bits unpacked, the three penalties applied",
+        "torch_penalties",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.vllm_penalties.launcher")

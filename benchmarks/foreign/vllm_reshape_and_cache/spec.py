@@ -18,10 +18,9 @@ of each token is 8 bytes).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from foreign import _common
-from kbopt.kernel import Dim, KernelSpec, Knob, Trial, Version
+from kbopt.kernel import Dim, KernelSpec, Knob, Trial
 
 _common.require_sources(__file__, "vllm_reshape_and_cache")
 
@@ -36,34 +35,19 @@ def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
     return 4 * d["tokens"] * row + 8 * d["tokens"]
 
 
-def _make_inputs(
-    dims: Mapping[str, int], *, dtype: Any, device: str, seed: int | None = None
-) -> tuple[Any, ...]:
-    from foreign.vllm_reshape_and_cache import reference
-
-    return reference.make_inputs(
-        dims["tokens"], dims["seqs"], dims["heads"], dims["head_size"], dims["block_size"],
-        dtype=dtype, device=device, seed=seed,
-    )  # fmt: skip
-
-
-def _reference(key: Any, value: Any, key_cache: Any, value_cache: Any, slot_mapping: Any) -> Any:
-    from foreign.vllm_reshape_and_cache import reference
-
-    return reference.reference(key, value, key_cache, value_cache, slot_mapping)
-
-
-def _baselines() -> dict[str, Version]:
-    from foreign.vllm_reshape_and_cache import reference
-
-    return {
-        "torch": Version(
-            "torch",
-            "torch",
-            "the same store by torch: one index_copy_ per cache on its slot-major view",
-            reference.torch_reshape_and_cache,
-        )
-    }
+_make_inputs = _common.forward_make_inputs(
+    "vllm_reshape_and_cache", "tokens", "seqs", "heads", "head_size", "block_size"
+)
+_reference = _common.forward_reference("vllm_reshape_and_cache")
+_baselines = _common.forward_baselines(
+    "vllm_reshape_and_cache",
+    (
+        "torch",
+        "torch",
+        "the same store by torch: one index_copy_ per cache on its slot-major view",
+        "torch_reshape_and_cache",
+    ),
+)
 
 
 _launch_info = _common.triton_launch_info("foreign.vllm_reshape_and_cache.launcher")
