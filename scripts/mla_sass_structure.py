@@ -41,7 +41,23 @@ ROOT = Path(__file__).resolve().parent.parent
 ARCHIVE = ROOT / "third_party" / "flashmla-src.tgz"
 FLASHMLA_SOURCE = "csrc/sm90/decode/dense/instantiations/bf16.cu"
 # FlashMLA's nvcc flags for its sm90 kernels (its setup.py at the pinned commit).
-FLASHMLA_FLAGS = ["-O3", "-std=c++20", "-DNDEBUG", "-D_USE_MATH_DEFINES", "-Wno-deprecated-declarations", "-U__CUDA_NO_HALF_OPERATORS__", "-U__CUDA_NO_HALF_CONVERSIONS__", "-U__CUDA_NO_HALF2_OPERATORS__", "-U__CUDA_NO_BFLOAT16_CONVERSIONS__", "--expt-relaxed-constexpr", "--expt-extended-lambda", "--use_fast_math", "--ptxas-options=-v,--register-usage-level=10", "-gencode", "arch=compute_90a,code=sm_90a"]
+FLASHMLA_FLAGS = [
+    "-O3",
+    "-std=c++20",
+    "-DNDEBUG",
+    "-D_USE_MATH_DEFINES",
+    "-Wno-deprecated-declarations",
+    "-U__CUDA_NO_HALF_OPERATORS__",
+    "-U__CUDA_NO_HALF_CONVERSIONS__",
+    "-U__CUDA_NO_HALF2_OPERATORS__",
+    "-U__CUDA_NO_BFLOAT16_CONVERSIONS__",
+    "--expt-relaxed-constexpr",
+    "--expt-extended-lambda",
+    "--use_fast_math",
+    "--ptxas-options=-v,--register-usage-level=10",
+    "-gencode",
+    "arch=compute_90a,code=sm_90a",
+]
 FLASHMLA_INCLUDES = (
     "csrc",
     "csrc/kerutils/include",
@@ -90,19 +106,50 @@ def ptxas_info(log: str) -> dict[str, dict[str, int]]:
     return out
 
 
-def sass_functions(sass: str) -> dict[str, list[str]]:
-    """The instructions (opcode and operands, predicate removed) of each function."""
-    funcs: dict[str, list[str]] = {}
-    current: list[str] | None = None
+def sass_listing(sass: str) -> dict[str, list[tuple[int, str]]]:
+    """(address, instruction with its predicate removed) of each function's SASS."""
+    funcs: dict[str, list[tuple[int, str]]] = {}
+    current: list[tuple[int, str]] | None = None
     for line in sass.splitlines():
         m = re.match(r"\s*Function : (\S+)", line)
         if m:
             current = funcs.setdefault(m.group(1), [])
             continue
-        m = re.match(r"\s*/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;", line)
+        m = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;", line)
         if m and current is not None:
-            current.append(re.sub(r"^@!?U?P[T0-9]+\s+", "", m.group(1)))
+            current.append((int(m.group(1), 16), re.sub(r"^@!?U?P[T0-9]+\s+", "", m.group(2))))
     return funcs
+
+
+def sass_functions(sass: str) -> dict[str, list[str]]:
+    """The instructions (opcode and operands, predicate removed) of each function."""
+    return {name: [i for _, i in body] for name, body in sass_listing(sass).items()}
+
+
+def main_loops(body: list[tuple[int, str]]) -> list[dict[str, Any]]:
+    """The function's innermost loops that issue warpgroup MMAs: a backward branch placed
+    before its last EXIT (the retry paths of mbarrier waits sit after it and jump back into
+    the code, which is not a loop), not enclosing another such loop.  For each: its address
+    range, its instruction count and the count of every opcode (before the first dot)."""
+    exits = [a for a, i in body if i.startswith("EXIT")]
+    last_exit = max(exits) if exits else body[-1][0]
+    spans = []
+    for addr, ins in body:
+        m = re.match(r"BRA(?:\.\S+)?\s+(?:`\(\.L_x_\d+\)\s*)?(0x[0-9a-f]+)$", ins)
+        if m and int(m.group(1), 16) < addr < last_exit:
+            spans.append((int(m.group(1), 16), addr))
+    loops = []
+    for lo, hi in spans:
+        inner = [i for a, i in body if lo <= a <= hi]
+        if not any(i.startswith("HGMMA") for i in inner):
+            continue
+        if any(lo <= a and b <= hi and (a, b) != (lo, hi) and b - a > 0x100 for a, b in spans):
+            continue  # encloses another loop (short spin loops do not count)
+        ops = Counter(i.split()[0].split(".")[0] for i in inner if i)
+        loops.append(
+            {"from": hex(lo), "to": hex(hi), "instructions": len(inner), "opcodes": dict(ops)}
+        )
+    return loops
 
 
 def count(instructions: list[str]) -> dict[str, int]:
@@ -133,7 +180,7 @@ def describe(name: str, cubin: Path, log: str) -> dict[str, Any]:
     sass = subprocess.run(
         [str(cuobjdump()), "-sass", str(cubin)], capture_output=True, text=True, check=True
     ).stdout
-    funcs = sass_functions(sass)
+    funcs = sass_listing(sass)
     main, body = max(funcs.items(), key=lambda kv: len(kv[1]))
     info = ptxas_info(log).get(main, {})
     return {
@@ -141,7 +188,8 @@ def describe(name: str, cubin: Path, log: str) -> dict[str, Any]:
         "kernel": main[:120],
         "threads_per_cta": max_threads(cubin),
         **info,
-        **count(body),
+        **count([i for _, i in body]),
+        "main_loops": main_loops(body),
     }
 
 
@@ -234,6 +282,14 @@ def main(argv: list[str] | None = None) -> int:
     print("version     " + " ".join(f"{k:>16}" for k in keys))
     for r in rows:
         print(f"{r['version']:<11} " + " ".join(f"{r.get(k, '-')!s:>16}" for k in keys))
+    for r in rows:
+        for loop in r["main_loops"]:
+            ops = loop["opcodes"]
+            print(
+                f"{r['version']:<11} loop {loop['from']}-{loop['to']}: {loop['instructions']} "
+                f"instructions, HGMMA {ops.get('HGMMA', 0)}, MUFU {ops.get('MUFU', 0)}, "
+                f"R2UR {ops.get('R2UR', 0)}, FSEL {ops.get('FSEL', 0)}"
+            )
     if args.no_write:
         return 0
     from importlib.metadata import version

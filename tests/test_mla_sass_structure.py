@@ -72,3 +72,20 @@ def test_sass_counts_the_schedule_s_instructions_of_each_function() -> None:
 def test_without_a_toolkit_it_says_what_is_missing(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     assert _script().main(["--cuda", str(tmp_path), "--no-write"]) == 2
     assert f"no nvcc under {tmp_path}/bin" in capsys.readouterr().err
+
+
+def test_main_loops_are_the_innermost_mma_loops_before_the_last_exit() -> None:
+    body = [
+        (0x000, "MOV R1, c[0x0][0x28]"),
+        (0x010, "HGMMA.64x64x16.F32.BF16 R152, gdesc[UR8], R152"),
+        (0x020, "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR32+0x38568], R15"),
+        (0x030, "BRA 0x200"),  # to the retry stub after EXIT: not a loop
+        (0x040, "R2UR UR8, R4"),
+        (0x050, "BRA 0x10"),  # the loop
+        (0x060, "EXIT"),
+        (0x200, "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR32+0x38568], R15"),
+        (0x210, "BRA 0x20"),  # back from the stub: after the last EXIT, not a loop
+    ]
+    (loop,) = _script().main_loops(body)
+    assert (loop["from"], loop["to"], loop["instructions"]) == ("0x10", "0x50", 5)
+    assert loop["opcodes"] == {"HGMMA": 1, "SYNCS": 1, "BRA": 2, "R2UR": 1}

@@ -1,0 +1,34 @@
+"""scripts/mla_issue_compare.py reads the recorded ncu sources (FlashMLA's profile, the CuTe
+sessions' CSVs and launch sidecars) and relates each kernel's issue time to FlashMLA's."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _script():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location(
+        "mla_issue_compare", REPO / "scripts" / "mla_issue_compare.py"
+    )
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_issue_time_is_duration_times_issue_share() -> None:
+    r = _script().row("v", "decode", 100.0, 25.0, "src")
+    assert r["issue_time_us"] == 25.0 and r["source"] == "src"
+
+
+def test_the_recorded_sessions_give_a_row_per_version_and_configuration() -> None:
+    mod = _script()
+    rows = [mod.flashmla_row(c, f) for c, f in mod.FLASHMLA.items()]
+    for s in mod.SESSIONS:
+        rows += mod.session_rows(s)
+    keys = {(r["version"], r["config"]) for r in rows}
+    assert {("flashmla", "speculative"), ("cute_v7", "speculative"), ("cute_v13", "decode")} <= keys
+    assert all(r["duration_us"] > 0 and 0 < r["issue_slot_util_pct"] < 100 for r in rows)
