@@ -3,20 +3,11 @@ sessions' CSVs and launch sidecars) and relates each kernel's issue time to Flas
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-REPO = Path(__file__).resolve().parent.parent
+from script_module import load_script
 
 
 def _script():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location(
-        "mla_issue_compare", REPO / "scripts" / "mla_issue_compare.py"
-    )
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("mla_issue_compare")
 
 
 def test_issue_time_is_duration_times_issue_share() -> None:

@@ -3,20 +3,13 @@ itself needs a CUDA toolkit and FlashMLA's sources, which CI does not have)."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from script_module import load_script
 
 
 def _script():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location(
-        "mla_sass_structure", REPO / "scripts" / "mla_sass_structure.py"
-    )
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("mla_sass_structure")
 
 
 PTXAS = """\

@@ -3,23 +3,18 @@ becomes a labelled-set profile that parses, its stage names re-derived from the 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
+
+from script_module import load_script
 
 from kbopt.contracts.profile import Profile
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _script():
-    spec = importlib.util.spec_from_file_location(
-        "real_profiles", REPO / "scripts" / "real_profiles.py"
-    )
-    mod = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(mod)
-    return mod
+def _script():  # type: ignore[no-untyped-def]
+    return load_script("real_profiles")
 
 
 SORT = "void ns::SortKernel<ns::policy<float>, 1, unnamed>::offset_t, ns::decomposer_t>(float *)"

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from script_module import load_script
 from test_search_fixtures import small_kb
 
 REPO = Path(__file__).resolve().parent.parent
@@ -103,14 +104,7 @@ def test_ranking_shift_compares_a_runs_profile_under_two_catalogs(tmp_path: Path
 
 
 def test_blind_summary_adds_up_the_sets_as_first_scored(tmp_path: Path) -> None:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "hit_rate_summary", REPO / "scripts" / "hit_rate_summary.py"
-    )
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("hit_rate_summary")
 
     def write(name: str, date: str, n: int, t1: int, t3: int, commit: str | None) -> None:
         doc = {
@@ -134,14 +128,7 @@ def test_blind_summary_adds_up_the_sets_as_first_scored(tmp_path: Path) -> None:
 def test_hit_rate_rescore_ranks_the_sets_again_beside_their_first_scores(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "hit_rate_summary", REPO / "scripts" / "hit_rate_summary.py"
-    )
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("hit_rate_summary")
     monkeypatch.setattr(mod, "RESULTS", tmp_path)
     first = {
         "set": "benchmarks/real_profiles_blind15",
