@@ -387,54 +387,47 @@ def test_help_renders_for_the_command_and_the_top_level(capsys: pytest.CaptureFi
     assert "percentage of the roofline floor" in capsys.readouterr().out
 
 
+def _two_arms(catalog: int | None, grid: int | None, grid_trials: int = 24) -> dict[str, Any]:
+    """A 24-trial run's catalog and grid rows: the trials each needed to come within 5%."""
+    return {
+        "trials_budget": 24,
+        "rows": [
+            {"arm": "catalog", "trials_to_within_5pct": catalog, "trials": 6},
+            {"arm": "grid", "trials_to_within_5pct": grid, "trials": grid_trials},
+        ],
+    }
+
+
 def test_the_target_verdict_is_computed_from_the_rows() -> None:
     from kbopt.site.ablation import verdict
 
-    def doc(catalog, grid, grid_trials=24):
-        return {
-            "trials_budget": 24,
-            "rows": [
-                {"arm": "catalog", "trials_to_within_5pct": catalog, "trials": 6},
-                {"arm": "grid", "trials_to_within_5pct": grid, "trials": grid_trials},
-            ],
-        }
-
-    assert "**met** against the budget of 24" in verdict(doc(2, None, 17))
-    assert "grid never came within 5% in its 17 trials" in verdict(doc(2, None, 17))
-    assert "**not met** against the budget" in verdict(doc(9, 12))
-    assert "not met against the 12 trials the grid needed" in verdict(doc(6, 12))
-    assert "met against the 18 trials the grid needed" in verdict(doc(6, 18))
+    assert "**met** against the budget of 24" in verdict(_two_arms(2, None, 17))
+    assert "grid never came within 5% in its 17 trials" in verdict(_two_arms(2, None, 17))
+    assert "**not met** against the budget" in verdict(_two_arms(9, 12))
+    assert "not met against the 12 trials the grid needed" in verdict(_two_arms(6, 12))
+    assert "met against the 18 trials the grid needed" in verdict(_two_arms(6, 18))
     # a grid that needed under six trials: a third of it is under the two any arm needs
-    assert "the grid needed only 2" in verdict(doc(2, 2))
-    assert "the grid needed only 5" in verdict(doc(2, 5))
-    assert "against the 5 trials" not in verdict(doc(2, 5))
-    assert "never came within 5%" in verdict(doc(None, 15))
+    assert "the grid needed only 2" in verdict(_two_arms(2, 2))
+    assert "the grid needed only 5" in verdict(_two_arms(2, 5))
+    assert "against the 5 trials" not in verdict(_two_arms(2, 5))
+    assert "never came within 5%" in verdict(_two_arms(None, 15))
     assert "not judged" in verdict({"rows": [{"arm": "grid"}]})
     # a start already within 5% for every arm: nothing to find, nothing to judge
-    assert "already within 5%" in verdict(doc(1, 1))
+    assert "already within 5%" in verdict(_two_arms(1, 1))
     # a budget spent before the grid got past its start: nothing was compared
-    assert "before the grid measured anything" in verdict(doc(1, 1, 1))
+    assert "before the grid measured anything" in verdict(_two_arms(1, 1, 1))
 
 
 def test_the_summary_holds_the_catalog_against_the_grid_s_count() -> None:
     from kbopt.site.ablation import against_grid, short_commit
 
-    def doc(catalog, grid, grid_trials=24):
-        return {
-            "trials_budget": 24,
-            "rows": [
-                {"arm": "catalog", "trials_to_within_5pct": catalog, "trials": 6},
-                {"arm": "grid", "trials_to_within_5pct": grid, "trials": grid_trials},
-            ],
-        }
-
-    assert against_grid(doc(6, 18)) == "met"
-    assert against_grid(doc(7, 18)) == "not met"
-    assert against_grid(doc(2, 5)) == "unreachable"
-    assert against_grid(doc(2, None)) == "met (grid never)"
-    assert against_grid(doc(9, None)) == "grid never"  # within the budget, not a third of it
-    assert against_grid(doc(None, 12)) == "not met"
-    assert against_grid(doc(1, 1)) == "-"  # not judged
+    assert against_grid(_two_arms(6, 18)) == "met"
+    assert against_grid(_two_arms(7, 18)) == "not met"
+    assert against_grid(_two_arms(2, 5)) == "unreachable"
+    assert against_grid(_two_arms(2, None)) == "met (grid never)"
+    assert against_grid(_two_arms(9, None)) == "grid never"  # within the budget, not a third of it
+    assert against_grid(_two_arms(None, 12)) == "not met"
+    assert against_grid(_two_arms(1, 1)) == "-"  # not judged
     assert short_commit("be424573819f1329d0587c6865f166f1afc291ae") == "be42457"
     assert short_commit("d665b77+bytes-in-flight-draft") == "d665b77+bytes-in-flight-draft"
     assert short_commit(None) == "-"
