@@ -429,6 +429,17 @@ SOURCES: tuple[Source, ...] = (
         note="the final-logit soft-capping kernel only (the logits processor's module "
         "imports SGLang's distributed and model-runner layers at import)",
     ),
+    sglang_059(
+        name="sglang_alloc_extend",
+        path="python/sglang/srt/mem_cache/allocator.py",
+        dest="sglang/alloc_extend.py",
+        sha256="f5b1ab0b79eed0ea190026bcfba784f4ea196cf86a677b0b37653e9249b082a2",
+        mode="extract",
+        functions=("alloc_extend_kernel",),
+        used_by=("sglang_alloc_extend",),
+        note="the paged KV allocator's extend kernel only (the module imports SGLang's "
+        "memory pools and KV cache classes at import)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",
@@ -568,6 +579,28 @@ SOURCES: tuple[Source, ...] = (
         used_by=("vllm_logprob_ranks",),
         note="the sampled tokens' rank kernel only (its module imports vLLM's sampling "
         "params, outputs and buffer helpers at import)",
+    ),
+    vllm_0340(
+        name="vllm_grammar_bitmask",
+        path="vllm/v1/worker/gpu/structured_outputs.py",
+        dest="vllm/grammar_bitmask.py",
+        sha256="1d93a33523d5a05f375198d30cdd0fd000ecab15f0fb6f864f50163f68b042fb",
+        mode="extract",
+        functions=("_apply_grammar_bitmask_kernel",),
+        used_by=("vllm_grammar_bitmask",),
+        note="the structured-output grammar bitmask kernel only (its module imports vLLM's "
+        "input batch and CUDA stream helpers at import)",
+    ),
+    vllm_0340(
+        name="vllm_maxsim_rerank",
+        path="vllm/v1/pool/flash_maxsim/flash_maxsim_rerank.py",
+        dest="vllm/maxsim_rerank.py",
+        sha256="7f1c0073abeb8e9c576e7d8a1954fdc014beae11d08a1d8ba97b234e593d7e91",
+        mode="extract",
+        functions=("_maxsim_rerank_kernel",),
+        used_by=("vllm_maxsim_rerank",),
+        note="the flash-MaxSim rerank kernel only, without its @triton.autotune (the "
+        "package's _common module, with the autotune list, imports vLLM's platforms)",
     ),
     flaggems_502(
         name="flaggems_conv2d",
@@ -963,6 +996,18 @@ SOURCES: tuple[Source, ...] = (
         used_by=("flaggems_pixel_unshuffle",),
         note="pixel_unshuffle (space to depth over contiguous NCHW: 1024 output elements "
         "per program, each decoded to its input element and copied)",
+    ),
+    flaggems_502(
+        name="flaggems_kron",
+        path="src/flag_gems/ops/kron.py",
+        dest="flag_gems/kron.py",
+        sha256="cda2d14af72ad3c0302ee70596d8979c2a341a53e0b0fb0e670260368153235a",
+        mode="extract",
+        functions=("kron_kernel_for_batch_size_1",),
+        shims=_TLE_SHIM,
+        used_by=("flaggems_kron",),
+        note="the Kronecker product of two matrices (no batch dimensions): BLOCK_M x "
+        "BLOCK_N output tiles, each element one product of a gathered pair",
     ),
 )
 

@@ -111,6 +111,10 @@ NEEDS = {
     "sglang_dp_memcpy": "sglang_dp_memcpy",
     "sglang_logit_softcap": "sglang_logit_softcap",
     "vllm_logprob_ranks": "vllm_logprob_ranks",
+    "vllm_grammar_bitmask": "vllm_grammar_bitmask",
+    "vllm_maxsim_rerank": "vllm_maxsim_rerank",
+    "flaggems_kron": "flaggems_kron",
+    "sglang_alloc_extend": "sglang_alloc_extend",
 }
 
 
@@ -463,6 +467,14 @@ CASES = {
     "sglang_logit_softcap": ({"rows": 3, "vocab": 1000}, {"triton_v1": {"block_size": 256, "num_warps": 2}}),
     # 5 rows of 20,000 (16-bit ties counted), exact: v1's 8192-column tiles (3, the last masked); the variant: 1024-column tiles, 2 warps, 1 stage
     "vllm_logprob_ranks": ({"rows": 5, "vocab": 20000}, {"triton_v1": {"block_size": 1024, "num_warps": 2, "num_stages": 1}}),
+    # 5 requests with 3 positions (15 mask rows, the fourth request's last inactive: 14 logits rows) of 3000 tokens, exact with -inf in place: v1's one masked 8192-token block per row; the variant: 1024 (3 per row, the last masked), 2 warps
+    "vllm_grammar_bitmask": ({"reqs": 5, "positions": 3, "vocab": 3000}, {"triton_v1": {"block_size": 1024, "num_warps": 2}}),
+    # 6 docs of up to 40 tokens (bucket 64), a 20-token query (bucket 32), dim 48 (padded to 64), fp16 tl.dot: v1's 16 x 16 tiles; the variant: 32 queries x 32 doc tokens, 4 warps, 1 stage
+    "vllm_maxsim_rerank": ({"docs": 6, "doc_len": 40, "query_len": 20, "dim": 48}, {"triton_v1": {"block_q": 32, "block_d": 32, "num_warps": 4, "num_stages": 1}}),
+    # a 3 x 5 factor by a 7 x 300 one (21 x 1500 out): v1's 1 x 1024 tiles (2 per row, the last masked); the variant: 4 x 256 tiles (masked rows and columns), 2 warps
+    "flaggems_kron": ({"m1": 3, "n1": 5, "m2": 7, "n2": 300}, {"triton_v1": {"block_m": 4, "block_n": 256, "num_warps": 2}}),
+    # 7 requests extending about 20 tokens each after cached prefixes, 16-token pages, exact: v1's 256-slot tile (next power of two of the 140 tokens); the variant: a 4096-slot tile, 2 warps
+    "sglang_alloc_extend": ({"reqs": 7, "extend": 20, "page_size": 16}, {"triton_v1": {"extend_tile": 4096, "num_warps": 2}}),
 }  # fmt: skip
 
 

@@ -54,6 +54,7 @@ SOURCE_FILES = {
     "sglang_tensor_hash": "sglang/multimodal_hash.py",
     "sglang_dp_memcpy": "sglang/dp_memcpy.py",
     "sglang_logit_softcap": "sglang/logit_softcap.py",
+    "sglang_alloc_extend": "sglang/alloc_extend.py",
     "vllm_lora_shrink": "vllm/lora_shrink.py",
     "vllm_lora_kernel_utils": "vllm/lora_kernel_utils.py",
     "vllm_awq_gemm": "vllm/awq_triton.py",
@@ -64,6 +65,8 @@ SOURCE_FILES = {
     "vllm_l2norm": "vllm/fla_l2norm.py",
     "vllm_lightning_attn_diag": "vllm/lightning_attn.py",
     "vllm_logprob_ranks": "vllm/logprob_ranks.py",
+    "vllm_grammar_bitmask": "vllm/grammar_bitmask.py",
+    "vllm_maxsim_rerank": "vllm/maxsim_rerank.py",
     "flaggems_conv2d": "flag_gems/conv2d.py",
     "flaggems_topk": "flag_gems/topk.py",
     "flaggems_upsample_nearest2d": "flag_gems/upsample_nearest2d.py",
@@ -88,6 +91,7 @@ SOURCE_FILES = {
     "flaggems_soft_margin_loss": "flag_gems/soft_margin_loss.py",
     "flaggems_upsample_linear1d": "flag_gems/upsample_linear1d.py",
     "flaggems_pixel_unshuffle": "flag_gems/pixel_unshuffle.py",
+    "flaggems_kron": "flag_gems/kron.py",
 }
 
 
