@@ -43,28 +43,26 @@ def test_the_source_example_is_planned(kb_copy: Path) -> None:
 
 def test_order_is_impact_then_risk_then_dependencies(kb_copy: Path) -> None:
     analysis = Analysis.parse(
-        "Primary bottleneck: compute-bound\n"
-        "Evidence: Memory bandwidth at 20% of peak, compute at 85%\n"
+        "Primary bottleneck: memory-bound\n"
+        "Evidence: Memory bandwidth at 85% of peak, compute at 20%\n"
         "Recommendations:\n"
-        "1. [High] Overlap the softmax with asynchronous MMA\n"
-        "2. [High] Warp specialization: producer warps load with TMA\n"
+        "1. [High] Pack all query heads that share one latent KV into the same CTA (MLA decode)\n"
+        "2. [High] Split-KV decoding with a combine stage\n"
         "3. [Low] Capture the decode step in a CUDA graph\n"
     )
     steps = plan(analysis, Store(kb_copy), sm=90)
     ids = [s.entry for s in steps]
-    # overlap-softmax-with-async-mma requires warp-specialized-producer-consumer
-    assert ids.index("warp-specialized-producer-consumer") < ids.index(
-        "overlap-softmax-with-async-mma"
-    )
-    overlap = steps[ids.index("overlap-softmax-with-async-mma")]
-    assert overlap.depends_on == [ids.index("warp-specialized-producer-consumer") + 1]
+    # mla-pack-query-heads-per-cta requires split-kv-decode: listed first, it comes second
+    assert ids.index("split-kv-decode") < ids.index("mla-pack-query-heads-per-cta")
+    pack = steps[ids.index("mla-pack-query-heads-per-cta")]
+    assert pack.depends_on == [ids.index("split-kv-decode") + 1]
     assert ids[-1] == "cuda-graph-capture-decode-step"  # Low comes last
     assert steps[-1].specialists == ["perf-torch-cuda-graph-specialist"]
     text = render_plan(analysis, steps)
-    assert f"Depends on: step {overlap.depends_on[0]}" in text
-    # "compute at 85%" says nothing of a softmax: the entry is not ranked for this evidence,
-    # the analysis names it, and the plan says which.
-    if not overlap.ranked:
+    assert f"Depends on: step {pack.depends_on[0]}" in text
+    # the evidence names no shape or kernel: an entry the catalog does not rank for it is
+    # planned because the analysis names it, and the plan says which
+    if not pack.ranked:
         assert "not ranked for this evidence (the analysis names it)" in text
 
 
