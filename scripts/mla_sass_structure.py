@@ -121,11 +121,6 @@ def sass_listing(sass: str) -> dict[str, list[tuple[int, str]]]:
     return funcs
 
 
-def sass_functions(sass: str) -> dict[str, list[str]]:
-    """The instructions (opcode and operands, predicate removed) of each function."""
-    return {name: [i for _, i in body] for name, body in sass_listing(sass).items()}
-
-
 def main_loops(body: list[tuple[int, str]]) -> list[dict[str, Any]]:
     """The function's innermost loops that issue warpgroup MMAs: a backward branch placed
     before its last EXIT (the retry paths of mbarrier waits sit after it and jump back into

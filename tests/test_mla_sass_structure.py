@@ -46,10 +46,13 @@ def test_ptxas_report_gives_registers_barriers_and_spills_per_function() -> None
 
 def test_sass_counts_the_schedule_s_instructions_of_each_function() -> None:
     mod = _script()
-    funcs = mod.sass_functions(SASS)
+    funcs = mod.sass_listing(SASS)
     assert set(funcs) == {"small", "big"} and len(funcs["small"]) == 2
-    assert funcs["big"][2].startswith("SYNCS.ARRIVE")  # the predicate is dropped
-    counts = mod.count(funcs["big"])
+    assert funcs["big"][2] == (
+        0x20,
+        "SYNCS.ARRIVE.TRANS64 RZ, [UR32+0x38568], R152",
+    )  # predicate dropped
+    counts = mod.count([i for _, i in funcs["big"]])
     assert counts == {
         "HGMMA": 2,
         "UTMALDG": 1,
