@@ -45,23 +45,41 @@ LOG2_E = 1.4426950408889634
 LAST_INFO: dict[str, int | str] = {}
 
 
+def _compile_dump(
+    entry: Callable[..., Any], args: tuple[Any, ...], arch: str, suffix: str
+) -> list[bytes]:
+    """Compile ``entry(*args)`` for ``arch`` with CuTe DSL keeping its intermediate files, and
+    return the contents of the kept files named ``*.{arch}.{suffix}``, in name order."""
+    import cutlass.cute as cute
+
+    keep = "--keep-ptx --keep-cubin" if suffix == "cubin" else "--keep-ptx"
+    with tempfile.TemporaryDirectory(prefix="cute_ptx_") as tmp:
+        error: Exception | None = None
+        try:
+            cute.compile(entry, *args, options=f"{keep} --gpu-arch {arch} --dump-dir {tmp}")
+        except Exception as exc:  # no driver here: the module cannot be loaded, files are on disk
+            error = exc
+        found = sorted(Path(tmp).glob(f"*.{arch}.{suffix}"))
+        if not found:
+            raise RuntimeError(f"CuTe DSL produced no {suffix} for {arch}") from error
+        return [p.read_bytes() for p in found]
+
+
 def compile_ptx(entry: Callable[..., Any], *args: Any, arch: str = "sm_90a") -> str:
     """Compile ``entry(*args)`` (a ``@cute.jit`` callable) for ``arch`` and return the PTX text.
 
     Works on a machine without a GPU: the PTX is dumped before CuTe DSL initialises the driver.
     """
-    import cutlass.cute as cute
+    return "\n".join(data.decode() for data in _compile_dump(entry, args, arch, "ptx"))
 
-    with tempfile.TemporaryDirectory(prefix="cute_ptx_") as tmp:
-        error: Exception | None = None
-        try:
-            cute.compile(entry, *args, options=f"--keep-ptx --gpu-arch {arch} --dump-dir {tmp}")
-        except Exception as exc:  # no driver here: the module cannot be loaded, PTX is on disk
-            error = exc
-        ptx_files = sorted(Path(tmp).glob(f"*.{arch}.ptx"))
-        if not ptx_files:
-            raise RuntimeError(f"CuTe DSL produced no PTX for {arch}") from error
-        return "\n".join(p.read_text() for p in ptx_files)
+
+def compile_cubin(entry: Callable[..., Any], *args: Any, arch: str = "sm_90a") -> bytes:
+    """The cubin CuTe DSL assembles for ``entry(*args)`` with its own ptxas (no GPU needed, as
+    for :func:`compile_ptx`): what runs, for reading its SASS with ``cuobjdump -sass``."""
+    kept = _compile_dump(entry, args, arch, "cubin")
+    if len(kept) != 1:
+        raise RuntimeError(f"CuTe DSL kept {len(kept)} cubins for {arch}, expected one")
+    return kept[0]
 
 
 # sha256 of the normalised PTX (kernels.mla_decode.ptx_fingerprints) of each function compiled
@@ -719,6 +737,36 @@ def softmax_state(acc_o_mn: Any) -> tuple[int, Any, Any]:
     return n_rows, row_max, row_sum
 
 
+def pinned_index(k: int) -> Any:
+    """``k`` as an Int32 the compiler cannot compute ahead of the instructions before it: it
+    comes out of an inline ``mov`` marked as having side effects, which keeps its place among
+    the wgmma instructions (also inline assembly with side effects).
+
+    Why: when a k loop of wgmmas is unrolled with constant indices, every step's shared-memory
+    descriptors are constants plus the tile's base, and the compiler computes all of them
+    before the first wgmma. For the 36 k16 steps of the score product that is 72 64-bit
+    descriptors live at once, more than the 63 uniform registers a warp has, so ptxas keeps
+    them in ordinary registers and copies each one into uniform registers (``R2UR``) just
+    before its wgmma, four copies per step (read from the SASS, scripts/mla_sass_structure.py).
+    Indexing each step with ``pinned_index(k)`` makes its descriptors depend on a value that
+    exists only after the previous wgmma was issued, so they are formed one step at a time,
+    in uniform registers, as in FlashMLA's kernel."""
+    import cutlass
+    from cutlass._mlir.dialects import llvm
+
+    return cutlass.Int32(
+        llvm.inline_asm(
+            cutlass.Int32.mlir_type,
+            [cutlass.Int32(k).ir_value()],
+            "mov.b32 $0, $1;",
+            "=r,r",
+            has_side_effects=True,
+            is_align_stack=False,
+            asm_dialect=llvm.AsmDialect.AD_ATT,
+        )
+    )
+
+
 def qk_scores(
     mma_qk: Any,
     thr_qk: Any,
@@ -730,6 +778,7 @@ def qk_scores(
     m_blk: int,
     n_blk: int,
     slice_ready: Callable[[int], None] | None = None,
+    pin_descriptors: bool = False,
 ) -> Any:
     """``S = Q K^T`` for the KV tile in ``stage`` with wgmma from shared memory: the 512
     latent then the 64 rope columns, k16 steps, fp32 accumulator (returned, this thread's
@@ -737,7 +786,11 @@ def qk_scores(
 
     ``slice_ready`` (cute_v12): ``slice_ready(j)`` is traced just before the first wgmma that
     reads the stage's 64-column slice ``j`` (0-7: latent, 8: rope), so that it can wait for
-    that slice alone; None: nothing is traced in between."""
+    that slice alone; None: nothing is traced in between.
+
+    ``pin_descriptors`` (cute_v16): each k step indexes the operands with
+    :func:`pinned_index`, so that its descriptors are formed in uniform registers just before
+    its wgmma; False keeps constant indices (the PTX of cute_v2-v15 as measured)."""
     import cutlass
     import cutlass.cute as cute
     from cutlass.cute.nvgpu import warpgroup
@@ -754,12 +807,14 @@ def qk_scores(
     for k in range(cute.size(t_aql, mode=[2])):
         if slice_ready is not None and k % k_per_slice == 0:
             slice_ready(k // k_per_slice)
-        cute.gemm(qk, acc_s, t_aql[None, None, k], t_bkl[None, None, k, stage], acc_s)
+        kk = pinned_index(k) if pin_descriptors else k
+        cute.gemm(qk, acc_s, t_aql[None, None, kk], t_bkl[None, None, kk, stage], acc_s)
         qk.set(warpgroup.Field.ACCUMULATE, True)
     for k in range(cute.size(t_aqr, mode=[2])):
         if slice_ready is not None and k == 0:
             slice_ready(ref.D_LATENT // ref.D_ROPE)
-        cute.gemm(qk, acc_s, t_aqr[None, None, k], t_bkr[None, None, k, stage], acc_s)
+        kk = pinned_index(k) if pin_descriptors else k
+        cute.gemm(qk, acc_s, t_aqr[None, None, kk], t_bkr[None, None, kk, stage], acc_s)
     warpgroup.commit_group()
     warpgroup.wait_group(0)
     return acc_s

@@ -92,6 +92,10 @@ class _MlaDecodeV7(_MlaDecodeV6):
     traced inline, so the PTX is the same as with the code written out in the kernel.
     """
 
+    # cute_v16: the score product's k steps index their operands through pinned_index, so
+    # that its wgmma descriptors are formed in uniform registers (see qk_scores)
+    pin_mma_descriptors = False
+
     def __init__(self, l2_prefetch_distance: int = 0) -> None:
         self.l2_prefetch_distance = l2_prefetch_distance
 
@@ -377,8 +381,9 @@ class _MlaDecodeV7(_MlaDecodeV6):
         n_rows = cute.size(acc_o_mn, mode=[0])
         # S = Q K^T: 32 latent + 4 rope k16 steps, m64n64k16 from shared memory
         acc_s = qk_scores(
-            mma_qk, thr_qk, t_aql, t_aqr, t_bkl, t_bkr, stage, M_BLK, N_BLK, slice_ready
-        )
+            mma_qk, thr_qk, t_aql, t_aqr, t_bkl, t_bkr, stage, M_BLK, N_BLK, slice_ready,
+            self.pin_mma_descriptors,
+        )  # fmt: skip
 
         valid = seqlen - tile * N_BLK
         acc_s_mn = mn_view(acc_s)

@@ -131,6 +131,19 @@ def version_ptx(name: str, out_dtype: str) -> str:
     return _compile(mod.entry(), mod.example_args, out_dtype)
 
 
+def version_cubin(name: str, out_dtype: str) -> bytes:
+    """The sm_90a cubin of version ``name`` (bf16 inputs, ``out_dtype`` outputs), assembled
+    by CuTe DSL's own ptxas on this machine: for reading the SASS, not fingerprinted."""
+    import cutlass
+
+    from kernels.mla_decode.cute_common import compile_cubin
+
+    mod = _module(name)
+    in_dt = getattr(cutlass, _CUTLASS_NAMES[IN_DTYPE])
+    out_dt = getattr(cutlass, _CUTLASS_NAMES[out_dtype])
+    return compile_cubin(mod.entry(), *mod.example_args(in_dt, out_dt), arch=ARCH)
+
+
 # ---------------------------------------------------------------------- the file
 
 

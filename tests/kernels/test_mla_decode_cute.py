@@ -127,6 +127,14 @@ EXPECTED_PTX = {
         r"atom\.\S*add\.u32|atom\.\S*add\.s32",
         r"fence\.acq_rel\.gpu",
     ],
+    "cute_v16": [
+        # cute_v15's kernel, each score step's operand index out of an opaque move
+        r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16",
+        r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16",
+        r"cp\.async\.cg\.shared\.global",
+        r"mov\.b32 %r\d+, %r\d+;",
+        r"fence\.acq_rel\.gpu",
+    ],
 }
 
 
@@ -239,6 +247,44 @@ def test_cute_v15_loads_the_next_items_q_and_kv_before_the_epilogue(out_dtype: s
     if out_dtype == "float32":  # the pieces' arrival comes after the stores
         atom = next(i for i, ln in enumerate(lines) if re.search(r"atom\.\S*add", ln))
         assert atom > epilogue
+
+
+def _score_loop_sass(name: str) -> dict:
+    """The main loop of version ``name``'s kernel (bf16 output), read from the SASS of the
+    cubin CuTe DSL assembles here: its opcode counts (scripts/mla_sass_structure.py)."""
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    from tests.script_module import load_script
+
+    sass_tool = load_script("mla_sass_structure")
+    with tempfile.TemporaryDirectory() as tmp:
+        cubin = Path(tmp) / f"{name}.cubin"
+        cubin.write_bytes(ptx_fingerprints.version_cubin(name, "bfloat16"))
+        sass = subprocess.run(
+            [str(sass_tool.cuobjdump()), "-sass", str(cubin)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    funcs = sass_tool.sass_listing(sass)
+    body = max(funcs.values(), key=len)
+    (loop,) = sass_tool.main_loops(body)
+    return loop["opcodes"]
+
+
+@pytest.mark.slow
+def test_cute_v16_forms_the_score_descriptors_in_uniform_registers() -> None:
+    """cute_v16 differs from cute_v15 only in how the score product's 72 wgmma descriptors
+    are formed: in cute_v15 all of them are computed before the first wgmma and ptxas copies
+    each from ordinary into uniform registers (R2UR) before its use; in cute_v16 each step's
+    pair is formed in uniform registers just before it. Same wgmmas, far fewer copies."""
+    v15, v16 = _score_loop_sass("cute_v15"), _score_loop_sass("cute_v16")
+    assert v15["HGMMA"] == v16["HGMMA"] == 40  # 36 score steps + 4 P@V steps per tile
+    assert v15.get("R2UR", 0) >= 2 * 36  # at least the two low words of every score step
+    assert v16.get("R2UR", 0) <= 16  # what is left: the P@V operands (per-warpgroup offsets)
+    assert sum(v16.values()) < sum(v15.values())
 
 
 def _pv_and_exchange_order(ptx: str) -> str:
@@ -479,7 +525,7 @@ def test_bf16_matches_fp32_reference_on_gpu(name: str, case: tuple[int, int, int
 @pytest.mark.gpu
 @pytest.mark.parametrize(
     "name",
-    ["cute_v7", "cute_v9", "cute_v10", "cute_v11", "cute_v12", "cute_v13", "cute_v14", "cute_v15"],
+    ["cute_v7", "cute_v9", *(f"cute_v{n}" for n in range(10, 17))],
 )
 def test_in_kernel_merge_leaves_its_counters_at_zero_and_repeats_correctly(name: str) -> None:
     """The last-arriving split CTA merges and resets its arrival counter (cute_v7+): calls
@@ -516,7 +562,7 @@ def test_launches_record_the_fingerprinted_ptx(name: str) -> None:
     recorded = ptx_fingerprints.load()["versions"][name]
     # (b, s, t) -> fp32 split partials (16 splits); one split, output in q's dtype (cute_v15's
     # work list splits b=32, s=16, t=300 across its 4 parts: one tile per sequence has none)
-    one_split = (2, 1, 64) if name == "cute_v15" else (32, 16, 300)
+    one_split = (2, 1, 64) if name in ("cute_v15", "cute_v16") else (32, 16, 300)
     for (b, s, t), out_dtype in (((2, 1, 1000), "float32"), (one_split, "bfloat16")):
         q, kv, lens, sc = ref.make_inputs(b, s, t, dtype=torch.bfloat16, device="cuda")
         fn(q, kv, lens, sc)
@@ -539,12 +585,18 @@ V15_CASES = [
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("case", V15_CASES, ids=lambda c: "b{}-s{}-t{}-sm{}".format(*c))
-def test_cute_v15_persistent_items_match_the_reference_on_gpu(
-    case: tuple[int, int, int, int], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("name", ["cute_v15", "cute_v16"])
+def test_persistent_items_match_the_reference_on_gpu(
+    name: str, case: tuple[int, int, int, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """cute_v15 with its work list cut for fewer SMs than the GPU has (more items per CTA,
-    more pieces per sequence) on ragged lengths; twice, so the reset counters are checked."""
+    """The persistent versions (cute_v15 and cute_v16, which shares its host side) with the
+    work list cut for fewer SMs than the GPU has (more items per CTA, more pieces per
+    sequence) on ragged lengths; twice, so the reset counters are checked."""
+    import importlib
+
     from kernels.mla_decode import cute_schedule, cute_v15
+
+    fn = importlib.import_module(f"kernels.mla_decode.{name}").mla_decode
 
     b, s, t, sms = case
     monkeypatch.setattr(cute_v15, "sm_count", lambda device: sms)
@@ -556,13 +608,13 @@ def test_cute_v15_persistent_items_match_the_reference_on_gpu(
     for _ in range(2):
         junk = torch.full((b * s * ref.N_HEADS * ref.D_V * 8,), float("nan"), device="cuda")
         del junk
-        out = cute_v15.mla_decode(q, kv, lens, sc)
+        out = fn(q, kv, lens, sc)
         torch.cuda.synchronize()
         assert cute_common.LAST_INFO["items"] == len(work.items)
         assert cute_common.LAST_INFO["splits"] == work.max_pieces
         assert torch.isfinite(out.float()).all(), "unwritten or NaN output elements"
         err = ref.rel_error(out, expect)
-        assert err < REL_TOL, f"cute_v15 {case}: relative error {err:.3g}"
+        assert err < REL_TOL, f"{name} {case}: relative error {err:.3g}"
     assert all(int(p.counters.abs().sum()) == 0 for p in cute_v15._PLANS.values())
 
 
