@@ -16,8 +16,10 @@ is a CUDA toolkit root with `bin/nvcc` and `bin/ptxas` (13.x); without a system 
 For each main kernel (the function with the most instructions) it counts what shapes the
 schedule: threads per CTA, registers, named barriers and spills (ptxas), and in the SASS the
 warpgroup MMAs, TMA loads, thread-issued async copies, mbarrier operations, CTA-barrier
-waits and arrivals, and register reallocations (`setmaxnreg`).  These are static counts of
-the code, not of what runs, and no timing: they say what a design does, not how fast.
+waits and arrivals, and register reallocations (`setmaxnreg`).  For our versions the same
+counts are also given for the cubin CuTe DSL assembles with its own ptxas (``as_launched``:
+that assembler, not the toolkit's, makes what the GPU runs). These are static counts of the
+code, not of what runs, and no timing: they say what a design does, not how fast.
 Results: results/ptx/mla-sass-structure-<UTC stamp>.json with the date, command, versions.
 """
 
@@ -219,10 +221,11 @@ def compile_flashmla(
 def compile_ours(version: str, cuda: Path, work: Path) -> dict[str, Any]:
     os.environ.setdefault("CUTE_DSL_ARCH", "sm_90a")
     sys.path.insert(0, str(ROOT))
-    from kernels.mla_decode.ptx_fingerprints import version_ptx
+    from kernels.mla_decode.ptx_fingerprints import toolchain, version_cubin, version_ptx
 
     ptx = work / f"{version}.ptx"
-    ptx.write_text(version_ptx(version, "bfloat16").replace("\0", ""))
+    text = version_ptx(version, "bfloat16").replace("\0", "")
+    ptx.write_text(text)
     cubin = work / f"{version}.cubin"
     done = subprocess.run(
         [str(cuda / "bin" / "ptxas"), "-arch=sm_90a", "-O3", "-v", str(ptx), "-o", str(cubin)],
@@ -231,7 +234,18 @@ def compile_ours(version: str, cuda: Path, work: Path) -> dict[str, Any]:
     )
     if done.returncode != 0:
         raise SystemExit(f"ptxas failed on {version}:\n{done.stderr[-3000:]}")
-    return describe(version, cubin, done.stderr + done.stdout)
+    row = describe(version, cubin, done.stderr + done.stdout)
+    # What runs on the GPU is assembled by CuTe DSL's own ptxas, which can differ from the
+    # toolkit's above: the same counts for that cubin (the PTX is the same).
+    launched = work / f"{version}.launched.cubin"
+    launched.write_bytes(version_cubin(version, "bfloat16"))
+    as_launched = describe(version, launched, "")
+    row["as_launched"] = {
+        "assembler": f"CuTe DSL's own ptxas (PTX from {toolchain(text)})",
+        "instructions": as_launched["instructions"],
+        "main_loops": as_launched["main_loops"],
+    }
+    return row
 
 
 def tool_version(cuda: Path) -> str:
@@ -248,7 +262,9 @@ def main(argv: list[str] | None = None) -> int:
         "--cuda", type=Path, required=True, help="CUDA toolkit root with bin/nvcc, bin/ptxas"
     )
     p.add_argument("--archive", type=Path, default=ARCHIVE, help="FlashMLA source archive")
-    p.add_argument("--versions", default="cute_v7,cute_v13,cute_v15", help="our CuTe DSL versions")
+    p.add_argument(
+        "--versions", default="cute_v7,cute_v13,cute_v15,cute_v16", help="our CuTe DSL versions"
+    )
     p.add_argument("--no-write", action="store_true", help="print the table only")
     args = p.parse_args(argv)
     if not (args.cuda / "bin" / "nvcc").is_file():
@@ -278,13 +294,16 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         print(f"{r['version']:<11} " + " ".join(f"{r.get(k, '-')!s:>16}" for k in keys))
     for r in rows:
-        for loop in r["main_loops"]:
-            ops = loop["opcodes"]
-            print(
-                f"{r['version']:<11} loop {loop['from']}-{loop['to']}: {loop['instructions']} "
-                f"instructions, HGMMA {ops.get('HGMMA', 0)}, MUFU {ops.get('MUFU', 0)}, "
-                f"R2UR {ops.get('R2UR', 0)}, FSEL {ops.get('FSEL', 0)}"
-            )
+        launched = r.get("as_launched", {}).get("main_loops", [])
+        for label, loops in (("", r["main_loops"]), (" as launched", launched)):
+            for loop in loops:
+                ops = loop["opcodes"]
+                print(
+                    f"{r['version']:<11} loop{label} {loop['from']}-{loop['to']}: "
+                    f"{loop['instructions']} instructions, HGMMA {ops.get('HGMMA', 0)}, "
+                    f"MUFU {ops.get('MUFU', 0)}, R2UR {ops.get('R2UR', 0)}, "
+                    f"FSEL {ops.get('FSEL', 0)}"
+                )
     if args.no_write:
         return 0
     from importlib.metadata import version
