@@ -263,7 +263,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--archive", type=Path, default=ARCHIVE, help="FlashMLA source archive")
     p.add_argument(
-        "--versions", default="cute_v7,cute_v13,cute_v15,cute_v16", help="our CuTe DSL versions"
+        "--versions",
+        default="cute_v7,cute_v13,cute_v14,cute_v15,cute_v16,cute_v17",
+        help="our CuTe DSL versions",
     )
     p.add_argument("--no-write", action="store_true", help="print the table only")
     args = p.parse_args(argv)

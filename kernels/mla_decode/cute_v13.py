@@ -137,6 +137,7 @@ from kernels.mla_decode.cute_common import (
     mla_out_tensor,
     mla_smem_layouts,
     mn_view,
+    pinned_index,
     quad_allreduce,
     wgmma_tiled,
 )
@@ -187,13 +188,17 @@ def _slice_waiter(s_full: cute.Pointer, stage: int, phase: Any) -> Any:
     return wait
 
 
-def _scores_sliced(ops: tuple[Any, ...], stage: int, half: int, first: bool, ready: Any) -> None:
+def _scores_sliced(
+    ops: tuple[Any, ...], stage: int, half: int, first: bool, ready: Any, pin: bool = False
+) -> None:
     """Issue S (+)= Q K^T for the tile in ``stage`` over the latent ``half`` (0: cols 0..255,
     1: 256..511; Q from shared memory), calling ``ready(j)`` before the four k16 steps of each
     64-column slice j; ``first`` (the product starts here) zeroes S and then adds the 4 rope
     k-steps (Q from registers, after ``ready(8)``). ``ops``: the score MMAs (latent from
     shared memory, rope from registers), the accumulator and the operand views, as v10's
-    ``_scores`` takes them. Unrolled at trace time; the caller commits and waits."""
+    ``_scores`` takes them. Unrolled at trace time; the caller commits and waits. ``pin``
+    (cute_v17): index each k step through ``pinned_index``, so that its descriptors are formed
+    in uniform registers just before its wgmma (see ``cute_common.pinned_index``)."""
     mma_qk, mma_qk_rs, acc_s, t_aql, t_rq, t_bkl, t_bkh, t_bkr = ops
     qk = cute.make_mma_atom(mma_qk.op)
     qk.set(warpgroup.Field.ACCUMULATE, not first)
@@ -201,8 +206,9 @@ def _scores_sliced(ops: tuple[Any, ...], stage: int, half: int, first: bool, rea
     for k in range(K_HALF):
         if k % K_PER_SLICE == 0:
             ready(half * HALF_SLICES + k // K_PER_SLICE)
+        kk = pinned_index(k) if pin else k
         cute.gemm(
-            qk, acc_s, t_aql[None, None, half * K_HALF + k], t_bk[None, None, k, stage], acc_s
+            qk, acc_s, t_aql[None, None, half * K_HALF + kk], t_bk[None, None, kk, stage], acc_s
         )
         qk.set(warpgroup.Field.ACCUMULATE, True)
     if first:
@@ -210,7 +216,8 @@ def _scores_sliced(ops: tuple[Any, ...], stage: int, half: int, first: bool, rea
         qk_rs = cute.make_mma_atom(mma_qk_rs.op)
         qk_rs.set(warpgroup.Field.ACCUMULATE, True)
         for k in range(cute.size(t_rq, mode=[2])):
-            cute.gemm(qk_rs, acc_s, t_rq[None, None, k], t_bkr[None, None, k, stage], acc_s)
+            kk = pinned_index(k) if pin else k
+            cute.gemm(qk_rs, acc_s, t_rq[None, None, k], t_bkr[None, None, kk, stage], acc_s)
 
 
 class _MlaDecodeV13(_MlaDecodeV10):
@@ -465,8 +472,8 @@ class _MlaDecodeV13(_MlaDecodeV10):
                     s_full, 0, 0, seqlen - tile_begin * N_BLK, t_zl, t_zh, t_ckv, WG_LOCAL[0]
                 )
                 warpgroup.fence()
-                _scores_sliced(qk_ops, 0, 0, True, _slice_waiter(s_full, 0, 0))
-                _scores_sliced(qk_ops, 0, 1, False, _slice_waiter(s_full, 0, 0))
+                _scores_sliced(qk_ops, 0, 0, True, _slice_waiter(s_full, 0, 0), self.pin_mma_descriptors)
+                _scores_sliced(qk_ops, 0, 1, False, _slice_waiter(s_full, 0, 0), self.pin_mma_descriptors)
                 warpgroup.commit_group()
                 warpgroup.wait_group(0)
             for pair in range(n_pairs):
@@ -537,7 +544,7 @@ class _MlaDecodeV13(_MlaDecodeV10):
                         WG_LOCAL[0],
                     )
                     warpgroup.fence()
-                    _scores_sliced(qk_ops, 0, 0, True, _slice_waiter(s_full, 0, next_phase))
+                    _scores_sliced(qk_ops, 0, 0, True, _slice_waiter(s_full, 0, next_phase), self.pin_mma_descriptors)
                     warpgroup.commit_group()
                     # stage 1's cols 0..255 are read last by P1 V_b (the older wgmma group)
                     warpgroup.wait_group(1)
@@ -547,7 +554,7 @@ class _MlaDecodeV13(_MlaDecodeV10):
                             self.tma_slices(tma, s_full, tile_a + 3, 1, 0, False)
                     # ... then over cols 256..511, loaded by warpgroup 1
                     warpgroup.fence()
-                    _scores_sliced(qk_ops, 0, 1, False, _slice_waiter(s_full, 0, next_phase))
+                    _scores_sliced(qk_ops, 0, 1, False, _slice_waiter(s_full, 0, next_phase), self.pin_mma_descriptors)
                     warpgroup.commit_group()
                 warpgroup.wait_group(0)
         else:
@@ -557,8 +564,8 @@ class _MlaDecodeV13(_MlaDecodeV10):
                     s_full, 1, 0, seqlen - (tile_begin + 1) * N_BLK, t_zl, t_zh, t_ckv, WG_LOCAL[1]
                 )
                 warpgroup.fence()
-                _scores_sliced(qk_ops, 1, 1, True, _slice_waiter(s_full, 1, 0))
-                _scores_sliced(qk_ops, 1, 0, False, _slice_waiter(s_full, 1, 0))
+                _scores_sliced(qk_ops, 1, 1, True, _slice_waiter(s_full, 1, 0), self.pin_mma_descriptors)
+                _scores_sliced(qk_ops, 1, 0, False, _slice_waiter(s_full, 1, 0), self.pin_mma_descriptors)
                 warpgroup.commit_group()
                 warpgroup.wait_group(0)
             for pair in range(n_pairs):
@@ -633,8 +640,8 @@ class _MlaDecodeV13(_MlaDecodeV10):
                         WG_LOCAL[1],
                     )
                     warpgroup.fence()
-                    _scores_sliced(qk_ops, 1, 1, True, _slice_waiter(s_full, 1, next_phase))
-                    _scores_sliced(qk_ops, 1, 0, False, _slice_waiter(s_full, 1, next_phase))
+                    _scores_sliced(qk_ops, 1, 1, True, _slice_waiter(s_full, 1, next_phase), self.pin_mma_descriptors)
+                    _scores_sliced(qk_ops, 1, 0, False, _slice_waiter(s_full, 1, next_phase), self.pin_mma_descriptors)
                     warpgroup.commit_group()
                     warpgroup.wait_group(0)
 

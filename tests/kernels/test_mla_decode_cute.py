@@ -119,6 +119,14 @@ EXPECTED_PTX = {
         r"bar\.arrive\s+4,\s*256",  # P1_READY, now after warpgroup 1's P@V are issued
         r"atom\.\S*add\.u32|atom\.\S*add\.s32",
     ],
+    "cute_v17": [
+        # cute_v14's kernel, each score step's operand index out of an opaque move
+        r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16 \{[^}]*\}, \{%r",
+        r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16 \{[^}]*\}, %rd",
+        r"cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile\.mbarrier::complete_tx",
+        r"bar\.arrive\s+4,\s*256",
+        r"mov\.b32 %r\d+, %r\d+;",
+    ],
     "cute_v15": [
         # cute_v7's per-tile products and its in-kernel merge, behind a persistent item loop
         r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16",
@@ -249,9 +257,9 @@ def test_cute_v15_loads_the_next_items_q_and_kv_before_the_epilogue(out_dtype: s
         assert atom > epilogue
 
 
-def _score_loop_sass(name: str) -> dict:
-    """The main loop of version ``name``'s kernel (bf16 output), read from the SASS of the
-    cubin CuTe DSL assembles here: its opcode counts (scripts/mla_sass_structure.py)."""
+def _main_loops_sass(name: str) -> list[dict]:
+    """The main loops of version ``name``'s kernel (bf16 output), read from the SASS of the
+    cubin CuTe DSL assembles here: their opcode counts (scripts/mla_sass_structure.py)."""
     import subprocess
     import tempfile
     from pathlib import Path
@@ -270,21 +278,28 @@ def _score_loop_sass(name: str) -> dict:
         ).stdout
     funcs = sass_tool.sass_listing(sass)
     body = max(funcs.values(), key=len)
-    (loop,) = sass_tool.main_loops(body)
-    return loop["opcodes"]
+    return [loop["opcodes"] for loop in sass_tool.main_loops(body)]
 
 
 @pytest.mark.slow
-def test_cute_v16_forms_the_score_descriptors_in_uniform_registers() -> None:
-    """cute_v16 differs from cute_v15 only in how the score product's 72 wgmma descriptors
-    are formed: in cute_v15 all of them are computed before the first wgmma and ptxas copies
-    each from ordinary into uniform registers (R2UR) before its use; in cute_v16 each step's
-    pair is formed in uniform registers just before it. Same wgmmas, far fewer copies."""
-    v15, v16 = _score_loop_sass("cute_v15"), _score_loop_sass("cute_v16")
-    assert v15["HGMMA"] == v16["HGMMA"] == 40  # 36 score steps + 4 P@V steps per tile
-    assert v15.get("R2UR", 0) >= 2 * 36  # at least the two low words of every score step
-    assert v16.get("R2UR", 0) <= 16  # what is left: the P@V operands (per-warpgroup offsets)
-    assert sum(v16.values()) < sum(v15.values())
+@pytest.mark.parametrize("before, after", [("cute_v15", "cute_v16"), ("cute_v14", "cute_v17")])
+def test_pinned_versions_form_the_score_descriptors_in_uniform_registers(
+    before: str, after: str
+) -> None:
+    """cute_v16 (on cute_v15) and cute_v17 (on cute_v14) differ from their base only in how
+    the score products' wgmma descriptors are formed: in the base, the compiler computes them
+    all ahead of the wgmmas and ptxas copies each from ordinary into uniform registers (R2UR)
+    before its use; pinned, each step's pair is formed in uniform registers just before it.
+    Per main loop: the same wgmmas, at most half the copies, fewer instructions."""
+    old, new = _main_loops_sass(before), _main_loops_sass(after)
+    assert len(old) == len(new) >= 1
+    for o, n in zip(old, new, strict=True):
+        assert o["HGMMA"] == n["HGMMA"]
+        assert o.get("R2UR", 0) >= 2 * 36 // len(old)  # at least a low word per score step
+        assert n.get("R2UR", 0) <= o.get("R2UR", 0) // 2
+        assert sum(n.values()) < sum(o.values())
+    if after == "cute_v16":  # left: the P@V operands (per-warpgroup offsets)
+        assert new[0].get("R2UR", 0) <= 16
 
 
 def _pv_and_exchange_order(ptx: str) -> str:
@@ -319,6 +334,8 @@ def test_cute_v14_posts_p1_only_after_warpgroup_1_issued_its_pv(out_dtype: str) 
     memory behind P0_READY, sync 3) in cute_v14; warpgroup 0's side is the same in both."""
     v13 = _pv_and_exchange_order(ptx_fingerprints.version_ptx("cute_v13", out_dtype))
     v14 = _pv_and_exchange_order(ptx_fingerprints.version_ptx("cute_v14", out_dtype))
+    # cute_v17 changes only how descriptors are formed: the same order as cute_v14
+    assert _pv_and_exchange_order(ptx_fingerprints.version_ptx("cute_v17", out_dtype)) == v14
     wg0 = "a1 Rx4 s2 a3 s4 Sx4"
     assert wg0 in v13 and wg0 in v14, (v13, v14)
     assert "s1 a2 a4 Rx4 s3 Sx4" in v13, v13
@@ -525,7 +542,7 @@ def test_bf16_matches_fp32_reference_on_gpu(name: str, case: tuple[int, int, int
 @pytest.mark.gpu
 @pytest.mark.parametrize(
     "name",
-    ["cute_v7", "cute_v9", *(f"cute_v{n}" for n in range(10, 17))],
+    ["cute_v7", "cute_v9", *(f"cute_v{n}" for n in range(10, 18))],
 )
 def test_in_kernel_merge_leaves_its_counters_at_zero_and_repeats_correctly(name: str) -> None:
     """The last-arriving split CTA merges and resets its arrival counter (cute_v7+): calls
