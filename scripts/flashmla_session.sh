@@ -16,6 +16,7 @@
 #   with CHECK:            gpu-check.log (the GPU tests' output)
 #   with PROFILE:          ncu.csv, launches.json, ncu.meta.json (kbopt's counter set, as
 #                          kernels/mla_decode/h200_cute.sh writes them)
+#   with MIX:              ncu-mix.csv, mix-launches.json (instructions per opcode)
 # Variables: VERSIONS (ours and torch; flashmla and sglang are added when present), REP_MS
 # (200), CONFIGS (the bench's configurations, default "decode speculative b=128,s=2,t=4096"),
 # SESSION_S (460: the whole script's budget, so the call's 480 s limit is never hit),
@@ -25,7 +26,9 @@
 # version named in NEW (a version under test) is dropped from the bench and the profile if
 # those tests hang (time out), so the rest of the session still measures the others.
 # PROFILE, versions for one ncu pass at decode and speculative after the bench, which leaves
-# it PROFILE_S (90 s).
+# it PROFILE_S (90 s). MIX, versions whose executed instructions per SASS opcode ncu counts
+# at speculative (ncu-mix.csv in the archive, MIX_S: 60 s), e.g. flashmla,cute_v15,cute_v16.
+# NEW may name several versions, separated by commas.
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -37,6 +40,8 @@ CHECK=${CHECK:-}
 NEW=${NEW:-}
 PROFILE=${PROFILE:-}
 PROFILE_S=${PROFILE_S:-90}
+MIX=${MIX:-}
+MIX_S=${MIX_S:-60}
 DEADLINE=$(($(date +%s) + ${SESSION_S:-460}))
 WORK=/tmp/flashmla-session
 rm -rf "$WORK" && mkdir -p "$WORK/mla_decode"
@@ -70,8 +75,11 @@ step() { echo "=== $1 ($(date -u +%H:%M:%S), $((DEADLINE - $(date +%s)))s left)"
         tail -3 "$WORK/gpu-check.log"
         if [ "$rc" -eq 124 ] && [ -n "$NEW" ]; then
             echo "the GPU tests timed out (a hang?): $NEW is left out of the bench and the profile"
-            VERSIONS=$(echo ",$VERSIONS," | sed "s/,$NEW,/,/; s/^,//; s/,\$//")
-            PROFILE=$(echo ",$PROFILE," | sed "s/,$NEW,/,/; s/^,//; s/,\$//")
+            for v in ${NEW//,/ }; do
+                VERSIONS=$(echo ",$VERSIONS," | sed "s/,$v,/,/; s/^,//; s/,\$//")
+                PROFILE=$(echo ",$PROFILE," | sed "s/,$v,/,/; s/^,//; s/,\$//")
+                MIX=$(echo ",$MIX," | sed "s/,$v,/,/; s/^,//; s/,\$//")
+            done
         fi
     fi
 
@@ -106,6 +114,7 @@ PY
 
     reserve=10
     [ -n "$PROFILE" ] && reserve=$((reserve + PROFILE_S))
+    [ -n "$MIX" ] && reserve=$((reserve + MIX_S))
     left=$((DEADLINE - $(date +%s) - reserve))
     config_args=()
     for c in $CONFIGS; do config_args+=(--config "$c"); done
@@ -138,6 +147,18 @@ json.dump({"device": torch.cuda.get_device_name(0),
            "note": "ncu on the H200 machine, clocks left alone (--clock-control none); one launch per version after a warm-up call"},
           open(sys.argv[1], "w"), indent=1)
 PY
+    fi
+    if [ -n "$MIX" ]; then
+        # executed instructions per SASS opcode (one launch per version, speculative): where
+        # the instructions a version issues beyond FlashMLA's go at run time
+        left=$((DEADLINE - $(date +%s) - 5))
+        step "ncu instruction mix: speculative, $MIX (limit ${left}s)"
+        timeout "$left" ncu --csv --page raw --print-units base --clock-control none \
+            --profile-from-start off --print-metric-instances values \
+            --metrics smsp__inst_executed.sum,sass__inst_executed_per_opcode \
+            --log-file "$WORK/ncu-mix.csv" \
+            python3 -m kbopt.bench.ncu_target mla_decode --out "$WORK/mix-launches.json" \
+            --run "speculative:$MIX" | tail -2
     fi
     step "done (bench exit $rc)"
 } 2>&1 | tee "$OUT/flashmla-session.log"
