@@ -10,18 +10,15 @@ writes the rows with the date, command, versions and target.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
 import platform
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
+import results_file
 import triton
-
-ROOT = Path(__file__).resolve().parent.parent
 
 Rows = list[dict[str, Any]]
 
@@ -56,17 +53,14 @@ def run(
         print(line(r))
     if args.no_write:
         return 0
-    now = dt.datetime.now(dt.UTC)
-    out = ROOT / "results" / "ptx" / f"{stem}-{now:%Y%m%dT%H%M%SZ}.json"
-    result = {
-        "what": what,
-        "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "command": f"python scripts/{script}",
-        "versions": {"triton": triton.__version__, "python": platform.python_version()},
-        "target": target,
-        "rows": rows,
-    }
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=1) + "\n")
-    print(f"wrote {out.relative_to(ROOT)}")
+    results_file.write(
+        "ptx",
+        stem,
+        script,
+        [],
+        what,
+        versions={"triton": triton.__version__, "python": platform.python_version()},
+        target=target,
+        rows=rows,
+    )
     return 0

@@ -19,12 +19,12 @@ results/ncu/mla-issued-instructions-<UTC stamp>.json with the sources, date and 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
-import shlex
 import sys
 from pathlib import Path
 from typing import Any
+
+import results_file
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -100,21 +100,17 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.no_write:
         return 0
-    now = dt.datetime.now(dt.UTC)
-    out = ROOT / "results" / "ncu" / f"mla-issued-instructions-{now:%Y%m%dT%H%M%SZ}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    result = {
-        "what": "instructions issued by each main kernel relative to FlashMLA's, as duration "
+    results_file.write(
+        "ncu",
+        "mla-issued-instructions",
+        "mla_issue_compare.py",
+        sys.argv[1:] if argv is None else argv,
+        "instructions issued by each main kernel relative to FlashMLA's, as duration "
         "x issue-slot share (both from ncu on the H200); valid at one CTA per SM for the "
         "whole kernel and equal clocks",
-        "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "command": "python scripts/mla_issue_compare.py "
-        + shlex.join(argv if argv is not None else sys.argv[1:]),
-        "device": "NVIDIA H200 (the recorded sources)",
-        "rows": rows,
-    }
-    out.write_text(json.dumps(result, indent=1) + "\n")
-    print(f"wrote {out.relative_to(ROOT)}")
+        device="NVIDIA H200 (the recorded sources)",
+        rows=rows,
+    )
     return 0
 
 

@@ -26,11 +26,9 @@ Results: results/ptx/mla-sass-structure-<UTC stamp>.json with the date, command,
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
 import re
-import shlex
 import subprocess
 import sys
 import tarfile
@@ -38,6 +36,8 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+import results_file
 
 ROOT = Path(__file__).resolve().parent.parent
 ARCHIVE = ROOT / "third_party" / "flashmla-src.tgz"
@@ -310,26 +310,22 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from importlib.metadata import version
 
-    now = dt.datetime.now(dt.UTC)
-    out = ROOT / "results" / "ptx" / f"mla-sass-structure-{now:%Y%m%dT%H%M%SZ}.json"
-    result = {
-        "what": "static SASS counts of the main kernel of FlashMLA's bf16 dense sm90 decode "
+    results_file.write(
+        "ptx",
+        "mla-sass-structure",
+        "mla_sass_structure.py",
+        sys.argv[1:] if argv is None else argv,
+        "static SASS counts of the main kernel of FlashMLA's bf16 dense sm90 decode "
         "and of our CuTe DSL MLA decode versions (no timing)",
-        "counted": COUNTED,
-        "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "command": "python scripts/mla_sass_structure.py "
-        + shlex.join(argv if argv is not None else sys.argv[1:]),
-        "versions": {
+        counted=COUNTED,
+        versions={
             "nvcc": tool_version(args.cuda),
             "nvidia-cutlass-dsl": version("nvidia-cutlass-dsl"),
             "flashmla_sources": sources,
         },
-        "target": "sm_90a",
-        "rows": rows,
-    }
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=1) + "\n")
-    print(f"wrote {out.relative_to(ROOT)}")
+        target="sm_90a",
+        rows=rows,
+    )
     return 0
 
 

@@ -23,17 +23,15 @@ ptxas version. Static counts, no timing.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import json
 import re
-import shlex
 import subprocess
 import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import results_file
+
 DESC_HIGH = 0x40000040_00000000  # stride fields of a 128-byte-swizzled K-major operand
 ACCUMULATORS = 32  # m64n64k16 fp32: 32 registers per thread
 
@@ -201,22 +199,18 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.no_write:
         return 0
-    now = dt.datetime.now(dt.UTC)
-    out = ROOT / "results" / "ptx" / f"wgmma-descriptor-probe-{now:%Y%m%dT%H%M%SZ}.json"
-    result = {
-        "what": "SASS of hand-written sm_90a PTX loops of N m64n64k16 wgmmas on shared-memory "
+    results_file.write(
+        "ptx",
+        "wgmma-descriptor-probe",
+        "wgmma_descriptor_probe.py",
+        sys.argv[1:] if argv is None else argv,
+        "SASS of hand-written sm_90a PTX loops of N m64n64k16 wgmmas on shared-memory "
         "descriptors, computed all before the first wgmma or each just before its own "
         "(static counts, no timing)",
-        "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "command": "python scripts/wgmma_descriptor_probe.py "
-        + shlex.join(argv if argv is not None else sys.argv[1:]),
-        "versions": {"ptxas": ptxas_version(ptxas)},
-        "target": "sm_90a",
-        "rows": rows,
-    }
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=1) + "\n")
-    print(f"wrote {out.relative_to(ROOT)}")
+        versions={"ptxas": ptxas_version(ptxas)},
+        target="sm_90a",
+        rows=rows,
+    )
     return 0
 
 
