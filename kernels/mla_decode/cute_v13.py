@@ -119,6 +119,7 @@ once per pair at decode; 13 mbarrier polls per tile per warpgroup (nine before i
 product, four before its P@V of the other warpgroup's tile) and the warpgroup barriers.
 """
 
+import functools
 from typing import Any
 
 import cuda.bindings.driver as cuda
@@ -425,6 +426,8 @@ class _MlaDecodeV13(_MlaDecodeV10):
         acc_s = cute.make_rmem_tensor(thr_qk.partition_shape_C((M_BLK, N_BLK)), cutlass.Float32)
         r_p = cute.make_rmem_tensor_like(acc_s, dtype)
         qk_ops = (mma_qk, mma_qk_rs, acc_s, t_aql, t_rq, t_bkl, t_bkh, t_bkr)
+        # the score products, with each k step pinned or not (cute_v17; a trace-time choice)
+        scores = functools.partial(_scores_sliced, pin=self.pin_mma_descriptors)
         t_cs = mn_view(thr_qk.partition_C(cute.make_identity_tensor((M_BLK, N_BLK))))
         n_rows = cute.size(t_cs, mode=[0])
         # running maximum (base-2 exponent units) and this warpgroup's partial row sums
@@ -472,8 +475,8 @@ class _MlaDecodeV13(_MlaDecodeV10):
                     s_full, 0, 0, seqlen - tile_begin * N_BLK, t_zl, t_zh, t_ckv, WG_LOCAL[0]
                 )
                 warpgroup.fence()
-                _scores_sliced(qk_ops, 0, 0, True, _slice_waiter(s_full, 0, 0), self.pin_mma_descriptors)
-                _scores_sliced(qk_ops, 0, 1, False, _slice_waiter(s_full, 0, 0), self.pin_mma_descriptors)
+                scores(qk_ops, 0, 0, True, _slice_waiter(s_full, 0, 0))
+                scores(qk_ops, 0, 1, False, _slice_waiter(s_full, 0, 0))
                 warpgroup.commit_group()
                 warpgroup.wait_group(0)
             for pair in range(n_pairs):
@@ -544,7 +547,7 @@ class _MlaDecodeV13(_MlaDecodeV10):
                         WG_LOCAL[0],
                     )
                     warpgroup.fence()
-                    _scores_sliced(qk_ops, 0, 0, True, _slice_waiter(s_full, 0, next_phase), self.pin_mma_descriptors)
+                    scores(qk_ops, 0, 0, True, _slice_waiter(s_full, 0, next_phase))
                     warpgroup.commit_group()
                     # stage 1's cols 0..255 are read last by P1 V_b (the older wgmma group)
                     warpgroup.wait_group(1)
@@ -554,7 +557,7 @@ class _MlaDecodeV13(_MlaDecodeV10):
                             self.tma_slices(tma, s_full, tile_a + 3, 1, 0, False)
                     # ... then over cols 256..511, loaded by warpgroup 1
                     warpgroup.fence()
-                    _scores_sliced(qk_ops, 0, 1, False, _slice_waiter(s_full, 0, next_phase), self.pin_mma_descriptors)
+                    scores(qk_ops, 0, 1, False, _slice_waiter(s_full, 0, next_phase))
                     warpgroup.commit_group()
                 warpgroup.wait_group(0)
         else:
@@ -564,8 +567,8 @@ class _MlaDecodeV13(_MlaDecodeV10):
                     s_full, 1, 0, seqlen - (tile_begin + 1) * N_BLK, t_zl, t_zh, t_ckv, WG_LOCAL[1]
                 )
                 warpgroup.fence()
-                _scores_sliced(qk_ops, 1, 1, True, _slice_waiter(s_full, 1, 0), self.pin_mma_descriptors)
-                _scores_sliced(qk_ops, 1, 0, False, _slice_waiter(s_full, 1, 0), self.pin_mma_descriptors)
+                scores(qk_ops, 1, 1, True, _slice_waiter(s_full, 1, 0))
+                scores(qk_ops, 1, 0, False, _slice_waiter(s_full, 1, 0))
                 warpgroup.commit_group()
                 warpgroup.wait_group(0)
             for pair in range(n_pairs):
@@ -640,8 +643,8 @@ class _MlaDecodeV13(_MlaDecodeV10):
                         WG_LOCAL[1],
                     )
                     warpgroup.fence()
-                    _scores_sliced(qk_ops, 1, 1, True, _slice_waiter(s_full, 1, next_phase), self.pin_mma_descriptors)
-                    _scores_sliced(qk_ops, 1, 0, False, _slice_waiter(s_full, 1, next_phase), self.pin_mma_descriptors)
+                    scores(qk_ops, 1, 1, True, _slice_waiter(s_full, 1, next_phase))
+                    scores(qk_ops, 1, 0, False, _slice_waiter(s_full, 1, next_phase))
                     warpgroup.commit_group()
                     warpgroup.wait_group(0)
 

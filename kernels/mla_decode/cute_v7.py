@@ -92,8 +92,8 @@ class _MlaDecodeV7(_MlaDecodeV6):
     traced inline, so the PTX is the same as with the code written out in the kernel.
     """
 
-    # cute_v16: the score product's k steps index their operands through pinned_index, so
-    # that its wgmma descriptors are formed in uniform registers (see qk_scores)
+    # cute_v16 (and cute_v17 on the seesaw): the score products' k steps index their operands
+    # through pinned_index, so that their wgmma descriptors are formed in uniform registers
     pin_mma_descriptors = False
 
     def __init__(self, l2_prefetch_distance: int = 0) -> None:
