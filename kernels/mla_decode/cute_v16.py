@@ -39,7 +39,6 @@ What it settles either way: whether the instruction gap to FlashMLA (1.30-1.37x 
 instructions at speculative, ``results/ncu/mla-issued-instructions-*.json``) costs time.
 """
 
-
 from kernels.mla_decode.cute_v2 import M_BLK, N_BLK
 from kernels.mla_decode.cute_v15 import _MlaDecodeV15, _PersistentHost
 
