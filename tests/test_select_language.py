@@ -51,5 +51,19 @@ def test_a_given_language_is_kept_with_an_honest_reason() -> None:
     assert "cannot run it" in s.reason
 
 
+def test_an_entry_of_a_tile_language_does_not_ask_for_warp_level_control() -> None:
+    """Triton's warp specialization of a loop is a Triton feature: planning it keeps the
+    kernel in Triton, while a CuTe DSL entry, whatever its text, asks for CuTe DSL."""
+    triton_ws = Planned(
+        "triton-warp-specialize-loop", "triton", "Warp specialization of the K loop in Triton"
+    )
+    s = choose_language([triton_ws, TILE], device="NVIDIA H200", existing=["triton"])
+    assert (s.language, s.control) == ("triton", "tile-level"), s
+    assert "triton-warp-specialize-loop" not in s.reason.split("tile-level")[0]
+    cute = Planned("cute-dsl-tma-pipeline", "cute-dsl", "TMA atoms on a ring buffer")
+    s = choose_language([cute], device="NVIDIA H200", existing=["triton"])
+    assert (s.language, s.control) == ("cute-dsl", "warp-level"), s
+
+
 def test_existing_versions_map_to_languages() -> None:
     assert existing_languages(["triton", "cute", "toy"]) == ["cute-dsl", "triton"]

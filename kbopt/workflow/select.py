@@ -53,8 +53,17 @@ class Selection:
 
 
 def needed_control(planned: Iterable[Planned]) -> tuple[str, list[str]]:
-    """("warp-level" | "tile-level", the ids that need warp-level control)."""
-    warp = [p.id for p in planned if WARP_LEVEL.search(p.text) or p.language == "cute-dsl"]
+    """("warp-level" | "tile-level", the ids that need warp-level control).
+
+    An entry written for one language is implemented in that language by definition: a
+    CuTe DSL entry needs CuTe DSL's control, while a Triton (or TileIR, cuTile) entry whose
+    text speaks of warps (Triton's own warp specialization of a loop) does not. Only shared
+    entries are judged by what their text describes."""
+    warp = [
+        p.id
+        for p in planned
+        if p.language == "cute-dsl" or (p.language is None and WARP_LEVEL.search(p.text))
+    ]
     return ("warp-level" if warp else "tile-level"), warp
 
 
