@@ -152,7 +152,9 @@ def plan(
             step.risk = entry.risk.value
             step.requires = [x.target for x in entry.interactions if x.relation == "requires"]
         try:
-            routed = route(rec.text, sm=sm, existing_triton=existing_triton)
+            # the task as the specialist receives it (with the entry it follows): the same
+            # text the delegation check routes, so the plan never names a refused specialist
+            routed = route(step.task(), sm=sm, existing_triton=existing_triton)
         except RoutingError as exc:  # no language named and no SM given: say so in the plan
             step.routing_reason = f"not routed: {exc}"
         else:

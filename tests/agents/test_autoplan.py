@@ -4,11 +4,13 @@ one task each, ordered by impact, risk and dependencies."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
 
 from kbopt.agents.autoplan import plan, render_plan
+from kbopt.agents.routing import check_delegation
 from kbopt.cli import main
 from kbopt.contracts.analysis import Analysis
 from kbopt.store import Store
@@ -37,8 +39,14 @@ def test_the_source_example_is_planned(kb_copy: Path) -> None:
     # a recommendation the catalog has nothing for is said to be unmatched, not forced
     assert steps[2].entry is None
     text = render_plan(analysis, steps)
-    assert text.count('Delegate to kernel-triton-specialist: "') == 3  # one task each
+    assert len(re.findall(r'Delegate to kernel-\w+-specialist: "', text)) == 3  # one task each
     assert "Catalog: no catalog entry matches" in text
+    # each task goes to a specialist the delegation check accepts for that very task (a
+    # recommendation matched to a CuTe DSL entry is not sent to the Triton specialist)
+    for s in steps:
+        assert check_delegation(s.specialists[0], s.task(), sm=90) is not None, s.task()
+        if s.entry and s.entry.startswith("cute-dsl-"):
+            assert s.specialists == ["kernel-cute-specialist"]
 
 
 def test_order_is_impact_then_risk_then_dependencies(kb_copy: Path) -> None:
