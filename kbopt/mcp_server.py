@@ -114,8 +114,9 @@ READ_TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
                 "profile": {"type": "string", "minLength": 1, "description": "profile Markdown"},
                 "language": {
                     "type": "string",
-                    "description": "keep shared entries plus this language's ('shared', the "
-                    "default: shared entries only; 'all': every language)",
+                    "description": "keep shared entries plus this language's ('shared': shared "
+                    "entries only; 'all': every language). Default: the profiled version's own "
+                    "language (triton_v3: triton, cute_v7: cute-dsl), else shared entries only",
                 },
                 "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
             },
@@ -296,12 +297,16 @@ def _list(server: CatalogServer, args: dict[str, Any]) -> Any:
 
 
 def _recommend(server: CatalogServer, args: dict[str, Any]) -> Any:
+    from kbopt.contracts.profile import Profile
+    from kbopt.ranking import default_language
     from kbopt.strategy import recommend
 
     _check_keys("recommend", args, READ_TOOLS["recommend"][1])
+    profile = Profile.parse(str(args["profile"]))
+    language = args.get("language")
     result = recommend(
-        str(args["profile"]),
-        language=args.get("language"),
+        profile,
+        language=default_language(profile.version) if language is None else language,
         limit=_int(args.get("limit", 10), "limit"),
         store=server.store,
     )

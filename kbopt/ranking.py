@@ -650,3 +650,13 @@ def result_text(
         why = ", ".join(w.fired) or f"text relevance {w.relevance:.2f}"
         out.append(f"warning: anti-pattern {w.id} matches ({why}) -> {w.path}")
     return "\n".join(out) + "\n"
+
+
+def default_language(version: str) -> str | None:
+    """The language a ranking asked for without one keeps: the profiled version's own
+    (``triton_v3``: triton), or None (a baseline or another name: shared entries only).
+    The result's ``language`` field says which was used."""
+    from kbopt.vocab import language_of_version
+
+    lang = language_of_version(version)
+    return None if lang is None else lang.value

@@ -37,6 +37,24 @@ class Language(StrEnum):
     TILEIR = "tileir"  # Triton's TileIR backend (nvtriton) for Blackwell
 
 
+# A kernel version named after its family (`triton_v3`, `cute_v7`) says its language.
+VERSION_FAMILY_LANGUAGE = {
+    "triton": Language.TRITON,
+    "cute": Language.CUTE_DSL,
+    "cutile": Language.CUTILE_DSL,
+    "tileir": Language.TILEIR,
+}
+
+
+def language_of_version(version: str) -> Language | None:
+    """The language of a version named ``<family>_v<n>...`` (``triton_v3``: triton,
+    ``cute_v7``: cute-dsl); None for baselines (``torch``) and other names."""
+    head, sep, rest = version.strip().partition("_v")
+    if not sep or not rest[:1].isdigit():
+        return None
+    return VERSION_FAMILY_LANGUAGE.get(head)
+
+
 class Bottleneck(StrEnum):
     """The profiler contract's three classes."""
 

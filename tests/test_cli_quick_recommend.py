@@ -111,10 +111,21 @@ def test_declines_options_it_does_not_answer_the_same(kb: Path) -> None:
     assert answer(["--root", str(kb), "--timeout", "5", "recommend", profile]) is None
 
 
-def test_language_shared_is_the_default_said_out_loud(kb: Path, capsys, monkeypatch) -> None:
+def test_the_default_language_is_the_profiled_versions(kb: Path, capsys, monkeypatch) -> None:
+    """A profile of triton_v2 is ranked with the Triton entries by default, as with
+    `--language triton`, and the JSON says so; a baseline (torch_eager) names no language,
+    so it gets shared entries only, as with `--language shared`."""
     profile = str(REPO / "benchmarks/profiles/mla-decode-triton-16-heads.md")
-    shared = both(kb, ["recommend", profile, "--language", "shared", "--json"], capsys, monkeypatch)
-    assert shared == both(kb, ["recommend", profile, "--json"], capsys, monkeypatch)
+    default = both(kb, ["recommend", profile, "--json"], capsys, monkeypatch)
+    assert default == both(
+        kb, ["recommend", profile, "--language", "triton", "--json"], capsys, monkeypatch
+    )
+    assert json.loads(default)["language"] == "triton"
+    baseline = str(REPO / "benchmarks/profiles/layernorm-three-kernels.md")
+    shared = both(
+        kb, ["recommend", baseline, "--language", "shared", "--json"], capsys, monkeypatch
+    )
+    assert shared == both(kb, ["recommend", baseline, "--json"], capsys, monkeypatch)
 
 
 def test_declines_standard_input_and_the_analysis_format(kb: Path, tmp_path: Path) -> None:

@@ -76,7 +76,10 @@ class ProfileTextInput(_Input):
         min_length=1, description="a profile in the profiler contract's Markdown shape"
     )
     language: str | None = Field(
-        default=None, description="add this language's entries to the shared ones, or 'all'"
+        default=None,
+        description="add this language's entries to the shared ones, 'shared' for shared "
+        "entries only, or 'all'; default: the profiled version's own language (triton_v3: "
+        "triton), else shared entries only",
     )
     limit: int = Field(default=5, ge=1, le=20)
 

@@ -247,9 +247,13 @@ def _search(ctx: ToolContext, inp: SearchInput) -> Any:
 
 
 def _recommend(ctx: ToolContext, inp: ProfileTextInput) -> Any:
+    from kbopt.contracts.profile import Profile
+    from kbopt.ranking import default_language
     from kbopt.strategy import recommend
 
-    return recommend(inp.profile, language=inp.language, limit=inp.limit, store=ctx.store).to_dict()
+    profile = Profile.parse(inp.profile)
+    language = default_language(profile.version) if inp.language is None else inp.language
+    return recommend(profile, language=language, limit=inp.limit, store=ctx.store).to_dict()
 
 
 def _show(ctx: ToolContext, inp: NameInput) -> Any:

@@ -341,6 +341,7 @@ def _recommend(snap: Any, source: str | None, options: dict[str, str]) -> _Answe
         KNOWLEDGE_PATH,
         Card,
         candidates,
+        default_language,
         explain_and_order,
         kernel_contexts,
         metric_weights,
@@ -352,9 +353,8 @@ def _recommend(snap: Any, source: str | None, options: dict[str, str]) -> _Answe
     from kbopt.textio import read_source
     from kbopt.vocab import Language
 
-    language = options.get("--language")
-    if language == "shared":  # the full command's default, said out loud
-        language = None
+    given = options.get("--language")
+    language = None if given == "shared" else given  # "shared": shared entries only
     limit = _limit(options.get("--limit"), 10)
     if source is None or source == "-" or limit is None:
         return None  # standard input cannot be read twice: the full command reads it
@@ -374,6 +374,8 @@ def _recommend(snap: Any, source: str | None, options: dict[str, str]) -> _Answe
     profile = read_facts(text)
     if profile is None or not profile.stages or profile.bottleneck is None or not profile.metrics:
         return None  # ... or a partial profile: the full command says what is missing
+    if given is None:  # the profiled version's own language, as the full command defaults
+        language = default_language(profile.version)
     cards = [Card.from_entry_json(snap.docs[rel]["entry"], rel) for rel in snap.order]
     shown = {f"{KNOWLEDGE_PATH}/{rel}": str(snap.docs[rel]["public_path"]) for rel in snap.order}
     relevance = text_relevance(snap, profile.text_for_search())

@@ -45,8 +45,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("profile", help="a profile Markdown file, or - for standard input")
     p.add_argument(
         "--language",
-        help="keep shared entries plus this language's (default, or 'shared': shared entries "
-        "only; 'all': every language)",
+        help="keep shared entries plus this language's ('shared': shared entries only; 'all': "
+        "every language). Default: the language of the profiled version's family (triton_v3: "
+        "triton, cute_v7: cute-dsl), else shared entries only",
     )
     p.add_argument(
         "--limit",
@@ -155,11 +156,15 @@ def read_profile(source: str) -> tuple[Profile, str | None]:
 
 
 def cmd_recommend(args: argparse.Namespace) -> int:
+    from kbopt.ranking import default_language
     from kbopt.strategy import recommend
 
     profile, gap = read_profile(args.profile)
     store = store_from(args)
-    result = recommend(profile, language=args.language, limit=args.limit, store=store)
+    language = args.language
+    if language is None:  # the profiled version's own language (the JSON's `language`)
+        language = default_language(getattr(profile, "version", ""))
+    result = recommend(profile, language=language, limit=args.limit, store=store)
     warn_left_out(store)
     if gap is not None:
         print(f"kbopt: warning: {gap}", file=sys.stderr)

@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from kbopt.vocab import VERSION_FAMILY_LANGUAGE
 from kbopt.workflow.prerequisites import LANGUAGE_MIN_SM, device_sm
 
 # What in an entry says it needs warp-level control (id, title or mechanism).
@@ -27,12 +28,7 @@ WARP_LEVEL = re.compile(
     r"register[\s-]+realloc|setmaxnreg|wgmma|warpgroup",
     re.IGNORECASE,
 )
-FAMILY_LANGUAGE = {
-    "triton": "triton",
-    "cute": "cute-dsl",
-    "cutile": "cutile-dsl",
-    "tileir": "tileir",
-}
+FAMILY_LANGUAGE = {family: lang.value for family, lang in VERSION_FAMILY_LANGUAGE.items()}
 PLANNED = 3  # the top-ranked opportunities the choice looks at
 
 
