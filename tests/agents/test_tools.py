@@ -200,6 +200,10 @@ def test_recommend_ranks_from_a_profile(project: Path) -> None:
     out = ok(ctx, "recommend", {"profile": profile})
     assert out["bottleneck"] == "memory"
     assert out["opportunities"], "the bundled catalog has split-KV for small grids"
+    # no language given: the profiled version's own (triton_v1), as `kbopt recommend` does
+    assert out["language"] == "triton"
+    shared = ok(ctx, "recommend", {"profile": profile, "language": "shared"})
+    assert shared["language"] is None
     assert "invalid input" in err(ctx, "recommend", {"profile": ""})
 
 
