@@ -73,6 +73,17 @@ class Level(StrEnum):
         return {"high": 3, "medium": 2, "low": 1}[self.value]
 
 
+# The impact an optimization's expected gain stands for once measurements have refined that
+# gain: high from 20%, medium from 5%, low below. An author sets the label of a new entry;
+# LEARN re-derives it with the gain, so a label never says more than the evidence does.
+IMPACT_FROM_PCT = ((20.0, Level.HIGH), (5.0, Level.MEDIUM))
+
+
+def impact_for_gain(gain_pct: float) -> Level:
+    """The impact label of an expected gain (see ``IMPACT_FROM_PCT``)."""
+    return next((level for floor, level in IMPACT_FROM_PCT if gain_pct >= floor), Level.LOW)
+
+
 class Status(StrEnum):
     PROPOSED = "proposed"
     VALIDATED = "validated"

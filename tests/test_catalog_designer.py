@@ -466,6 +466,46 @@ def test_only_a_runs_first_step_of_an_entry_refines_its_gain(tmp_path: Path) -> 
     assert Store(root).get("knob-alpha").expected_gain_pct == first
 
 
+def test_a_refined_gain_carries_its_impact_label(tmp_path: Path) -> None:
+    """The label follows the refined gain (high from 20%, medium from 5%, low below), and the
+    run record says when it changed; the bundled catalog keeps every refined label true."""
+    from kbopt.model import EvidenceBlock
+    from kbopt.store import Store as Catalog
+    from kbopt.vocab import Kind, Level, impact_for_gain
+    from kbopt.workflow.learn import CATALOG_MOVE, FULL_MOVE, refine_gain
+
+    assert [impact_for_gain(g) for g in (0.4, 4.99, 5, 19.9, 20, 90)] == [
+        Level.LOW, Level.LOW, Level.MEDIUM, Level.MEDIUM, Level.HIGH, Level.HIGH,
+    ]  # fmt: skip
+    root = _learning_project(tmp_path)
+    store = Store(root)
+    entry = store.get("knob-alpha")
+    store.update(entry.model_copy(update={"impact": Level.HIGH, "expected_gain_pct": 30.0}))
+    store.append_evidence(
+        "knob-alpha",
+        EvidenceBlock.model_validate(
+            {
+                "source_type": "local experiment",
+                "source": "kbopt cycle run a, attempt 1 (knobby, backend real, catalog move): "
+                "triton_v1 -> triton_v2, knob-alpha: num_warps 4 -> 8",
+                "device": "NVIDIA H200",
+                "versions": "triton 3.6.0",
+                "date": "2026-12-03",
+                "command": "kbopt profile knobby triton_v1 && kbopt profile knobby triton_v2",
+                "rows": [{"config": "one", "before": "100 us", "after": "x", "change": "+5%"}],
+            }
+        ),
+    )
+    said = refine_gain(store, "knob-alpha")
+    refined = Store(root).get("knob-alpha")
+    assert refined.expected_gain_pct == pytest.approx(12.5, abs=0.05)  # (30 + -5) / 2
+    assert refined.impact == Level.MEDIUM and "impact high -> medium" in said
+    for e in Catalog(REPO).entries():
+        moved = any(CATALOG_MOVE in b.source or FULL_MOVE in b.source for b in e.evidence)
+        if e.kind == Kind.OPTIMIZATION and moved:
+            assert e.impact == impact_for_gain(e.expected_gain_pct), e.name
+
+
 def test_moves_are_tried_in_the_order_the_ranking_shows() -> None:
     from types import SimpleNamespace
 

@@ -30,7 +30,9 @@ becomes the running mean of its prior estimate, counted as one observation, and 
 catalog-move measurement recorded on it, `new = prior + (gain - prior) / (n + 1)`, where
 `gain` is the measured speed-up in percent (the mean over the trial configurations of
 `-time change`; negative when slower) and `n` the number of catalog-move evidence blocks
-on the entry, this one included; the result is never below 0.  After `REFUTE_AFTER`
+on the entry, this one included; the result is never below 0.  An optimization's `impact`
+label is re-derived from the refined gain (`kbopt.vocab.impact_for_gain`: high from 20%,
+medium from 5%, low below), so the label never claims more than the evidence.  After `REFUTE_AFTER`
 catalog-move measurements in a row that were each slower by more than `SIGNIFICANT_PCT`
 (only the first measurement of each run counts, for the mean and for this: a run that
 applies the same entry again is walking its knob further, and an overshoot says how far to
@@ -60,7 +62,7 @@ from kbopt.lint import FAKE_DEVICE, lint
 from kbopt.model import EvidenceBlock, EvidenceRow
 from kbopt.store import Store
 from kbopt.template import parse_entry
-from kbopt.vocab import Kind, SourceType, Status
+from kbopt.vocab import Kind, SourceType, Status, impact_for_gain
 from kbopt.workflow.record import Attempt, AttemptStatus, Learned, RunRecord
 
 SIGNIFICANT_PCT = 5.0
@@ -218,6 +220,8 @@ def refine_gain(store: Store, name: str) -> str:
     )
     changed = entry.model_copy(deep=True)
     changed.expected_gain_pct = round(new, 1)
+    if changed.kind == Kind.OPTIMIZATION:  # the label follows the refined gain
+        changed.impact = impact_for_gain(changed.expected_gain_pct)
     if refute:
         changed.status = Status.REFUTED
     store.update(changed)
@@ -225,6 +229,8 @@ def refine_gain(store: Store, name: str) -> str:
         f"expected gain {prior:g}% -> {changed.expected_gain_pct:g}% (running mean of the "
         f"prior and {len(moves)} measurement(s) of its move; this one {gain:+.1f}%)"
     )
+    if changed.impact != entry.impact:
+        text += f"; impact {entry.impact.value} -> {changed.impact.value}"
     if refute:
         text += f"; refuted: the last {REFUTE_AFTER} catalog-move measurements were slower"
     return text
