@@ -39,13 +39,25 @@ def _front_matter(data: dict[str, object]) -> str:
     return f"---\n{text}---\n"
 
 
+def mcp_tools(role: Role) -> list[str]:
+    """The kbopt MCP server's tools as Claude Code names them (``mcp__kbopt__search``):
+    the catalog's read tools, and the update protocol's writes this role's rules allow (the
+    server in .mcp.json runs with the orchestrator's rules)."""
+    from kbopt.mcp_server import READ_TOOLS, WRITE_TOOLS
+
+    names = [*READ_TOOLS, *(m for m, tool in WRITE_TOOLS.items() if tool in role.tools)]
+    return [f"mcp__{mcp_config.SERVER_KEY}__{name}" for name in names]
+
+
 def claude_tools(role: Role) -> dict[str, str]:
     if role.delegates:
         # The orchestrator coordinates only: Task to delegate, reading tools to look at
-        # the catalog and the code.  No shell (a shell edits files as well as any Edit
-        # tool) and no file-writing tool: every change is a specialist's.
+        # the catalog and the code, and the kbopt MCP server to search and rank the
+        # catalog and record what was learned (STRATEGIZE, LEARN).  No shell (a shell edits
+        # files as well as any Edit tool) and no file-writing tool: every change to the
+        # code is a specialist's.
         return {
-            "tools": ", ".join(["Task", *_DELEGATE_READ]),
+            "tools": ", ".join(["Task", *_DELEGATE_READ, *mcp_tools(role)]),
             "disallowedTools": ", ".join(["Bash", *_NO_EDIT]),
         }
     tools = list(_READ_TOOLS) + (_EDIT_TOOLS if role.edits_code else [])
@@ -65,9 +77,11 @@ def render_agent(role: Role) -> str:
         lines += [
             "## The kbopt commands behind your tools",
             "",
-            "You have no shell and write no file. Read the catalog (`catalog/`, "
-            "`docs/knowledge/`) and the code with Read, Grep and Glob; a command below that "
-            "changes something is run for you by the specialist you delegate to (Task).",
+            "You have no shell and write no file. Search, rank and update the catalog "
+            "through the kbopt MCP server's tools ("
+            + ", ".join(f"`{name}`" for name in mcp_tools(role))
+            + "); read the code with Read, Grep and Glob. A command below that changes code "
+            "is run for you by the specialist you delegate to (Task).",
             "",
         ]
     else:

@@ -444,7 +444,8 @@ ROLES: dict[str, Role] = {
             ),
             output_contract=APPLIED_CONTRACT,
             contract_name="single optimization (user-specified mode)",
-            skills=("optimization-catalog",),
+            # no skill: the orchestrator never loads skill files (its specialists have them);
+            # it reaches the catalog through its tools
             extra_contracts=(
                 ("several optimizations (autopilot mode)", SUMMARY_CONTRACT),
                 ("task for the kernel designer", TASK_CONTRACT),

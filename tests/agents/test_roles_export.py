@@ -112,9 +112,18 @@ def test_stale_detects_edits_missing_files_and_unknown_agents(tmp_path: Path) ->
 
 
 def test_agent_files_map_tools_to_claude_code() -> None:
-    orch = _front_matter(render_agent(roles.ROLES[roles.ORCHESTRATOR]))
+    orch_text = render_agent(roles.ROLES[roles.ORCHESTRATOR])
+    orch = _front_matter(orch_text)
     assert orch["name"] == "orchestrator"
     assert "Edit" in orch["disallowedTools"] and "Edit" not in orch["tools"]
+    # no shell, so the catalog is reached through the kbopt MCP server registered in
+    # .mcp.json: ranking for STRATEGIZE, the update protocol for LEARN
+    tools = [t.strip() for t in orch["tools"].split(",")]
+    for name in ("search", "recommend", "record_evidence", "narrow_conditions", "new_entry"):
+        assert f"mcp__kbopt__{name}" in tools, name
+    # and it loads no skill file (its specialists have their own)
+    assert "skills" not in orch and "Skills preloaded" not in orch_text
+    assert not roles.ROLES[roles.ORCHESTRATOR].skills
     triton = _front_matter(render_agent(roles.ROLES[roles.TRITON]))
     assert "Edit" in triton["tools"] and triton["skills"] == [
         "design-kernel",
