@@ -147,14 +147,24 @@ CONTRACT_KINDS: dict[str, str] = {
 # --------------------------------------------------------------------------- launch templates (A10)
 
 
+PROFILER_LAUNCH = (
+    "Profile {kernel} {version} at {shape}.\n"
+    "Return compact summary per the output contract.\n"
+    "Update the devlog performance section in docs/kernels/{kernel}.md."
+)
+DESIGNER_LAUNCH = (
+    "Create {kernel} {new_version} from {current_version}.\n"
+    "Language: {language}.\n"
+    "Load /design-{language}-kernel and the matching reference skill if one exists.\n"
+    "Apply optimizations:\n{items}\n"
+    "Return implementation summary per the output contract."
+)
+
+
 def profiler_launch(kernel: str, version: str, dims: Mapping[str, int]) -> str:
     """The profiler's launch prompt, filled in (dims in the kernel spec's order)."""
     shape = ", ".join(f"{k}={v}" for k, v in dims.items())
-    return (
-        f"Profile {kernel} {version} at {shape}.\n"
-        "Return compact summary per the output contract.\n"
-        f"Update the devlog performance section in docs/kernels/{kernel}.md."
-    )
+    return PROFILER_LAUNCH.format(kernel=kernel, version=version, shape=shape)
 
 
 def designer_launch(
@@ -163,13 +173,26 @@ def designer_launch(
     """The kernel-designer launch prompt, filled in."""
     Language(language)  # a closed vocabulary: refuse unknown languages early
     items = "\n".join(f"- {o}" for o in optimizations) or "- (none given)"
-    return (
-        f"Create {kernel} {new_version} from {current_version}.\n"
-        f"Language: {language}.\n"
-        f"Load /design-{language}-kernel and the matching reference skill if one exists.\n"
-        f"Apply optimizations:\n{items}\n"
-        "Return implementation summary per the output contract."
+    return DESIGNER_LAUNCH.format(
+        kernel=kernel,
+        new_version=new_version,
+        current_version=current_version,
+        language=language,
+        items=items,
     )
+
+
+# The two templates as the orchestrator is shown them, placeholders in angle brackets.
+PROFILER_LAUNCH_SHAPE = PROFILER_LAUNCH.format(
+    kernel="<kernel>", version="<version>", shape="<dim>=<value>, <dim>=<value>"
+)
+DESIGNER_LAUNCH_SHAPE = DESIGNER_LAUNCH.format(
+    kernel="<kernel>",
+    new_version="<new version>",
+    current_version="<current version>",
+    language="<language>",
+    items="- <optimization>\n- <optimization>",
+)
 
 
 # --------------------------------------------------------------------------- rules in prose
@@ -453,6 +476,8 @@ ROLES: dict[str, Role] = {
                     "task for the kernel designer, an illustration of the filled shape (then append the launch template)",
                     TASK_EXAMPLE,
                 ),
+                ("launch template for the kernel designer", DESIGNER_LAUNCH_SHAPE),
+                ("launch template for the profiler", PROFILER_LAUNCH_SHAPE),
             ),
         ),
         Role(

@@ -90,6 +90,10 @@ def test_launch_templates() -> None:
     )
     task = roles.designer_launch("mla_decode", "cute_v2", "cute_v1", "cute-dsl", ["split KV"])
     assert "Language: cute-dsl." in task and "/design-cute-dsl-kernel" in task
+    # the orchestrator, told to append the launch template to its task, is shown both
+    prompt = roles.ROLES[roles.ORCHESTRATOR].system_prompt()
+    assert "Create <kernel> <new version> from <current version>." in prompt
+    assert "Profile <kernel> <version> at <dim>=<value>" in prompt
 
 
 def test_generated_claude_files_in_the_repository_are_current() -> None:
