@@ -571,7 +571,11 @@ Read:
 - `kbopt recommend <profile.md> --json`: ranked opportunities for a profile, with the
   metric that triggered each and warnings from matching anti-patterns.
 
-Write back what you learned, always through kbopt so every write is validated:
+Write back what you learned, always through kbopt so every write is validated. The writes
+below are the orchestrator's (and a person's): a profiler or a kernel designer puts what it
+found (the entry, the numbers with their provenance, the situation where an entry was
+wrong) in its output contract, and the orchestrator records it; `kbopt agent tool ...
+--role <role>` refuses a write to a role that does not make it.
 - When: a useful optimization or anti-pattern not yet in the catalog; an entry shown wrong
   (narrow its conditions or turn it into the opposite kind); new evidence refining an
   effect or a failure mode; a new interaction; a device result that abstracts into a rule.
