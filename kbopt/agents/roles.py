@@ -14,9 +14,11 @@ Role names are the names the agents use for each other.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from kbopt.contracts.task import DESIGNER_LAUNCH
 from kbopt.vocab import Language
 
 ORCHESTRATOR = "orchestrator"
@@ -152,13 +154,6 @@ PROFILER_LAUNCH = (
     "Return compact summary per the output contract.\n"
     "Update the devlog performance section in docs/kernels/{kernel}.md."
 )
-DESIGNER_LAUNCH = (
-    "Create {kernel} {new_version} from {current_version}.\n"
-    "Language: {language}.\n"
-    "Load /design-{language}-kernel and the matching reference skill if one exists.\n"
-    "Apply optimizations:\n{items}\n"
-    "Return implementation summary per the output contract."
-)
 
 
 def profiler_launch(kernel: str, version: str, dims: Mapping[str, int]) -> str:
@@ -172,7 +167,7 @@ def designer_launch(
 ) -> str:
     """The kernel-designer launch prompt, filled in."""
     Language(language)  # a closed vocabulary: refuse unknown languages early
-    items = "\n".join(f"- {o}" for o in optimizations) or "- (none given)"
+    items = "; ".join(optimizations) or "(none given)"
     return DESIGNER_LAUNCH.format(
         kernel=kernel,
         new_version=new_version,
@@ -191,7 +186,7 @@ DESIGNER_LAUNCH_SHAPE = DESIGNER_LAUNCH.format(
     new_version="<new version>",
     current_version="<current version>",
     language="<language>",
-    items="- <optimization>\n- <optimization>",
+    items="<optimization> (<why>); <optimization> (<why>)",
 )
 
 
@@ -409,6 +404,30 @@ class Role:
         for title, contract in self.extra_contracts:
             parts += ["", f"## Output contract: {title}", "", contract.rstrip()]
         return "\n".join(parts) + "\n"
+
+    def api_system_prompt(self) -> str:
+        """The system prompt of the Python agent on the Anthropic API: ``system_prompt()``
+        with the preloaded skills in full (Claude Code loads them from their files; the API
+        has nothing else to read them from)."""
+        if not self.skills:
+            return self.system_prompt()
+        return (
+            self.system_prompt()
+            + "\n## Preloaded skills, in full\n\n"
+            + "\n".join(skill_text(s) for s in self.skills)
+        )
+
+
+def skill_text(name: str) -> str:
+    """One skill as an agent reads it: its command as a heading, then its body."""
+    skill = SKILLS[name]
+    return f"### {skill.command}\n\n{skill.body.rstrip()}\n"
+
+
+def skills_named_in(text: str) -> list[str]:
+    """The skills a task asks to load (``Load /design-triton-kernel``), in order, once."""
+    found = re.findall(r"(?<![\w/])/([a-z][a-z0-9-]*)", text)
+    return list(dict.fromkeys(name for name in found if name in SKILLS))
 
 
 _CODE_TOOLS = (

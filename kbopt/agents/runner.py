@@ -299,8 +299,15 @@ class AgentRunner:
         ctx = self.ctx.for_role(role_name)
         ctx.delegate_fn = self._delegate if role.delegates else None
         content = task if self.remote is None else f"{task}\n\n{self.remote.block()}"
+        # a skill the task asks to load (the designer's `Load /design-<language>-kernel`),
+        # given in full as Claude Code would load it; preloaded ones are in the system prompt
+        asked = [s for s in roles.skills_named_in(task) if s not in role.skills]
+        if asked:
+            content += "\n\n## Skills this task loads\n\n" + "\n".join(
+                roles.skill_text(s) for s in asked
+            )
         messages: list[dict[str, Any]] = [{"role": "user", "content": content}]
-        system: Any = role.system_prompt()
+        system: Any = role.api_system_prompt()
         if self.config.cache_prompts:
             system = [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}]
         tools = tool_schemas(role.tools)

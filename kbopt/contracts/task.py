@@ -39,6 +39,17 @@ _ITEM_RE = re.compile(
 _CONSTRAINT_RE = re.compile(r"^(?P<key>[A-Za-z ]+):\s*(?P<value>.+)$")
 
 
+
+# The kernel designer's launch prompt (the orchestration workflow's template): `items` is
+# the optimizations to apply, each with its rationale, separated by semicolons.
+DESIGNER_LAUNCH = (
+    "Create {kernel} {new_version} from {current_version}.\n"
+    "Language: {language}.\n"
+    "Load /design-{language}-kernel and the matching reference skill if one exists.\n"
+    "Apply optimizations: [{items}].\n"
+    "Return implementation summary per the output contract."
+)
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
@@ -105,11 +116,14 @@ class OptimizationTask(_Strict):
         language = self.constraints.language.value if self.constraints.language else "triton"
         listed = "; ".join(f"{o.name} ({o.rationale})" for o in self.optimizations)
         return (
-            f"Create {self.kernel} {self.new_version} from {self.current_version}.\n"
-            f"Language: {language}.\n"
-            f"Load /design-{language}-kernel and the matching reference skill if one exists.\n"
-            f"Apply optimizations: [{listed}].\n"
-            "Return implementation summary per the output contract.\n"
+            DESIGNER_LAUNCH.format(
+                kernel=self.kernel,
+                new_version=self.new_version,
+                current_version=self.current_version,
+                language=language,
+                items=listed,
+            )
+            + "\n"
         )
 
     @classmethod

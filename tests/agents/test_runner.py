@@ -469,6 +469,14 @@ def test_kernel_designer_tasks_must_carry_the_optimization_task_contract(
     assert malformed["is_error"] and "does not parse" in malformed["content"]
     assert not accepted["is_error"]
     assert api.roles_called().count(roles.KERNEL_DESIGNER) == 1
+    # on the API nothing else loads a skill: the preloaded ones come in the system prompt,
+    # and the one the launch asks for (`Load /design-triton-kernel`) with the task
+    body = next(b for r, b in api.requests if r == roles.KERNEL_DESIGNER)
+    system = body["system"][0]["text"] if isinstance(body["system"], list) else body["system"]
+    assert "### /design-kernel" in system and roles.SKILLS["design-kernel"].body[:80] in system
+    task = api.first_user_message(roles.KERNEL_DESIGNER)
+    assert "Load /design-triton-kernel" in task and "### /design-triton-kernel" in task
+    assert roles.SKILLS["design-triton-kernel"].body[:80] in task
 
 
 def test_remote_files_mode_edits_the_cluster_copy_not_the_local_one(
