@@ -39,7 +39,6 @@ _ITEM_RE = re.compile(
 _CONSTRAINT_RE = re.compile(r"^(?P<key>[A-Za-z ]+):\s*(?P<value>.+)$")
 
 
-
 # The kernel designer's launch prompt (the orchestration workflow's template): `items` is
 # the optimizations to apply, each with its rationale, separated by semicolons.
 DESIGNER_LAUNCH = (
@@ -49,6 +48,7 @@ DESIGNER_LAUNCH = (
     "Apply optimizations: [{items}].\n"
     "Return implementation summary per the output contract."
 )
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
