@@ -103,6 +103,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = command(
         agent_sub,
+        "check-edit",
+        "Claude Code's hook before each Edit, Write, MultiEdit or NotebookEdit call: block "
+        "(exit 2) a change to an existing project file that has no backup (backup_file), "
+        "reading the call as JSON on standard input.",
+        'echo \'{"tool_name": "Edit", "tool_input": {"file_path": "..."}}\' | kbopt agent check-edit',
+        json_flag=False,
+    )
+    p.set_defaults(func=cmd_check_edit)
+
+    p = command(
+        agent_sub,
         "tools",
         "List the agent tools, their input schemas and the roles that have them.",
         "kbopt agent tools --role orchestrator --json",
@@ -399,15 +410,34 @@ def cmd_tool(args: argparse.Namespace) -> int:
     return 1 if outcome.is_error else 0
 
 
+def _hook_payload() -> Any:
+    """The tool call Claude Code gives a hook, as JSON on standard input."""
+    raw = sys.stdin.buffer.read(4 * 1024 * 1024 + 1)
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise KbError("the hook input on standard input is not JSON") from None
+
+
 def cmd_check_task(args: argparse.Namespace) -> int:
     from kbopt.agents.claude_hooks import check_task
 
-    raw = sys.stdin.buffer.read(4 * 1024 * 1024 + 1)
-    try:
-        payload = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise KbError("the hook input on standard input is not JSON") from None
+    payload = _hook_payload()
     why = check_task(payload)
+    if why is None:
+        return 0
+    print(why, file=sys.stderr)  # Claude Code shows this to the agent and blocks the call
+    return 2
+
+
+def cmd_check_edit(args: argparse.Namespace) -> int:
+    from kbopt.agents.claude_hooks import check_edit
+    from kbopt.store import find_project_root
+
+    payload = _hook_payload()
+    cwd = payload.get("cwd") if isinstance(payload, dict) else None
+    start = Path(args.root) if getattr(args, "root", None) else Path(cwd or ".")
+    why = check_edit(payload, find_project_root(start))
     if why is None:
         return 0
     print(why, file=sys.stderr)  # Claude Code shows this to the agent and blocks the call

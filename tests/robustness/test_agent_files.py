@@ -317,7 +317,7 @@ def test_claude_code_routing_hook_blocks_a_wrong_task(tmp_path: Path) -> None:
     assert not claude_hooks.is_current(tmp_path)
     assert claude_hooks.register(tmp_path) and not claude_hooks.register(tmp_path)
     data = json.loads(settings.read_text())
-    assert data["permissions"] == {"allow": ["Read"]} and len(data["hooks"]["PreToolUse"]) == 2
+    assert data["permissions"] == {"allow": ["Read"]} and len(data["hooks"]["PreToolUse"]) == 3
     assert claude_hooks.is_current(tmp_path)
 
     def hook(subagent: str, prompt: str) -> subprocess.CompletedProcess[str]:
@@ -334,4 +334,41 @@ def test_claude_code_routing_hook_blocks_a_wrong_task(tmp_path: Path) -> None:
     assert hook(roles.CUTE, "Générez un kernel CuTe DSL pour l'opération GEMM").returncode == 0
     assert hook("Explore", "look around").returncode == 0  # Claude Code's own agents pass
     r = subprocess.run([sys.executable, "-m", "kbopt", "agent", "check-task"], input="not json", capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+def test_claude_code_edit_hook_blocks_a_change_without_a_backup(tmp_path: Path) -> None:
+    """Specialists edit with Claude Code's own tools: a hook holds them to the rule the
+    Python tools enforce (an existing file is changed only after backup_file)."""
+    import subprocess
+    import sys
+
+    from kbopt.agents.claude_hooks import check_edit
+    from kbopt.agents.safe_edit import Backups
+
+    (tmp_path / "docs" / "knowledge").mkdir(parents=True)  # a project root
+    kernel = tmp_path / "kernels" / "toy" / "triton_v1.py"
+    kernel.parent.mkdir(parents=True)
+    kernel.write_text("x = 1\n")
+
+    def call(tool: str, path: str) -> dict:
+        return {"tool_name": tool, "tool_input": {"file_path": path}, "cwd": str(tmp_path)}
+
+    why = check_edit(call("Edit", str(kernel)), tmp_path)
+    assert why is not None and "kernels/toy/triton_v1.py has no backup" in why and "backup_file" in why
+    assert check_edit(call("Write", "kernels/toy/triton_v2.py"), tmp_path) is None  # a new file
+    assert check_edit(call("Edit", "/etc/hosts"), tmp_path) is None  # not the project's
+    assert check_edit(call("Read", str(kernel)), tmp_path) is None  # not an edit
+    assert "backups" in (check_edit(call("Write", ".kbopt-cache/backups/x/manifest.json"), tmp_path) or "")
+    Backups(tmp_path).backup(kernel)
+    assert check_edit(call("MultiEdit", str(kernel)), tmp_path) is None
+
+    other = tmp_path / "kernels" / "toy" / "spec.py"
+    other.write_text("y = 2\n")
+    r = subprocess.run(
+        [sys.executable, "-m", "kbopt", "agent", "check-edit"],
+        input=json.dumps(call("Edit", str(other))), capture_output=True, text=True, timeout=60,
+    )
+    assert r.returncode == 2 and "kernels/toy/spec.py has no backup" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "kbopt", "agent", "check-edit"], input="not json", capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "Traceback" not in r.stderr
