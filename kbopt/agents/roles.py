@@ -124,6 +124,10 @@ SUMMARY_CONTRACT = """\
    - Status: Applied
 
 2. **<Optimization 2>**
+   - Impact: Y ms --> W ms (-Z%)
+   - Status: Applied
+
+3. **<Optimization 3>**
    - Impact: Regression detected
    - Status: Rolled back
 
