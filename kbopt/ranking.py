@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from kbopt.contracts.profile_text import fmt_number
-from kbopt.vocab import COMPARATORS
+from kbopt.vocab import COMPARATORS, language_of_version
 
 W_TRIGGER = 0.45
 W_TEXT = 0.35
@@ -656,7 +656,5 @@ def default_language(version: str) -> str | None:
     """The language a ranking asked for without one keeps: the profiled version's own
     (``triton_v3``: triton), or None (a baseline or another name: shared entries only).
     The result's ``language`` field says which was used."""
-    from kbopt.vocab import language_of_version
-
     lang = language_of_version(version)
     return None if lang is None else lang.value
