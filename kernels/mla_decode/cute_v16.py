@@ -1,8 +1,10 @@
 """CuTe DSL MLA decode, version 16: cute_v15 with the score product's wgmma descriptors
 formed in uniform registers, one k step at a time.
 
-NOT YET RUN ON A GPU. It compiles for sm_90a on the CPU (PTX fingerprinted, SASS read from
-the cubin CuTe DSL assembles); its correctness tests and its timing wait for a GPU session.
+Measured on the H200 (2026-12-05, ``results/20261205T024149Z-NVIDIA-H200.json``): no change
+against cute_v15 at any shape, with about 7% fewer executed instructions (devlog). It
+compiles for sm_90a on the CPU too (PTX fingerprinted, SASS read from the cubin CuTe DSL
+assembles).
 
 **What the SASS showed.** FlashMLA's two MMA loops hold 10 and 2 register-to-uniform moves
 (``R2UR``); cute_v7's and cute_v15's one loop holds 84 as CuTe DSL assembles it (157 with the

@@ -2,8 +2,10 @@
 order of P@V in a pair's tail) with the score products' wgmma descriptors formed in uniform
 registers, one k step at a time: cute_v16's change, applied to the seesaw.
 
-NOT YET RUN ON A GPU. It compiles for sm_90a on the CPU (PTX fingerprinted, SASS read from
-the cubin CuTe DSL assembles); its correctness tests and its timing wait for a GPU session.
+Measured on the H200 (2026-12-05, ``results/20261205T024149Z-NVIDIA-H200.json``): 1-3%
+faster than cute_v14 at the three shapes, still behind cute_v15 at decode (devlog). It
+compiles for sm_90a on the CPU too (PTX fingerprinted, SASS read from the cubin CuTe DSL
+assembles).
 
 **Why the seesaw too.** cute_v16 applies the change to the best measured version (cute_v15,
 one warpgroup scoring). The seesaw is FlashMLA's own schedule, and its loops carry more of
