@@ -73,7 +73,10 @@ def find_project_root(start: Path | None = None) -> Path:
     """`KBOPT_ROOT`, else the nearest folder above `start` holding docs/knowledge."""
     env = os.environ.get("KBOPT_ROOT")
     if env:
-        return Path(env).resolve()
+        root = Path(env).resolve()
+        if not root.is_dir():  # as `--root`: a typo must not create a new project somewhere
+            raise KbError(f"KBOPT_ROOT={env}: no such folder")
+        return root
     here = (start or Path.cwd()).resolve()
     for candidate in (here, *here.parents):
         if (candidate / KNOWLEDGE_DIR).is_dir():

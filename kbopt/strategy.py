@@ -447,7 +447,10 @@ def recommend(
     if language not in (None, ALL_LANGUAGES):
         allowed = [lang.value for lang in Language]
         if language not in allowed:
-            raise KbError(f"unknown language {language!r}; use one of: {', '.join(allowed)}")
+            raise KbError(
+                f"unknown language {language!r}; use one of: {', '.join(allowed)}, "
+                f"shared (shared entries only), {ALL_LANGUAGES} (every language)"
+            )
     if limit < 1:
         raise KbError(f"limit must be at least 1 (got {limit})")
     ix = get_index(store)

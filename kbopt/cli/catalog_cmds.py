@@ -53,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         sub,
         "show",
         "Print one entry (Markdown, or its typed fields with --json).",
-        "kbopt show split-kv-combine --json",
+        "kbopt show split-kv-decode --json",
     )
     p.add_argument("name")
     p.set_defaults(func=cmd_show)

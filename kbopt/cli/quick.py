@@ -143,7 +143,8 @@ def _project_root(root_arg: str | None) -> Path | None:
         return path.resolve() if path.is_dir() else None
     env = os.environ.get("KBOPT_ROOT")
     if env:
-        return Path(env).resolve()
+        path = Path(env).resolve()
+        return path if path.is_dir() else None  # the full command says it does not exist
     here = Path.cwd().resolve()
     for candidate in (here, *here.parents):
         if (candidate / KNOWLEDGE).is_dir():

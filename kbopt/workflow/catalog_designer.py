@@ -574,7 +574,14 @@ class CatalogDesigner:
             )
             if not found:
                 detail = "; ".join(why_not[:8]) or "no entry in scope declares moves"
-                raise DesignerUnavailable(NO_MOVE, details=[f"{version}: {detail}"])
+                details = [f"{version}: {detail}"]
+                if rejected:  # say why a second run from the same values tries nothing
+                    details.append(
+                        f"{len(rejected)} knob change(s) measured and rolled back, by this run "
+                        "or by an earlier run of this kernel on this backend from these values "
+                        "(runs/*/catalog-moves.json), are not tried again"
+                    )
+                raise DesignerUnavailable(NO_MOVE, details=details)
             momentum = self._momentum(record)
             # A clear win is pushed once more even by a move whose measured preconditions
             # fail: the measurement, not the threshold, says the direction pays.

@@ -771,7 +771,13 @@ class Cycle:
         self.record.summary = summary(self.record, self.spec).render()
         atomic_write(self.folder / "summary.md", self.record.summary)
         lint = "clean" if self.record.lint_ok else f"{len(self.record.lint_problems)} problem(s)"
-        self.go(State.DONE, f"learned {len(self.record.learned)} item(s); catalog lint {lint}")
+        skipped = sum(1 for item in self.record.learned if item.action == "skipped")
+        written = len(self.record.learned) - skipped
+        self.go(
+            State.DONE,
+            f"wrote {written} catalog item(s), skipped {skipped} (the run record says why); "
+            f"catalog lint {lint}",
+        )
         return True
 
 

@@ -446,6 +446,19 @@ def test_bad_root_is_refused(tmp_path: Path) -> None:
     clean_error(call(tmp_path / "file", "lint"), "not a folder")
 
 
+def test_a_kbopt_root_that_does_not_exist_is_refused_not_created(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As `--root`: a typo in KBOPT_ROOT must not create a project there (a write command
+    made the folder and wrote the entry into it) nor quietly answer from the bundled
+    entries alone."""
+    nowhere = tmp_path / "nowhere"
+    monkeypatch.setenv("KBOPT_ROOT", str(nowhere))
+    for argv in (["new", "optimization", "zz-top"], ["list"], ["search", "split"]):
+        clean_error(call(None, *argv), "no such folder")
+    assert not nowhere.exists()
+
+
 def test_bad_lock_timeout_setting_is_refused(empty_kb: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KBOPT_LOCK_TIMEOUT", "soon")
     clean_error(call(empty_kb, "add", str(_draft(tmp_path, VALID.encode()))), "KBOPT_LOCK_TIMEOUT")
