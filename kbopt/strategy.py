@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from kbopt.contracts.profile import Profile
 from kbopt.errors import KbError
+from kbopt.layers import PROJECT
 from kbopt.ranking import (
     ALL_LANGUAGES,
     CALL_CONTEXTS,
@@ -488,9 +489,13 @@ def _public_paths(store: Store) -> Callable[[str], str]:
 def entry_public_path(store: Store, relpath: str) -> str:
     """The path `recommend` shows for the entry at `relpath` under a knowledge root:
     `docs/knowledge/<relpath>`, except in a project layered over the bundled catalog, where
-    a bundled entry shows its package path (the index snapshot keeps this for each entry)."""
+    a bundled entry shows the file itself, as `kbopt list` does (an agent opens it; the
+    index snapshot keeps this for each entry).  Generated files (catalog/, the site) name
+    bundled files by their package path instead (`Store.public_path`)."""
     path = f"{KNOWLEDGE_DIR.as_posix()}/{relpath}"
     if len(store.layers) < 2:
         return path
     found = store.locate(relpath)
-    return store.public_path(found) if found is not None else path
+    if found is None or store.layer_of(found).name == PROJECT:
+        return path
+    return store.display(found)

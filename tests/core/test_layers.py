@@ -186,8 +186,13 @@ def test_search_and_recommend_in_a_project_find_bundled_entries(project: Path) -
     profile = kbopt.Profile.parse(
         (REPO / "benchmarks/profiles/mla-decode-triton-16-heads.md").read_text()
     )
-    ids = [o.id for o in kbopt.recommend(profile, language="triton", store=store).opportunities]
-    assert ids, "recommend found nothing in the bundled entries"
+    opps = kbopt.recommend(profile, language="triton", store=store).opportunities
+    assert opps, "recommend found nothing in the bundled entries"
+    # every path it shows opens: the project's under docs/knowledge/, a bundled one as the
+    # file itself (its package path, kbopt/bundled/..., is no file in the project)
+    for o in opps:
+        shown = Path(o.path)
+        assert (shown if shown.is_absolute() else project / shown).is_file(), o.path
 
     # Converting a bundled entry hides the bundled file: one document, the project's.
     store.convert_kind("split-kv-decode", evidence=_evidence(), context="Slower here.", failure="The combine pass costs more than the split gains on short caches.", revealed_by=[MetricEffect(metric="kernel_count")], trigger=Trigger.parse("kv_len <= 64"))
