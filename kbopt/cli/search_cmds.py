@@ -159,6 +159,10 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     from kbopt.ranking import default_language
     from kbopt.strategy import recommend
 
+    if args.fill and args.json:
+        raise KbError(
+            "--fill prints the profile as Markdown and --json the ranking as JSON: choose one"
+        )
     profile, gap = read_profile(args.profile)
     store = store_from(args)
     language = args.language

@@ -11,6 +11,7 @@ files inside the knowledge base.  Each row is one defect class.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 from collections.abc import Callable
@@ -438,6 +439,13 @@ ARGUMENT_CASES: list[tuple[str, list[str], str]] = [
 @pytest.mark.parametrize(("case", "argv", "fragment"), ARGUMENT_CASES, ids=[c[0] for c in ARGUMENT_CASES])
 def test_bad_argument_is_refused(empty_kb: Path, case: str, argv: list[str], fragment: str) -> None:
     clean_error(call(empty_kb, *argv), fragment)
+
+
+def test_recommend_refuses_fill_with_json(empty_kb: Path) -> None:
+    """--fill prints Markdown, --json prints JSON: together, one is not silently dropped."""
+    r = call(empty_kb, "recommend", "p.md", "--fill", "--json")
+    assert r.rc == 2 and "Traceback" not in r.both
+    assert "choose one" in json.loads(r.out)["error"][0]
 
 
 def test_bad_root_is_refused(tmp_path: Path) -> None:
