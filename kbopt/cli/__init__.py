@@ -40,6 +40,9 @@ class _Parser(argparse.ArgumentParser):
     json_requested = False  # set by `main` from the command line
 
     def error(self, message: str) -> NoReturn:
+        if message == "unrecognized arguments: --json" and self.prog == "kbopt":
+            # `kbopt --json list`: the option belongs to each command, after its name
+            message += " (--json is a command's option: put it after the command, e.g. `kbopt list --json`)"
         if _Parser.json_requested:
             print(json.dumps({"error": [f"{self.prog}: {message}"]}, indent=2))
             sys.exit(2)

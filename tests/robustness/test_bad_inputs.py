@@ -448,6 +448,12 @@ def test_recommend_refuses_fill_with_json(empty_kb: Path) -> None:
     assert "choose one" in json.loads(r.out)["error"][0]
 
 
+def test_json_before_the_command_says_where_it_goes(empty_kb: Path) -> None:
+    r = call(empty_kb, "--json", "list")
+    assert r.rc == 2 and "Traceback" not in r.both
+    assert "put it after the command" in json.loads(r.out)["error"][0]
+
+
 def test_bad_root_is_refused(tmp_path: Path) -> None:
     clean_error(call(tmp_path / "nowhere", "list"), "no such folder")
     (tmp_path / "file").write_text("x")
