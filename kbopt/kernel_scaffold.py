@@ -156,6 +156,10 @@ SPEC = KernelSpec(
     bytes_moved=_bytes_moved,
     tolerances={{"bfloat16": 1e-2, "float16": 1e-3, "float32": 1e-5}},
     entry_point="{name}",
+    # What kind of kernel this is, in the catalog's context tags (`kbopt vocab`): it keeps
+    # entries written for other kinds (attention, GEMM...) off this kernel's rankings.
+    # The placeholder is element-wise and memory-bound: change them with the math.
+    contexts=("elementwise", "memory-bound"),
     families=("triton",),
     knobs={{
         "triton": (
