@@ -325,7 +325,10 @@ def skeleton(kernel: str) -> str:
         f"What {kernel} computes, its shapes and layout, and the reference it is checked against.\n\n"
         "## Current Best Results\n\n"
         f"{marker(BEST)}\n{marker(BEST, end=True)}\n\n"
+        "## Results\n\n"
+        "<!-- GEN:results -->\n<!-- /GEN:results -->\n\n"
         "## Performance\n\n"
         f"{marker(PERF)}\n{marker(PERF, end=True)}\n\n"
+        "<!-- GEN:profiles -->\n<!-- /GEN:profiles -->\n\n"
         "## Devlog\n"
     )

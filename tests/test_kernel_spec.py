@@ -290,6 +290,9 @@ def test_a_scaffolded_kernel_profiles_and_cycles_on_the_fake_backend(kb_copy: Pa
     assert bad.returncode == 2 and "given twice" in bad.stderr and "Traceback" not in bad.stderr
     r = _kbopt(root, "kernel", "check", "softmax")
     assert r.returncode == 0 and "softmax: OK" in r.stdout
+    # the scaffolded devlog holds the blocks `kbopt devlog` fills (from no results yet)
+    r = _kbopt(root, "devlog", "softmax")
+    assert r.returncode == 0 and "rebuilt results, profiles" in r.stdout, r.stderr
     r = _kbopt(root, "profile", "softmax", "triton_v1", "--backend", "fake", "--json")
     assert r.returncode == 0, r.stderr
     (run,) = json.loads(r.stdout)  # a list, one run per configuration
