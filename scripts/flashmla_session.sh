@@ -27,7 +27,9 @@
 # those tests hang (time out), so the rest of the session still measures the others.
 # PROFILE, versions for one ncu pass at decode and speculative after the bench, which leaves
 # it PROFILE_S (90 s). MIX, versions whose executed instructions per SASS opcode ncu counts
-# at speculative (ncu-mix.csv in the archive, MIX_S: 60 s), e.g. flashmla,cute_v15,cute_v16.
+# at speculative (ncu-mix.csv in the archive, MIX_S: 60 s), e.g. flashmla,cute_v15,cute_v16;
+# keep it in results/ as instruction-mix-<stamp>-<device>.csv, not ncu-* (the devlog reads
+# ncu-*.csv as counter sessions).
 # NEW may name several versions, separated by commas.
 set -u
 OUT=${OUT:-/tmp/out}
@@ -154,7 +156,7 @@ PY
         left=$((DEADLINE - $(date +%s) - 5))
         step "ncu instruction mix: speculative, $MIX (limit ${left}s)"
         timeout "$left" ncu --csv --page raw --print-units base --clock-control none \
-            --profile-from-start off --print-metric-instances values \
+            --profile-from-start off --print-metric-instances details \
             --metrics smsp__inst_executed.sum,sass__inst_executed_per_opcode \
             --log-file "$WORK/ncu-mix.csv" \
             python3 -m kbopt.bench.ncu_target mla_decode --out "$WORK/mix-launches.json" \
