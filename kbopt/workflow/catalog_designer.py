@@ -54,7 +54,7 @@ from kbopt.moves import (
     values_key,
 )
 from kbopt.store import Store, atomic_write
-from kbopt.vocab import Language
+from kbopt.vocab import VERSION_FAMILY_LANGUAGE
 from kbopt.workflow.designers import DesignContext, DesignerUnavailable, Proposal
 from kbopt.workflow.record import AttemptStatus, RunRecord
 from kbopt.workflow.search_momentum import Momentum, directions
@@ -92,13 +92,8 @@ NO_MOVE = (
 
 def family_language(family: str | None) -> str | None:
     """The catalog language of a version family (`triton`, `cute` -> cute-dsl...), if any."""
-    known = {lang.value for lang in Language}
-    if not family:
-        return None
-    for candidate in (family, f"{family}-dsl"):
-        if candidate in known:
-            return candidate
-    return None
+    lang = VERSION_FAMILY_LANGUAGE.get(family or "")
+    return None if lang is None else lang.value
 
 
 def next_version(spec: KernelSpec, family: str) -> str:

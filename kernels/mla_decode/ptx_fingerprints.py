@@ -110,15 +110,20 @@ def kernel_label(name: str) -> str:
     return f"{cls.__module__.rpartition('.')[2]}.{cls.__qualname__}({knobs})"
 
 
-@functools.cache
-def _compile(entry: Any, example_args: Callable[..., Any], out_dtype: str) -> str:
+def _args(example_args: Callable[..., Any], out_dtype: str) -> tuple[Any, ...]:
+    """A version's example arguments for bf16 inputs and `out_dtype` outputs."""
     import cutlass
-
-    from kernels.mla_decode.cute_common import compile_ptx
 
     in_dt = getattr(cutlass, _CUTLASS_NAMES[IN_DTYPE])
     out_dt = getattr(cutlass, _CUTLASS_NAMES[out_dtype])
-    return compile_ptx(entry, *example_args(in_dt, out_dt), arch=ARCH)
+    return example_args(in_dt, out_dt)
+
+
+@functools.cache
+def _compile(entry: Any, example_args: Callable[..., Any], out_dtype: str) -> str:
+    from kernels.mla_decode.cute_common import compile_ptx
+
+    return compile_ptx(entry, *_args(example_args, out_dtype), arch=ARCH)
 
 
 def version_ptx(name: str, out_dtype: str) -> str:
@@ -134,14 +139,10 @@ def version_ptx(name: str, out_dtype: str) -> str:
 def version_cubin(name: str, out_dtype: str) -> bytes:
     """The sm_90a cubin of version ``name`` (bf16 inputs, ``out_dtype`` outputs), assembled
     by CuTe DSL's own ptxas on this machine: for reading the SASS, not fingerprinted."""
-    import cutlass
-
     from kernels.mla_decode.cute_common import compile_cubin
 
     mod = _module(name)
-    in_dt = getattr(cutlass, _CUTLASS_NAMES[IN_DTYPE])
-    out_dt = getattr(cutlass, _CUTLASS_NAMES[out_dtype])
-    return compile_cubin(mod.entry(), *mod.example_args(in_dt, out_dt), arch=ARCH)
+    return compile_cubin(mod.entry(), *_args(mod.example_args, out_dtype), arch=ARCH)
 
 
 # ---------------------------------------------------------------------- the file
