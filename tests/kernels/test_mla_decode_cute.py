@@ -260,25 +260,16 @@ def test_cute_v15_loads_the_next_items_q_and_kv_before_the_epilogue(out_dtype: s
 def _main_loops_sass(name: str) -> list[dict]:
     """The main loops of version ``name``'s kernel (bf16 output), read from the SASS of the
     cubin CuTe DSL assembles here: their opcode counts (scripts/mla_sass_structure.py)."""
-    import subprocess
     import tempfile
     from pathlib import Path
 
     from tests.script_module import load_script
 
-    sass_tool = load_script("mla_sass_structure")
     with tempfile.TemporaryDirectory() as tmp:
         cubin = Path(tmp) / f"{name}.cubin"
         cubin.write_bytes(ptx_fingerprints.version_cubin(name, "bfloat16"))
-        sass = subprocess.run(
-            [str(sass_tool.cuobjdump()), "-sass", str(cubin)],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    funcs = sass_tool.sass_listing(sass)
-    body = max(funcs.values(), key=len)
-    return [loop["opcodes"] for loop in sass_tool.main_loops(body)]
+        row = load_script("mla_sass_structure").describe(name, cubin, "")
+    return [loop["opcodes"] for loop in row["main_loops"]]
 
 
 @pytest.mark.slow
