@@ -28,7 +28,8 @@
 # PROFILE, versions for one ncu pass at decode and speculative after the bench, which leaves
 # it PROFILE_S (90 s). MIX, versions whose executed instructions per SASS opcode ncu counts
 # at speculative (ncu-mix.csv in the archive, MIX_S: 60 s), e.g. flashmla,cute_v15,cute_v16;
-# keep it in results/ as instruction-mix-<stamp>-<device>.csv, not ncu-* (the devlog reads
+# keep it in results/ as instruction-mix-<stamp>-<device>.csv (read it with
+# scripts/instruction_mix.py), not ncu-* (the devlog reads
 # ncu-*.csv as counter sessions).
 # NEW may name several versions, separated by commas.
 set -u
