@@ -17,6 +17,7 @@
 #   with PROFILE:          ncu.csv, launches.json, ncu.meta.json (kbopt's counter set, as
 #                          kernels/mla_decode/h200_cute.sh writes them)
 #   with MIX:              ncu-mix.csv, mix-launches.json (instructions per opcode)
+#   with SOURCE:           source-<version>.ncu-rep and .csv (warp-stall samples per SASS line)
 # Variables: VERSIONS (ours and torch; flashmla and sglang are added when present), REP_MS
 # (200), CONFIGS (the bench's configurations, default "decode speculative b=128,s=2,t=4096"),
 # SESSION_S (460: the whole script's budget, so the call's 480 s limit is never hit),
@@ -31,6 +32,9 @@
 # keep it in results/ as instruction-mix-<stamp>-<device>.csv (read it with
 # scripts/instruction_mix.py), not ncu-* (the devlog reads
 # ncu-*.csv as counter sessions).
+# SOURCE, versions whose warp-stall samples ncu collects per SASS instruction at speculative
+# (SourceCounters and WarpStateStats sections; source-<version>.ncu-rep and the source page as
+# source-<version>.csv in the archive; SOURCE_S, 120 s, is kept for it before the bench).
 # NEW may name several versions, separated by commas.
 set -u
 OUT=${OUT:-/tmp/out}
@@ -45,6 +49,7 @@ PROFILE=${PROFILE:-}
 PROFILE_S=${PROFILE_S:-90}
 MIX=${MIX:-}
 MIX_S=${MIX_S:-60}
+SOURCE=${SOURCE:-}
 DEADLINE=$(($(date +%s) + ${SESSION_S:-460}))
 WORK=/tmp/flashmla-session
 rm -rf "$WORK" && mkdir -p "$WORK/mla_decode"
@@ -118,6 +123,7 @@ PY
     reserve=10
     [ -n "$PROFILE" ] && reserve=$((reserve + PROFILE_S))
     [ -n "$MIX" ] && reserve=$((reserve + MIX_S))
+    [ -n "$SOURCE" ] && reserve=$((reserve + ${SOURCE_S:-120}))
     left=$((DEADLINE - $(date +%s) - reserve))
     config_args=()
     for c in $CONFIGS; do config_args+=(--config "$c"); done
@@ -162,6 +168,23 @@ PY
             --log-file "$WORK/ncu-mix.csv" \
             python3 -m kbopt.bench.ncu_target mla_decode --out "$WORK/mix-launches.json" \
             --run "speculative:$MIX" | tail -2
+    fi
+    if [ -n "$SOURCE" ]; then
+        # where each warp waits, per SASS instruction (PC sampling, one launch per version at
+        # speculative): which barrier, mbarrier or wgmma wait holds a warpgroup up
+        for v in ${SOURCE//,/ }; do
+            left=$((DEADLINE - $(date +%s) - 5))
+            [ "$left" -lt 30 ] && { echo "no time left for the source profile of $v"; break; }
+            step "ncu source counters: speculative, $v (limit ${left}s)"
+            timeout "$left" ncu --section SourceCounters --section WarpStateStats \
+                --clock-control none --profile-from-start off --import-source no \
+                -o "$WORK/source-$v" \
+                python3 -m kbopt.bench.ncu_target mla_decode --out "$WORK/source-$v.launches.json" \
+                --run "speculative:$v" | tail -1
+            ncu -i "$WORK/source-$v.ncu-rep" --page source --csv --print-source sass \
+                > "$WORK/source-$v.csv" 2> "$WORK/source-$v.err"
+            echo "source-$v.csv: $(wc -l < "$WORK/source-$v.csv") lines"
+        done
     fi
     step "done (bench exit $rc)"
 } 2>&1 | tee "$OUT/flashmla-session.log"
