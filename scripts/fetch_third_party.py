@@ -1009,6 +1009,37 @@ SOURCES: tuple[Source, ...] = (
         note="the Kronecker product of two matrices (no batch dimensions): BLOCK_M x "
         "BLOCK_N output tiles, each element one product of a gathered pair",
     ),
+    flaggems_502(
+        name="flaggems_mv",
+        path="src/flag_gems/ops/mv.py",
+        dest="flag_gems/mv.py",
+        sha256="1a803ff6342d21d7228df79fd1e0be4282501e8adf978e4f5e197346d662e981",
+        mode="extract",
+        functions=("mv_kernel",),
+        shims=_TLE_SHIM,
+        used_by=("flaggems_mv",),
+        note="the matrix-vector product (GEMV): BLOCK_N output rows per program, each "
+        "walking the row in BLOCK_M-column steps of fp32 products, summed at the end",
+    ),
+    flaggems_502(
+        name="flaggems_dropout",
+        path="src/flag_gems/ops/dropout.py",
+        dest="flag_gems/dropout.py",
+        sha256="cd2596a43ab03a28dbc3dcfa21ad7f78483583f84019b30514cdc0c149fc6a77",
+        mode="extract",
+        functions=("dropout_forward_kernel",),
+        shims={
+            "from flag_gems.utils.random_utils import (": (
+                "uint_to_uniform_float = tl.uint_to_uniform_float  # kbopt shim: FlagGems' "
+                "random_utils takes Triton's own when it exists (Triton 3.6 has it); its "
+                "host-side philox_backend_seed_offset is the launcher's"
+            ),
+        },
+        used_by=("flaggems_dropout",),
+        note="the dropout forward (native_dropout): one Philox4x32 call per BLOCK counters "
+        "gives four uniforms, each masking one of four BLOCK-element slices; the backward "
+        "kernel left out",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}

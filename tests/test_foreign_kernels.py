@@ -115,6 +115,8 @@ NEEDS = {
     "vllm_maxsim_rerank": "vllm_maxsim_rerank",
     "flaggems_kron": "flaggems_kron",
     "sglang_alloc_extend": "sglang_alloc_extend",
+    "flaggems_mv": "flaggems_mv",
+    "flaggems_dropout": "flaggems_dropout",
 }
 
 
@@ -475,6 +477,10 @@ CASES = {
     "flaggems_kron": ({"m1": 3, "n1": 5, "m2": 7, "n2": 300}, {"triton_v1": {"block_m": 4, "block_n": 256, "num_warps": 2}}),
     # 7 requests extending about 20 tokens each after cached prefixes, 16-token pages, exact: v1's 256-slot tile (next power of two of the 140 tokens); the variant: a 4096-slot tile, 2 warps
     "sglang_alloc_extend": ({"reqs": 7, "extend": 20, "page_size": 16}, {"triton_v1": {"extend_tile": 4096, "num_warps": 2}}),
+    # a 50 x 300 weight: v1's one row per program in 32-column steps (the tenth masked); the variant: 8 rows per program (the seventh program's last six masked), 128-column steps (the third masked), 2 warps, 1 stage
+    "flaggems_mv": ({"out_features": 50, "in_features": 300}, {"triton_v1": {"block_n": 8, "block_m": 128, "num_warps": 2, "num_stages": 1}}),
+    # 3 x 1000 activations (3000 elements), exact against Philox recomputed in torch: v1's one program of 4 x 1024 (the last 1096 masked), 16 warps; the variant: 2 warps
+    "flaggems_dropout": ({"tokens": 3, "hidden": 1000}, {"triton_v1": {"num_warps": 2}}),
 }  # fmt: skip
 
 

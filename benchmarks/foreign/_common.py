@@ -92,6 +92,8 @@ SOURCE_FILES = {
     "flaggems_upsample_linear1d": "flag_gems/upsample_linear1d.py",
     "flaggems_pixel_unshuffle": "flag_gems/pixel_unshuffle.py",
     "flaggems_kron": "flag_gems/kron.py",
+    "flaggems_mv": "flag_gems/mv.py",
+    "flaggems_dropout": "flag_gems/dropout.py",
 }
 
 
