@@ -440,6 +440,17 @@ SOURCES: tuple[Source, ...] = (
         note="the paged KV allocator's extend kernel only (the module imports SGLang's "
         "memory pools and KV cache classes at import)",
     ),
+    sglang_059(
+        name="sglang_deepep_permute",
+        path="python/sglang/srt/layers/moe/ep_moe/kernels.py",
+        dest="sglang/deepep_permute.py",
+        sha256="a09434509e334cd8e942702a8f4606bf2b764ed20d82d0b7b74f75b96f92ffcc",
+        mode="extract",
+        functions=("deepep_permute_triton_kernel",),
+        used_by=("sglang_deepep_permute",),
+        note="the DeepEP-normal token permute kernel only (the module imports SGLang's "
+        "utils and fp8 quantization kernels at import)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",
@@ -601,6 +612,17 @@ SOURCES: tuple[Source, ...] = (
         used_by=("vllm_maxsim_rerank",),
         note="the flash-MaxSim rerank kernel only, without its @triton.autotune (the "
         "package's _common module, with the autotune list, imports vLLM's platforms)",
+    ),
+    vllm_0340(
+        name="vllm_min_p",
+        path="vllm/v1/worker/gpu/sample/min_p.py",
+        dest="vllm/min_p.py",
+        sha256="bd9d4defbc342db931a975ac0707f01e4d40cf3764173324f3aaa9a29547ae95",
+        mode="extract",
+        functions=("_min_p_kernel",),
+        used_by=("vllm_min_p",),
+        note="the min-p filter kernel only (its module imports vLLM's triton_utils, "
+        "which imports vLLM at import)",
     ),
     flaggems_502(
         name="flaggems_conv2d",
