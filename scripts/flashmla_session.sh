@@ -34,7 +34,9 @@
 # ncu-*.csv as counter sessions).
 # SOURCE, versions whose warp-stall samples ncu collects per SASS instruction at speculative
 # (SourceCounters and WarpStateStats sections; source-<version>.ncu-rep and the source page as
-# source-<version>.csv in the archive; SOURCE_S, 120 s, is kept for it before the bench).
+# source-<version>.csv in the archive, read with scripts/stall_ledger.py; keep the CSV in
+# results/ gzipped, as stall-source-<stamp>-<device>-<version>.csv.gz; SOURCE_S, 120 s, is kept
+# for it before the bench).
 # NEW may name several versions, separated by commas.
 set -u
 OUT=${OUT:-/tmp/out}
