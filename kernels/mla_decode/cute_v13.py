@@ -227,6 +227,10 @@ class _MlaDecodeV13(_MlaDecodeV10):
     # Warpgroup 1 arrives at P1_READY right after posting P1 (False, this version), or only
     # after it has also issued its two P@V products (True, cute_v14): a trace-time switch.
     p1_ready_after_own_pv = False
+    # Warpgroup 0 rescales O0 from m_a to m_b before posting P0 (False), or right after
+    # posting it (True, cute_v18: FlashMLA's order, so warpgroup 1's wait at P0_READY does not
+    # include the rescale of a 64 x 256 accumulator): a trace-time switch.
+    rescale_o_after_p0_ready = False
 
     # v11's TMA plumbing with v12's 64 x 64 latent box (plain methods, traced inline)
     kv_load_args = _MlaDecodeV11.kv_load_args
@@ -435,6 +439,8 @@ class _MlaDecodeV13(_MlaDecodeV10):
         row_sum = cute.make_rmem_tensor((n_rows,), cutlass.Float32)
         row_max.fill(-cutlass.Float32.inf)
         row_sum.fill(0.0)
+        if cutlass.const_expr(self.rescale_o_after_p0_ready):
+            o_scale = cute.make_rmem_tensor((n_rows,), cutlass.Float32)  # m_a -> m_b, per row
 
         # ---- prologue: the slice barriers, Q (cp.async), tiles 0 and 1 (TMA)
         if tidx == 0:
@@ -518,7 +524,10 @@ class _MlaDecodeV13(_MlaDecodeV10):
                     m_b = s_max_b[t_cs[r, 0][0]]
                     c1 = cute.math.exp2(row_max[r] - m_b, fastmath=True)
                     acc_s_mn[r, None] = acc_s_mn[r, None].load() * c1
-                    acc_o_mn[r, None] = acc_o_mn[r, None].load() * c1
+                    if cutlass.const_expr(self.rescale_o_after_p0_ready):
+                        o_scale[r] = c1  # O0 is rescaled once P0 is posted (cute_v18)
+                    else:
+                        acc_o_mn[r, None] = acc_o_mn[r, None].load() * c1
                     row_sum[r] = row_sum[r] * c1
                     row_max[r] = m_b
                 # P0 is free: warpgroup 1's P0 V_a of the last pair completed before its MAX_B
@@ -526,6 +535,11 @@ class _MlaDecodeV13(_MlaDecodeV10):
                 cute.copy(p_store, r_p, t_sp0)
                 cute.arch.fence_view_async_shared()
                 cute.arch.barrier_arrive(barrier_id=P0_READY, number_of_threads=THREADS)
+                if cutlass.const_expr(self.rescale_o_after_p0_ready):
+                    # O0's last product (P_a V_a) completed before MAX_B; its next (P_b V_b)
+                    # is issued below, so the rescale lands in between, off warpgroup 1's path
+                    for r in cutlass.range_constexpr(n_rows):
+                        acc_o_mn[r, None] = acc_o_mn[r, None].load() * o_scale[r]
                 # O0 += P_b V_b[:, :256] with P_b from P1
                 cute.arch.barrier(barrier_id=P1_READY, number_of_threads=THREADS)
                 if has_b:

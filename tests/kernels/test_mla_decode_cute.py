@@ -127,6 +127,13 @@ EXPECTED_PTX = {
         r"bar\.arrive\s+4,\s*256",
         r"mov\.b32 %r\d+, %r\d+;",
     ],
+    "cute_v18": [
+        # cute_v17's kernel, warpgroup 0's rescale of O0 after its P0_READY arrival
+        r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16 \{[^}]*\}, \{%r",
+        r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16 \{[^}]*\}, %rd",
+        r"bar\.arrive\s+3,\s*256",
+        r"mov\.b32 %r\d+, %r\d+;",
+    ],
     "cute_v15": [
         # cute_v7's per-tile products and its in-kernel merge, behind a persistent item loop
         r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16",
@@ -334,6 +341,32 @@ def test_cute_v14_posts_p1_only_after_warpgroup_1_issued_its_pv(out_dtype: str) 
     assert v13.count("a4") == v14.count("a4") == 1
     # nothing else moved: the same tokens, in the same order apart from that arrival
     assert v13.replace(" a4", "", 1) == v14.replace(" a4", "", 1)
+
+
+def _f32_multiplies_around_p0_ready(ptx: str) -> tuple[int, int]:
+    """fp32 multiplies warpgroup 0 issues between its MAX_B sync (2) and its P0_READY
+    arrival (3), and between that arrival and its P1_READY sync (4)."""
+    start = re.search(r"bar\.sync\s+2,\s*256;", ptx)
+    assert start, "no MAX_B sync"
+    posted = ptx.index("bar.arrive 3, 256;", start.end())
+    waits = ptx.index("bar.sync 4, 256;", posted)
+    count = re.compile(r"\bmul\.\S*f32")
+    return len(count.findall(ptx, start.end(), posted)), len(count.findall(ptx, posted, waits))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("out_dtype", ptx_fingerprints.OUT_DTYPES)
+def test_cute_v18_rescales_o0_after_posting_p0(out_dtype: str) -> None:
+    """cute_v18 = cute_v17 with warpgroup 0's rescale of its 64 x 256 accumulator (128 fp32
+    values per thread) moved from before its P0_READY arrival to after it, read from both
+    PTXs; the barrier and product order is cute_v17's."""
+    v17 = ptx_fingerprints.version_ptx("cute_v17", out_dtype)
+    v18 = ptx_fingerprints.version_ptx("cute_v18", out_dtype)
+    before17, after17 = _f32_multiplies_around_p0_ready(v17)
+    before18, after18 = _f32_multiplies_around_p0_ready(v18)
+    assert after17 == 0 and after18 == 128, (after17, after18)
+    assert before17 - before18 == 128, (before17, before18)
+    assert _pv_and_exchange_order(v18) == _pv_and_exchange_order(v17)
 
 
 def test_fingerprints_cover_every_cute_version_at_the_installed_cutlass_dsl() -> None:
