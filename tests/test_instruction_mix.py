@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+from script_module import load_script
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "kernels" / "mla_decode" / "results"
@@ -14,16 +14,7 @@ NAMED = RESULTS / "instruction-mix-20261205T0416Z-NVIDIA-H200.csv"
 UNNAMED = RESULTS / "instruction-mix-20261205T0242Z-NVIDIA-H200.csv"
 
 
-def _load():
-    spec = importlib.util.spec_from_file_location(
-        "instruction_mix", REPO / "scripts" / "instruction_mix.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-mix = _load()
+mix = load_script("instruction_mix")
 
 
 def test_launches_are_named_by_the_sidecar_and_the_combine_pass_is_skipped():

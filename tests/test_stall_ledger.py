@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
 from pathlib import Path
+
+from script_module import load_script
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "kernels" / "mla_decode" / "results"
@@ -13,16 +14,7 @@ FLASHMLA = RESULTS / "stall-source-20261205T0446Z-NVIDIA-H200-flashmla.csv.gz"
 CUTE_V17 = RESULTS / "stall-source-20261205T0446Z-NVIDIA-H200-cute_v17.csv.gz"
 
 
-def _load():
-    spec = importlib.util.spec_from_file_location(
-        "stall_ledger", REPO / "scripts" / "stall_ledger.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-sl = _load()
+sl = load_script("stall_ledger")
 
 
 def test_every_barrier_held_sample_is_credited_to_a_barrier_above_it():
