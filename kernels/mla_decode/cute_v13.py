@@ -231,6 +231,11 @@ class _MlaDecodeV13(_MlaDecodeV10):
     # posting it (True, cute_v18: FlashMLA's order, so warpgroup 1's wait at P0_READY does not
     # include the rescale of a 64 x 256 accumulator): a trace-time switch.
     rescale_o_after_p0_ready = False
+    # Each warpgroup posts its new row maximum and arrives at MAX_A / MAX_B after the whole
+    # softmax of its tile (False), or as soon as the maximum is known, before the
+    # exponentials, row sums and O rescale that its partner does not need (True, cute_v19):
+    # a trace-time switch.
+    post_max_first = False
 
     # v11's TMA plumbing with v12's 64 x 64 latent box (plain methods, traced inline)
     kv_load_args = _MlaDecodeV11.kv_load_args
@@ -441,6 +446,8 @@ class _MlaDecodeV13(_MlaDecodeV10):
         row_sum.fill(0.0)
         if cutlass.const_expr(self.rescale_o_after_p0_ready):
             o_scale = cute.make_rmem_tensor((n_rows,), cutlass.Float32)  # m_a -> m_b, per row
+        if cutlass.const_expr(self.post_max_first):
+            m_new = cute.make_rmem_tensor((n_rows,), cutlass.Float32)  # posted, not yet applied
 
         # ---- prologue: the slice barriers, Q (cp.async), tiles 0 and 1 (TMA)
         if tidx == 0:
@@ -493,20 +500,29 @@ class _MlaDecodeV13(_MlaDecodeV10):
                 next_a = tile_a + 2 < tile_end
                 next_b = tile_a + 3 < tile_end  # implies next_a
                 # softmax of S_a against the running maximum; post m_a
-                self.softmax(
-                    acc_s,
-                    acc_o,
-                    row_max,
-                    row_sum,
-                    t_cs,
-                    seqlen - tile_a * N_BLK,
-                    scale_log2,
-                    s_max_a,
-                    s_max_a,
-                    lane,
-                    False,
-                )
-                cute.arch.barrier_arrive(barrier_id=MAX_A, number_of_threads=THREADS)
+                if cutlass.const_expr(self.post_max_first):
+                    # cute_v19: post m_a and arrive first, then the rest of the softmax
+                    self.softmax_max(
+                        acc_s, row_max, m_new, t_cs, seqlen - tile_a * N_BLK, scale_log2,
+                        s_max_a, s_max_a, lane, False,
+                    )  # fmt: skip
+                    cute.arch.barrier_arrive(barrier_id=MAX_A, number_of_threads=THREADS)
+                    self.softmax_rest(acc_s, acc_o, row_max, row_sum, m_new, scale_log2)
+                else:
+                    self.softmax(
+                        acc_s,
+                        acc_o,
+                        row_max,
+                        row_sum,
+                        t_cs,
+                        seqlen - tile_a * N_BLK,
+                        scale_log2,
+                        s_max_a,
+                        s_max_a,
+                        lane,
+                        False,
+                    )
+                    cute.arch.barrier_arrive(barrier_id=MAX_A, number_of_threads=THREADS)
                 # O0 += P_a V_a[:, :256] with P_a (against m_a) from registers
                 r_p.store(acc_s.load().to(dtype))
                 warpgroup.fence()
@@ -598,20 +614,29 @@ class _MlaDecodeV13(_MlaDecodeV10):
                 valid_b = seqlen - (tile_a + 1) * N_BLK
                 if not has_b:
                     valid_b = 0
-                self.softmax(
-                    acc_s,
-                    acc_o,
-                    row_max,
-                    row_sum,
-                    t_cs,
-                    valid_b,
-                    scale_log2,
-                    s_max_a,
-                    s_max_b,
-                    lane,
-                    True,
-                )
-                cute.arch.barrier_arrive(barrier_id=MAX_B, number_of_threads=THREADS)
+                if cutlass.const_expr(self.post_max_first):
+                    # cute_v19: post m_b and arrive first, then the rest of the softmax
+                    self.softmax_max(
+                        acc_s, row_max, m_new, t_cs, valid_b, scale_log2, s_max_a, s_max_b,
+                        lane, True,
+                    )  # fmt: skip
+                    cute.arch.barrier_arrive(barrier_id=MAX_B, number_of_threads=THREADS)
+                    self.softmax_rest(acc_s, acc_o, row_max, row_sum, m_new, scale_log2)
+                else:
+                    self.softmax(
+                        acc_s,
+                        acc_o,
+                        row_max,
+                        row_sum,
+                        t_cs,
+                        valid_b,
+                        scale_log2,
+                        s_max_a,
+                        s_max_b,
+                        lane,
+                        True,
+                    )
+                    cute.arch.barrier_arrive(barrier_id=MAX_B, number_of_threads=THREADS)
                 # P_b to P1: warpgroup 0's P1 V_b of the last pair completed before its MAX_A
                 r_p.store(acc_s.load().to(dtype))
                 cute.copy(p_store, r_p, t_sp1)
@@ -722,6 +747,66 @@ class _MlaDecodeV13(_MlaDecodeV10):
             with cute.arch.elect_one():
                 cute.arch.mbarrier_arrive_and_expect_tx(bar, slice_bytes)
             cute.copy(tma_kr, t_gkr[None, tile], t_skr[None, stage], tma_bar_ptr=bar)
+
+    @cute.jit
+    def softmax_max(
+        self,
+        acc_s: cute.Tensor,
+        row_max: cute.Tensor,
+        m_new: cute.Tensor,
+        t_cs: cute.Tensor,
+        valid: cutlass.Int32,
+        scale_log2: cutlass.Float32,
+        s_base: cute.Tensor,
+        s_post: cute.Tensor,
+        lane: cutlass.Int32,
+        base_from_smem: cutlass.Constexpr,
+    ):
+        """The first half of cute_v10's ``softmax`` (cute_v19): mask the tile, take each row's
+        new maximum into ``m_new`` and post it in ``s_post``; S, O, the running maximum and
+        the row sums are left for :meth:`softmax_rest`, after the caller's arrival."""
+        acc_s_mn = mn_view(acc_s)
+        n_rows = cute.size(acc_s_mn, mode=[0])
+        if valid < N_BLK:  # the sequence (or, valid <= 0, the pair) ends inside this tile
+            for r in cutlass.range_constexpr(n_rows):
+                for c in cutlass.range_constexpr(cute.size(t_cs, mode=[1])):
+                    if t_cs[0, c][1] >= valid:
+                        acc_s_mn[r, c] = -cutlass.Float32.inf
+        for r in cutlass.range_constexpr(n_rows):
+            row = t_cs[r, 0][0]
+            cur = acc_s_mn[r, None].load().reduce(cute.ReductionOp.MAX, -cutlass.Float32.inf, 0)
+            cur = quad_allreduce(cur, cute.arch.fmax) * scale_log2
+            base = row_max[r]
+            if cutlass.const_expr(base_from_smem):
+                base = s_base[row]
+            m_new[r] = cute.arch.fmax(base, cur)
+            if lane % 4 == 0:
+                s_post[row] = m_new[r]
+
+    @cute.jit
+    def softmax_rest(
+        self,
+        acc_s: cute.Tensor,
+        acc_o: cute.Tensor,
+        row_max: cute.Tensor,
+        row_sum: cute.Tensor,
+        m_new: cute.Tensor,
+        scale_log2: cutlass.Float32,
+    ):
+        """The second half (cute_v19): S becomes P = 2^(S scale - new maximum), and O and
+        the row sums are rescaled from the previous maximum, as in cute_v10's ``softmax``."""
+        acc_s_mn = mn_view(acc_s)
+        acc_o_mn = mn_view(acc_o)
+        for r in cutlass.range_constexpr(cute.size(acc_s_mn, mode=[0])):
+            new_max = m_new[r]
+            corr = cute.math.exp2(row_max[r] - new_max, fastmath=True)
+            p_row = cute.math.exp2(acc_s_mn[r, None].load() * scale_log2 - new_max, fastmath=True)
+            row_sum[r] = row_sum[r] * corr + p_row.reduce(
+                cute.ReductionOp.ADD, cutlass.Float32.zero, 0
+            )
+            acc_o_mn[r, None] = acc_o_mn[r, None].load() * corr
+            row_max[r] = new_max
+            acc_s_mn[r, None] = p_row
 
     def wait_slices(self, s_full: cute.Pointer, stage: int, first: int, phase: Any) -> None:
         """Wait for the four latent slices ``first`` .. ``first + 3`` of ``stage`` at ``phase``

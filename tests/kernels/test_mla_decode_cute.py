@@ -134,6 +134,14 @@ EXPECTED_PTX = {
         r"bar\.arrive\s+3,\s*256",
         r"mov\.b32 %r\d+, %r\d+;",
     ],
+    "cute_v19": [
+        # cute_v18's kernel, each warpgroup's maximum posted before the rest of its softmax
+        r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16 \{[^}]*\}, \{%r",
+        r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16 \{[^}]*\}, %rd",
+        r"bar\.arrive\s+1,\s*256",
+        r"bar\.arrive\s+2,\s*256",
+        r"ex2\.approx",
+    ],
     "cute_v15": [
         # cute_v7's per-tile products and its in-kernel merge, behind a persistent item loop
         r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16",
@@ -367,6 +375,32 @@ def test_cute_v18_rescales_o0_after_posting_p0(out_dtype: str) -> None:
     assert after17 == 0 and after18 == 128, (after17, after18)
     assert before17 - before18 == 128, (before17, before18)
     assert _pv_and_exchange_order(v18) == _pv_and_exchange_order(v17)
+
+
+def _exponentials_around(ptx: str, arrival: str) -> tuple[int, int]:
+    """`ex2` instructions between the barrier sync or wgmma wait before the first `arrival`
+    and the arrival, and between the arrival and the next wgmma."""
+    at = ptx.index(arrival)
+    since = max(ptx.rfind("bar.sync", 0, at), ptx.rfind("wgmma.wait_group", 0, at))
+    until = ptx.index("wgmma.mma_async", at)
+    count = re.compile(r"ex2\.approx")
+    return len(count.findall(ptx, since, at)), len(count.findall(ptx, at, until))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("out_dtype", ptx_fingerprints.OUT_DTYPES)
+def test_cute_v19_posts_each_maximum_before_the_exponentials(out_dtype: str) -> None:
+    """cute_v19 = cute_v18 with warpgroup 0's MAX_A (1) and warpgroup 1's MAX_B (2) arrivals
+    moved before the exponentials of their softmax (32 of P and 2 rescale factors per
+    thread), read from both PTXs; the barrier and product order is cute_v18's."""
+    v18 = ptx_fingerprints.version_ptx("cute_v18", out_dtype)
+    v19 = ptx_fingerprints.version_ptx("cute_v19", out_dtype)
+    for arrival in ("bar.arrive 1, 256;", "bar.arrive 2, 256;"):
+        before18, after18 = _exponentials_around(v18, arrival)
+        before19, after19 = _exponentials_around(v19, arrival)
+        assert before18 > 0 and after18 == 0, (arrival, before18, after18)
+        assert before19 == 0 and after19 == before18, (arrival, before19, after19)
+    assert _pv_and_exchange_order(v19) == _pv_and_exchange_order(v18)
 
 
 def test_fingerprints_cover_every_cute_version_at_the_installed_cutlass_dsl() -> None:
