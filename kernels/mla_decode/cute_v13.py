@@ -764,7 +764,9 @@ class _MlaDecodeV13(_MlaDecodeV10):
     ):
         """The first half of cute_v10's ``softmax`` (cute_v19): mask the tile, take each row's
         new maximum into ``m_new`` and post it in ``s_post``; S, O, the running maximum and
-        the row sums are left for :meth:`softmax_rest`, after the caller's arrival."""
+        the row sums are left for :meth:`softmax_rest`, after the caller's arrival.
+        cute_v10's ``softmax`` stays as it is rather than calling these two: one loop per
+        row there, two loops here, and the measured versions' PTX must not change."""
         acc_s_mn = mn_view(acc_s)
         n_rows = cute.size(acc_s_mn, mode=[0])
         if valid < N_BLK:  # the sequence (or, valid <= 0, the pair) ends inside this tile
