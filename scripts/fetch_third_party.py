@@ -1062,6 +1062,31 @@ SOURCES: tuple[Source, ...] = (
         "gives four uniforms, each masking one of four BLOCK-element slices; the backward "
         "kernel left out",
     ),
+    flaggems_502(
+        name="flaggems_weight_norm",
+        path="src/flag_gems/ops/weightnorm.py",
+        dest="flag_gems/weightnorm.py",
+        sha256="8dc4134a5d9cd443afd04184450939e5bac6a1caedd39de747a976428223bd9e",
+        mode="extract",
+        functions=("weight_norm_kernel_first",),
+        shims=_TLE_SHIM,
+        used_by=("flaggems_weight_norm",),
+        note="the weight-norm forward over dim 0 (_weight_norm_interface: BLOCK_ROW_SIZE "
+        "output channels per program, each row's fp32 sum of squares over BLOCK_COL_SIZE "
+        "steps, then a second read scaled by g / norm; its YAML-tuned @triton.autotune "
+        "dropped); the last-dimension kernel and both backward kernels left out",
+    ),
+    flaggems_502(
+        name="flaggems_one_hot",
+        path="src/flag_gems/ops/one_hot.py",
+        dest="flag_gems/one_hot.py",
+        sha256="79b19d22f916d889653e1599890b100465a64e54ae4868dbf0aef986e0543122",
+        mode="extract",
+        functions=("one_hot_kernel",),
+        used_by=("flaggems_one_hot",),
+        note="one_hot (BLOCK_M indices per program, each compared with BLOCK_N classes per "
+        "loop step and stored as int64)",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}

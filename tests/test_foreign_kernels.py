@@ -117,6 +117,8 @@ NEEDS = {
     "sglang_alloc_extend": "sglang_alloc_extend",
     "flaggems_mv": "flaggems_mv",
     "flaggems_dropout": "flaggems_dropout",
+    "flaggems_weight_norm": "flaggems_weight_norm",
+    "flaggems_one_hot": "flaggems_one_hot",
     "vllm_min_p": "vllm_min_p",
     "sglang_deepep_permute": "sglang_deepep_permute",
 }
@@ -483,6 +485,10 @@ CASES = {
     "flaggems_mv": ({"out_features": 50, "in_features": 300}, {"triton_v1": {"block_n": 8, "block_m": 128, "num_warps": 2, "num_stages": 1}}),
     # 3 x 1000 activations (3000 elements), exact against Philox recomputed in torch: v1's one program of 4 x 1024 (the last 1096 masked), 16 warps; the variant: 2 warps
     "flaggems_dropout": ({"tokens": 3, "hidden": 1000}, {"triton_v1": {"num_warps": 2}}),
+    # a [6, 7, 90] weight (630 columns per row): v1's one row per program in 512-column steps (the second masked); the variant: 4 rows per program (the second program's last two masked), 128-column steps (the fifth masked), 2 warps, 1 stage
+    "flaggems_weight_norm": ({"channels": 6, "fan": 7, "taps": 90}, {"triton_v1": {"block_rows": 4, "block_cols": 128, "num_warps": 2, "num_stages": 1}}),
+    # 13 tokens' top-3 of 200 experts (39 ids), exact: v1's 32 ids per program (the second program's last 25 masked), 128 classes per step (the second masked); the variant: 16 ids (3 programs, the last masked), 64 classes (4 steps, the last masked), 2 warps
+    "flaggems_one_hot": ({"tokens": 13, "topk": 3, "experts": 200}, {"triton_v1": {"block_m": 16, "block_n": 64, "num_warps": 2}}),
     # 5 requests of 2 rows (10 programs) of 3000 tokens, exact with -inf in place: v1's 1024-column tiles (3 per pass, the last masked); the variant: 512 (6, the last masked), 2 warps, 1 stage
     "vllm_min_p": ({"reqs": 5, "qlen": 2, "vocab": 3000}, {"triton_v1": {"block_size": 512, "num_warps": 2, "num_stages": 1}}),
     # 9 received tokens of 300 columns, top-4 over 5 local experts (13 expert rows), exact: v1's one masked 512-column tile; the variant: 128 (3, the last masked), 2 warps, 1 stage

@@ -96,6 +96,8 @@ SOURCE_FILES = {
     "flaggems_kron": "flag_gems/kron.py",
     "flaggems_mv": "flag_gems/mv.py",
     "flaggems_dropout": "flag_gems/dropout.py",
+    "flaggems_weight_norm": "flag_gems/weightnorm.py",
+    "flaggems_one_hot": "flag_gems/one_hot.py",
 }
 
 
