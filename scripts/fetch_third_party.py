@@ -451,6 +451,17 @@ SOURCES: tuple[Source, ...] = (
         note="the DeepEP-normal token permute kernel only (the module imports SGLang's "
         "utils and fp8 quantization kernels at import)",
     ),
+    sglang_059(
+        name="sglang_eagle_hidden_pool",
+        path="python/sglang/srt/speculative/multi_layer_eagle_utils.py",
+        dest="sglang/eagle_hidden_pool.py",
+        sha256="eb5f851315fdbff78f001a675205c5541359c3733771b132e572c7e4b32ba013",
+        mode="extract",
+        functions=("assign_hidden_states_pool_kernel",),
+        used_by=("sglang_eagle_hidden_pool",),
+        note="multi-layer EAGLE's hidden-state pool store kernel only (the module's other "
+        "kernels rotate input ids and rebuild the draft-extend state)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",
@@ -623,6 +634,33 @@ SOURCES: tuple[Source, ...] = (
         used_by=("vllm_min_p",),
         note="the min-p filter kernel only (its module imports vLLM's triton_utils, "
         "which imports vLLM at import)",
+    ),
+    vllm_0340(
+        name="vllm_rejection_stats",
+        path="vllm/v1/worker/gpu/spec_decode/rejection_sampler_utils.py",
+        dest="vllm/rejection_stats.py",
+        sha256="ec7f233df8fc2793bb20bdf63479fecebdd1e9ef1bb1db4f46b1fc9dcf33f1ca",
+        mode="extract",
+        functions=(
+            "_compute_max_and_sumexp",
+            "_is_bonus_logit",
+            "_compute_local_logits_stats_kernel",
+        ),
+        used_by=("vllm_rejection_stats",),
+        note="the rejection sampler's per-vocabulary-block logits statistics kernel and its "
+        "two jit helpers only (its module imports vLLM's gumbel, watermark and draft-cache "
+        "modules at import); its draft_logits_row comes from vllm_draft_logits_row",
+    ),
+    vllm_0340(
+        name="vllm_draft_logits_row",
+        path="vllm/v1/worker/gpu/spec_decode/draft_logits.py",
+        dest="vllm/draft_logits_row.py",
+        sha256="0ae4a7d483f24350f82dd66cdc3c31378d2ef5c9e2115f31ab8926c7c097ff9d",
+        mode="extract",
+        functions=("draft_logits_row",),
+        used_by=("vllm_rejection_stats",),
+        note="the draft logits cache's row lookup (the launcher hands it to the rejection "
+        "statistics kernel's module; the cache's own kernels are left out)",
     ),
     flaggems_502(
         name="flaggems_conv2d",

@@ -121,6 +121,8 @@ NEEDS = {
     "flaggems_one_hot": "flaggems_one_hot",
     "vllm_min_p": "vllm_min_p",
     "sglang_deepep_permute": "sglang_deepep_permute",
+    "vllm_rejection_stats": "vllm_rejection_stats",
+    "sglang_eagle_hidden_pool": "sglang_eagle_hidden_pool",
 }
 
 
@@ -493,6 +495,10 @@ CASES = {
     "vllm_min_p": ({"reqs": 5, "qlen": 2, "vocab": 3000}, {"triton_v1": {"block_size": 512, "num_warps": 2, "num_stages": 1}}),
     # 9 received tokens of 300 columns, top-4 over 5 local experts (13 expert rows), exact: v1's one masked 512-column tile; the variant: 128 (3, the last masked), 2 warps, 1 stage
     "sglang_deepep_permute": ({"tokens": 9, "hidden": 300, "topk": 4, "experts": 5}, {"triton_v1": {"block_size": 128, "num_warps": 2, "num_stages": 1}}),
+    # 5 requests with 2 drafts (15 rows, 5 bonus, the fourth request greedy) of 3000 tokens: v1's one masked 8192-column block per row; the variant: 1024 (3 per row, the last masked), 2 warps
+    "vllm_rejection_stats": ({"reqs": 5, "drafts": 2, "vocab": 3000}, {"triton_v1": {"block_size": 1024, "num_warps": 2}}),
+    # 5 requests extending 4 tokens, 2 rows kept, hidden 300, exact: v1's 64-column steps (5, the last masked); the variant: 128 (3, the last masked), 2 warps, 1 stage
+    "sglang_eagle_hidden_pool": ({"reqs": 5, "extend": 4, "pool": 2, "hidden": 300}, {"triton_v1": {"block_hid": 128, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 
