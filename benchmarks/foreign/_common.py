@@ -189,6 +189,34 @@ def load_source(source: str) -> ModuleType:
     return module
 
 
+def load_source_rewritten(source: str, rewrite: Any) -> ModuleType:
+    """Import a fetched file once with `rewrite` (an ``ast.NodeTransformer``) applied to it,
+    from a copy written to a temporary folder, under its own private module name: for
+    constructs the Triton CPU interpreter reads differently from compiled Triton.  The
+    plain file is loaded first, so a missing fetch fails with the same message."""
+    import ast
+    import tempfile
+
+    name = f"_kbopt_third_party_{source}_interpreted"
+    if name in sys.modules:
+        return sys.modules[name]
+    load_source(source)
+    tree = rewrite.visit(ast.parse(source_path(source).read_text()))
+    path = Path(tempfile.mkdtemp(prefix=f"kbopt_{source}_")) / f"{source}_interpreted.py"
+    path.write_text(ast.unparse(ast.fix_missing_locations(tree)) + "\n")
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
 def ensure_repo_on_path() -> None:
     """Make `kernels.*` importable (a spec named by path only puts benchmarks/ on sys.path)."""
     if str(REPO_ROOT) not in sys.path:

@@ -23,14 +23,10 @@ evaluates a tensor's truth as all of its elements, which would end every search 
 from __future__ import annotations
 
 import ast
-import importlib.util
 import math
 import os
-import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -83,25 +79,9 @@ class _ElementwiseBool(ast.NodeTransformer):
         return node
 
 
-def _interpreter_module() -> ModuleType:
-    name = "_kbopt_third_party_flaggems_isin_interpreted"
-    if name in sys.modules:
-        return sys.modules[name]
-    tree = _ElementwiseBool().visit(ast.parse(_common.source_path("flaggems_isin").read_text()))
-    path = Path(tempfile.mkdtemp(prefix="kbopt_isin_")) / "isin_interpreted.py"
-    path.write_text(ast.unparse(ast.fix_missing_locations(tree)) + "\n")
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def _module() -> ModuleType:
     if os.environ.get("TRITON_INTERPRET") == "1":
-        _common.load_source("flaggems_isin")  # the same missing-file errors as compiled
-        return _interpreter_module()
+        return _common.load_source_rewritten("flaggems_isin", _ElementwiseBool())
     return _common.load_source("flaggems_isin")
 
 

@@ -27,14 +27,10 @@ range, so the last column step would read and write past each row's end.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import math
 import os
-import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -70,26 +66,9 @@ class _ElementwiseAnd(ast.NodeTransformer):
         return out
 
 
-def _interpreter_module() -> ModuleType:
-    name = "_kbopt_third_party_flaggems_weight_norm_interpreted"
-    if name in sys.modules:
-        return sys.modules[name]
-    source = _common.source_path("flaggems_weight_norm").read_text()
-    tree = _ElementwiseAnd().visit(ast.parse(source))
-    path = Path(tempfile.mkdtemp(prefix="kbopt_weight_norm_")) / "weightnorm_interpreted.py"
-    path.write_text(ast.unparse(ast.fix_missing_locations(tree)) + "\n")
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def _module() -> ModuleType:
     if os.environ.get("TRITON_INTERPRET") == "1":
-        _common.load_source("flaggems_weight_norm")  # the same missing-file errors as compiled
-        return _interpreter_module()
+        return _common.load_source_rewritten("flaggems_weight_norm", _ElementwiseAnd())
     return _common.load_source("flaggems_weight_norm")
 
 
