@@ -801,6 +801,37 @@ def check_versions(spec: KernelSpec) -> list[Problem]:
     return problems
 
 
+PLACEHOLDER_RE = re.compile(r"^\s*TODO\b")
+
+
+def placeholders(spec: KernelSpec) -> list[Problem]:
+    """The texts of the spec still holding the scaffold's `TODO: ...` placeholders (its
+    description, a dim's doc, a trial's reason), each located at its line of spec.py.
+
+    They do not make the spec invalid (the scaffold's kernel runs as written), but they are
+    what rankings, reports and the site show a reader, so `kbopt kernel check` lists them."""
+    path = Path(spec.locator)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        lines = []
+
+    def line_of(text: str) -> int:
+        for i, line in enumerate(lines, 1):
+            if text in line:
+                return i
+        return 1
+
+    fields = [("description", spec.description)]
+    fields += [(f"dims: {d.name}", d.doc) for d in spec.dims]
+    fields += [(f"trials: {t.name}", t.why) for t in spec.trials]
+    return [
+        Problem(f"{field}: still the scaffold's placeholder {text!r}", str(path), line_of(text))
+        for field, text in fields
+        if PLACEHOLDER_RE.match(text or "")
+    ]
+
+
 def _may_define(tree: ast.Module, name: str) -> bool:
     """Whether the module's own statements (not its functions' or classes' bodies) bind
     `name`, or may (a `*` import, a module `__getattr__`): only a sure absence is reported."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -290,6 +291,17 @@ def test_a_scaffolded_kernel_profiles_and_cycles_on_the_fake_backend(kb_copy: Pa
     assert bad.returncode == 2 and "given twice" in bad.stderr and "Traceback" not in bad.stderr
     r = _kbopt(root, "kernel", "check", "softmax")
     assert r.returncode == 0 and "softmax: OK" in r.stdout
+    # ... and lists, at their lines, the texts still holding the scaffold's placeholders
+    assert "4 text(s) still hold the scaffold's TODO placeholder" in r.stdout
+    assert re.search(r"kernels/softmax/spec\.py:\d+: dims: cols: still the scaffold", r.stdout)
+    strict = _kbopt(root, "kernel", "check", "softmax", "--strict", "--json")
+    assert strict.returncode == 1 and len(json.loads(strict.stdout)["problems"]) == 4
+    spec_py = root / "kernels" / "softmax" / "spec.py"
+    text = spec_py.read_text(encoding="utf-8")
+    spec_py.write_text(re.sub(r'"TODO: [^"]*"', '"filled in"', text), encoding="utf-8")
+    r = _kbopt(root, "kernel", "check", "softmax", "--strict", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["placeholders"] == [], r.stdout
+    spec_py.write_text(text, encoding="utf-8")
     # the scaffolded devlog holds the blocks `kbopt devlog` fills (from no results yet)
     r = _kbopt(root, "devlog", "softmax")
     assert r.returncode == 0 and "rebuilt results, profiles" in r.stdout, r.stderr
@@ -435,7 +447,9 @@ def test_bench_checks_out_first_and_keeps_the_rows_when_it_cannot_write(
     taken = tmp_path / "taken.md"
     taken.write_text("mine\n")
     argv = ["--root", str(tmp_path), "bench", "scale", "--backend", "fake"]
-    assert main([*argv, "--out", str(taken)]) == 2  # a file where a folder goes: refused before measuring
+    assert (
+        main([*argv, "--out", str(taken)]) == 2
+    )  # a file where a folder goes: refused before measuring
     assert capsys.readouterr().err == (
         f"kbopt: error: --out {taken}: is a file; give the folder to write the results into\n"
     )

@@ -57,6 +57,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "kbopt kernel check add_rmsnorm",
     )
     p.add_argument("kernel", help=KERNEL_HELP)
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="also fail on texts that still hold the scaffold's TODO placeholders",
+    )
     p.set_defaults(func=cmd_check)
 
     p = command(
@@ -156,12 +161,14 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from kbopt.kernel import check_versions, load_spec
+    from kbopt.kernel import check_versions, load_spec, placeholders
 
     problems: list[KbError]
     try:
         spec = load_spec(args.kernel, _root(args))
         problems = list(check_versions(spec))
+        if args.strict:
+            problems += placeholders(spec)
     except ProblemList as exc:
         problems = exc.problems
     if problems:
@@ -174,10 +181,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     summary = spec.summary()
     knob_values = {v: spec.knob_values(v) for v in spec.version_files()}
     baselines, notes = _baseline_report(spec)
+    todo = placeholders(spec)
     if args.json:
         print_json(
             {
                 "ok": True,
+                "placeholders": [str(p) for p in todo],
                 "spec": summary,
                 "knob_values": knob_values,
                 "baselines": baselines,
@@ -195,6 +204,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(f"  baselines: {', '.join(baselines) or 'none'}")
     for note in notes:
         print(f"    {note}")
+    if todo:
+        print(
+            f"  {len(todo)} text(s) still hold the scaffold's TODO placeholder (valid, but "
+            "rankings, reports and the site show them):"
+        )
+        for p in todo:
+            print(f"    {p}")
     return 0
 
 
