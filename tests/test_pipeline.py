@@ -174,7 +174,7 @@ def test_devlog_blocks_of_a_two_dim_kernel(project: Path) -> None:
     assert "rows=8192 hidden=4096" not in text  # shapes use the spec's "name=value, " form
     # measured line: the previous step of the ladder
     assert (
-        "- measured, large (rows=8192, hidden=4096): 100.0 us, 50.0% of floor, +100% speed vs triton_v1 (a-new.json)"
+        "- measured, large (rows=8192, hidden=4096): 100.0 us, 50.0% of floor, +100% speed per call vs triton_v1 (a-new.json)"
         in text
     )
     # a family outside the spec has its own block, failures included; not in the results

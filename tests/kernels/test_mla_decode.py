@@ -207,9 +207,39 @@ def test_devlog_blocks_come_from_the_newest_results(tmp_path) -> None:
     assert "stale" not in out
     assert "| triton_v1 | 200.0 |" in out and "| triton_v1 | 400.0 |" not in out
     assert "per-call time: **triton_v2**, 80.0 us = 62.5% of the floor (meets" in out
-    assert "80.0 us, 62.5% of floor, +150% speed vs triton_v1" in out
+    assert "80.0 us, 62.5% of floor, +150% speed per call vs triton_v1" in out
     assert "Best GPU time" not in out  # no CUDA-graph rows in these results
     assert render(out, ctx) == out  # a fixed point
+
+
+def test_devlog_measured_line_gives_the_cuda_graph_change_beside_the_per_call_one(tmp_path):
+    from kbopt.devlog_results import render
+
+    # triton_v2's per-call time is stretched by a slow host (host 120 us per call): per call
+    # it looks slower than triton_v1, replayed from a CUDA graph it is 2x faster
+    rows = [
+        _row(
+            "triton_v1",
+            "decode",
+            100.0,
+            "2026-12-02T00:00:00Z",
+            time_us_graph=100.0,
+            pct_of_floor_graph=50.0,
+        ),
+        _row(
+            "triton_v2",
+            "decode",
+            125.0,
+            "2026-12-02T00:00:00Z",
+            time_us_graph=50.0,
+            pct_of_floor_graph=100.0,
+            host_us_per_call=120.0,
+        ),
+    ]
+    ctx = _mla_context(tmp_path, {"run.json": rows})
+    doc = "<!-- GEN:measured:triton_v2 -->\n<!-- /GEN:measured:triton_v2 -->\n"
+    out = render(doc, ctx)
+    assert "-20% speed per call (+100% replayed from a CUDA graph) vs triton_v1;" in out, out
 
 
 def test_devlog_reports_graph_times_apart_from_per_call_times(tmp_path) -> None:
