@@ -15,7 +15,7 @@ from kbopt.bench.backend import FakeBackend
 from kbopt.bench.trials import default_matrix, parse_config
 from kbopt.cli import main
 from kbopt.errors import KbError, ProblemList
-from kbopt.kernel import Knob, check_spec, clear_cache, load_spec
+from kbopt.kernel import Knob, check_spec, check_versions, clear_cache, load_spec
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -178,9 +178,15 @@ def test_a_version_whose_knob_value_is_not_allowed_is_named(tmp_path: Path) -> N
 def test_a_version_that_does_not_parse_is_named_at_its_line(tmp_path: Path) -> None:
     folder = write_kernel(tmp_path, "broken")
     (folder / "triton_v2.py").write_text("BLOCK = 512\nx = (1,\n")
+    # The spec still loads (triton_v1 can be measured); the broken version is named at its
+    # line by `kbopt kernel check` and refused where it is used.
+    spec = load_spec("broken", tmp_path)
+    where = f"{folder / 'triton_v2.py'}:2: '(' was never closed"
+    assert [str(p) for p in check_versions(spec)] == [where]
     with pytest.raises(ProblemList) as err:
-        load_spec("broken", tmp_path)
-    assert str(err.value) == f"{folder / 'triton_v2.py'}:2: '(' was never closed"
+        FakeBackend(tmp_path).measure(spec, "triton_v2", default_matrix(spec)[0])
+    assert str(err.value) == where
+    FakeBackend(tmp_path).measure(spec, "triton_v1", default_matrix(spec)[0])
 
 
 def test_a_roofline_function_that_raises_is_located_never_a_traceback(
@@ -253,7 +259,7 @@ def test_the_fake_cost_model_is_labelled_and_follows_the_source(tmp_path: Path) 
     floor = 4 * 1024 * 4096 / 3000e9 * 1e6  # the spec's bytes over the fake copy bandwidth
     assert first.floor_us == pytest.approx(floor)
     assert 0.30 <= floor / (first.duration_us - 4.0) < 0.95  # efficiency drawn in [0.30, 0.95)
-    (folder / "triton_v1.py").write_text("BLOCK = 1024\n")
+    (folder / "triton_v1.py").write_text("BLOCK = 1024\n\n\ndef scale(*args):\n    return None\n")
     assert backend.measure(spec, "triton_v1", cfg).duration_us != first.duration_us
     with pytest.raises(KbError, match="block=300 is not allowed"):
         backend.measure(spec, "triton_v1", cfg, {"block": 300})
@@ -278,6 +284,30 @@ def test_kernel_list_and_check_in_this_repository(capsys: pytest.CaptureFixture[
     assert main(["--root", str(REPO), "kernel", "check", "add_rmsnorm", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["ok"] and out["spec"]["dims"][1]["metric"] == "row_len"
+
+
+def test_a_broken_version_is_refused_by_the_fake_backend_and_leaves_the_others(
+    kb_copy: Path,
+) -> None:
+    """The fake backend refuses a version a GPU could not import (no stand-in figures for
+    it), and a broken version file does not keep its siblings from being profiled."""
+    root = kb_copy
+    assert _kbopt(root, "kernel", "new", "sm", "--dims", "rows,cols").returncode == 0
+    folder = root / "kernels" / "sm"
+    v1 = (folder / "triton_v1.py").read_text(encoding="utf-8")
+    (folder / "triton_v2.py").write_text(v1.replace("def sm(", "def sm_renamed("), "utf-8")
+    (folder / "triton_v3.py").write_text("def sm(:\n", "utf-8")
+    r = _kbopt(root, "profile", "sm", "triton_v2", "--backend", "fake")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "triton_v2.py:1: defines no function sm()" in r.stderr, r.stderr
+    r = _kbopt(root, "profile", "sm", "triton_v3", "--backend", "fake", "--json")
+    assert (
+        r.returncode == 2 and "triton_v3.py:1: invalid syntax" in json.loads(r.stdout)["error"][0]
+    )
+    r = _kbopt(root, "profile", "sm", "triton_v1", "--backend", "fake")
+    assert r.returncode == 0 and "## Profile: sm triton_v1" in r.stdout, r.stderr
+    r = _kbopt(root, "kernel", "check", "sm")
+    assert r.returncode == 1 and "triton_v2.py:1" in r.stderr and "triton_v3.py:1" in r.stderr
 
 
 def test_a_scaffolded_kernel_profiles_and_cycles_on_the_fake_backend(kb_copy: Path) -> None:

@@ -46,8 +46,8 @@ from typing import Any, Protocol
 
 from kbopt.bench.ncu import KernelCounters, NcuOutcome
 from kbopt.bench.trials import TrialConfig, run_with_backoff
-from kbopt.errors import KbError
-from kbopt.kernel import KernelSpec
+from kbopt.errors import KbError, ProblemList
+from kbopt.kernel import KernelSpec, check_version_source
 
 # Metrics every measurement carries from timing alone (plus the spec's dimension metrics).
 TIMING_METRICS = ("duration_us", "pct_of_floor")
@@ -192,6 +192,14 @@ class FakeOutOfMemoryError(RuntimeError):
         super().__init__(f"CUDA out of memory (fake): {dim}={value} > {limit}")
 
 
+def _scripts_fake_figures(path: Path) -> bool:
+    """Whether a version file sets the figures this backend reports (FAKE_DURATION_US)."""
+    try:
+        return "FAKE_DURATION_US" in read_constants(path)
+    except KbError:
+        return False
+
+
 def read_constants(path: Path) -> dict[str, Any]:
     """Module-level constants of a Python file, without importing it: literals, and plain
     arithmetic over numbers and constants defined above (`FAKE_DURATION_US = 4096 / BLOCK`),
@@ -261,6 +269,12 @@ class FakeBackend:
         if spec.version_family(version) is None or not path.is_file():
             known = ", ".join(spec.version_files()) or "none"
             raise KbError(f"{spec.name} has no version {version!r} ({path.name}); known: {known}")
+        # A GPU would refuse a version that does not parse or lacks the entry point when it
+        # imports it; stand-in figures for it would hide the mistake.  Files that script this
+        # backend's figures (FAKE_DURATION_US: the demo's, tests') are stand-ins by design.
+        problems = check_version_source(spec, path)
+        if problems and not _scripts_fake_figures(path):
+            raise ProblemList(problems)
         return path
 
     def measure(
