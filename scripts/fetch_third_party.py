@@ -662,6 +662,30 @@ SOURCES: tuple[Source, ...] = (
         note="the draft logits cache's row lookup (the launcher hands it to the rejection "
         "statistics kernel's module; the cache's own kernels are left out)",
     ),
+    vllm_0340(
+        name="vllm_slot_mapping",
+        path="vllm/v1/worker/gpu/block_table.py",
+        dest="vllm/slot_mapping.py",
+        sha256="a20a277ea0a5b778ab7eb96d28268f13a0fdcea9c74ed95bdb249f01c2e95ffe",
+        mode="extract",
+        functions=("_compute_slot_mappings_kernel",),
+        used_by=("vllm_slot_mapping",),
+        note="the block tables' slot-mapping kernel only (its module imports vLLM's "
+        "attention backends and buffer helpers at import); its _load_ptr comes from "
+        "vllm_load_ptr",
+    ),
+    vllm_0340(
+        name="vllm_load_ptr",
+        path="vllm/v1/worker/gpu/buffer_utils.py",
+        dest="vllm/load_ptr.py",
+        sha256="f116ecfea04b8aa73498a363d5e9f71960cae0ab020015ef00708fbb31f1137a",
+        mode="extract",
+        functions=("_load_ptr",),
+        used_by=("vllm_slot_mapping",),
+        note="the buffer helpers' pointer load (a uint64 read and cast to a pointer; the "
+        "launcher hands it to the slot-mapping kernel's module; the staged writers' "
+        "kernels are left out)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",
@@ -1124,6 +1148,18 @@ SOURCES: tuple[Source, ...] = (
         used_by=("flaggems_one_hot",),
         note="one_hot (BLOCK_M indices per program, each compared with BLOCK_N classes per "
         "loop step and stored as int64)",
+    ),
+    flaggems_502(
+        name="flaggems_nll_loss",
+        path="src/flag_gems/ops/nllloss.py",
+        dest="flag_gems/nllloss.py",
+        sha256="673a55df28ae37ca281fb49ec4c6690c28e5f9ecfe46dcb58a85049d2f54f575",
+        mode="extract",
+        functions=("nll_loss_forward_kernel",),
+        used_by=("flaggems_nll_loss",),
+        note="the NLL loss forward over [N, C] (BLOCK_N rows per program gather their "
+        "target's log-probability; mean: per-program sums added atomically, the last "
+        "program dividing); the 2-d kernel and both backward kernels left out",
     ),
 )
 

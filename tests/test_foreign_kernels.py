@@ -123,6 +123,8 @@ NEEDS = {
     "sglang_deepep_permute": "sglang_deepep_permute",
     "vllm_rejection_stats": "vllm_rejection_stats",
     "sglang_eagle_hidden_pool": "sglang_eagle_hidden_pool",
+    "flaggems_nll_loss": "flaggems_nll_loss",
+    "vllm_slot_mapping": "vllm_slot_mapping",
 }
 
 
@@ -499,6 +501,10 @@ CASES = {
     "vllm_rejection_stats": ({"reqs": 5, "drafts": 2, "vocab": 3000}, {"triton_v1": {"block_size": 1024, "num_warps": 2}}),
     # 5 requests extending 4 tokens, 2 rows kept, hidden 300, exact: v1's 64-column steps (5, the last masked); the variant: 128 (3, the last masked), 2 warps, 1 stage
     "sglang_eagle_hidden_pool": ({"reqs": 5, "extend": 4, "pool": 2, "hidden": 300}, {"triton_v1": {"block_hid": 128, "num_warps": 2, "num_stages": 1}}),
+    # 300 tokens (a quarter ignored) of 1000 classes: v1's 128 rows per program (3, the last masked); the variant: 64 rows (5, the last masked), 2 warps
+    "flaggems_nll_loss": ({"tokens": 300, "vocab": 1000}, {"triton_v1": {"block_n": 64, "num_warps": 2}}),
+    # 2 groups, 5 requests of 20 tokens after up to 80 computed (16-token blocks), a 130-token mapping (30 padded), exact: v1's one masked 1024-token step per walk; the variant: 16-token steps (2 per request, the last masked; 2 of padding), 2 warps, 1 stage
+    "vllm_slot_mapping": ({"groups": 2, "reqs": 5, "query_len": 20, "context": 40, "max_tokens": 130}, {"triton_v1": {"block_size": 16, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

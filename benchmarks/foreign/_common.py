@@ -72,6 +72,8 @@ SOURCE_FILES = {
     "vllm_min_p": "vllm/min_p.py",
     "vllm_rejection_stats": "vllm/rejection_stats.py",
     "vllm_draft_logits_row": "vllm/draft_logits_row.py",
+    "vllm_slot_mapping": "vllm/slot_mapping.py",
+    "vllm_load_ptr": "vllm/load_ptr.py",
     "flaggems_conv2d": "flag_gems/conv2d.py",
     "flaggems_topk": "flag_gems/topk.py",
     "flaggems_upsample_nearest2d": "flag_gems/upsample_nearest2d.py",
@@ -101,6 +103,7 @@ SOURCE_FILES = {
     "flaggems_dropout": "flag_gems/dropout.py",
     "flaggems_weight_norm": "flag_gems/weightnorm.py",
     "flaggems_one_hot": "flag_gems/one_hot.py",
+    "flaggems_nll_loss": "flag_gems/nllloss.py",
 }
 
 
