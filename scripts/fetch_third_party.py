@@ -462,6 +462,17 @@ SOURCES: tuple[Source, ...] = (
         note="multi-layer EAGLE's hidden-state pool store kernel only (the module's other "
         "kernels rotate input ids and rebuild the draft-extend state)",
     ),
+    sglang_059(
+        name="sglang_qkvzba_split",
+        path="python/sglang/srt/models/qwen3_next.py",
+        dest="sglang/qkvzba_split.py",
+        sha256="5d3f99ac810a977b6bce362d820e457485f7bb768933e4432284777fa4b1f174",
+        mode="extract",
+        functions=("fused_qkvzba_split_reshape_cat_kernel",),
+        used_by=("sglang_qkvzba_split",),
+        note="Qwen3-Next's gated-delta-net projection split kernel only (the model's module "
+        "imports SGLang's layers, configs and distributed state at import)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",
@@ -1160,6 +1171,45 @@ SOURCES: tuple[Source, ...] = (
         note="the NLL loss forward over [N, C] (BLOCK_N rows per program gather their "
         "target's log-probability; mean: per-program sums added atomically, the last "
         "program dividing); the 2-d kernel and both backward kernels left out",
+    ),
+    flaggems_502(
+        name="flaggems_index_add",
+        path="src/flag_gems/ops/index_add.py",
+        dest="flag_gems/index_add.py",
+        sha256="9ec4a2af3083980837089cdd26b9321ef25029041eab7ad8f0c7b3485f34025d",
+        shims={
+            "from flag_gems.utils.code_cache import code_cache_dir": (
+                "def code_cache_dir():  # kbopt shim: FlagGems' code cache folder, a temporary one\n"
+                "    import pathlib\n"
+                "    import tempfile\n\n"
+                "    return pathlib.Path(tempfile.gettempdir())"
+            ),
+            "from flag_gems.utils.code_utils import IndentedBuffer": (
+                "class IndentedBuffer:  # kbopt shim: FlagGems' (PyTorch inductor's) code buffer\n"
+                "    def __init__(self, initial_indent=0):\n"
+                "        self._lines, self._indent = [], initial_indent\n\n"
+                "    def getvalue(self):\n"
+                '        return "\\n".join(self._lines) + "\\n"\n\n'
+                "    def writeline(self, line):\n"
+                '        self._lines.append(" " * 4 * self._indent + line if line.strip() else "")\n\n'
+                "    def newline(self):\n"
+                '        self._lines.append("")\n\n'
+                "    def indent(self, offset=1):\n"
+                "        import contextlib\n\n"
+                "        @contextlib.contextmanager\n"
+                "        def ctx():\n"
+                "            self._indent += offset\n"
+                "            try:\n"
+                "                yield\n"
+                "            finally:\n"
+                "                self._indent -= offset\n\n"
+                "        return ctx()"
+            ),
+        },
+        used_by=("flaggems_index_add",),
+        note="the whole file: a code generator whose kernel (one per source rank) exists only "
+        "as the text it writes; its two FlagGems imports shimmed (a temporary code cache "
+        "folder and a minimal IndentedBuffer), the generated @libentry dropped by the launcher",
     ),
 )
 

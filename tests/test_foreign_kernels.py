@@ -125,6 +125,8 @@ NEEDS = {
     "sglang_eagle_hidden_pool": "sglang_eagle_hidden_pool",
     "flaggems_nll_loss": "flaggems_nll_loss",
     "vllm_slot_mapping": "vllm_slot_mapping",
+    "flaggems_index_add": "flaggems_index_add",
+    "sglang_qkvzba_split": "sglang_qkvzba_split",
 }
 
 
@@ -505,6 +507,10 @@ CASES = {
     "flaggems_nll_loss": ({"tokens": 300, "vocab": 1000}, {"triton_v1": {"block_n": 64, "num_warps": 2}}),
     # 2 groups, 5 requests of 20 tokens after up to 80 computed (16-token blocks), a 130-token mapping (30 padded), exact: v1's one masked 1024-token step per walk; the variant: 16-token steps (2 per request, the last masked; 2 of padding), 2 warps, 1 stage
     "vllm_slot_mapping": ({"groups": 2, "reqs": 5, "query_len": 20, "context": 40, "max_tokens": 130}, {"triton_v1": {"block_size": 16, "num_warps": 2, "num_stages": 1}}),
+    # one expert's 13 rows added into 50 tokens of 300 columns (3900 source elements): v1's 128 per program (31, the last masked); the variant: 512 (8, the last masked), 2 warps
+    "flaggems_index_add": ({"tokens": 50, "rows": 13, "hidden": 300}, {"triton_v1": {"block_size": 512, "num_warps": 2}}),
+    # 5 tokens, 2 key heads and 4 value heads (r 2), key heads of 16 and value heads of 8 (the kernel has no masks: power-of-two segments), exact: v1's one warp per program (10); the variant: 4 warps (more lanes than a 16-element segment)
+    "sglang_qkvzba_split": ({"tokens": 5, "k_heads": 2, "v_heads": 4, "head_k": 16, "head_v": 8}, {"triton_v1": {"num_warps": 4}}),
 }  # fmt: skip
 
 

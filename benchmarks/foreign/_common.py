@@ -57,6 +57,7 @@ SOURCE_FILES = {
     "sglang_alloc_extend": "sglang/alloc_extend.py",
     "sglang_deepep_permute": "sglang/deepep_permute.py",
     "sglang_eagle_hidden_pool": "sglang/eagle_hidden_pool.py",
+    "sglang_qkvzba_split": "sglang/qkvzba_split.py",
     "vllm_lora_shrink": "vllm/lora_shrink.py",
     "vllm_lora_kernel_utils": "vllm/lora_kernel_utils.py",
     "vllm_awq_gemm": "vllm/awq_triton.py",
@@ -104,6 +105,7 @@ SOURCE_FILES = {
     "flaggems_weight_norm": "flag_gems/weightnorm.py",
     "flaggems_one_hot": "flag_gems/one_hot.py",
     "flaggems_nll_loss": "flag_gems/nllloss.py",
+    "flaggems_index_add": "flag_gems/index_add.py",
 }
 
 
