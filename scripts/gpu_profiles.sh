@@ -6,6 +6,8 @@
 #
 #   PLAN=benchmarks/real_profiles/plan.txt BUDGET_S=120 bash scripts/gpu_profiles.sh
 #   PLAN=benchmarks/real_profiles_fresh/plan.txt bash scripts/gpu_profiles.sh   # the held-out set
+#   PLAN="benchmarks/real_profiles_blind25/plan.txt benchmarks/real_profiles_blind26/plan.txt" ...
+#                                                   # several plans, one after the other
 #
 # A plan line is `SPEC VERSION CONFIG` (SPEC: a kernel name or a spec path; CONFIG: a trial
 # name or dims); `#` starts a comment.  Each profile is written to profiles/<kernel>--
@@ -26,6 +28,9 @@ LANGUAGE=${LANGUAGE:-triton}  # the language the recommendations are for (cute-d
 REPO=$PWD
 WORK=${WORK:-/tmp/profiles-work}
 mkdir -p "$OUT" "$WORK/profiles" "$WORK/ncu"
+for plan in $PLAN; do
+    [[ -f "$plan" ]] || { echo "error: plan $plan does not exist" >&2; exit 2; }
+done
 
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site .whl/*.whl || exit 1
@@ -97,7 +102,7 @@ PY
     table+=("$(printf '%-60s rc=%-3s %4ss (budget %ss)' "$name" "$rc" "$took" "$BUDGET_S")")
     printf '%s\n' "${table[@]}" > "$WORK/summary.txt"
     tar czf "$OUT/profiles.tgz" -C "$WORK" .
-done < "$PLAN"
+done < <(cat $PLAN)  # unquoted: PLAN may name several files
 
 tar czf "$OUT/profiles.tgz" -C "$WORK" .
 echo "=== summary"

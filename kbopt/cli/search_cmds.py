@@ -25,10 +25,22 @@ def register(sub: argparse._SubParsersAction) -> None:
         "kbopt search 'register spill' --kind optimization --language triton --json",
     )
     p.add_argument("query", help='words (ANDed), OR / NOT, "phrases", prefix*, field:value')
-    p.add_argument("--kind", choices=[k.value for k in Kind])
-    p.add_argument("--scope", choices=[s.value for s in Scope])
-    p.add_argument("--language", help="a language, or 'shared'")
-    p.add_argument("--bottleneck", choices=[b.value for b in Bottleneck])
+    p.add_argument("--kind", choices=[k.value for k in Kind], help="only entries of this kind")
+    p.add_argument(
+        "--scope",
+        choices=[s.value for s in Scope],
+        help="only shared entries, or only language-specific ones",
+    )
+    p.add_argument(
+        "--language",
+        help="only this language's entries ('shared': only entries for every language). A "
+        "filter: unlike `kbopt recommend --language`, shared entries are left out",
+    )
+    p.add_argument(
+        "--bottleneck",
+        choices=[b.value for b in Bottleneck],
+        help="only entries that address this bottleneck",
+    )
     p.add_argument("--metric", help="a canonical metric name (see `kbopt vocab`)")
     p.add_argument(
         "--limit", type=count_limit, default=10, help="at most this many entries (default: 10)"
