@@ -236,6 +236,11 @@ class _MlaDecodeV13(_MlaDecodeV10):
     # exponentials, row sums and O rescale that its partner does not need (True, cute_v19):
     # a trace-time switch.
     post_max_first = False
+    # Each warpgroup stores its P tile to shared memory (P0 for warpgroup 0, P1 for
+    # warpgroup 1) with 32-bit shared stores in the accumulator's layout (False), or with
+    # stmatrix, four 8 x 8 bf16 matrices per warp instruction (True, cute_v20: FlashMLA's
+    # save_rPb_to_sP): a trace-time switch.
+    p_stmatrix = False
 
     # v11's TMA plumbing with v12's 64 x 64 latent box (plain methods, traced inline)
     kv_load_args = _MlaDecodeV11.kv_load_args
@@ -429,6 +434,16 @@ class _MlaDecodeV13(_MlaDecodeV10):
         t_sp0 = thr_qk.partition_C(s_p0)
         t_sp1 = thr_qk.partition_C(s_p1)
         p_store = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), dtype, num_bits_per_copy=32)
+        if cutlass.const_expr(self.p_stmatrix):
+            # cute_v20: the same P tiles stored by stmatrix, tiled over the score MMA's
+            # accumulator layout, so each thread hands over the registers it holds
+            p_stsm = cute.make_tiled_copy_C(
+                cute.make_copy_atom(cute.nvgpu.warp.StMatrix8x8x16bOp(False, 4), dtype), mma_qk
+            )
+            thr_p_stsm = p_stsm.get_slice(wg_tidx)
+            t_sp0 = thr_p_stsm.partition_D(s_p0)
+            t_sp1 = thr_p_stsm.partition_D(s_p1)
+            p_store = p_stsm
 
         acc_o = cute.make_rmem_tensor(thr_pv_rs.partition_shape_C((M_BLK, D_HALF)), cutlass.Float32)
         acc_o.fill(0.0)
@@ -548,7 +563,7 @@ class _MlaDecodeV13(_MlaDecodeV10):
                     row_max[r] = m_b
                 # P0 is free: warpgroup 1's P0 V_a of the last pair completed before its MAX_B
                 r_p.store(acc_s.load().to(dtype))
-                cute.copy(p_store, r_p, t_sp0)
+                cute.copy(p_store, self.p_source(r_p, p_store, wg_tidx), t_sp0)
                 cute.arch.fence_view_async_shared()
                 cute.arch.barrier_arrive(barrier_id=P0_READY, number_of_threads=THREADS)
                 if cutlass.const_expr(self.rescale_o_after_p0_ready):
@@ -639,7 +654,7 @@ class _MlaDecodeV13(_MlaDecodeV10):
                     cute.arch.barrier_arrive(barrier_id=MAX_B, number_of_threads=THREADS)
                 # P_b to P1: warpgroup 0's P1 V_b of the last pair completed before its MAX_A
                 r_p.store(acc_s.load().to(dtype))
-                cute.copy(p_store, r_p, t_sp1)
+                cute.copy(p_store, self.p_source(r_p, p_store, wg_tidx), t_sp1)
                 cute.arch.fence_view_async_shared()
                 if cutlass.const_expr(not self.p1_ready_after_own_pv):
                     cute.arch.barrier_arrive(barrier_id=P1_READY, number_of_threads=THREADS)
@@ -716,6 +731,13 @@ class _MlaDecodeV13(_MlaDecodeV10):
 
         if cutlass.const_expr(m_o.element_type == cutlass.Float32):  # split partials
             self.merge_if_last(m_o, m_lse, m_out, m_sem, s_arrived, m_block, bi)
+
+    def p_source(self, r_p: cute.Tensor, p_store: Any, wg_tidx: Any) -> cute.Tensor:
+        """P's registers as the store reads them: as they are for the 32-bit stores, retiled
+        to stmatrix's source layout (cute_v20)."""
+        if cutlass.const_expr(self.p_stmatrix):
+            return p_store.get_slice(wg_tidx).retile(r_p)
+        return r_p
 
     def tma_slices(
         self,

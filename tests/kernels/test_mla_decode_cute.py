@@ -142,6 +142,13 @@ EXPECTED_PTX = {
         r"bar\.arrive\s+2,\s*256",
         r"ex2\.approx",
     ],
+    "cute_v20": [
+        # cute_v19's kernel, each P tile stored by stmatrix
+        r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16 \{[^}]*\}, \{%r",
+        r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16 \{[^}]*\}, %rd",
+        r"stmatrix\.sync\.aligned\.m8n8\.x4\.b16",
+        r"bar\.arrive\s+3,\s*256",
+    ],
     "cute_v15": [
         # cute_v7's per-tile products and its in-kernel merge, behind a persistent item loop
         r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16",
@@ -401,6 +408,28 @@ def test_cute_v19_posts_each_maximum_before_the_exponentials(out_dtype: str) -> 
         assert before18 > 0 and after18 == 0, (arrival, before18, after18)
         assert before19 == 0 and after19 == before18, (arrival, before19, after19)
     assert _pv_and_exchange_order(v19) == _pv_and_exchange_order(v18)
+
+
+def _p_stores(ptx: str) -> tuple[int, int]:
+    """(stmatrix instructions, 32-bit shared stores) in a PTX."""
+    return len(re.findall(r"stmatrix\.", ptx)), len(re.findall(r"st\.shared\.b32", ptx))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("out_dtype", ptx_fingerprints.OUT_DTYPES)
+def test_cute_v20_stores_p_with_stmatrix(out_dtype: str) -> None:
+    """cute_v20 = cute_v19 with the two P stores (warpgroup 0's P0 before P0_READY,
+    warpgroup 1's P1 before its P@V) made by stmatrix: the 16 32-bit shared stores of a
+    64 x 64 bf16 tile per thread become 4 stmatrix.x4, at each of the two places; the barrier
+    and product order is cute_v19's."""
+    v19 = ptx_fingerprints.version_ptx("cute_v19", out_dtype)
+    v20 = ptx_fingerprints.version_ptx("cute_v20", out_dtype)
+    assert _p_stores(v19) == (0, 32), _p_stores(v19)
+    assert _p_stores(v20) == (8, 0), _p_stores(v20)
+    assert _pv_and_exchange_order(v20) == _pv_and_exchange_order(v19)
+    # warpgroup 0's four stmatrix lie between its MAX_B sync and its P0_READY arrival
+    max_b, p0_ready = v20.index("bar.sync 2, 256;"), v20.index("bar.arrive 3, 256;")
+    assert len(re.findall(r"stmatrix\.", v20[max_b:p0_ready])) == 4
 
 
 def test_fingerprints_cover_every_cute_version_at_the_installed_cutlass_dsl() -> None:
