@@ -161,7 +161,9 @@ def test_catalog_cards_are_the_ranking_s_view_of_every_entry() -> None:
     assert any(m == "dram_throughput_pct" for m, _, _, _ in keep.triggers)
 
 
-@pytest.mark.parametrize("script", ["hit_rate_summary.py", "trigger_base_rates.py"])
+@pytest.mark.parametrize(
+    "script", ["hit_rate_summary.py", "trigger_base_rates.py", "rank_variants.py"]
+)
 def test_result_writing_scripts_answer_help_and_refuse_stray_arguments(script: str) -> None:
     """`--help` used to run the script and rewrite its results file."""
     results = REPO / "results" / "search"
@@ -175,3 +177,47 @@ def test_result_writing_scripts_answer_help_and_refuse_stray_arguments(script: s
         )
         assert out.returncode == code, out.stderr
     assert {p.name: p.stat().st_mtime_ns for p in results.glob("*")} == before
+
+
+def test_rank_variants_change_one_rule_each_and_restore_the_ranking(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import kbopt.ranking as ranking
+    from kbopt.store import Store
+    from kbopt.strategy import catalog_cards, metric_weights
+
+    mod = load_script("rank_variants")
+    cards = catalog_cards(Store(REPO))
+    weights = metric_weights(cards)
+    keep = next(c for c in cards if c.name == "keep-enough-bytes-in-flight")
+    metrics = {
+        "dram_throughput_pct": 30.0,
+        "pct_of_floor": 30.0,
+        "theoretical_occupancy_pct": 75.0,
+        "registers_per_thread": 40.0,
+        "ctas_per_sm": 4.0,
+    }
+    plain = ranking.evaluate(keep, metrics, 0.5, "memory", weights)
+    assert plain is not None
+    # one wave or more: unchanged; under one wave: left out
+    gated = mod.keep_bytes_needs_a_full_wave(ranking.evaluate)
+    assert gated(keep, metrics, 0.5, "memory", weights) == plain
+    assert gated(keep, {**metrics, "ctas_per_sm": 0.5}, 0.5, "memory", weights) is None
+    # a symptom that holds everywhere earns (almost) nothing; a rare one keeps its weight
+    keys = {tuple(e for *_, e in cond) for cond in keep.conditions()}
+    common = mod.surprise(dict.fromkeys(keys, 0.99), 1.0)(ranking.evaluate)
+    rare = mod.surprise(dict.fromkeys(keys, 0.01), 1.0)(ranking.evaluate)
+    rest, term = mod._trigger_term(keep, 0.5, "memory", plain[0])
+    assert term > 0
+    assert rare(keep, metrics, 0.5, "memory", weights) == plain
+    assert common(keep, metrics, 0.5, "memory", weights)[0] < rest + 0.1 * term
+    # the whole run writes its table and leaves the module's rule as it was
+    monkeypatch.setattr(mod, "RESULTS", tmp_path)
+    before = ranking.evaluate
+    assert mod.main([]) == 0
+    assert ranking.evaluate is before
+    doc = json.loads((tmp_path / "rank-variants.json").read_text())
+    assert doc["blind"] is False and set(doc["variants"]) >= {"baseline", "surprise-1.0"}
+    base = doc["variants"]["baseline"]["hand-written"]
+    assert base["profiles"] >= 30 and 0 < base["top3_hits"] <= base["profiles"]
+    assert "NOT blind" in (tmp_path / "rank-variants.md").read_text()

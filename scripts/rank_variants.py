@@ -1,0 +1,222 @@
+"""Would a change of the ranking rules have ranked the labelled sets better?  Each variant
+wraps the rule that scores one entry against a profile (`kbopt.ranking.evaluate`), every
+labelled profile kept in the repository is ranked again with it, and the hits are counted
+beside the unchanged rules.
+
+    .venv/bin/python scripts/rank_variants.py   # writes results/search/rank-variants.*
+
+NOT blind: every set's labels had been read before these variants were written (they were
+prompted by `scripts/trigger_base_rates.py`'s table).  A variant that wins here still has to
+win on a blind set scored after it lands; one that loses here is not worth that test.
+
+Variants:
+
+- `surprise-S`: the trigger part of an entry's score is scaled by how unusual its fired
+  symptoms are, min(1, sum of -ln p / S) over the fired symptom conditions, p being the
+  share of the real profiles (labels unread) in which the condition holds (Laplace-smoothed).
+  A condition that holds on most kernels (`dram_throughput_pct < 80`) then earns little.
+- `keep-bytes-needs-a-full-wave`: `keep-enough-bytes-in-flight` is left out when the grid
+  fills less than one wave (`ctas_per_sm < 1`), as its own text says it is not the first
+  move there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import glob
+import json
+import math
+import shlex
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from hit_rate import catalog_commit, machine, versions
+from trigger_base_rates import holds
+
+REPO = Path(__file__).resolve().parent.parent
+RESULTS = REPO / "results" / "search"
+NAME = "rank-variants"
+REAL_SETS = "benchmarks/real_profiles*/labels.json"
+HAND_SET = "benchmarks/profiles/labels.json"
+
+Evaluate = Callable[..., Any]
+
+
+def _labelled(pattern: str) -> list[tuple[str, Any, dict[str, Any]]]:
+    """(profile file, parsed profile, label) of every labelled profile the pattern names."""
+    from kbopt.contracts.profile import Profile
+
+    out = []
+    for labels in sorted(glob.glob(str(REPO / pattern))):
+        folder = Path(labels).parent
+        for name, label in sorted(json.loads(Path(labels).read_text())["profiles"].items()):
+            path = folder / name
+            out.append(
+                (str(path.relative_to(REPO)), Profile.parse(path.read_text(), str(path)), label)
+            )
+    return out
+
+
+def _base_rates(cards: list[Any], profiles: list[Any]) -> dict[tuple[str, ...], float]:
+    """Laplace-smoothed share of the profiles in which each condition holds."""
+    from kbopt.ranking import trigger_metrics
+
+    metrics = [trigger_metrics(p) for p in profiles]
+    rates: dict[tuple[str, ...], float] = {}
+    for card in cards:
+        for cond in card.conditions():
+            key = tuple(e for *_, e in cond)
+            if key not in rates:
+                verdicts = [v for v in (holds(cond, m) for m in metrics) if v is not None]
+                rates[key] = (sum(verdicts) + 1) / (len(verdicts) + 2)
+    return rates
+
+
+def _trigger_term(
+    card: Any, relevance: float, bottleneck: str | None, score: float
+) -> tuple[float, float]:
+    """(the score without its trigger term, the trigger term), per `kbopt.ranking`'s formula."""
+    from kbopt.ranking import W_CLASS, W_GAIN, W_TEXT
+
+    cls = 1.0 if bottleneck is not None and bottleneck in card.bottlenecks else 0.0
+    rest = W_TEXT * relevance + W_CLASS * cls + W_GAIN * min(card.gain, 100.0) / 100.0
+    return rest, score - rest
+
+
+def surprise(rates: dict[tuple[str, ...], float], scale: float) -> Callable[[Evaluate], Evaluate]:
+    def wrap(evaluate: Evaluate) -> Evaluate:
+        def variant(card, metrics, relevance, bottleneck, weights):  # type: ignore[no-untyped-def]
+            verdict = evaluate(card, metrics, relevance, bottleneck, weights)
+            if verdict is None:
+                return None
+            score, coverage, fired, failed, trigger = verdict
+            fired_set = set(fired)
+            info = sum(
+                -math.log(rates[tuple(e for *_, e in cond)])
+                for cond in card.conditions()
+                if not card.is_fact(cond) and any(e in fired_set for *_, e in cond)
+            )
+            rest, term = _trigger_term(card, relevance, bottleneck, score)
+            return rest + term * min(1.0, info / scale), coverage, fired, failed, trigger
+
+        return variant
+
+    return wrap
+
+
+def keep_bytes_needs_a_full_wave(evaluate: Evaluate) -> Evaluate:
+    def variant(card, metrics, relevance, bottleneck, weights):  # type: ignore[no-untyped-def]
+        if card.name == "keep-enough-bytes-in-flight" and metrics.get("ctas_per_sm", 1.0) < 1:
+            return None
+        return evaluate(card, metrics, relevance, bottleneck, weights)
+
+    return variant
+
+
+def score(sets: dict[str, list[tuple[str, Any, dict[str, Any]]]], store: Any) -> dict[str, Any]:
+    from kbopt.strategy import recommend
+
+    out: dict[str, Any] = {}
+    for name, items in sets.items():
+        top1 = top3 = 0
+        first: dict[str, list[int]] = {}
+        for _, profile, label in items:
+            result = recommend(profile, language=label.get("language"), store=store)
+            opps = [o.id for o in result.opportunities]
+            warns = [w.id for w in result.warnings]
+            expected = set(label["expected"])
+            top1 += bool(expected & set(opps[:1]) or expected & set(warns[:1]))
+            top3 += bool(expected & set(opps[:3]) or expected & set(warns[:3]))
+            if opps:
+                row = first.setdefault(opps[0], [0, 0])
+                row[0] += 1
+                row[1] += opps[0] in expected
+        most = sorted(first.items(), key=lambda kv: (-kv[1][0], kv[0]))[:3]
+        out[name] = {
+            "profiles": len(items),
+            "top1_hits": top1,
+            "top3_hits": top3,
+            "ranked_first_most": [{"entry": k, "first": v[0], "right": v[1]} for k, v in most],
+        }
+    return out
+
+
+def measure() -> dict[str, Any]:
+    import kbopt.ranking as ranking
+    from kbopt.store import Store
+    from kbopt.strategy import catalog_cards
+
+    store = Store(REPO)
+    sets = {"real": _labelled(REAL_SETS), "hand-written": _labelled(HAND_SET)}
+    real_files = sorted(glob.glob(str(REPO / "benchmarks/real_profiles*/*.md")))
+    from kbopt.contracts.profile import Profile
+
+    corpus = [Profile.parse(Path(f).read_text(encoding="utf-8"), f) for f in real_files]
+    rates = _base_rates(catalog_cards(store), corpus)
+    variants: dict[str, Callable[[Evaluate], Evaluate] | None] = {
+        "baseline": None,
+        "surprise-1.0": surprise(rates, 1.0),
+        "surprise-2.3": surprise(rates, 2.3),
+        "keep-bytes-needs-a-full-wave": keep_bytes_needs_a_full_wave,
+    }
+    original = ranking.evaluate
+    results = {}
+    try:
+        for name, wrap in variants.items():
+            ranking.evaluate = wrap(original) if wrap else original
+            results[name] = score(sets, store)
+    finally:
+        ranking.evaluate = original
+    return {"base_rate_profiles": len(corpus), "variants": results}
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    lines = [
+        f"Every labelled profile ranked again under each variant, catalog at "
+        f"{doc['catalog_commit'] or 'an unrecorded commit'}: NOT blind (the labels had been "
+        f"read). Base rates from {doc['base_rate_profiles']} real profiles.",
+        "",
+        "| Variant | Real top-1 | Real top-3 | Hand-written top-1 | Hand-written top-3 | Ranked first most (right) |",
+        "|---------|------------|------------|--------------------|--------------------|---------------------------|",
+    ]
+    for name, v in doc["variants"].items():
+        real, hand = v["real"], v["hand-written"]
+        most = ", ".join(
+            f"{m['entry']} {m['first']} ({m['right']})" for m in real["ranked_first_most"]
+        )
+        lines.append(
+            f"| {name} | {real['top1_hits']}/{real['profiles']} | {real['top3_hits']}/{real['profiles']} "
+            f"| {hand['top1_hits']}/{hand['profiles']} | {hand['top3_hits']}/{hand['profiles']} | {most} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog="Writes results/search/rank-variants.json and .md.",
+    ).parse_args(argv)
+    doc = {
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "command": "python "
+        + " ".join(shlex.quote(a) for a in ["scripts/rank_variants.py", *sys.argv[1:]]),
+        "blind": False,
+        "machine": machine(),
+        "versions": versions(),
+        "catalog_commit": catalog_commit(),
+        **measure(),
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"{NAME}.json").write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    (RESULTS / f"{NAME}.md").write_text(markdown(doc), encoding="utf-8")
+    print(markdown(doc), end="")
+    print(f"wrote {RESULTS / NAME}.json and .md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
