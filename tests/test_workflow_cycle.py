@@ -601,3 +601,23 @@ def test_runs_started_in_the_same_second_get_their_own_ids(
     monkeypatch.setattr(record, "new_run_id", lambda kernel: f"20260101T000000Z-{kernel}")
     ids = [start_scripted(tmp_path, plan).record.run_id for _ in range(3)]
     assert ids == ["20260101T000000Z-toy", "20260101T000000Z-toy-2", "20260101T000000Z-toy-3"]
+
+
+def test_require_target_makes_a_missed_target_a_failing_exit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A finished run exits 0 whether or not it met its target (its summary says which);
+    --require-target turns a miss into exit 5, with one line naming the target."""
+    plan = make_project(tmp_path, [FASTER_STEP])
+    run = ["--from", "toy_v1", "--designer", f"scripted:{plan}", "--backend", "fake"]
+    missed = ["--target", "pct_of_floor>=99", *run]
+    assert _cli(tmp_path, *missed, "--run-id", "a") == 0
+    assert not load(tmp_path / "runs" / "a").target_met
+    capsys.readouterr()
+    assert _cli(tmp_path, *missed, "--run-id", "b", "--require-target") == 5
+    assert "kbopt cycle: target not met: pct_of_floor>=99" in capsys.readouterr().err
+    assert _cli(tmp_path, *missed, "--run-id", "c", "--require-target", "--json") == 5
+    assert json.loads(capsys.readouterr().out)["record"]["target_met"] is False
+    met = ["--target", "pct_of_floor>=10", *run, "--run-id", "d", "--require-target"]
+    assert _cli(tmp_path, *met) == 0
+    assert load(tmp_path / "runs" / "d").target_met

@@ -101,6 +101,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="continue a stopped or crashed run, with the target, configurations and backend "
         "it was started with (only --designer may change)",
     )
+    p.add_argument(
+        "--require-target",
+        action="store_true",
+        help="exit 5 when the run ends without meeting the target (for CI jobs); by default "
+        "a finished run exits 0 either way and its summary says whether the goal was reached",
+    )
     _common(p, cycle=True)
     # Unset unless given, so that --resume can refuse them (a resumed run keeps its own);
     # a new run falls back to the documented defaults.
@@ -294,6 +300,7 @@ REMOTE_CYCLE_OPTIONS = (
     ("--counters", "counters"),
     ("--language", "language"),
     ("--backend", "backend"),
+    ("--require-target", "require_target"),  # a flag: forwarded when set
 )
 
 
@@ -302,7 +309,9 @@ def remote_cycle_argv(args: argparse.Namespace, python: str) -> list[str]:
     argv = [python, "-m", "kbopt", "--root", ".", "cycle", args.kernel]
     for flag, attr in REMOTE_CYCLE_OPTIONS:
         value = getattr(args, attr, None)
-        if value not in (None, ""):
+        if isinstance(value, bool):
+            argv += [flag] if value else []
+        elif value not in (None, ""):
             argv += [flag, str(value)]
     if args.json:
         argv.append("--json")
@@ -426,7 +435,13 @@ def cmd_cycle(args: argparse.Namespace) -> int:
         )
     if record.designer_blocked:
         return 4  # the designer could not go on: a person or another designer must
-    return 0 if record.state is State.DONE else 3
+    if record.state is not State.DONE:
+        return 3
+    if args.require_target and not record.target_met:
+        if not args.json:
+            print(f"kbopt cycle: target not met: {record.target}", file=sys.stderr)
+        return 5
+    return 0
 
 
 def _params(text: str) -> dict[str, int | float | str]:

@@ -278,3 +278,14 @@ def test_real_ssh_wrapper_line_and_cycle(sshd: Sshd, slurm: FakeSlurm, remote_ro
     r = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert any("cycle toy" in c and "--resume no-such-run" in c for c in slurm.calls())
     assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr
+
+
+def test_remote_forwards_a_set_flag_without_a_value() -> None:
+    from kbopt.cli import build_parser
+    from kbopt.cli.cycle_cmds import remote_cycle_argv
+
+    parser = build_parser()
+    base = ["cycle", "toy", "--target", "pct_of_floor>=90", "--from", "toy_v1"]
+    argv = remote_cycle_argv(parser.parse_args([*base, "--require-target"]), "python3")
+    assert "--require-target" in argv and "True" not in argv and "False" not in argv
+    assert "--require-target" not in remote_cycle_argv(parser.parse_args(base), "python3")
