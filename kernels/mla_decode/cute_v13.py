@@ -241,6 +241,12 @@ class _MlaDecodeV13(_MlaDecodeV10):
     # stmatrix, four 8 x 8 bf16 matrices per warp instruction (True, cute_v20: FlashMLA's
     # save_rPb_to_sP): a trace-time switch.
     p_stmatrix = False
+    # Before a warp issues a TMA refill of a stage its warpgroup's products read last, the
+    # warpgroup's four warps meet at a warpgroup-local barrier (False), or the issuing warp
+    # goes on from its own wgmma wait, the products being one warpgroup-wide operation whose
+    # completion every warp's wait observes (True, cute_v21: FlashMLA's refills, and CUTLASS
+    # pipelines that release a stage from one thread per warpgroup): a trace-time switch.
+    refill_without_wg_sync = False
 
     # v11's TMA plumbing with v12's 64 x 64 latent box (plain methods, traced inline)
     kv_load_args = _MlaDecodeV11.kv_load_args
@@ -546,7 +552,8 @@ class _MlaDecodeV13(_MlaDecodeV10):
                 warpgroup.wait_group(0)
                 # stage 0's cols 0..255 and rope: last read by this warpgroup, just now
                 if next_a:
-                    cute.arch.barrier(barrier_id=WG_LOCAL[0], number_of_threads=WG_THREADS)
+                    if cutlass.const_expr(not self.refill_without_wg_sync):
+                        cute.arch.barrier(barrier_id=WG_LOCAL[0], number_of_threads=WG_THREADS)
                     if warp_idx == PRODUCER_WARP[0]:
                         self.tma_slices(tma, s_full, tile_a + 2, 0, 0, True)
                 # m_b from warpgroup 1: rescale P_a and O0 from m_a to m_b
@@ -597,7 +604,8 @@ class _MlaDecodeV13(_MlaDecodeV10):
                     # stage 1's cols 0..255 are read last by P1 V_b (the older wgmma group)
                     warpgroup.wait_group(1)
                     if next_b:
-                        cute.arch.barrier(barrier_id=WG_LOCAL[0], number_of_threads=WG_THREADS)
+                        if cutlass.const_expr(not self.refill_without_wg_sync):
+                            cute.arch.barrier(barrier_id=WG_LOCAL[0], number_of_threads=WG_THREADS)
                         if warp_idx == PRODUCER_WARP[0]:
                             self.tma_slices(tma, s_full, tile_a + 3, 1, 0, False)
                     # ... then over cols 256..511, loaded by warpgroup 1
@@ -674,13 +682,15 @@ class _MlaDecodeV13(_MlaDecodeV10):
                 # stage 1's cols 256..511 and rope are read last by P_b V_b: refill once done
                 warpgroup.wait_group(1)
                 if next_b:
-                    cute.arch.barrier(barrier_id=WG_LOCAL[1], number_of_threads=WG_THREADS)
+                    if cutlass.const_expr(not self.refill_without_wg_sync):
+                        cute.arch.barrier(barrier_id=WG_LOCAL[1], number_of_threads=WG_THREADS)
                     if warp_idx == PRODUCER_WARP[1]:
                         self.tma_slices(tma, s_full, tile_a + 3, 1, HALF_SLICES, True)
                 # stage 0's cols 256..511 are read last by P0 V_a: refill once done
                 warpgroup.wait_group(0)
                 if next_a:
-                    cute.arch.barrier(barrier_id=WG_LOCAL[1], number_of_threads=WG_THREADS)
+                    if cutlass.const_expr(not self.refill_without_wg_sync):
+                        cute.arch.barrier(barrier_id=WG_LOCAL[1], number_of_threads=WG_THREADS)
                     if warp_idx == PRODUCER_WARP[1]:
                         self.tma_slices(tma, s_full, tile_a + 2, 0, HALF_SLICES, False)
                 if next_b:

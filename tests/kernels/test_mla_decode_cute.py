@@ -149,6 +149,12 @@ EXPECTED_PTX = {
         r"stmatrix\.sync\.aligned\.m8n8\.x4\.b16",
         r"bar\.arrive\s+3,\s*256",
     ],
+    "cute_v21": [
+        # cute_v20's kernel, refills issued without a warpgroup-local barrier first
+        r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16 \{[^}]*\}, %rd",
+        r"stmatrix\.sync\.aligned\.m8n8\.x4\.b16",
+        r"cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile\.mbarrier::complete_tx",
+    ],
     "cute_v15": [
         # cute_v7's per-tile products and its in-kernel merge, behind a persistent item loop
         r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16",
@@ -430,6 +436,27 @@ def test_cute_v20_stores_p_with_stmatrix(out_dtype: str) -> None:
     # warpgroup 0's four stmatrix lie between its MAX_B sync and its P0_READY arrival
     max_b, p0_ready = v20.index("bar.sync 2, 256;"), v20.index("bar.arrive 3, 256;")
     assert len(re.findall(r"stmatrix\.", v20[max_b:p0_ready])) == 4
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("out_dtype", ptx_fingerprints.OUT_DTYPES)
+def test_cute_v21_issues_refills_without_the_warpgroup_barrier(out_dtype: str) -> None:
+    """cute_v21 = cute_v20 without the warpgroup-local barrier (7 for warpgroup 0, 8 for
+    warpgroup 1) before each of its four refills: two of each barrier's four syncs go (the
+    partial tile's zero fill keeps its two), the TMA copies and the barrier and product order
+    are cute_v20's."""
+    v20 = ptx_fingerprints.version_ptx("cute_v20", out_dtype)
+    v21 = ptx_fingerprints.version_ptx("cute_v21", out_dtype)
+
+    def local_syncs(ptx: str) -> list[int]:
+        return [len(re.findall(rf"bar\.sync\s+{b},\s*128;", ptx)) for b in (7, 8)]
+
+    def copies(ptx: str) -> int:
+        return len(re.findall(r"cp\.async\.bulk\.tensor", ptx))
+
+    assert local_syncs(v20) == [4, 4] and local_syncs(v21) == [2, 2]
+    assert copies(v21) == copies(v20) > 0
+    assert _pv_and_exchange_order(v21) == _pv_and_exchange_order(v20)
 
 
 def test_fingerprints_cover_every_cute_version_at_the_installed_cutlass_dsl() -> None:
