@@ -540,10 +540,26 @@ def _from_file(path: Path, source: str) -> KernelSpec:
         loader_spec.loader.exec_module(module)
     except KbError:
         raise
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # a spec's sys.exit() must not end kbopt silently
         del sys.modules[name]
-        raise KbError(f"{path}: cannot import the spec: {type(exc).__name__}: {exc}") from None
+        raise KbError(
+            f"cannot import the spec: {type(exc).__name__}: {exc}",
+            path=str(path),
+            line=_raising_line(exc, path),
+        ) from None
     return _finish(module, SPEC_ATTR, path, source, package)
+
+
+def _raising_line(exc: BaseException, path: Path) -> int | None:
+    """The line of `path` that raised `exc` (the last frame in that file; a
+    SyntaxError's own line), or None when the spec file is not on the traceback."""
+    if isinstance(exc, SyntaxError) and exc.filename and Path(exc.filename) == path:
+        return exc.lineno
+    line = None
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        if Path(frame.f_code.co_filename) == path:
+            line = lineno
+    return line
 
 
 def _from_module(text: str, root: Path) -> KernelSpec:
@@ -948,16 +964,24 @@ def dims_from_text(spec: KernelSpec, text: str) -> dict[str, int]:
                 raise KbError(f"configuration item {p!r} is not name=value")
             pairs.append((key.strip(), value.strip()))
         out.update(_first(spec))
+    from kbopt.vocab import VALUE_MAX  # the largest dim a profile may carry
+
+    given: set[str] = set()
     for key, value in pairs:
         if key not in spec.dim_names:
             raise KbError(
                 f"configuration {text!r}: {key!r} is not a dimension of {spec.name} "
                 f"({', '.join(spec.dim_names)})"
             )
-        if not re.fullmatch(r"\d+", value):
+        if not re.fullmatch(r"[0-9]+", value):
             raise KbError(f"configuration {text!r}: {key}={value!r} is not a positive integer")
+        if len(value.lstrip("0")) > 16 or int(value) > VALUE_MAX:  # int() refuses 4300+ digits
+            raise KbError(f"configuration {text!r}: {key} is above {VALUE_MAX:g}")
         if int(value) < 1:
             raise KbError(f"configuration {text!r}: {key} must be at least 1")
+        if key in given:
+            raise KbError(f"configuration {text!r}: {key} is given twice")
+        given.add(key)
         out[key] = int(value)
     return {n: out[n] for n in spec.dim_names}
 

@@ -79,6 +79,7 @@ from kbopt.contracts.profile_text import (
     parse_duration_us,
     parse_metric_value,
     parse_pct,
+    section_kind,
     strip_root_cause,
     table_columns_match,
 )
@@ -325,7 +326,15 @@ class _Parser:
             raise ProblemList(self.problems)
         data: dict[str, object] = {}
         self._title(start, data)
+        seen: dict[str, int] = {}
         for heading, lineno, body in self._sections(start + 1):
+            kind = section_kind(heading)
+            if kind in seen:  # the second would silently replace the first
+                self.add(
+                    lineno, f"section `### {heading}` appears twice (first on line {seen[kind]})"
+                )
+                continue
+            seen[kind] = lineno
             self._section(heading, lineno, body, data)
         if self.problems:
             raise ProblemList(self.problems)

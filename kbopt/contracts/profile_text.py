@@ -283,6 +283,18 @@ class ProfileFacts:
         return " ".join(p for p in parts if p)
 
 
+def section_kind(heading: str) -> str:
+    """What a `###` heading fills, as the profile parser reads it: one section per kind."""
+    low = heading.lower()
+    if low.startswith("bottleneck"):
+        return "bottleneck"
+    if low.startswith("top") and "opportunit" in low:
+        return "opportunities"
+    if low.startswith("vs baseline") or low.startswith("vs. baseline"):
+        return "baseline"
+    return low if low in ("stages", "metrics") else heading
+
+
 class _Decline(Exception):
     """Something `Profile.parse` would report, or that this reader is not sure about."""
 
@@ -331,6 +343,9 @@ def _read(lines: list[str]) -> ProfileFacts:
             sections[-1][1].append(line)
         elif line.strip():
             raise _Decline
+    kinds = [section_kind(heading) for heading, _ in sections]
+    if len(set(kinds)) != len(kinds):
+        raise _Decline  # a section given twice
     for heading, body in sections:
         low = heading.lower()
         if low == "stages":

@@ -38,6 +38,8 @@ CLOSED_FIELD_VALUES: dict[str, list[str]] = {
 QUERY_FIELDS = (*TEXT_FIELDS, *KEYWORD_FIELDS, "id", "path")
 # `word:` at a term start, outside quotes is close enough: a URL-like `http://` is skipped.
 _FIELD_PREFIX = re.compile(r"(?:(?<=\s)|(?<=^)|(?<=\())([A-Za-z_]+):(?!//)")
+# `kind:` with nothing after it: whoosh would drop the field and search for nothing.
+_EMPTY_FIELD = re.compile(r"(?:(?<=\s)|(?<=^)|(?<=\())([A-Za-z_]+):(?=\s|$|\))")
 
 
 def check_filters(filters: Mapping[str, str | None]) -> dict[str, str]:
@@ -98,6 +100,12 @@ def _parse(schema: Any, text: str, any_word: bool) -> Any:
                 f"unknown field {name!r} in query {text!r}; searchable fields: "
                 + ", ".join(QUERY_FIELDS)
             )
+    empty = _EMPTY_FIELD.search(text)
+    if empty:
+        name = empty.group(1)
+        raise KbError(
+            f"field {name!r} has no value in query {text!r}: write {name}:VALUE, no space"
+        )
     group = qparser.OrGroup.factory(0.9) if any_word else qparser.AndGroup
     parser = qparser.MultifieldParser(
         list(DEFAULT_FIELDS), schema, fieldboosts=dict(FIELD_BOOSTS), group=group
