@@ -11,6 +11,7 @@ line per missing piece and the command that fetches it, instead of a traceback.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import importlib
 import importlib.util
@@ -194,12 +195,44 @@ def load_source(source: str) -> ModuleType:
     return module
 
 
+class ElementwiseBoolOps(ast.NodeTransformer):
+    """For `load_source_rewritten`: Python's `and` (and, where asked, `or` and `not`) on
+    tensors rewritten to the element-wise `&`, `|` and `== 0` that compiled Triton reads them
+    as, where the CPU interpreter takes a mask's truth instead; with `drop_asserts`, device
+    asserts (a no-op in compiled Triton without debugging) are dropped.  The rewrite applies
+    to the whole file, host code included, so each launcher asks only for what its file
+    needs."""
+
+    def __init__(self, ops: tuple[str, ...] = ("and", "or", "not"), drop_asserts: bool = False):
+        self.ops = ops
+        self.drop_asserts = drop_asserts
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
+        self.generic_visit(node)
+        is_and = isinstance(node.op, ast.And)
+        if ("and" if is_and else "or") not in self.ops:
+            return node
+        op: ast.operator = ast.BitAnd() if is_and else ast.BitOr()
+        out = node.values[0]
+        for value in node.values[1:]:
+            out = ast.BinOp(left=out, op=op, right=value)
+        return out
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
+        self.generic_visit(node)
+        if "not" in self.ops and isinstance(node.op, ast.Not):
+            return ast.Compare(left=node.operand, ops=[ast.Eq()], comparators=[ast.Constant(0)])
+        return node
+
+    def visit_Assert(self, node: ast.Assert) -> ast.AST | None:
+        return None if self.drop_asserts else node
+
+
 def load_source_rewritten(source: str, rewrite: Any) -> ModuleType:
     """Import a fetched file once with `rewrite` (an ``ast.NodeTransformer``) applied to it,
     from a copy written to a temporary folder, under its own private module name: for
     constructs the Triton CPU interpreter reads differently from compiled Triton.  The
     plain file is loaded first, so a missing fetch fails with the same message."""
-    import ast
     import tempfile
 
     name = f"_kbopt_third_party_{source}_interpreted"

@@ -22,7 +22,6 @@ evaluates a tensor's truth as all of its elements, which would end every search 
 
 from __future__ import annotations
 
-import ast
 import math
 import os
 from collections.abc import Callable
@@ -61,27 +60,9 @@ def flaggems_launch(m: int) -> tuple[int, int]:
     return min(block, triton.next_power_of_2(m)), warps
 
 
-class _ElementwiseBool(ast.NodeTransformer):
-    """`and` / `or` / `not` on tensors as compiled Triton reads them (element-wise)."""
-
-    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
-        self.generic_visit(node)
-        op: ast.operator = ast.BitAnd() if isinstance(node.op, ast.And) else ast.BitOr()
-        out = node.values[0]
-        for value in node.values[1:]:
-            out = ast.BinOp(left=out, op=op, right=value)
-        return out
-
-    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
-        self.generic_visit(node)
-        if isinstance(node.op, ast.Not):
-            return ast.Compare(left=node.operand, ops=[ast.Eq()], comparators=[ast.Constant(0)])
-        return node
-
-
 def _module() -> ModuleType:
     if os.environ.get("TRITON_INTERPRET") == "1":
-        return _common.load_source_rewritten("flaggems_isin", _ElementwiseBool())
+        return _common.load_source_rewritten("flaggems_isin", _common.ElementwiseBoolOps())
     return _common.load_source("flaggems_isin")
 
 

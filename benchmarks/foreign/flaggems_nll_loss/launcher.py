@@ -26,7 +26,6 @@ is left out.
 
 from __future__ import annotations
 
-import ast
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,31 +49,11 @@ class NllLossConfig:
     num_warps: int | None = None  # None: Triton's default 4 (FlagGems passes none)
 
 
-class _InterpretedBool(ast.NodeTransformer):
-    """`and` / `not` on tensors as compiled Triton reads them (element-wise); the device
-    assert, a no-op in compiled Triton without debugging, dropped."""
-
-    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
-        self.generic_visit(node)
-        op: ast.operator = ast.BitAnd() if isinstance(node.op, ast.And) else ast.BitOr()
-        out = node.values[0]
-        for value in node.values[1:]:
-            out = ast.BinOp(left=out, op=op, right=value)
-        return out
-
-    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
-        self.generic_visit(node)
-        if isinstance(node.op, ast.Not):
-            return ast.Compare(left=node.operand, ops=[ast.Eq()], comparators=[ast.Constant(0)])
-        return node
-
-    def visit_Assert(self, node: ast.Assert) -> ast.AST | None:
-        return None
-
-
 def _module() -> ModuleType:
     if os.environ.get("TRITON_INTERPRET") == "1":
-        return _common.load_source_rewritten("flaggems_nll_loss", _InterpretedBool())
+        return _common.load_source_rewritten(
+            "flaggems_nll_loss", _common.ElementwiseBoolOps(drop_asserts=True)
+        )
     return _common.load_source("flaggems_nll_loss")
 
 

@@ -26,7 +26,6 @@ range, so the last column step would read and write past each row's end.
 
 from __future__ import annotations
 
-import ast
 import math
 import os
 from collections.abc import Callable
@@ -53,22 +52,11 @@ class WeightNormConfig:
     num_stages: int | None = None  # None: the config loader's default, 2
 
 
-class _ElementwiseAnd(ast.NodeTransformer):
-    """`a and b` on tensors as compiled Triton reads it (element-wise)."""
-
-    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
-        self.generic_visit(node)
-        if not isinstance(node.op, ast.And):
-            return node
-        out = node.values[0]
-        for value in node.values[1:]:
-            out = ast.BinOp(left=out, op=ast.BitAnd(), right=value)
-        return out
-
-
 def _module() -> ModuleType:
     if os.environ.get("TRITON_INTERPRET") == "1":
-        return _common.load_source_rewritten("flaggems_weight_norm", _ElementwiseAnd())
+        return _common.load_source_rewritten(
+            "flaggems_weight_norm", _common.ElementwiseBoolOps(ops=("and",))
+        )
     return _common.load_source("flaggems_weight_norm")
 
 
