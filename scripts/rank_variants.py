@@ -23,19 +23,16 @@ Variants:
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import glob
 import json
 import math
-import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from hit_rate import catalog_commit, machine, versions
-from trigger_base_rates import holds
+from trigger_base_rates import header, holds, write
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "results" / "search"
@@ -200,21 +197,8 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__.splitlines()[0],
         epilog="Writes results/search/rank-variants.json and .md.",
     ).parse_args(argv)
-    doc = {
-        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "command": "python "
-        + " ".join(shlex.quote(a) for a in ["scripts/rank_variants.py", *sys.argv[1:]]),
-        "blind": False,
-        "machine": machine(),
-        "versions": versions(),
-        "catalog_commit": catalog_commit(),
-        **measure(),
-    }
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / f"{NAME}.json").write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    (RESULTS / f"{NAME}.md").write_text(markdown(doc), encoding="utf-8")
-    print(markdown(doc), end="")
-    print(f"wrote {RESULTS / NAME}.json and .md")
+    doc = {**header("rank_variants.py"), "blind": False, **measure()}
+    write(RESULTS, NAME, doc, markdown(doc))
     return 0
 
 

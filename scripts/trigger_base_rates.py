@@ -118,6 +118,28 @@ def markdown(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def header(script: str) -> dict[str, Any]:
+    """What every results file of these scripts starts with: when, by which command, on
+    what, with which catalog."""
+    return {
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "command": "python "
+        + " ".join(shlex.quote(a) for a in [f"scripts/{script}", *sys.argv[1:]]),
+        "machine": machine(),
+        "versions": versions(),
+        "catalog_commit": catalog_commit(),
+    }
+
+
+def write(results: Path, name: str, doc: dict[str, Any], md: str) -> None:
+    """`results/<name>.json` and `.md`; the table is printed too."""
+    results.mkdir(parents=True, exist_ok=True)
+    (results / f"{name}.json").write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    (results / f"{name}.md").write_text(md, encoding="utf-8")
+    print(md, end="")
+    print(f"wrote {results / name}.json and .md")
+
+
 def main(argv: list[str] | None = None) -> int:
     # No options: parsing still answers --help and refuses a stray argument rather than
     # measuring and writing the results as if it had been understood.
@@ -125,20 +147,8 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__.splitlines()[0],
         epilog="Writes results/search/trigger-base-rates.json and .md.",
     ).parse_args(argv)
-    doc = {
-        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "command": "python "
-        + " ".join(shlex.quote(a) for a in ["scripts/trigger_base_rates.py", *sys.argv[1:]]),
-        "machine": machine(),
-        "versions": versions(),
-        "catalog_commit": catalog_commit(),
-        **measure(REPO),
-    }
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / f"{NAME}.json").write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    (RESULTS / f"{NAME}.md").write_text(markdown(doc), encoding="utf-8")
-    print(markdown(doc), end="")
-    print(f"wrote {RESULTS / NAME}.json and .md")
+    doc = {**header("trigger_base_rates.py"), **measure(REPO)}
+    write(RESULTS, NAME, doc, markdown(doc))
     return 0
 
 
