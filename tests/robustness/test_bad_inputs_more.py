@@ -55,6 +55,16 @@ CONFIG_CASES: list[tuple[str, list[str], str]] = [
         ["bench", "sm", "--no-write", "--config", "rows=\u0663"],
         "not a positive integer",
     ),
+    (
+        "bench-version-twice",
+        ["bench", "sm", "--no-write", "--versions", "triton_v1,triton_v1"],
+        "triton_v1 given twice",
+    ),
+    (
+        "bench-versions-name-none",
+        ["bench", "sm", "--no-write", "--versions", " , "],
+        "names no version",
+    ),
 ]
 
 
