@@ -398,16 +398,16 @@ class _Parser:
     def _section(
         self, heading: str, lineno: int, body: list[tuple[int, str]], data: dict[str, object]
     ) -> None:
-        low = heading.lower()
-        if low == "stages":
+        kind = section_kind(heading)
+        if kind == "stages":
             data["stages"] = self._stages(lineno, body)
-        elif low == "metrics":
+        elif kind == "metrics":
             data["measured"] = self._metrics(lineno, body)
-        elif low.startswith("bottleneck"):
+        elif kind == "bottleneck":
             self._bottleneck(heading, lineno, body, data)
-        elif low.startswith("top") and "opportunit" in low:
+        elif kind == "opportunities":
             data["opportunities"] = self._opportunities(body)
-        elif low.startswith("vs baseline") or low.startswith("vs. baseline"):
+        elif kind == "baseline":
             data["baseline"] = self._baseline(lineno, body)
         else:
             notes = data.setdefault("notes", {})

@@ -284,7 +284,8 @@ class ProfileFacts:
 
 
 def section_kind(heading: str) -> str:
-    """What a `###` heading fills, as the profile parser reads it: one section per kind."""
+    """What a `###` heading fills (stages, metrics, bottleneck, opportunities, baseline, or a
+    note under its own heading): both profile readers dispatch on it, one section per kind."""
     low = heading.lower()
     if low.startswith("bottleneck"):
         return "bottleneck"
@@ -346,21 +347,20 @@ def _read(lines: list[str]) -> ProfileFacts:
     kinds = [section_kind(heading) for heading, _ in sections]
     if len(set(kinds)) != len(kinds):
         raise _Decline  # a section given twice
-    for heading, body in sections:
-        low = heading.lower()
-        if low == "stages":
+    for (heading, body), kind in zip(sections, kinds, strict=True):
+        if kind == "stages":
             facts.stages = _stages(body)
-        elif low == "metrics":
+        elif kind == "metrics":
             facts.measured = _metrics(body)
-        elif low.startswith("bottleneck"):
+        elif kind == "bottleneck":
             cls = parse_bottleneck(heading.partition(":")[2])
             if cls is None:
                 raise _Decline
             facts.bottleneck = cls.value
             facts.root_cause = strip_root_cause(" ".join(t.strip() for t in body if t.strip()))
-        elif low.startswith("top") and "opportunit" in low:
+        elif kind == "opportunities":
             _check_opportunities(body)
-        elif low.startswith("vs baseline") or low.startswith("vs. baseline"):
+        elif kind == "baseline":
             _table(body, BASELINE_COLUMNS)
         else:
             facts.notes[heading] = "\n".join(body).strip()
