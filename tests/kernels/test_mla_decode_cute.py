@@ -439,6 +439,49 @@ def test_cute_v20_stores_p_with_stmatrix(out_dtype: str) -> None:
 
 
 @pytest.mark.slow
+def test_cute_v20_stmatrix_takes_each_p_register_at_the_coordinate_the_mma_gave_it() -> None:
+    """cute_v20's P store, traced on the CPU: for each of a warpgroup's 128 threads, the
+    stmatrix copy built over the score MMA reads the retiled P registers in the order of the
+    tile coordinates it writes (its own source partition of the 64 x 64 tile), which are the
+    coordinates the MMA's accumulator partition gives those registers; together they cover
+    every element of the tile once.  (Where stmatrix puts each coordinate in the swizzled
+    buffer is CuTe's atom; the GPU tests check the result.)"""
+    import cutlass
+    import cutlass.cute as cute
+    from cutlass.cute.nvgpu import warpgroup
+
+    from kernels.mla_decode.cute_v10 import M_BLK, N_BLK, WG_THREADS
+
+    seen: list[tuple[list[str], list[str]]] = []
+
+    @cute.jit
+    def probe() -> None:
+        dtype = cutlass.BFloat16
+        mma = cute_common.wgmma_tiled(
+            dtype, M_BLK, N_BLK, warpgroup.OperandSource.SMEM, warpgroup.OperandMajorMode.K
+        )
+        atom = cute.make_copy_atom(cute.nvgpu.warp.StMatrix8x8x16bOp(False, 4), dtype)
+        stsm = cute.make_tiled_copy_C(atom, mma)  # as cute_v13's kernel builds it
+        tile = cute.make_identity_tensor((M_BLK, N_BLK))
+        for t in cutlass.range_constexpr(WG_THREADS):  # unrolled: static coordinates
+            wanted = stsm.get_slice(t).partition_S(tile)
+            handed = stsm.get_slice(t).retile(mma.get_slice(t).partition_C(tile))
+            seen.append(
+                (
+                    [str(wanted[i]) for i in range(cute.size(wanted))],
+                    [str(handed[i]) for i in range(cute.size(handed))],
+                )
+            )
+
+    cute_common.compile_ptx(probe)
+    assert len(seen) == WG_THREADS
+    assert all(wanted == handed for wanted, handed in seen)
+    coords = [c for wanted, _ in seen for c in wanted]
+    assert "?" not in "".join(coords)  # static: every coordinate was known at trace time
+    assert len(coords) == len(set(coords)) == M_BLK * N_BLK
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("out_dtype", ptx_fingerprints.OUT_DTYPES)
 def test_cute_v21_issues_refills_without_the_warpgroup_barrier(out_dtype: str) -> None:
     """cute_v21 = cute_v20 without the warpgroup-local barrier (7 for warpgroup 0, 8 for
