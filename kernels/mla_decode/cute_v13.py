@@ -552,8 +552,7 @@ class _MlaDecodeV13(_MlaDecodeV10):
                 warpgroup.wait_group(0)
                 # stage 0's cols 0..255 and rope: last read by this warpgroup, just now
                 if next_a:
-                    if cutlass.const_expr(not self.refill_without_wg_sync):
-                        cute.arch.barrier(barrier_id=WG_LOCAL[0], number_of_threads=WG_THREADS)
+                    self.sync_before_refill(WG_LOCAL[0])
                     if warp_idx == PRODUCER_WARP[0]:
                         self.tma_slices(tma, s_full, tile_a + 2, 0, 0, True)
                 # m_b from warpgroup 1: rescale P_a and O0 from m_a to m_b
@@ -604,8 +603,7 @@ class _MlaDecodeV13(_MlaDecodeV10):
                     # stage 1's cols 0..255 are read last by P1 V_b (the older wgmma group)
                     warpgroup.wait_group(1)
                     if next_b:
-                        if cutlass.const_expr(not self.refill_without_wg_sync):
-                            cute.arch.barrier(barrier_id=WG_LOCAL[0], number_of_threads=WG_THREADS)
+                        self.sync_before_refill(WG_LOCAL[0])
                         if warp_idx == PRODUCER_WARP[0]:
                             self.tma_slices(tma, s_full, tile_a + 3, 1, 0, False)
                     # ... then over cols 256..511, loaded by warpgroup 1
@@ -682,15 +680,13 @@ class _MlaDecodeV13(_MlaDecodeV10):
                 # stage 1's cols 256..511 and rope are read last by P_b V_b: refill once done
                 warpgroup.wait_group(1)
                 if next_b:
-                    if cutlass.const_expr(not self.refill_without_wg_sync):
-                        cute.arch.barrier(barrier_id=WG_LOCAL[1], number_of_threads=WG_THREADS)
+                    self.sync_before_refill(WG_LOCAL[1])
                     if warp_idx == PRODUCER_WARP[1]:
                         self.tma_slices(tma, s_full, tile_a + 3, 1, HALF_SLICES, True)
                 # stage 0's cols 256..511 are read last by P0 V_a: refill once done
                 warpgroup.wait_group(0)
                 if next_a:
-                    if cutlass.const_expr(not self.refill_without_wg_sync):
-                        cute.arch.barrier(barrier_id=WG_LOCAL[1], number_of_threads=WG_THREADS)
+                    self.sync_before_refill(WG_LOCAL[1])
                     if warp_idx == PRODUCER_WARP[1]:
                         self.tma_slices(tma, s_full, tile_a + 2, 0, HALF_SLICES, False)
                 if next_b:
@@ -741,6 +737,13 @@ class _MlaDecodeV13(_MlaDecodeV10):
 
         if cutlass.const_expr(m_o.element_type == cutlass.Float32):  # split partials
             self.merge_if_last(m_o, m_lse, m_out, m_sem, s_arrived, m_block, bi)
+
+    def sync_before_refill(self, wg_barrier: int) -> None:
+        """Before a warp refills a stage its warpgroup's products read last: the warpgroup's
+        four warps meet (cute_v13 to v20), or not, the issuing warp's own wgmma wait being
+        enough (``refill_without_wg_sync``, cute_v21)."""
+        if cutlass.const_expr(not self.refill_without_wg_sync):
+            cute.arch.barrier(barrier_id=wg_barrier, number_of_threads=WG_THREADS)
 
     def p_source(self, r_p: cute.Tensor, p_store: Any, wg_tidx: Any) -> cute.Tensor:
         """P's registers as the store reads them: as they are for the 32-bit stores, retiled
