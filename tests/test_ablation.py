@@ -989,3 +989,29 @@ def test_with_no_move_left_from_its_best_a_walk_goes_back_to_earlier_values(
     assert walk.result.stopped  # every kept state searched: it stops, no trial repeated
     seen = [frozenset(t.values.items()) for t in walk.result.trials]
     assert len(seen) == len(set(seen))
+
+
+def test_head_to_head_counts_verdicts_and_comparisons_per_selection_of_runs() -> None:
+    from kbopt.site.ablation import head_to_head, render_head_to_head
+
+    def run(kernel: str, catalog: int | None, random_: int | None, grid: int | None) -> dict:
+        doc = _two_arms(catalog, grid)
+        doc["rows"].append({"arm": "random", "trials_to_within_5pct": random_, "trials": 24})
+        return {**doc, "kernel": kernel, "config": {"name": "large"}}
+
+    docs = [
+        run("a", None, 3, 12),  # first run of a: not met, more trials than both
+        run("b", 1, 1, 1),  # start already best: not judged, left out of the comparisons
+        run("a", 2, 3, None),  # latest run of a: met, fewer than both (the grid never)
+        run("c", None, None, 9),  # never against never: the same
+    ]
+    first, latest, every = head_to_head(docs)
+    assert first["count"] == 3 and first["not met"] == 2 and first["not judged"] == 1
+    assert first["random more"] == 1 and first["random same"] == 1 and "random fewer" not in first
+    assert first["grid more"] == 2
+    assert latest["met"] == 1 and latest["random fewer"] == 1 and latest["grid fewer"] == 1
+    assert every["count"] == 4 and every["met"] == 1 and every["not met"] == 2
+    table = "\n".join(render_head_to_head(docs))
+    row = "| first run of each kernel and configuration | 3 | 0 | 2 | 1 | 0 | 0 / 1 / 1 | 0 / 0 / 2 |"
+    assert row in table
+    assert latest["met against the grid"] == 1  # met, and the grid never came within 5%

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import html
 import json
+import math
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -112,9 +114,11 @@ def render_ablation_fragment(root: Path) -> str:
         "(`never`: not within its trials). Target: the catalog's count at most a third of "
         "the trial budget; the last column holds it against a third of the trials the grid "
         "itself needed (`grid never`: the grid never came within 5% in its budget; `unreachable`: the grid "
-        "needed fewer than 6, and no arm can need fewer than 2). One row per run, oldest "
-        "first; each run's section follows.",
+        "needed fewer than 6, and no arm can need fewer than 2).",
         "",
+    ]
+    out += [
+        *render_head_to_head(docs),
         "| Kernel | Configuration | Catalog at | Catalog | Random | Grid | Target | Against the grid's count |",
         "|--------|---------------|------------|---------|--------|------|--------|--------------------------|",
     ]
@@ -155,6 +159,76 @@ def render_ablation_fragment(root: Path) -> str:
             )
         out += ["", verdict(doc), ""]
     return "\n".join(out)
+
+
+def _compare(catalog: int | None, other: int | None) -> str:
+    """`fewer`, `same` or `more` trials for the catalog arm; None (never within 5%) counts
+    as more than any number, and two Nones as the same."""
+    a = catalog if catalog is not None else math.inf
+    b = other if other is not None else math.inf
+    return "fewer" if a < b else "same" if a == b else "more"
+
+
+def head_to_head(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The target's verdicts and the catalog arm against each unguided arm, counted over
+    three selections of runs: the first run of each kernel and configuration (made before
+    anything was changed because of that kernel), the latest run of each, and every run.
+    An arm is compared by the trials it needed to come within 5% of the best any arm found;
+    runs the target does not judge are left out of the comparisons."""
+    first: dict[tuple[str, str], dict[str, Any]] = {}
+    latest: dict[tuple[str, str], dict[str, Any]] = {}
+    for doc in docs:
+        key = (str(doc.get("kernel")), str(doc.get("config", {}).get("name")))
+        first.setdefault(key, doc)
+        latest[key] = doc
+    out = []
+    for name, chosen in (
+        ("first run of each kernel and configuration", list(first.values())),
+        ("latest run of each kernel and configuration", list(latest.values())),
+        ("every run", docs),
+    ):
+        counts: Counter[str] = Counter()
+        for doc in chosen:
+            verdict_ = judge(doc)[0]
+            counts[verdict_] += 1
+            if verdict_ == "not judged":
+                continue
+            if against_grid(doc).startswith("met"):
+                counts["met against the grid"] += 1
+            needed = {r["arm"]: r.get("trials_to_within_5pct") for r in doc.get("rows", [])}
+            for other in ("random", "grid"):
+                if other in needed:
+                    counts[f"{other} {_compare(needed.get('catalog'), needed[other])}"] += 1
+        out.append({"runs": name, "count": len(chosen), **counts})
+    return out
+
+
+def render_head_to_head(docs: list[dict[str, Any]]) -> list[str]:
+    """The head-to-head counts as a MyST table, ahead of the per-run rows."""
+    out = [
+        "Counted over the runs below: the target's verdicts (against the trial budget, and "
+        "against a third of the grid's own count, as in the last column), and how often the "
+        "catalog arm came "
+        "within 5% of the best in fewer, as many or more trials than the random order of the "
+        "same moves and than the grid sample (`never` counts as more than any number). Runs "
+        "the target does not judge are left out of the comparisons. The first run of each "
+        "kernel and configuration was made before anything was changed because of that "
+        "kernel; later runs of the same kernel are not blind.",
+        "",
+        "| Runs | Count | Met | Not met | Not judged | Met against the grid's count | Catalog against random: fewer / same / more | Catalog against grid: fewer / same / more |",
+        "|------|-------|-----|---------|------------|------------------------------|---------------------------------------------|-------------------------------------------|",
+    ]
+    for row in head_to_head(docs):
+        versus = {
+            arm: " / ".join(str(row.get(f"{arm} {k}", 0)) for k in ("fewer", "same", "more"))
+            for arm in ("random", "grid")
+        }
+        out.append(
+            f"| {row['runs']} | {row['count']} | {row.get('met', 0)} | {row.get('not met', 0)} "
+            f"| {row.get('not judged', 0)} | {row.get('met against the grid', 0)} "
+            f"| {versus['random']} | {versus['grid']} |"
+        )
+    return [*out, "", "One row per run, oldest first; each run's section follows.", ""]
 
 
 def short_commit(commit: str | None) -> str:
