@@ -1,0 +1,200 @@
+"""Which moves found something faster, in the committed `kbopt ablate` runs?
+
+Each trial of a walking arm (`catalog`, `random`) after the first applied one move: an
+entry's knob change from the arm's current values.  This script reads every real-device
+results file in `results/ablation/` (fake-backend files are left out) and counts, per kind of
+move, how often the trial was more than 1% faster than the arm's best so far (a move that
+advanced the search), and how often more than 5%:
+
+- in the catalog arm, by where the move came from: a fired anti-pattern (a warning: its way
+  out), an opportunity the ranking placed (first, or lower), or an entry the ranking left out
+  (`unranked`, tried once the ranked entries had no move left);
+- the same for the first move of each run only (trial 2, from the starting configuration),
+  and over the first run of each kernel and configuration only (before anything was changed
+  because of that kernel);
+- per fired anti-pattern, in the catalog arm;
+- in both walking arms, by the knob change itself (a role and a direction: `tile_n x2`,
+  `warps /2`...).
+
+    .venv/bin/python scripts/move_outcomes.py   # writes results/moves/move-outcomes.*
+
+The counts describe the searches as they ran: a move is tried where the search's rules put
+it, so a kind of move tried late (from values already tuned) has less left to find than one
+tried first; compare kinds at the same position (the first-move table) before reading a rate
+as a property of the move.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import re
+import shlex
+import sys
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from kbopt.site.ablation import load_results  # noqa: E402
+
+RESULTS = REPO / "results" / "moves"
+NAME = "move-outcomes"
+ADVANCED_PCT = 1.0  # faster than the arm's best so far by more than this: the search advanced
+CLEAR_PCT = 5.0
+
+# "back at trial 7's values, " / "from the best so far, " say from where, not which move.
+_FROM = re.compile(r"^(back at trial \d+'s values, |from the best so far, )")
+_SOURCE = re.compile(r"^(?:(?P<rank>#\d+)|warning \d+|unranked) ")
+_CHANGE = re.compile(r"\((\w+ (?:x2|/2|\+1|-1|one_wave))\)")
+
+
+def parse_move(move: str) -> dict[str, Any]:
+    """A trajectory row's `move` text as (source, entry, changes, paired)."""
+    text = _FROM.sub("", move)
+    found = _SOURCE.match(text)
+    if found is None:
+        source = "random order"
+    elif found.group("rank"):
+        source = "ranked first" if found.group("rank") == "#1" else "ranked lower"
+    else:
+        source = "fired anti-pattern" if text.startswith("warning") else "unranked"
+    text = _SOURCE.sub("", text)
+    head, _, changes = text.partition(": ")
+    entry, _, paired = head.partition(", ")
+    return {
+        "source": source,
+        "entry": entry,
+        "changes": sorted(_CHANGE.findall(changes)),
+        "paired": paired == "warps alongside",
+    }
+
+
+def trial_outcomes(docs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per move trial of a walking arm, with how much faster than the arm's best."""
+    seen: set[tuple[str, str]] = set()
+    rows = []
+    for doc in docs:
+        key = (str(doc.get("kernel")), str(doc.get("config", {}).get("name")))
+        first_run = key not in seen
+        seen.add(key)
+        for arm in doc.get("rows", []):
+            if arm.get("arm") not in ("catalog", "random"):
+                continue
+            best: float | None = None
+            for trial in arm.get("trajectory", []):
+                ok = trial.get("status") == "ok" and trial.get("duration_us")
+                duration = float(trial["duration_us"]) if ok else None
+                if int(trial.get("n", 0)) > 1 and trial.get("move") and best is not None:
+                    gain = (best - duration) / best * 100 if duration is not None else None
+                    rows.append(
+                        {
+                            "kernel": key[0],
+                            "config": key[1],
+                            "file": doc["_file"],
+                            "arm": arm["arm"],
+                            "n": int(trial["n"]),
+                            "first_run": first_run,
+                            **parse_move(str(trial["move"])),
+                            "gain_pct": None if gain is None else round(gain, 2),
+                        }
+                    )
+                if duration is not None and (best is None or duration < best):
+                    best = duration
+    return rows
+
+
+def tally(rows: Iterable[dict[str, Any]], key: Any) -> list[dict[str, Any]]:
+    """Per value of `key(row)`: trials, and the share that advanced by over 1% and over 5%."""
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        groups[str(key(row))].append(row)
+    out = []
+    for name, members in groups.items():
+        gains = [r["gain_pct"] for r in members]
+        advanced = sum(1 for g in gains if g is not None and g > ADVANCED_PCT)
+        clear = sum(1 for g in gains if g is not None and g > CLEAR_PCT)
+        out.append(
+            {
+                "group": name,
+                "trials": len(members),
+                "advanced": advanced,
+                "advanced_pct": round(100 * advanced / len(members), 1),
+                "clear": clear,
+                "clear_pct": round(100 * clear / len(members), 1),
+            }
+        )
+    return sorted(out, key=lambda r: (-r["trials"], r["group"]))
+
+
+def tables(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    catalog = [r for r in rows if r["arm"] == "catalog"]
+    first_moves = [r for r in rows if r["n"] == 2]
+    return {
+        "catalog arm, every move, by source": tally(catalog, lambda r: r["source"]),
+        "first move of each run (trial 2), by source": tally(
+            first_moves, lambda r: r["source"]
+        ),
+        "first move, first run of each kernel and configuration only, by source": tally(
+            [r for r in first_moves if r["first_run"]], lambda r: r["source"]
+        ),
+        "catalog arm, moves of fired anti-patterns, by entry": tally(
+            [r for r in catalog if r["source"] == "fired anti-pattern"], lambda r: r["entry"]
+        ),
+        "both walking arms, by knob change": tally(
+            [r for r in rows if r["changes"]], lambda r: " + ".join(r["changes"])
+        ),
+    }
+
+
+def render(result: dict[str, Any]) -> str:
+    out = [
+        f"Moves of the walking arms in {result['runs']} real `kbopt ablate` runs "
+        f"({result['trials']} move trials), counted by `{result['command']}` on "
+        f"{result['date'][:10]}. *Advanced*: the trial was more than {ADVANCED_PCT:g}% faster "
+        f"than the arm's best so far; *clear*: more than {CLEAR_PCT:g}%.",
+        "",
+    ]
+    for title, rows in result["tables"].items():
+        out += [
+            f"**{title[0].upper() + title[1:]}**",
+            "",
+            "| Group | Trials | Advanced | Clear |",
+            "|-------|--------|----------|-------|",
+        ]
+        for r in rows:
+            out.append(
+                f"| {r['group']} | {r['trials']} | {r['advanced']} ({r['advanced_pct']:g}%) "
+                f"| {r['clear']} ({r['clear_pct']:g}%) |"
+            )
+        out.append("")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=RESULTS, help="folder for the results")
+    args = parser.parse_args(argv)
+    docs = load_results(REPO)
+    rows = trial_outcomes(docs)
+    result = {
+        "what": "per kind of move, how often an ablation trial beat the arm's best so far",
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "command": shlex.join(["python", "scripts/move_outcomes.py", *(argv or sys.argv[1:])]),
+        "runs": len(docs),
+        "trials": len(rows),
+        "files": [d["_file"] for d in docs],
+        "tables": tables(rows),
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / f"{NAME}.json").write_text(json.dumps(result, indent=1) + "\n")
+    (args.out / f"{NAME}.md").write_text(render(result))
+    print(f"wrote {(args.out / NAME).relative_to(REPO) if args.out.is_relative_to(REPO) else args.out}.json/.md")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
