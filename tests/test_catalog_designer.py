@@ -506,7 +506,7 @@ def test_a_refined_gain_carries_its_impact_label(tmp_path: Path) -> None:
             assert e.impact == impact_for_gain(e.expected_gain_pct), e.name
 
 
-def test_moves_are_tried_in_the_order_the_ranking_shows() -> None:
+def test_fired_anti_patterns_come_first_then_the_order_the_ranking_shows() -> None:
     from types import SimpleNamespace
 
     from kbopt.workflow.catalog_designer import ranked_moves_order
@@ -520,7 +520,8 @@ def test_moves_are_tried_in_the_order_the_ranking_shows() -> None:
         warnings=[row("w-low", 0.100), row("w-high", 0.400)],
     )
     order = [r["id"] for r in ranked_moves_order(strategy)]
-    assert order == ["a", "b", "w-high", "c", "w-low"]
+    # every warning first, the higher score first, whatever the opportunities score
+    assert order == ["w-high", "w-low", "a", "b", "c"]
     ranks = {
         r["id"]: r.get("rank") or f"warning {r['warning']}" for r in ranked_moves_order(strategy)
     }

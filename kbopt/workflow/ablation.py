@@ -9,8 +9,8 @@ fails its correctness check or runs out of memory is a trial too, recorded with 
 - `catalog`: the catalog designer's loop without writing files.  Profile the current
   values (timing-only: the measurement's metrics, the launch statistics of its Triton
   kernels and the spec's shape metrics), rank the catalog for it
-  (`kbopt.strategy.recommend`, the family's language; the opportunities in the order it
-  shows them, each fired anti-pattern before the first one it outscores), apply the top
+  (`kbopt.strategy.recommend`, the family's language; each fired anti-pattern's way out
+  first, then the opportunities in the order it shows them), apply the top
   applicable move that leads to knob values the arm has not measured and was not already
   rolled back (`kbopt.workflow.catalog_designer.search_candidates`: moves whose
   preconditions fail only once none whose preconditions hold is left), measure, keep it
