@@ -1015,3 +1015,38 @@ def test_head_to_head_counts_verdicts_and_comparisons_per_selection_of_runs() ->
     row = "| first run of each kernel and configuration | 3 | 0 | 2 | 1 | 0 | 0 / 1 / 1 | 0 / 0 / 2 |"
     assert row in table
     assert latest["met against the grid"] == 1  # met, and the grid never came within 5%
+
+
+def test_a_walking_trial_records_what_the_conditions_read_where_it_moved_from(
+    tmp_path: Path,
+) -> None:
+    from kbopt.workflow.ablation import condition_metrics
+
+    root = _project(tmp_path, "mla_decode")
+    spec = load_spec("mla_decode", root)
+    cfg = TrialConfig.from_dict({"name": "decode", "dims": {"b": 32, "s": 1, "t": 4096}})
+    store = Store(root)
+    doc = run_ablation(
+        spec=spec,
+        backend=FakeBackend(root),
+        store=store,
+        start="triton_v2",
+        config=cfg,
+        arms=["catalog", "random", "grid"],
+        trials=4,
+    )
+    wanted = condition_metrics(store)
+    assert "registers_per_thread" in wanted and "dram_throughput_pct" in wanted
+    for row in doc["rows"]:
+        moves = [t for t in row["trajectory"] if t["n"] > 1]
+        assert moves, row["arm"]
+        for t in moves:
+            if row["arm"] == "grid":  # a grid point moves from nowhere
+                assert t["from_metrics"] == {}
+                continue
+            assert t["from_metrics"] and set(t["from_metrics"]) <= wanted
+            assert all(isinstance(v, float) for v in t["from_metrics"].values())
+    first = next(r for r in doc["rows"] if r["arm"] == "catalog")["trajectory"][1]
+    assert "pct_of_floor" in first["from_metrics"]  # the start's, not the trial's own
+    start_pct = doc["rows"][0]["trajectory"][0]["pct_of_floor"]
+    assert first["from_metrics"]["pct_of_floor"] == pytest.approx(start_pct, rel=1e-3)

@@ -54,6 +54,10 @@ configuration, then the ones after it (the grid's next points, the walks' next m
 first goes back), as many as there are workers (`kbopt.bench.warm_compile`).  What is
 measured, and in which order, is the same with or without it.
 
+Each trial of a walking arm records `from_metrics`: the metrics of the values it moved from
+that a catalog condition reads (`condition_metrics`), so what a move found can later be set
+against the conditions it was chosen under.
+
 Per arm the result row has `best_pct_of_floor` and `trials_to_within_5pct`: the first
 trial at which the arm's best time so far is within 5% of the best time any arm found.
 The grid's row also has `expected_trials_to_within_5pct`: what a random grid sample needs
@@ -113,6 +117,10 @@ class TrialRow:
     kept: bool | None = None  # catalog / random: kept as the new current values
     note: str = ""
     best_us: float | None = None  # the arm's best correct time so far
+    # catalog / random: what the catalog's conditions read of the values the move started
+    # from (`condition_metrics`), so a precondition's threshold can later be set against
+    # what its moves found (scripts/move_outcomes.py)
+    from_metrics: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -141,6 +149,7 @@ class Lab:
         self.file_values = dict(file_values)
         self.cache: dict[frozenset, tuple[Measurement | None, str]] = {}
         self.first: Measurement | None = None  # provenance of the run
+        self.recorded: frozenset[str] = frozenset()  # metrics a walking trial records
         self.start_repeat_us: float | None = None  # the start measured a second time
 
     def measure(
@@ -259,6 +268,15 @@ class _Walk:
 
         return trigger_metrics(profile if profile is not None else self.profile())
 
+    def recorded_metrics(self) -> dict[str, float]:
+        """The current values' metrics that a catalog condition reads, to 4 significant
+        digits: what a trial moving from here records."""
+        return {
+            k: float(f"{float(v):.4g}")
+            for k, v in sorted(self.metrics().items())
+            if k in self.lab.recorded and isinstance(v, int | float) and math.isfinite(v)
+        }
+
     def _options(self) -> list[tuple[str, PlannedMove]] | str:
         # Ranked once per state: `upcoming` and the step that follows it ask the same.
         if self._open is None:
@@ -316,6 +334,7 @@ class _Walk:
             self.visited |= launch_equivalents(new, m.launched)
         row = _row(n, new, m, err)
         row.move = f"{label}: {planned.text()}"
+        row.from_metrics = self.recorded_metrics()
         judged_against = float(self.current.duration_us) if self.branching else self.best_us
         slower = (
             m is not None
@@ -454,6 +473,17 @@ class RandomWalk(_Walk):
         return options
 
 
+def condition_metrics(store: Store) -> frozenset[str]:
+    """Every metric a catalog condition reads: the entries' triggers (with their room to
+    act and defining conditions) and their moves' preconditions."""
+    names: set[str] = set()
+    for entry in store.entries():
+        names.update(t.metric for t in entry.triggers)
+        for move in entry.moves:
+            names.update(t.metric for t in move.when)
+    return frozenset(names)
+
+
 def grid_space(knobs: Sequence[Knob]) -> list[tuple[str, tuple[Any, ...]]]:
     return [(k.name, tuple(k.values)) for k in knobs if k.values]
 
@@ -555,6 +585,7 @@ def run_ablation(
     family = spec.version_family(start)
     language = family_language(family)
     lab = Lab(backend, spec, start, config, file_values)
+    lab.recorded = condition_metrics(store)
     began = time.monotonic()
     m0, err0 = lab.measure(file_values)
     if m0 is None or not m0.correct:
