@@ -13,6 +13,9 @@ advanced the search), and how often more than 5%:
   and over the first run of each kernel and configuration only (before anything was changed
   because of that kernel);
 - per fired anti-pattern, in the catalog arm;
+- in both walking arms, per entry and knob change, split by whether the move's measured
+  preconditions held or were passed over (a search passes them over once no other move is
+  left), leaving out the warps-alongside repeats of a resize;
 - in both walking arms, by the knob change itself (a role and a direction: `tile_n x2`,
   `warps /2`...).
 
@@ -99,6 +102,7 @@ def trial_outcomes(docs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                             "n": int(trial["n"]),
                             "first_run": first_run,
                             **parse_move(str(trial["move"])),
+                            "relaxed": "[preconditions not met" in str(trial["move"]),
                             "gain_pct": None if gain is None else round(gain, 2),
                         }
                     )
@@ -135,14 +139,17 @@ def tables(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     first_moves = [r for r in rows if r["n"] == 2]
     return {
         "catalog arm, every move, by source": tally(catalog, lambda r: r["source"]),
-        "first move of each run (trial 2), by source": tally(
-            first_moves, lambda r: r["source"]
-        ),
+        "first move of each run (trial 2), by source": tally(first_moves, lambda r: r["source"]),
         "first move, first run of each kernel and configuration only, by source": tally(
             [r for r in first_moves if r["first_run"]], lambda r: r["source"]
         ),
         "catalog arm, moves of fired anti-patterns, by entry": tally(
             [r for r in catalog if r["source"] == "fired anti-pattern"], lambda r: r["entry"]
+        ),
+        "both walking arms, by entry and change, preconditions held or passed over": tally(
+            [r for r in rows if r["changes"] and not r["paired"]],
+            lambda r: f"{r['entry']}: {' + '.join(r['changes'])}, "
+            + ("passed over" if r["relaxed"] else "held"),
         ),
         "both walking arms, by knob change": tally(
             [r for r in rows if r["changes"]], lambda r: " + ".join(r["changes"])
@@ -192,7 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / f"{NAME}.json").write_text(json.dumps(result, indent=1) + "\n")
     (args.out / f"{NAME}.md").write_text(render(result))
-    print(f"wrote {(args.out / NAME).relative_to(REPO) if args.out.is_relative_to(REPO) else args.out}.json/.md")
+    print(
+        f"wrote {(args.out / NAME).relative_to(REPO) if args.out.is_relative_to(REPO) else args.out}.json/.md"
+    )
     return 0
 
 

@@ -62,7 +62,9 @@ def test_a_trial_is_judged_against_its_arm_s_best_so_far() -> None:
                 "trajectory": [
                     trial(1, 100.0),
                     trial(2, 90.0, "warning 1 w: a 2 -> 1 (tile_n /2)"),  # 10% faster
-                    trial(3, 89.5, "#1 o: b 1 -> 2 (warps x2)"),  # under 1%: not advanced
+                    trial(
+                        3, 89.5, "#1 o: b 1 -> 2 (warps x2) [preconditions not met: x > 1]"
+                    ),  # < 1%
                     trial(4, None, "#2 o: a 1 -> 2 (tile_n x2)"),  # failed: not advanced
                     trial(5, 80.0, "#1 o: b 2 -> 4 (warps x2)"),  # against 89.5, not 100
                 ],
@@ -74,6 +76,7 @@ def test_a_trial_is_judged_against_its_arm_s_best_so_far() -> None:
     assert len(rows) == 8  # the grid's trials are not moves
     assert [r["first_run"] for r in rows] == [True] * 4 + [False] * 4
     assert [r["gain_pct"] for r in rows[:4]] == [10.0, 0.56, None, 10.61]
+    assert [r["relaxed"] for r in rows[:4]] == [False, True, False, False]
     by_source = {t["group"]: t for t in mod.tally(rows, lambda r: r["source"])}
     assert by_source["fired anti-pattern"]["advanced"] == 2
     assert by_source["ranked first"] == {
