@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import re
 import shlex
 import sys
 from collections import defaultdict
@@ -43,72 +42,20 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from kbopt.site.ablation import load_results  # noqa: E402
+from kbopt.workflow.move_record import (  # noqa: E402
+    ADVANCED_PCT,
+    MoveRecord,
+    advanced,
+    parse_move,
+    row_key,
+    trial_outcomes,
+)
+
+__all__ = ["parse_move", "trial_outcomes"]  # what the tests read through this script
 
 RESULTS = REPO / "results" / "moves"
 NAME = "move-outcomes"
-ADVANCED_PCT = 1.0  # faster than the arm's best so far by more than this: the search advanced
 CLEAR_PCT = 5.0
-
-# "back at trial 7's values, " / "from the best so far, " say from where, not which move.
-_FROM = re.compile(r"^(back at trial \d+'s values, |from the best so far, )")
-_SOURCE = re.compile(r"^(?:(?P<rank>#\d+)|warning \d+|unranked) ")
-_CHANGE = re.compile(r"\((\w+ (?:x2|/2|\+1|-1|one_wave))\)")
-
-
-def parse_move(move: str) -> dict[str, Any]:
-    """A trajectory row's `move` text as (source, entry, changes, paired)."""
-    text = _FROM.sub("", move)
-    found = _SOURCE.match(text)
-    if found is None:
-        source = "random order"
-    elif found.group("rank"):
-        source = "ranked first" if found.group("rank") == "#1" else "ranked lower"
-    else:
-        source = "fired anti-pattern" if text.startswith("warning") else "unranked"
-    text = _SOURCE.sub("", text)
-    head, _, changes = text.partition(": ")
-    entry, _, paired = head.partition(", ")
-    return {
-        "source": source,
-        "entry": entry,
-        "changes": sorted(_CHANGE.findall(changes)),
-        "paired": paired == "warps alongside",
-    }
-
-
-def trial_outcomes(docs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per move trial of a walking arm, with how much faster than the arm's best."""
-    seen: set[tuple[str, str]] = set()
-    rows = []
-    for doc in docs:
-        key = (str(doc.get("kernel")), str(doc.get("config", {}).get("name")))
-        first_run = key not in seen
-        seen.add(key)
-        for arm in doc.get("rows", []):
-            if arm.get("arm") not in ("catalog", "random"):
-                continue
-            best: float | None = None
-            for trial in arm.get("trajectory", []):
-                ok = trial.get("status") == "ok" and trial.get("duration_us")
-                duration = float(trial["duration_us"]) if ok else None
-                if int(trial.get("n", 0)) > 1 and trial.get("move") and best is not None:
-                    gain = (best - duration) / best * 100 if duration is not None else None
-                    rows.append(
-                        {
-                            "kernel": key[0],
-                            "config": key[1],
-                            "file": doc["_file"],
-                            "arm": arm["arm"],
-                            "n": int(trial["n"]),
-                            "first_run": first_run,
-                            **parse_move(str(trial["move"])),
-                            "relaxed": "[preconditions not met" in str(trial["move"]),
-                            "gain_pct": None if gain is None else round(gain, 2),
-                        }
-                    )
-                if duration is not None and (best is None or duration < best):
-                    best = duration
-    return rows
 
 
 def tally(rows: Iterable[dict[str, Any]], key: Any) -> list[dict[str, Any]]:
@@ -157,6 +104,39 @@ def tables(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     }
 
 
+def first_move_duel(rows: list[dict[str, Any]], *, past_only: bool) -> dict[str, int]:
+    """The runs whose two walking arms made different first moves: which of the two the
+    record of the other kernels' runs (only the runs before it, with `past_only`: what a
+    search could have known then) scores higher, and which of them advanced."""
+    by_run: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for r in rows:
+        if r["n"] == 2 and not r["paired"]:
+            by_run[r["run"]][r["arm"]] = r
+    out: dict[str, int] = defaultdict(int)
+    for run, arms in sorted(by_run.items()):
+        if set(arms) != {"catalog", "random"}:
+            continue
+        cat, rnd = arms["catalog"], arms["random"]
+        if row_key(cat) == row_key(rnd):
+            out["same first move"] += 1
+            continue
+        known = [
+            r for r in rows if r["kernel"] != cat["kernel"] and (not past_only or r["run"] < run)
+        ]
+        record = MoveRecord.from_rows(known)
+        score_cat, score_rnd = record.score(row_key(cat)), record.score(row_key(rnd))
+        if score_cat == score_rnd:
+            out["scored alike"] += 1
+            continue
+        pick = cat if score_cat > score_rnd else rnd
+        out["compared"] += 1
+        out["the higher-scored move advanced"] += advanced(pick)
+        out["the catalog arm's move advanced"] += advanced(cat)
+        out["the random order's move advanced"] += advanced(rnd)
+        out["the higher-scored move was the catalog arm's"] += pick is cat
+    return dict(out)
+
+
 def render(result: dict[str, Any]) -> str:
     out = [
         f"Moves of the walking arms in {result['runs']} real `kbopt ablate` runs "
@@ -165,6 +145,25 @@ def render(result: dict[str, Any]) -> str:
         f"than the arm's best so far; *clear*: more than {CLEAR_PCT:g}%.",
         "",
     ]
+    out += [
+        "**First moves where the two walking arms differed**: the record of the other "
+        "kernels' runs scores the two moves (`kbopt.workflow.move_record`); which advanced.",
+        "",
+        "| Record from | Runs compared | Higher-scored move advanced | Catalog arm's move "
+        "advanced | Random order's move advanced | Higher-scored was the catalog arm's |",
+        "|-------------|---------------|-----------------------------|--------------------"
+        "---------|------------------------------|-------------------------------------|",
+    ]
+    columns = (
+        "compared",
+        "the higher-scored move advanced",
+        "the catalog arm's move advanced",
+        "the random order's move advanced",
+        "the higher-scored move was the catalog arm's",
+    )
+    for name, duel in result["first_move_duel"].items():
+        out.append("| " + " | ".join([name, *(str(duel.get(c, 0)) for c in columns)]) + " |")
+    out.append("")
     for title, rows in result["tables"].items():
         out += [
             f"**{title[0].upper() + title[1:]}**",
@@ -195,6 +194,10 @@ def main(argv: list[str] | None = None) -> int:
         "trials": len(rows),
         "files": [d["_file"] for d in docs],
         "tables": tables(rows),
+        "first_move_duel": {
+            "every other kernel's runs": first_move_duel(rows, past_only=False),
+            "other kernels' earlier runs only": first_move_duel(rows, past_only=True),
+        },
     }
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / f"{NAME}.json").write_text(json.dumps(result, indent=1) + "\n")

@@ -12,39 +12,6 @@ from script_module import load_script
 REPO = Path(__file__).resolve().parent.parent
 
 
-def test_move_texts_name_their_source_entry_and_changes() -> None:
-    mod = load_script("move_outcomes")
-    parse = mod.parse_move
-    assert parse(
-        "#1 keep-enough-bytes-in-flight: block_size None (launched as 8192) -> 16384 (tile_n x2)"
-    ) == {
-        "source": "ranked first",
-        "entry": "keep-enough-bytes-in-flight",
-        "changes": ["tile_n x2"],
-        "paired": False,
-    }
-    moved = parse(
-        "back at trial 15's values, #3 keep-enough-bytes-in-flight, warps alongside: "
-        "block_d 64 -> 128 (tile_n x2), num_warps 4 -> 8 (warps x2)"
-    )
-    assert moved["source"] == "ranked lower" and moved["paired"]
-    assert moved["changes"] == ["tile_n x2", "warps x2"]
-    fired = parse(
-        "from the best so far, warning 1 wave-quantization-from-coarse-tiles: "
-        "block_size 32768 -> 16384 (tile_n /2)"
-    )
-    assert fired["source"] == "fired anti-pattern"
-    assert fired["entry"] == "wave-quantization-from-coarse-tiles"
-    unranked = parse(
-        "unranked size-warps-to-the-row: num_warps 2 -> 1 (warps /2) "
-        "[preconditions not met: the kernel has no row_len]"
-    )
-    assert unranked["source"] == "unranked" and unranked["changes"] == ["warps /2"]
-    assert parse("split-kv-decode: num_splits 8 -> 33 (splits one_wave)")["source"] == (
-        "random order"
-    )
-
-
 def test_a_trial_is_judged_against_its_arm_s_best_so_far() -> None:
     mod = load_script("move_outcomes")
 
@@ -102,3 +69,44 @@ def test_the_script_writes_its_tables_and_answers_help(tmp_path: Path) -> None:
     assert doc["runs"] > 0 and doc["trials"] > 0 and doc["command"].startswith("python ")
     assert "first move of each run (trial 2), by source" in doc["tables"]
     assert "| fired anti-pattern |" in (tmp_path / "move-outcomes.md").read_text()
+    assert set(doc["first_move_duel"]) == {
+        "every other kernel's runs",
+        "other kernels' earlier runs only",
+    }
+
+
+def test_first_moves_are_scored_by_the_other_kernels_record() -> None:
+    mod = load_script("move_outcomes")
+
+    def run(kernel: str, catalog: tuple[str, float], random_: tuple[str, float]) -> dict:
+        def arm(name: str, move: str, us: float) -> dict:
+            start = {"n": 1, "status": "ok", "duration_us": 100.0, "move": ""}
+            step = {"n": 2, "status": "ok", "duration_us": us, "move": move}
+            return {"arm": name, "trajectory": [start, step]}
+
+        rows = [arm("catalog", *catalog), arm("random", *random_)]
+        return {"kernel": kernel, "config": {"name": "c"}, "_file": kernel, "rows": rows}
+
+    wide, few = "#1 e: b 8 -> 16 (tile_n x2)", "f: w 4 -> 2 (warps /2)"
+    # on every kernel the catalog arm's wider tile lost and the random order's halving won
+    docs = [run(k, (wide, 120.0), (few, 80.0)) for k in ("a", "b", "c")]
+    rows = mod.trial_outcomes(docs)
+    every = mod.first_move_duel(rows, past_only=False)
+    # each kernel sees the two others: the halving scores higher, and advanced
+    assert every == {
+        "compared": 3,
+        "the higher-scored move advanced": 3,
+        "the catalog arm's move advanced": 0,
+        "the random order's move advanced": 3,
+        "the higher-scored move was the catalog arm's": 0,
+    }
+    # from earlier runs only: a knows nothing yet (both moves at the base rate)
+    past = mod.first_move_duel(rows, past_only=True)
+    assert past == {
+        "scored alike": 1,
+        "compared": 2,
+        "the higher-scored move advanced": 2,
+        "the catalog arm's move advanced": 0,
+        "the random order's move advanced": 2,
+        "the higher-scored move was the catalog arm's": 0,
+    }

@@ -10,7 +10,8 @@ fails its correctness check or runs out of memory is a trial too, recorded with 
   values (timing-only: the measurement's metrics, the launch statistics of its Triton
   kernels and the spec's shape metrics), rank the catalog for it
   (`kbopt.strategy.recommend`, the family's language; each fired anti-pattern's way out
-  first, then the opportunities in the order it shows them), apply the top
+  first, then the other moves by what each found in the project's earlier measured
+  ablations, `kbopt.workflow.move_record`, the ranking's order breaking ties), apply the top
   applicable move that leads to knob values the arm has not measured and was not already
   rolled back (`kbopt.workflow.catalog_designer.search_candidates`: moves whose
   preconditions fail only once none whose preconditions hold is left), measure, keep it
@@ -93,6 +94,7 @@ from kbopt.workflow.catalog_designer import (
     search_candidates,
     search_order,
 )
+from kbopt.workflow.move_record import record_for
 from kbopt.workflow.search_momentum import Momentum, directions
 from kbopt.workflow.search_pairing import untried_pair
 
@@ -784,6 +786,8 @@ def _document(
         # bytes give the same digest on any machine), and the commit when the caller knows it.
         "catalog_digest": catalog_digest(store),
         "catalog_commit": os.environ.get("KBOPT_COMMIT", ""),
+        # the measured record that ordered the catalog arm's moves (runs, moves, trials)
+        "move_record": record_for(store.root).summary(),
         "knobs": {k.name: list(k.values) for k in spec.knobs_for(start)},
         "rows": rows,
     }

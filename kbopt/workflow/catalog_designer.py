@@ -6,7 +6,10 @@
    continued past its first ten entries);
 2. for each ranked optimization, each of its `moves` (front matter, `kbopt.moves`) is
    planned against the current version's knob values (`KernelSpec.knob_values`) and the
-   profile's metrics; the first move that applies, and was not tried from the same parent
+   profile's metrics; the moves of fired anti-patterns come first, then the others in the
+   order of what each move found in the project's measured ablations
+   (`kbopt.workflow.move_record`; the ranking's order where that record says nothing);
+   the first move that applies, and was not tried from the same parent
    version (the same entry's move, or the same resulting knob values), is chosen -- a
    knob change rolled back earlier in the run, or by an earlier run of the same kernel on
    the same backend from exactly the current knob values (`runs/*/catalog-moves.json`),
@@ -56,6 +59,7 @@ from kbopt.moves import (
 from kbopt.store import Store, atomic_write
 from kbopt.vocab import VERSION_FAMILY_LANGUAGE
 from kbopt.workflow.designers import DesignContext, DesignerUnavailable, Proposal
+from kbopt.workflow.move_record import order_by_record, record_for
 from kbopt.workflow.record import AttemptStatus, RunRecord
 from kbopt.workflow.search_momentum import Momentum, directions
 from kbopt.workflow.search_pairing import NOTE as PAIRING_NOTE
@@ -240,8 +244,9 @@ def search_candidates(
     **kwargs: Any,
 ) -> list[Candidate]:
     """`candidates` in two passes: the moves whose preconditions hold (or were not
-    measured), in ranking order; only when none is left, the same ranking's moves whose
-    measured preconditions fail.  A precondition is a threshold written from sources,
+    measured); only when none is left, the same ranking's moves whose measured
+    preconditions fail.  In each pass the fired anti-patterns' moves come first, then the
+    rest by their record (`move_record.order_by_record`), the ranking's order breaking ties.  A precondition is a threshold written from sources,
     not from this kernel: once every move it allows has been measured, the ranking still
     says which direction is most promising, and a measured trial settles it (the move
     says which preconditions it passed over).  Rows marked `unranked` (`with_unranked`)
@@ -256,19 +261,22 @@ def search_candidates(
     return []
 
 
-def _two_passes(*args: Any, **kwargs: Any) -> list[Candidate]:
-    found = candidates(*args, **kwargs)
+def _two_passes(store: Store, *args: Any, **kwargs: Any) -> list[Candidate]:
+    # Within each pass, the record of what each move found in the project's measured
+    # ablations orders the moves after the fired anti-patterns' (`move_record`).
+    record = record_for(store.root)
+    found = candidates(store, *args, **kwargs)
     if found:
-        return found
+        return order_by_record(found, record)
     kwargs = {**kwargs, "why_not": None, "relax": True}
     # Among one entry's moves, the one whose preconditions miss least comes first (halving
     # the warps when the row is far longer than its precondition allows is the worse bet
     # than doubling them when it is just short of it); the entries keep the ranking's order.
-    relaxed = candidates(*args, **kwargs)
+    relaxed = candidates(store, *args, **kwargs)
     first: dict[str, int] = {}
     for c in relaxed:
         first.setdefault(c.entry, len(first))
-    return sorted(relaxed, key=lambda c: (first[c.entry], c.planned.miss))
+    return order_by_record(sorted(relaxed, key=lambda c: (first[c.entry], c.planned.miss)), record)
 
 
 def in_scope_with_moves(store: Store, language: str | None) -> list[Any]:

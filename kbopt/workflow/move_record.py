@@ -1,0 +1,205 @@
+"""What each catalog move found when it was measured: the record the catalog search orders
+its moves by.
+
+Every real-device `kbopt ablate` run in the project's `results/ablation/` holds the moves its
+walking arms (`catalog`, `random`) measured, one per trial after the first.  A move
+*advanced* the search when its trial was more than 1% faster than the arm's best so far.
+The record counts, per move (an entry, its knob changes as role and direction, and whether
+its measured preconditions held or were passed over), how many trials applied it and how
+many advanced.
+
+`MoveRecord.score` is the move's share of advancing trials, pulled toward the share over
+all moves (a Beta prior of `PRIOR_TRIALS` trials at that base rate), so a move measured a few
+times moves little from the base rate and one never measured sits at it.  On the committed
+H200 runs, where the catalog arm's and the random order's first moves differed, the one the
+record of the other kernels' runs scored higher advanced more often than the catalog arm's
+own choice (`scripts/move_outcomes.py` counts it); so the catalog search, after the fired
+anti-patterns, tries higher-scored moves first (`order_by_record`), the ranking's order
+breaking ties.  The random arm stays random: it is the control.
+
+Fake-backend files are left out (`kbopt.site.ablation.load_results`), as are the repeats of
+a resize with the warps scaled alike (a rule of the search, not an entry's move).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ADVANCED_PCT = 1.0  # faster than the arm's best so far by more than this: the search advanced
+PRIOR_TRIALS = 4.0  # the base rate counts as this many trials in every move's score
+
+# "back at trial 7's values, " / "from the best so far, " say from where, not which move.
+_FROM = re.compile(r"^(back at trial \d+'s values, |from the best so far, )")
+_SOURCE = re.compile(r"^(?:(?P<rank>#\d+)|warning \d+|unranked) ")
+# a knob change's role and direction, as `KnobChange.text` ends: "(tile_n x2)"
+_CHANGE = re.compile(r"\((\w+ [^()\s]+)\)")
+RELAXED_MARK = "[preconditions not met"
+
+Key = tuple[str, str, bool]  # entry, its changes ("tile_n x2 + warps /2"), passed over
+
+
+def parse_move(move: str) -> dict[str, Any]:
+    """A trajectory row's `move` text: where the move came from (a ranked opportunity, a
+    fired anti-pattern, an entry the ranking left out, or the random order), the entry,
+    its knob changes, whether it repeats a resize with the warps alongside, and whether
+    its measured preconditions were passed over."""
+    relaxed = RELAXED_MARK in move
+    text = _FROM.sub("", move.split(f" {RELAXED_MARK}")[0])
+    found = _SOURCE.match(text)
+    if found is None:
+        source = "random order"
+    elif found.group("rank"):
+        source = "ranked first" if found.group("rank") == "#1" else "ranked lower"
+    else:
+        source = "fired anti-pattern" if text.startswith("warning") else "unranked"
+    text = _SOURCE.sub("", text)
+    head, _, changes = text.partition(": ")
+    entry, _, paired = head.partition(", ")
+    return {
+        "source": source,
+        "entry": entry,
+        "changes": sorted(_CHANGE.findall(changes)),
+        "paired": paired == "warps alongside",
+        "relaxed": relaxed,
+    }
+
+
+def trial_outcomes(docs: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One row per move trial of a walking arm, oldest run first: the run (its index in
+    `docs`), its kernel and configuration, whether it is the first run of that pair, the
+    parsed move, and how much
+    faster than the arm's best so far it was (`gain_pct`, None when it failed)."""
+    seen: set[tuple[str, str]] = set()
+    rows = []
+    for run, doc in enumerate(docs):
+        key = (str(doc.get("kernel")), str(doc.get("config", {}).get("name")))
+        first_run = key not in seen
+        seen.add(key)
+        for arm in doc.get("rows", []):
+            if arm.get("arm") not in ("catalog", "random"):
+                continue
+            best: float | None = None
+            for trial in arm.get("trajectory", []):
+                ok = trial.get("status") == "ok" and trial.get("duration_us")
+                duration = float(trial["duration_us"]) if ok else None
+                if int(trial.get("n", 0)) > 1 and trial.get("move") and best is not None:
+                    gain = (best - duration) / best * 100 if duration is not None else None
+                    rows.append(
+                        {
+                            "kernel": key[0],
+                            "config": key[1],
+                            "run": run,
+                            "file": doc.get("_file", ""),
+                            "arm": arm["arm"],
+                            "n": int(trial["n"]),
+                            "first_run": first_run,
+                            **parse_move(str(trial["move"])),
+                            "gain_pct": None if gain is None else round(gain, 2),
+                        }
+                    )
+                if duration is not None and (best is None or duration < best):
+                    best = duration
+    return rows
+
+
+def advanced(row: Mapping[str, Any]) -> bool:
+    gain = row.get("gain_pct")
+    return gain is not None and gain > ADVANCED_PCT
+
+
+def row_key(row: Mapping[str, Any]) -> Key:
+    return (str(row["entry"]), " + ".join(row["changes"]), bool(row["relaxed"]))
+
+
+@dataclass
+class MoveRecord:
+    """Per move, (trials, advanced); `base_rate`: the advancing share over all of them."""
+
+    counts: dict[Key, tuple[int, int]] = field(default_factory=dict)
+    base_rate: float = 0.0
+    runs: int = 0
+
+    @classmethod
+    def from_rows(
+        cls, rows: Iterable[Mapping[str, Any]], *, leave_out_kernel: str | None = None
+    ) -> MoveRecord:
+        """The record of `trial_outcomes` rows (a kernel's own runs left out on request:
+        what a search would have known before it first met that kernel)."""
+        counts: dict[Key, list[int]] = {}
+        runs: set[int] = set()
+        for row in rows:
+            if row["paired"] or not row["changes"] or row["kernel"] == leave_out_kernel:
+                continue
+            runs.add(int(row["run"]))
+            c = counts.setdefault(row_key(row), [0, 0])
+            c[0] += 1
+            c[1] += advanced(row)
+        trials = sum(n for n, _ in counts.values())
+        hits = sum(a for _, a in counts.values())
+        return cls(
+            {k: (n, a) for k, (n, a) in counts.items()},
+            hits / trials if trials else 0.0,
+            len(runs),
+        )
+
+    @classmethod
+    def load(cls, root: Path) -> MoveRecord:
+        """The record of the real ablation runs under `root` (empty when there are none)."""
+        from kbopt.site.ablation import load_results
+
+        return cls.from_rows(trial_outcomes(load_results(root)))
+
+    def score(self, key: Key) -> float:
+        """The move's advancing share, pulled toward the base rate (the base rate itself
+        for a move never measured)."""
+        trials, hits = self.counts.get(key, (0, 0))
+        return (hits + PRIOR_TRIALS * self.base_rate) / (trials + PRIOR_TRIALS)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "runs": self.runs,
+            "moves": len(self.counts),
+            "trials": sum(n for n, _ in self.counts.values()),
+            "base_rate": round(self.base_rate, 4),
+        }
+
+
+def candidate_key(entry: str, planned: Any) -> Key:
+    """A planned move's record key (`PlannedMove`: its changes' roles and directions)."""
+    changes = sorted(f"{c.role} {c.op}" for c in planned.changes)
+    return (entry, " + ".join(changes), bool(planned.relaxed))
+
+
+_CACHE: dict[tuple[str, tuple[tuple[str, int], ...]], MoveRecord] = {}
+
+
+def record_for(root: Path) -> MoveRecord:
+    """`MoveRecord.load(root)`, kept while the results folder's files are unchanged."""
+    folder = Path(root) / "results" / "ablation"
+    stamp = tuple(
+        sorted((p.name, p.stat().st_mtime_ns) for p in folder.glob("*.json"))
+        if folder.is_dir()
+        else ()
+    )
+    key = (str(Path(root).resolve()), stamp)
+    if key not in _CACHE:
+        _CACHE.clear()
+        _CACHE[key] = MoveRecord.load(root)
+    return _CACHE[key]
+
+
+def order_by_record(candidates: Sequence[Any], record: MoveRecord) -> list[Any]:
+    """Fired anti-patterns' moves first (as the ranking placed them), then the rest by the
+    record's score, highest first; equal scores keep the order they came in."""
+    position = {id(c): i for i, c in enumerate(candidates)}
+
+    def sort_key(c: Any) -> tuple[int, float, int]:
+        fired = bool(c.opp.get("warning"))
+        score = 0.0 if fired else -record.score(candidate_key(c.entry, c.planned))
+        return (0 if fired else 1, score, position[id(c)])
+
+    return sorted(candidates, key=sort_key)

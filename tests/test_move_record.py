@@ -1,0 +1,164 @@
+"""kbopt.workflow.move_record: what each catalog move found, and the order it gives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from kbopt.kernel import load_spec
+from kbopt.store import Store
+from kbopt.workflow.move_record import (
+    MoveRecord,
+    candidate_key,
+    order_by_record,
+    parse_move,
+    record_for,
+    trial_outcomes,
+)
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_move_texts_name_their_source_entry_changes_and_preconditions() -> None:
+    assert parse_move(
+        "#1 keep-enough-bytes-in-flight: block_size None (launched as 8192) -> 16384 (tile_n x2)"
+    ) == {
+        "source": "ranked first",
+        "entry": "keep-enough-bytes-in-flight",
+        "changes": ["tile_n x2"],
+        "paired": False,
+        "relaxed": False,
+    }
+    moved = parse_move(
+        "back at trial 15's values, #3 keep-enough-bytes-in-flight, warps alongside: "
+        "block_d 64 -> 128 (tile_n x2), num_warps 4 -> 8 (warps x2)"
+    )
+    assert moved["source"] == "ranked lower" and moved["paired"]
+    assert moved["changes"] == ["tile_n x2", "warps x2"]
+    fired = parse_move(
+        "from the best so far, warning 1 wave-quantization-from-coarse-tiles: "
+        "block_size 32768 -> 16384 (tile_n /2)"
+    )
+    assert fired["source"] == "fired anti-pattern"
+    assert fired["entry"] == "wave-quantization-from-coarse-tiles"
+    # the passed-over preconditions' own parentheses are not knob changes
+    unranked = parse_move(
+        "unranked size-warps-to-the-row: num_warps 2 -> 1 (warps /2) "
+        "[preconditions not met: the kernel has no row_len (row_len_x y)]"
+    )
+    assert unranked["source"] == "unranked" and unranked["changes"] == ["warps /2"]
+    assert unranked["relaxed"]
+    random_order = parse_move("split-kv-decode: num_splits 8 -> 33 (splits one_wave)")
+    assert random_order["source"] == "random order"
+    assert random_order["changes"] == ["splits one_wave"]
+
+
+def _trial(n: int, us: float | None, move: str = "") -> dict[str, Any]:
+    return {"n": n, "status": "ok" if us else "error", "duration_us": us, "move": move}
+
+
+def _doc(kernel: str, *moves: tuple[str, float | None], arm: str = "catalog") -> dict[str, Any]:
+    trajectory = [_trial(1, 100.0)] + [
+        _trial(i, us, move) for i, (move, us) in enumerate(moves, start=2)
+    ]
+    return {
+        "kind": "kbopt-ablation",
+        "fake": False,
+        "kernel": kernel,
+        "config": {"name": "c"},
+        "rows": [{"arm": arm, "trajectory": trajectory}, {"arm": "grid", "trajectory": []}],
+    }
+
+
+WIDER = "#1 e: block 8 -> 16 (tile_n x2)"
+FEWER = "#2 e: num_warps 4 -> 2 (warps /2)"
+
+
+def test_the_record_counts_advancing_trials_per_move_and_scores_toward_the_base_rate() -> None:
+    docs = [
+        _doc("a", (WIDER, 90.0), (FEWER, 89.5)),  # the second: not 1% past the best (90)
+        _doc("b", (WIDER, 120.0), (FEWER, 80.0), arm="random"),
+    ]
+    rows = trial_outcomes(docs)
+    record = MoveRecord.from_rows(rows)
+    assert record.counts == {("e", "tile_n x2", False): (2, 1), ("e", "warps /2", False): (2, 1)}
+    assert record.base_rate == 0.5 and record.runs == 2
+    assert record.score(("e", "tile_n x2", False)) == pytest.approx(0.5)
+    assert record.score(("never", "measured", False)) == 0.5  # the base rate
+    # without kernel b: what a search knew before it met b
+    alone = MoveRecord.from_rows(rows, leave_out_kernel="b")
+    assert alone.counts == {("e", "tile_n x2", False): (1, 1), ("e", "warps /2", False): (1, 0)}
+    assert alone.score(("e", "tile_n x2", False)) == pytest.approx((1 + 4 * 0.5) / 5)
+
+
+def _candidate(entry: str, change: str, warning: bool = False) -> SimpleNamespace:
+    role, op = change.split()
+    planned = SimpleNamespace(changes=[SimpleNamespace(role=role, op=op)], relaxed=[])
+    return SimpleNamespace(entry=entry, planned=planned, opp={"warning": 1} if warning else {})
+
+
+def test_fired_anti_patterns_first_then_the_record_s_order_then_the_ranking_s() -> None:
+    record = MoveRecord(
+        {("good", "warps /2", False): (10, 8), ("poor", "tile_n x2", False): (10, 0)}, 0.3
+    )
+    ranked = [
+        _candidate("poor", "tile_n x2"),
+        _candidate("unknown-1", "tile_m x2"),
+        _candidate("good", "warps /2"),
+        _candidate("unknown-2", "tile_k x2"),
+        _candidate("fired", "tile_n /2", warning=True),
+    ]
+    assert candidate_key("good", ranked[2].planned) == ("good", "warps /2", False)
+    order = [c.entry for c in order_by_record(ranked, record)]
+    assert order == ["fired", "good", "unknown-1", "unknown-2", "poor"]
+    # an empty record keeps the ranking's order, fired anti-patterns first
+    assert [c.entry for c in order_by_record(ranked, MoveRecord())] == [
+        "fired",
+        "poor",
+        "unknown-1",
+        "good",
+        "unknown-2",
+    ]
+
+
+def test_the_catalog_search_orders_its_moves_by_the_record(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """size-warps-to-the-row's two moves, both passed over: the record decides which first."""
+    from kbopt.workflow.catalog_designer import search_candidates
+
+    spec = load_spec("add_rmsnorm", REPO)
+    store = Store(REPO)
+    ranked = [{"id": "size-warps-to-the-row", "kind": "optimization", "score": 0.5}]
+    values = {**spec.knob_values("triton_v1"), "num_warps": 16}
+    metrics = {"row_len": 14336, "registers_per_thread": 91}
+
+    def first_with(record: MoveRecord) -> Any:
+        monkeypatch.setattr("kbopt.workflow.catalog_designer.record_for", lambda root: record)
+        found = search_candidates(store, spec, "triton_v1", ranked, metrics, values=values)
+        return found[0].planned.values["num_warps"]
+
+    entry = "size-warps-to-the-row"
+    halve = MoveRecord(
+        {(entry, "warps /2", True): (20, 10), (entry, "warps x2", True): (20, 1)}, 0.2
+    )
+    double = MoveRecord(
+        {(entry, "warps /2", True): (20, 1), (entry, "warps x2", True): (20, 10)}, 0.2
+    )
+    assert first_with(halve) == 8
+    assert first_with(double) == 32
+
+
+def test_the_record_is_read_again_when_a_results_file_changes(tmp_path: Path) -> None:
+    folder = tmp_path / "results" / "ablation"
+    folder.mkdir(parents=True)
+    assert record_for(tmp_path).counts == {}
+    (folder / "one.json").write_text(json.dumps(_doc("a", (WIDER, 90.0))))
+    assert record_for(tmp_path).counts == {("e", "tile_n x2", False): (1, 1)}
+    fake = {**_doc("b", (WIDER, 120.0)), "fake": True}  # fake-backend runs are left out
+    (folder / "two.json").write_text(json.dumps(fake))
+    assert record_for(tmp_path).counts == {("e", "tile_n x2", False): (1, 1)}
