@@ -797,3 +797,32 @@ def test_after_a_clear_loss_the_catalog_designer_goes_the_other_way(tmp_path: Pa
         ("knob-gamma", AttemptStatus.APPLIED),  # the other way: 80 us
     ], steps
     assert spec.knob_values(run.record.attempts[-1].new_version)["num_warps"] == 2
+
+
+def test_the_designer_says_what_the_chosen_move_found_in_earlier_ablations(
+    tmp_path: Path,
+) -> None:
+    root = _project(tmp_path, "mla_decode")
+    assert _cycle(root, "mla_decode", "triton_v2", "c1", "--max-iterations", "1") == 0
+    chosen = json.loads((root / "runs" / "c1" / "catalog-moves.json").read_text())["1"]
+    assert "measured ablations this move" not in json.dumps(_record(root, "c1"))
+    # a real ablation run in which that very move beat its arm's best so far
+    move = f"#1 {chosen['entry']}: {', '.join(chosen['changes'])}"
+    trajectory = [
+        {"n": 1, "status": "ok", "duration_us": 100.0, "move": ""},
+        {"n": 2, "status": "ok", "duration_us": 80.0, "move": move},
+    ]
+    doc = {
+        "kind": "kbopt-ablation",
+        "fake": False,
+        "kernel": "another_kernel",
+        "config": {"name": "large"},
+        "rows": [{"arm": "catalog", "trajectory": trajectory}],
+    }
+    (root / "results" / "ablation").mkdir(parents=True)
+    (root / "results" / "ablation" / "run.json").write_text(json.dumps(doc))
+    assert _cycle(root, "mla_decode", "triton_v2", "c2", "--max-iterations", "1") == 0
+    again = json.loads((root / "runs" / "c2" / "catalog-moves.json").read_text())["1"]
+    assert again["entry"] == chosen["entry"]
+    said = "in this project's measured ablations this move beat the search's best so far in 1 of 1"
+    assert said in json.dumps(_record(root, "c2"))

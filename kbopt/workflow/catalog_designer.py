@@ -59,7 +59,7 @@ from kbopt.moves import (
 from kbopt.store import Store, atomic_write
 from kbopt.vocab import VERSION_FAMILY_LANGUAGE
 from kbopt.workflow.designers import DesignContext, DesignerUnavailable, Proposal
-from kbopt.workflow.move_record import order_by_record, record_for
+from kbopt.workflow.move_record import candidate_key, order_by_record, record_for
 from kbopt.workflow.record import AttemptStatus, RunRecord
 from kbopt.workflow.search_momentum import Momentum, directions
 from kbopt.workflow.search_pairing import NOTE as PAIRING_NOTE
@@ -632,6 +632,12 @@ class CatalogDesigner:
             else f"ranked {best.label} by the strategy (trigger "
             f"{best.opp.get('trigger') or 'text match'})"
         )
+        measured = record_for(self.root).counts.get(candidate_key(best.entry, best.planned))
+        if measured:
+            unchecked += (
+                f"; in this project's measured ablations this move beat the search's best so "
+                f"far in {measured[1]} of {measured[0]} trials"
+            )
         return Proposal(
             optimization=best.entry,
             new_version=new_version,
