@@ -944,9 +944,16 @@ def dims_from_text(spec: KernelSpec, text: str) -> dict[str, int]:
 
     With `name=value` items, dims left out take their value from the first trial point.
     """
-    parts = [p.strip() for p in text.replace(";", ",").split(",") if p.strip()]
+    items = [p.strip() for p in text.replace(";", ",").split(",")]
+    parts = [p for p in items if p]
     if not parts:
         raise KbError(f"configuration {text!r} names no dimension ({spec.shape(_first(spec))})")
+    if len(parts) != len(items):
+        # `rows=4,,cols=8`: a value lost in editing, not a separator to skip in silence
+        raise KbError(
+            f"configuration {text!r} has an empty item (two commas in a row, or one at an "
+            "end): separate the items by single commas"
+        )
     out: dict[str, int] = {}
     if all("=" not in p for p in parts):
         if len(parts) != len(spec.dims):

@@ -56,6 +56,16 @@ CONFIG_CASES: list[tuple[str, list[str], str]] = [
         "not a positive integer",
     ),
     (
+        "profile-empty-item",
+        ["profile", "sm", "triton_v1", "--no-devlog", "--config", "rows=4,,cols=8"],
+        "configuration 'rows=4,,cols=8' has an empty item",
+    ),
+    (
+        "bench-trailing-comma",
+        ["bench", "sm", "--no-write", "--config", "rows=4,cols=8,"],
+        "has an empty item",
+    ),
+    (
         "bench-version-twice",
         ["bench", "sm", "--no-write", "--versions", "triton_v1,triton_v1"],
         "triton_v1 given twice",
