@@ -94,6 +94,17 @@ def _parse(schema: Any, text: str, any_word: bool) -> Any:
     if text.count('"') % 2:
         # whoosh would search the quote's words as loose words, hiding the typo.
         raise KbError(f'unbalanced " in query {text!r}: a phrase is "words in quotes"')
+    depth = 0
+    for part in text.split('"')[::2]:  # outside the phrases
+        for ch in part:
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            if depth < 0:
+                raise KbError(f"unbalanced ) in query {text!r}: it closes no (")
+    if depth:
+        # whoosh would close it at the end without a word, hiding the typo.
+        raise KbError(
+            f"unbalanced ( in query {text!r}: close each group, e.g. (split OR tile) decode"
+        )
     for name in _FIELD_PREFIX.findall(text):
         if name not in QUERY_FIELDS:
             raise KbError(

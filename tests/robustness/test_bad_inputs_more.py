@@ -142,6 +142,28 @@ def test_query_field_with_value_still_works(empty_kb: Path) -> None:
     assert r.rc == 0, r.both
 
 
+UNBALANCED_QUERIES = [
+    ("(split", "unbalanced ("),
+    ("split)", "unbalanced )"),
+    (")split(", "unbalanced )"),
+]
+
+
+@pytest.mark.parametrize(("query", "fragment"), UNBALANCED_QUERIES)
+def test_query_with_unbalanced_parenthesis_is_refused(
+    empty_kb: Path, query: str, fragment: str
+) -> None:
+    call(empty_kb, "search", "split")  # builds the index (a note on stderr) first
+    clean_error(call(empty_kb, "search", query), fragment)
+    json_error(call(empty_kb, "search", query, "--json"), fragment)
+
+
+def test_query_with_parentheses_in_a_phrase_or_balanced_still_works(empty_kb: Path) -> None:
+    for query in ('"split (kv"', "(split OR tile) kv"):
+        r = call(empty_kb, "search", query, "--json")
+        assert r.rc == 0, r.both
+
+
 # --------------------------------------------------------------------------- profiles
 
 HEAD = "## Profile: k v1 | b=1\n"
