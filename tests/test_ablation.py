@@ -378,6 +378,21 @@ def test_an_arm_never_measures_the_same_knob_values_twice(tmp_path: Path) -> Non
         assert len(seen) > 3, row["arm"]
 
 
+def test_a_trial_budget_beyond_every_arm_ends_when_the_arms_stop(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--trials 10**12: every arm stops (grid measured, no move left) long before; the
+    run ends there instead of counting up to the budget with nothing to measure."""
+    root = _project(tmp_path)
+    assert main(["--root", str(root), "kernel", "new", "scale2x", "--dims", "n"]) == 0
+    clear_cache()
+    capsys.readouterr()
+    argv = ["--root", str(root), "ablate", "scale2x", "--backend", "fake", "--json"]
+    assert main([*argv, "--trials", str(10**12), "--timeout", "30"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert all(row["stopped"] for row in doc["rows"]), doc["rows"]
+
+
 def test_help_renders_for_the_command_and_the_top_level(capsys: pytest.CaptureFixture[str]) -> None:
     # argparse %-formats help strings: a bare % in a description once broke `kbopt --help`
     for argv in (["--help"], ["ablate", "--help"]):

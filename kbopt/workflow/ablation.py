@@ -647,6 +647,8 @@ def run_ablation(
                 progress(arm, row)
         if timed_out:
             break
+        if all((walkers[a].result if a in walkers else results[a]).stopped for a in arms):
+            break  # nothing left to measure: a --trials far above the grid ends here
     for arm, w in walkers.items():
         results[arm] = w.result
     # The starting values once more, uncached: how far one launch's time moves between two
