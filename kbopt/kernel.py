@@ -645,7 +645,7 @@ def spec_line(path: Path, attr: str = SPEC_ATTR) -> int:
 def check_spec(spec: KernelSpec, path: Path | None = None) -> list[Problem]:
     """Every problem of a spec, located at its `SPEC =` line; empty when it is valid."""
     from kbopt.moves import ROLES
-    from kbopt.vocab import CONTEXTS, METRICS
+    from kbopt.vocab import CONTEXTS, METRICS, VALUE_MAX
 
     where = str(path or spec.folder / SPEC_FILE)
     line = spec_line(Path(where)) if path is not None else 1
@@ -691,6 +691,8 @@ def check_spec(spec: KernelSpec, path: Path | None = None) -> list[Problem]:
         for n, v in t.dims.items():
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 bad(f"trials: {t.name}: {n}={v!r} must be a positive integer")
+            elif v > VALUE_MAX:  # what --config refuses too: no profile can carry it
+                bad(f"trials: {t.name}: {n}={v:.3g} is above {VALUE_MAX:g}")
     for label, fn in (
         ("make_inputs", spec.make_inputs),
         ("reference", spec.reference),

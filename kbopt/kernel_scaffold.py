@@ -26,6 +26,7 @@ from pathlib import Path
 
 from kbopt.errors import KbError
 from kbopt.kernel import IDENT_RE, KERNELS_DIR, RESERVED_DIMS
+from kbopt.vocab import VALUE_MAX
 
 ELEMENTS = 1 << 24  # default trial point: 16 Mi elements (32 MiB of bf16 per tensor)
 # What triton_v1.py imports: its entry point `def NAME(x)` must not take one of these names.
@@ -64,7 +65,11 @@ def parse_trial(text: str, dims: list[str]) -> tuple[str, dict[str, int]]:
             raise KbError(f"--trial {text!r}: unknown dim {key!r} (dims: {', '.join(dims)})")
         if key in values:
             raise KbError(f"--trial {text!r}: {key} is given twice")
-        if not re.fullmatch(r"\d+", value) or int(value) < 1:
+        if not re.fullmatch(r"[0-9]+", value):
+            raise KbError(f"--trial {text!r}: {key}={value!r} is not a positive integer")
+        if len(value.lstrip("0")) > 16 or int(value) > VALUE_MAX:  # int() refuses 4300+ digits
+            raise KbError(f"--trial {text!r}: {key} is above {VALUE_MAX:g}")
+        if int(value) < 1:
             raise KbError(f"--trial {text!r}: {key}={value!r} is not a positive integer")
         values[key] = int(value)
     missing = [d for d in dims if d not in values]

@@ -150,6 +150,11 @@ def test_a_kernel_folder_must_be_a_package_and_import_errors_are_reported(tmp_pa
         ),
         ('"int", (256, 512, 1024)', '"int", ()', "triton.block allows no value"),
         (
+            '{{"rows": 1024, "cols": 4096}}',
+            '{{"rows": 10**30, "cols": 4096}}',
+            "rows=1e+30 is above",
+        ),
+        (
             'bytes_moved=lambda d: 4 * d["rows"] * d["cols"]',
             "bytes_moved=lambda d: None",
             "bytes_moved(rows=1024, cols=4096) returned None",
@@ -459,6 +464,14 @@ def test_timing_shares_stop_at_the_ceiling_and_a_spec_names_its_matmul_precision
         (
             ["sm5", "--dims", "rows", "--trial", "large:rows=x"],
             "--trial 'large:rows=x': rows='x' is not a positive integer",
+        ),
+        (
+            ["sm5", "--dims", "rows", "--trial", "large:rows=" + "9" * 30],
+            f"--trial 'large:rows={'9' * 30}': rows is above 1e+15",
+        ),
+        (
+            ["sm5", "--dims", "rows", "--trial", "large:rows=" + "9" * 5000],
+            f"--trial 'large:rows={'9' * 5000}': rows is above 1e+15",
         ),
     ],
 )
