@@ -34,9 +34,12 @@ SHADOWED = frozenset({"torch", "triton", "tl", "check_inputs"})
 
 
 def parse_dims(text: str) -> list[str]:
-    dims = [d.strip() for d in text.split(",") if d.strip()]
+    items = [d.strip() for d in text.split(",")]
+    dims = [d for d in items if d]
     if not dims:
         raise KbError("--dims names no dimension: give e.g. --dims rows,cols")
+    if len(dims) != len(items):
+        raise KbError(f"--dims {text!r} has an empty item: separate the names by single commas")
     for d in dims:
         if not IDENT_RE.match(d):
             raise KbError(f"--dims: {d!r} is not a lower-case identifier (letters, digits, _)")
@@ -56,7 +59,12 @@ def parse_trial(text: str, dims: list[str]) -> tuple[str, dict[str, int]]:
             f"--trial {text!r} is not NAME:dim=value,... (e.g. large:rows=8192,cols=4096)"
         )
     values: dict[str, int] = {}
-    for part in filter(None, (p.strip() for p in body.split(","))):
+    parts = [p.strip() for p in body.split(",")]
+    if body.strip() and not all(parts):
+        raise KbError(
+            f"--trial {text!r} has an empty item: separate the dim=value items by single commas"
+        )
+    for part in filter(None, parts):
         key, eq, value = part.partition("=")
         key, value = key.strip(), value.strip()
         if not eq:

@@ -462,6 +462,15 @@ def test_timing_shares_stop_at_the_ceiling_and_a_spec_names_its_matmul_precision
             "--trial 'large:rows=4,rows=8': rows is given twice",
         ),
         (
+            ["sm5", "--dims", "rows,,cols"],
+            "--dims 'rows,,cols' has an empty item: separate the names by single commas",
+        ),
+        (
+            ["sm5", "--dims", "rows,cols", "--trial", "large:rows=4,,cols=8"],
+            "--trial 'large:rows=4,,cols=8' has an empty item: separate the dim=value items by "
+            "single commas",
+        ),
+        (
             ["sm5", "--dims", "rows", "--trial", "large:rows=x"],
             "--trial 'large:rows=x': rows='x' is not a positive integer",
         ),
