@@ -88,7 +88,10 @@ def parse_param(text: str) -> tuple[str, list[ParamValue]]:
         if inc < 1:
             raise KbError(f"{name}: the step must be at least 1")
         return name, list(range(lo, hi + 1, inc))
-    parsed = [_value(v.strip()) for v in values.split(",") if v.strip()]
+    items = [v.strip() for v in values.split(",")]
+    if values and not all(items):
+        raise KbError(f"{name}: {values!r} has an empty item: separate the values by single commas")
+    parsed = [_value(v) for v in items if v]
     if not parsed:
         raise KbError(f"{name}: no values given")
     return name, parsed

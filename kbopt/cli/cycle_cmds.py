@@ -448,7 +448,12 @@ def _params(text: str) -> dict[str, int | float | str]:
     from kbopt.bench.tuning import parse_param
 
     out: dict[str, int | float | str] = {}
-    for part in filter(None, (p.strip() for p in text.split(","))):
+    parts = [p.strip() for p in text.split(",")]
+    if text.strip() and not all(parts):
+        raise KbError(
+            f"--manual {text!r} has an empty item: separate the NAME=VALUE items by single commas"
+        )
+    for part in filter(None, parts):
         name, values = parse_param(part)
         if len(values) != 1:
             raise KbError(f"--manual {text!r}: one value per parameter")

@@ -66,6 +66,16 @@ CONFIG_CASES: list[tuple[str, list[str], str]] = [
         "has an empty item",
     ),
     (
+        "tune-manual-empty-item",
+        ["tune", "sm", "triton_v1", "--manual", "num_warps=4,,block_size=1024"],
+        "--manual 'num_warps=4,,block_size=1024' has an empty item",
+    ),
+    (
+        "tune-param-empty-item",
+        ["tune", "sm", "triton_v1", "--manual", "num_warps=4", "--param", "num_warps=4,,8"],
+        "num_warps: '4,,8' has an empty item",
+    ),
+    (
         "bench-version-twice",
         ["bench", "sm", "--no-write", "--versions", "triton_v1,triton_v1"],
         "triton_v1 given twice",
