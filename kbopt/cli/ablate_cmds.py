@@ -117,7 +117,10 @@ def cmd_ablate(args: argparse.Namespace) -> int:
             f"{spec.name} has no version {start!r}; known: {', '.join(spec.version_files())}"
         )
     config = parse_config(args.config or spec.trials[0].name, spec)
-    arms = [a.strip() for a in args.arms.split(",") if a.strip()]
+    items = [a.strip() for a in args.arms.split(",")]
+    arms = [a for a in items if a]
+    if arms and len(arms) != len(items):
+        raise KbError(f"--arms {args.arms!r} has an empty item: separate the arms by single commas")
     if args.compile_workers is not None and args.compile_workers < 0:
         raise KbError(f"--compile-workers must be 0 or more (got {args.compile_workers})")
     backend = make_backend(args.backend, root)

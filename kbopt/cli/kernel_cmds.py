@@ -306,9 +306,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def _chosen(text: str, known: list[str], kernel: str, note: str = "") -> list[str]:
     """The comma-separated versions of `--versions`, each one known, in the order given."""
-    wanted = [v.strip() for v in text.split(",") if v.strip()]
+    items = [v.strip() for v in text.split(",")]
+    wanted = [v for v in items if v]
     if not wanted:
         raise KbError(f"--versions {text!r} names no version; known: {', '.join(known) or 'none'}")
+    if len(wanted) != len(items):
+        raise KbError(
+            f"--versions {text!r} has an empty item: separate the versions by single commas"
+        )
     twice = sorted({v for v in wanted if wanted.count(v) > 1})
     if twice:
         raise KbError(f"--versions {text!r}: {', '.join(twice)} given twice")

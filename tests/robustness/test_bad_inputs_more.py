@@ -76,6 +76,16 @@ CONFIG_CASES: list[tuple[str, list[str], str]] = [
         "num_warps: '4,,8' has an empty item",
     ),
     (
+        "bench-versions-empty-item",
+        ["bench", "sm", "--no-write", "--versions", "triton_v1,"],
+        "--versions 'triton_v1,' has an empty item",
+    ),
+    (
+        "ablate-arms-empty-item",
+        ["ablate", "sm", "--trials", "3", "--arms", "catalog,,grid"],
+        "--arms 'catalog,,grid' has an empty item",
+    ),
+    (
         "bench-version-twice",
         ["bench", "sm", "--no-write", "--versions", "triton_v1,triton_v1"],
         "triton_v1 given twice",
