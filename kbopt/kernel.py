@@ -474,8 +474,8 @@ def load_spec(ref: str | KernelSpec, root: Path | str | None = None) -> KernelSp
         if not path.is_absolute():
             local = root_path / path
             by_name = kernels_dir(root_path) / text / SPEC_FILE
-            if IDENT_RE.match(text) and by_name.is_file():
-                path = by_name
+            if IDENT_RE.match(text) and by_name.exists():
+                path = by_name  # a spec.py that is not a file is refused below
             elif local.exists():
                 path = local
             elif IDENT_RE.match(text):
@@ -486,8 +486,12 @@ def load_spec(ref: str | KernelSpec, root: Path | str | None = None) -> KernelSp
                 )
             else:
                 raise KbError(f"no kernel spec at {text}: no such file or folder")
-        if path.is_dir():
+        if path.is_dir() and path.name != SPEC_FILE:
             path = path / SPEC_FILE
+        if path.exists() and not path.is_file():
+            from kbopt.textio import file_kind
+
+            raise KbError(f"{path}: is {file_kind(path.stat().st_mode)}, not a Python file")
         if not path.is_file():
             raise KbError(f"no kernel spec at {path}: the folder has no {SPEC_FILE}")
         if path.suffix != ".py":

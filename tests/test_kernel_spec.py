@@ -121,6 +121,21 @@ def test_naming_errors_are_one_clean_line(tmp_path: Path, ref: str, why: str) ->
         load_spec(ref, tmp_path)
 
 
+def test_a_spec_or_version_that_is_a_folder_is_named_as_such(tmp_path: Path) -> None:
+    """Not "spec.py does not exist" nor "no version triton_v2 (known: ..., triton_v2)"."""
+    folder = write_kernel(tmp_path, "scale")
+    (folder / "triton_v2.py").mkdir()
+    with pytest.raises(KbError, match=r"triton_v2\.py: is a folder, not a Python file"):
+        spec = load_spec("scale", tmp_path)
+        FakeBackend(tmp_path).measure(spec, "triton_v2", default_matrix(spec)[0])
+    (folder / "spec.py").unlink()
+    (folder / "spec.py").mkdir()
+    clear_cache()
+    for ref in ("scale", str(folder), str(folder / "spec.py")):
+        with pytest.raises(KbError, match=r"spec\.py: is a folder, not a Python file"):
+            load_spec(ref, tmp_path)
+
+
 def test_a_kernel_folder_must_be_a_package_and_import_errors_are_reported(tmp_path: Path) -> None:
     write_kernel(tmp_path, "loose", package=False)
     with pytest.raises(KbError, match="must be a Python package"):

@@ -266,6 +266,10 @@ class FakeBackend:
 
     def _source(self, spec: KernelSpec, version: str) -> Path:
         path = spec.version_path(version)
+        if path.exists() and not path.is_file():
+            from kbopt.textio import file_kind
+
+            raise KbError(f"{path}: is {file_kind(path.stat().st_mode)}, not a Python file")
         if spec.version_family(version) is None or not path.is_file():
             known = ", ".join(spec.version_files()) or "none"
             raise KbError(f"{spec.name} has no version {version!r} ({path.name}); known: {known}")
