@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "User-specified mode: the orchestrator plans, delegates, validates and reports.",
         'kbopt agent run "Apply CUDA Graph to train.py" --sm 90',
     )
-    p.add_argument("request")
+    p.add_argument("request", help="what to do, in plain words (quote it)")
     _run_options(p)
     p.set_defaults(func=cmd_run)
 
@@ -64,7 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Which specialist(s) a request goes to under the routing rules, and which rule decided.",
         'kbopt agent route "Convert the Triton kernel to TileIR" --sm 100 --json',
     )
-    p.add_argument("request")
+    p.add_argument("request", help="the request to route, in plain words (quote it)")
     p.add_argument("--sm", type=sm_version, help="target GPU SM version (80, 90, 100...)")
     p.add_argument("--existing-triton", action="store_true", help="a Triton kernel exists already")
     p.add_argument(

@@ -24,7 +24,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Scaffold a new entry from the template at its path in docs/knowledge/.",
         "kbopt new optimization split-kv-combine --language triton",
     )
-    p.add_argument("kind", choices=[k.value for k in Kind])
+    p.add_argument(
+        "kind",
+        choices=[k.value for k in Kind],
+        help="an optimization (a change to try) or an anti-pattern (a change to avoid)",
+    )
     p.add_argument(
         "name", help="the entry's name: lowercase letters and digits, words joined by single dashes"
     )
@@ -55,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Print one entry (Markdown, or its typed fields with --json).",
         "kbopt show split-kv-decode --json",
     )
-    p.add_argument("name")
+    p.add_argument("name", help="the entry's name, e.g. split-kv-decode (`kbopt list` lists them)")
     p.set_defaults(func=cmd_show)
 
     p = command(
@@ -64,7 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "List the entries (the project's and the bundled ones), optionally filtered.",
         "kbopt list --kind anti-pattern --json",
     )
-    p.add_argument("--kind", choices=[k.value for k in Kind])
+    p.add_argument("--kind", choices=[k.value for k in Kind], help="only entries of this kind")
     p.add_argument("--language", help="a language, or 'shared'")
     p.set_defaults(func=cmd_list)
 

@@ -80,7 +80,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Show the search index's state, or rebuild it from the entries.",
         "kbopt index status --json",
     )
-    p.add_argument("action", choices=["status", "rebuild"])
+    p.add_argument(
+        "action",
+        choices=["status", "rebuild"],
+        help="status: where the index is and whether it is current; rebuild: make it anew",
+    )
     p.set_defaults(func=cmd_index)
 
 

@@ -32,6 +32,29 @@ def test_every_command_has_help_with_an_example() -> None:
         assert cmd.description, name
 
 
+def test_every_argument_of_every_command_explains_itself() -> None:
+    """Each option and positional of each (sub)command has help of its own, in words a
+    user reads: no requirement codes (KB7, W6) and no pointers to source documents."""
+    import argparse
+    import re
+
+    def walk(parser: argparse.ArgumentParser, path: str) -> list[str]:
+        bad = []
+        text = parser.format_help()
+        code = re.search(r"\b(?:[A-Z]{1,3}[0-9]{1,2}|source documents?)\b", text)
+        if code:
+            bad.append(f"{path} --help cites {code.group(0)!r}")
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    bad += walk(sub, f"{path} {name}")
+            elif not isinstance(action, argparse._HelpAction) and not action.help:
+                bad.append(f"{path} {'/'.join(action.option_strings) or action.dest} has no help")
+        return bad
+
+    assert walk(build_parser(), "kbopt") == []
+
+
 @pytest.mark.parametrize("path", [["profile"], ["tune"], ["bench"], ["ablate"], ["kernel", "new"]])
 def test_measuring_commands_say_every_default_in_their_help(path: list[str]) -> None:
     """An option that has a default says it (argparse's own `choices` list the values)."""
