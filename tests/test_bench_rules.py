@@ -160,6 +160,11 @@ def test_unbounded_sweeps_are_refused() -> None:
         ("num_warps=8..1:x3", "num_warps: the range 8..1 runs backwards; write 1..8:x3"),
         ("num_warps=a..b:x2", "num_warps: 'a..b:x2' is not a range of integers"),
         ("num_warps=1..8:xx", "num_warps: '1..8:xx' is not a range of integers"),
+        (
+            "num_warps=1..99999999999999:1",
+            "num_warps: the range '1..99999999999999:1' gives 99,999,999,999,999 values, more "
+            "than the 256 configurations a sweep may have",
+        ),
     ],
 )
 def test_a_range_that_cannot_give_values_says_why(text: str, message: str) -> None:

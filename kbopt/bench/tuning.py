@@ -87,6 +87,12 @@ def parse_param(text: str) -> tuple[str, list[ParamValue]]:
             return name, list(seq)
         if inc < 1:
             raise KbError(f"{name}: the step must be at least 1")
+        count = (hi - lo) // inc + 1
+        if count > MAX_CONFIGS:  # a sweep may not have more configurations in all
+            raise KbError(
+                f"{name}: the range {values!r} gives {count:,} values, more than the "
+                f"{MAX_CONFIGS} configurations a sweep may have: take a larger step"
+            )
         return name, list(range(lo, hi + 1, inc))
     items = [v.strip() for v in values.split(",")]
     if values and not all(items):
