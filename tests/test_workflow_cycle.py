@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -513,6 +514,22 @@ def test_a_plan_naming_no_catalog_entry_is_refused_when_loaded(tmp_path: Path) -
     plan.write_text(json.dumps({"steps": [free, drafted]}))
     designer = make_designer(f"scripted:{plan}", tmp_path)
     assert isinstance(designer, ScriptedDesigner) and len(designer.steps) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ('{"steps": 5}', "plan.json: a designer plan is a JSON object"),
+        ("[]", "plan.json: a designer plan is a JSON object"),
+        ('{"steps": ["faster"]}', "plan.json: step 1 is not a JSON object"),
+    ],
+)
+def test_a_plan_of_the_wrong_shape_says_the_shape(tmp_path: Path, text: str, fragment: str) -> None:
+    plan = make_project(tmp_path, [FASTER_STEP])
+    plan.write_text(text)
+    with pytest.raises(KbError, match=re.escape(fragment)) as err:
+        make_designer(f"scripted:{plan}", tmp_path)
+    assert '"steps": [{"optimization"' in str(err.value)
 
 
 def _cli(root: Path, *argv: str) -> int:

@@ -158,8 +158,17 @@ class ScriptedDesigner:
             raise KbError(f"cannot read the designer plan {path}: {exc.strerror}") from None
         except ValueError as exc:
             raise KbError(f"{path}: the designer plan is not valid JSON: {exc}") from None
+        shape = (
+            '{"language": ..., "steps": [{"optimization", "new_version", "copy_from", '
+            '"changes": [...], "edits": [{"path", "old", "new"}]}, ...]} (as the cycle-plan.json '
+            "`kbopt kernel new` writes)"
+        )
+        if not isinstance(data, dict) or not isinstance(data.get("steps", []), list):
+            raise KbError(f"{path}: a designer plan is a JSON object {shape}")
         steps = []
         for i, s in enumerate(data.get("steps", []), 1):
+            if not isinstance(s, dict):
+                raise KbError(f"{path}: step {i} is not a JSON object; a plan is {shape}")
             try:
                 steps.append(
                     ScriptStep(
