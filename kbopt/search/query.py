@@ -105,6 +105,19 @@ def _parse(schema: Any, text: str, any_word: bool) -> Any:
         raise KbError(
             f"unbalanced ( in query {text!r}: close each group, e.g. (split OR tile) decode"
         )
+    words = " ".join(text.split('"')[::2]).replace("(", " ( ").replace(")", " ) ").split()
+    for i, word in enumerate(words):
+        before = words[i - 1] if i else "("
+        after = words[i + 1] if i + 1 < len(words) else ")"
+        if (word in ("AND", "OR") and (before == "(" or after == ")")) or (
+            word == "NOT" and after == ")"
+        ):
+            # whoosh would drop the operator without a word, answering another question
+            raise KbError(
+                f"{word} in query {text!r} has no term on "
+                + ("its right" if after == ")" else "its left")
+                + ": write e.g. split AND decode, split OR tile, split NOT decode"
+            )
     for name in _FIELD_PREFIX.findall(text):
         if name not in QUERY_FIELDS:
             raise KbError(

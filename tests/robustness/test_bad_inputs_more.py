@@ -166,6 +166,10 @@ UNBALANCED_QUERIES = [
     ("(split", "unbalanced ("),
     ("split)", "unbalanced )"),
     (")split(", "unbalanced )"),
+    ("split AND", "AND in query 'split AND' has no term on its right"),
+    ("OR split", "OR in query 'OR split' has no term on its left"),
+    ("(split OR) tile", "OR in query '(split OR) tile' has no term on its right"),
+    ("split NOT", "NOT in query 'split NOT' has no term on its right"),
 ]
 
 
@@ -179,7 +183,7 @@ def test_query_with_unbalanced_parenthesis_is_refused(
 
 
 def test_query_with_parentheses_in_a_phrase_or_balanced_still_works(empty_kb: Path) -> None:
-    for query in ('"split (kv"', "(split OR tile) kv"):
+    for query in ('"split (kv"', "(split OR tile) kv", '"split AND"', "split and", "NOT split"):
         r = call(empty_kb, "search", query, "--json")
         assert r.rc == 0, r.both
 
