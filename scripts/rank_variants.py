@@ -18,6 +18,11 @@ Variants:
 - `keep-bytes-needs-a-full-wave`: `keep-enough-bytes-in-flight` is left out when the grid
   fills less than one wave (`ctas_per_sm < 1`), as its own text says it is not the first
   move there.
+- `label-prior-S`: each entry's score gets S x ln((L + 1) / (T + 1)), L the profiles whose
+  labels name the entry and T those whose unchanged top 3 holds it: an entry the ranking
+  puts forward more often than experts name it goes down, one named more often than put
+  forward goes up.  Learned from the labels, so cross-validated: each real set is ranked
+  with what the other real sets teach (the hand-written set with what all of them teach).
 """
 
 from __future__ import annotations
@@ -132,13 +137,91 @@ def score(sets: dict[str, list[tuple[str, Any, dict[str, Any]]]], store: Any) ->
                 row = first.setdefault(opps[0], [0, 0])
                 row[0] += 1
                 row[1] += opps[0] in expected
-        most = sorted(first.items(), key=lambda kv: (-kv[1][0], kv[0]))[:3]
-        out[name] = {
-            "profiles": len(items),
-            "top1_hits": top1,
-            "top3_hits": top3,
-            "ranked_first_most": [{"entry": k, "first": v[0], "right": v[1]} for k, v in most],
-        }
+        out[name] = _counts(len(items), top1, top3, first)
+    return out
+
+
+def _counts(profiles: int, top1: int, top3: int, first: dict[str, list[int]]) -> dict[str, Any]:
+    most = sorted(first.items(), key=lambda kv: (-kv[1][0], kv[0]))[:3]
+    return {
+        "profiles": profiles,
+        "top1_hits": top1,
+        "top3_hits": top3,
+        "ranked_first_most": [{"entry": k, "first": v[0], "right": v[1]} for k, v in most],
+        "ranked_first": {k: v for k, v in sorted(first.items())},
+    }
+
+
+def label_prior(bias: dict[str, float]) -> Callable[[Evaluate], Evaluate]:
+    """Every entry's score moved by its learned `bias` (0 for an entry the labels and the
+    rankings never named)."""
+
+    def wrap(evaluate: Evaluate) -> Evaluate:
+        def variant(card, metrics, relevance, bottleneck, weights):  # type: ignore[no-untyped-def]
+            verdict = evaluate(card, metrics, relevance, bottleneck, weights)
+            if verdict is None:
+                return None
+            score, *rest = verdict
+            return (score + bias.get(card.name, 0.0), *rest)
+
+        return variant
+
+    return wrap
+
+
+def label_bias(
+    items: list[tuple[str, Any, dict[str, Any]]], top3: dict[str, list[str]], scale: float
+) -> dict[str, float]:
+    """scale x ln((L + 1) / (T + 1)) per entry over `items` (L: labels naming it, T: the
+    unchanged rankings' top 3 holding it)."""
+    named: dict[str, int] = {}
+    shown: dict[str, int] = {}
+    for path, _, label in items:
+        for e in label["expected"]:
+            named[e] = named.get(e, 0) + 1
+        for e in top3[path]:
+            shown[e] = shown.get(e, 0) + 1
+    return {
+        e: scale * math.log((named.get(e, 0) + 1) / (shown.get(e, 0) + 1))
+        for e in set(named) | set(shown)
+    }
+
+
+def label_prior_cross_validated(
+    sets: dict[str, list[tuple[str, Any, dict[str, Any]]]], store: Any, scale: float
+) -> dict[str, Any]:
+    """`label-prior-S`: each real set (a folder's labels.json) ranked with the biases the
+    other real sets teach; the hand-written set with those of every real set."""
+    import kbopt.ranking as ranking
+    from kbopt.strategy import recommend
+
+    real = sets["real"]
+    top3 = {}
+    for path, profile, label in real:
+        result = recommend(profile, language=label.get("language"), store=store)
+        top3[path] = [o.id for o in result.opportunities][:3]
+    folders = sorted({str(Path(path).parent) for path, _, _ in real})
+    original = ranking.evaluate
+    totals = {"top1": 0, "top3": 0}
+    first: dict[str, list[int]] = {}
+    out: dict[str, Any] = {}
+    try:
+        for folder in folders:
+            held = [i for i in real if str(Path(i[0]).parent) == folder]
+            rest = [i for i in real if str(Path(i[0]).parent) != folder]
+            ranking.evaluate = label_prior(label_bias(rest, top3, scale))(original)
+            part = score({"real": held}, store)["real"]
+            totals["top1"] += part["top1_hits"]
+            totals["top3"] += part["top3_hits"]
+            for entry, (n, right) in part["ranked_first"].items():
+                row = first.setdefault(entry, [0, 0])
+                row[0] += n
+                row[1] += right
+        out["real"] = _counts(len(real), totals["top1"], totals["top3"], first)
+        ranking.evaluate = label_prior(label_bias(real, top3, scale))(original)
+        out["hand-written"] = score({"hand-written": sets["hand-written"]}, store)["hand-written"]
+    finally:
+        ranking.evaluate = original
     return out
 
 
@@ -168,6 +251,8 @@ def measure() -> dict[str, Any]:
             results[name] = score(sets, store)
     finally:
         ranking.evaluate = original
+    for scale in (0.02, 0.05):
+        results[f"label-prior-{scale:g}"] = label_prior_cross_validated(sets, store, scale)
     return {"base_rate_profiles": len(corpus), "variants": results}
 
 

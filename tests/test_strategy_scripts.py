@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import subprocess
 import sys
@@ -211,13 +212,22 @@ def test_rank_variants_change_one_rule_each_and_restore_the_ranking(
     assert term > 0
     assert rare(keep, metrics, 0.5, "memory", weights) == plain
     assert common(keep, metrics, 0.5, "memory", weights)[0] < rest + 0.1 * term
+    # a label prior: named by the labels more often than put forward raises, less lowers
+    items = [("a.md", None, {"expected": ["x"]}), ("b.md", None, {"expected": ["x"]})]
+    bias = mod.label_bias(items, {"a.md": ["y"], "b.md": ["y", "x"]}, 1.0)
+    assert bias["x"] == pytest.approx(math.log(3 / 2)) and bias["y"] == pytest.approx(-math.log(3))
+    raised = mod.label_prior({keep.name: 0.1})(ranking.evaluate)(
+        keep, metrics, 0.5, "memory", weights
+    )
+    assert raised[0] == pytest.approx(plain[0] + 0.1) and raised[1:] == plain[1:]
     # the whole run writes its table and leaves the module's rule as it was
     monkeypatch.setattr(mod, "RESULTS", tmp_path)
     before = ranking.evaluate
     assert mod.main([]) == 0
     assert ranking.evaluate is before
     doc = json.loads((tmp_path / "rank-variants.json").read_text())
-    assert doc["blind"] is False and set(doc["variants"]) >= {"baseline", "surprise-1.0"}
+    assert doc["blind"] is False
+    assert set(doc["variants"]) >= {"baseline", "surprise-1.0", "label-prior-0.02"}
     base = doc["variants"]["baseline"]["hand-written"]
     assert base["profiles"] >= 30 and 0 < base["top3_hits"] <= base["profiles"]
     assert "NOT blind" in (tmp_path / "rank-variants.md").read_text()
