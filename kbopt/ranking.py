@@ -543,7 +543,8 @@ def explain_and_order(
     warnings = [r for r in map(explain, warn_idx) if r is not None]
     requires = {c.name: c.requires for c in cards}
     return (
-        order_ties(sorted(proposals, key=rank_key)[:limit], requires),
+        # ties are ordered before the cut, so an entry tied with the last one kept is weighed
+        order_ties(sorted(proposals, key=rank_key), requires)[:limit],
         sorted(warnings, key=rank_key)[:limit],
     )
 

@@ -427,11 +427,14 @@ def _table(ix: Any) -> _Table:
     return table
 
 
+DEFAULT_LIMIT = 10  # opportunities a ranking returns unless asked for another number
+
+
 def recommend(
     profile: Profile | str,
     *,
     language: str | None = None,
-    limit: int = 10,
+    limit: int = DEFAULT_LIMIT,
     store: Store | None = None,
 ) -> Strategy:
     """Ranked opportunities and anti-pattern warnings for `profile`.
@@ -454,13 +457,17 @@ def recommend(
             )
     if limit < 1:
         raise KbError(f"limit must be at least 1 (got {limit})")
+    # Ranked over at least the default window, then cut: near-ties are ordered by risk and
+    # `requires` links within the window, so ranking only `limit` entries could put a
+    # different entry third under --limit 3 than in the default ranking's top 3.
+    window = max(limit, DEFAULT_LIMIT)
     ix = get_index(store)
     table, relevance = ix.reading(lambda: (_table(ix), _relevance(ix, profile)))
     metrics = trigger_metrics(profile)
     bottleneck = profile.bottleneck.value if profile.bottleneck else None
     contexts = kernel_contexts(profile)
     opt_idx, warn_idx = table.candidates(
-        metrics, relevance, bottleneck, language, limit, contexts, unmeasured_metrics(profile)
+        metrics, relevance, bottleneck, language, window, contexts, unmeasured_metrics(profile)
     )
     opportunities, warnings = explain_and_order(
         table.cards,
@@ -470,11 +477,14 @@ def recommend(
         metrics=metrics,
         relevance=relevance,
         bottleneck=bottleneck,
-        limit=limit,
+        limit=window,
         shown_path=_public_paths(ix.store),
     )
     return Strategy(
-        profile=profile, language=language, opportunities=opportunities, warnings=warnings
+        profile=profile,
+        language=language,
+        opportunities=opportunities[:limit],
+        warnings=warnings[:limit],
     )
 
 

@@ -49,3 +49,25 @@ def test_within_a_tie_a_required_entry_comes_first_then_the_larger_gain() -> Non
     ]
     order = [o.id for o in order_ties(ranked, {"needs-x": frozenset({"x"})})]
     assert order == ["x", "big", "needs-x"]
+
+
+def test_a_shorter_limit_is_a_prefix_of_the_default_ranking() -> None:
+    """A near-tie at the cut used to be ordered only among the entries kept: `recommend
+    --limit 3` put another entry third than the default ranking (and the Top 3 a profile
+    prints) did."""
+    from pathlib import Path
+
+    from kbopt.contracts.profile import Profile
+    from kbopt.store import Store
+    from kbopt.strategy import recommend
+
+    repo = Path(__file__).resolve().parent.parent
+    store = Store(repo)
+    profiles = sorted((repo / "benchmarks").glob("real_profiles_blind2*/*.md"))
+    assert profiles
+    for path in [*profiles, *sorted((repo / "benchmarks" / "profiles").glob("*.md"))]:
+        profile = Profile.parse(path.read_text(encoding="utf-8"), str(path))
+        full = [o.id for o in recommend(profile, language="triton", store=store).opportunities]
+        for limit in (1, 3, 5):
+            shorter = recommend(profile, language="triton", store=store, limit=limit)
+            assert [o.id for o in shorter.opportunities] == full[:limit], (path.name, limit)
