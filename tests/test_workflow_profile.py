@@ -157,3 +157,26 @@ def test_cli_profile_takes_several_configurations(
     assert "gives 1 value(s); toy has 3 dims (b, s, t)" in capsys.readouterr().err
     assert main(["--root", str(tmp_path), "profile", "nope", "v1", "--backend", "fake"]) == 2
     assert "no kernel 'nope'" in capsys.readouterr().err
+
+
+def test_the_top_3_a_profile_prints_is_what_recommend_gives_for_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Without --language, `kbopt profile` ranked shared entries only while `kbopt
+    recommend` ranks the profiled version's language too: the same profile got two Top 3s."""
+    import json
+    import re
+
+    from kbopt.cli import main
+
+    repo = Path(__file__).resolve().parent.parent
+    args = ["--root", str(repo), "profile", "mla_decode", "triton_v2", "--backend", "fake"]
+    assert main([*args, "--no-devlog", "--json"]) == 0
+    (run,) = json.loads(capsys.readouterr().out)
+    printed = re.findall(r"\]\(docs/knowledge/[\w/-]+/([\w-]+)\.md\)", run["profile"])
+    profile = Profile.parse(run["profile"])
+    from kbopt.strategy import recommend
+
+    ranked = recommend(profile, language="triton", store=Store(repo), limit=3)
+    assert printed == [o.id for o in ranked.opportunities]
+    assert any(name.startswith("triton-") for name in printed)  # the version's own language

@@ -24,6 +24,7 @@ from kbopt.cli.common import (
 )
 from kbopt.errors import KbError
 from kbopt.kernel import KernelSpec, load_spec
+from kbopt.ranking import default_language
 from kbopt.vocab import Language
 
 if TYPE_CHECKING:
@@ -200,7 +201,12 @@ def _common(p: argparse.ArgumentParser, cycle: bool = False) -> None:
         "--language",
         choices=[lang.value for lang in Language],
         help="the language whose catalog entries are ranked besides the shared ones (default: "
-        + ("the one the cycle's SELECT step chooses)" if cycle else "shared entries only)"),
+        + (
+            "the one the cycle's SELECT step chooses)"
+            if cycle
+            else "the profiled version's own, as kbopt recommend ranks: triton for triton_v3; "
+            "shared entries only for a baseline such as torch)"
+        ),
     )
     p.add_argument(
         "--backend",
@@ -243,7 +249,9 @@ def cmd_profile(args: argparse.Namespace) -> int:
             args.version,
             config,
             counters=args.counters,
-            language=args.language,
+            # the version's own language by default, so this Top 3 is what `kbopt
+            # recommend` gives for the profile it writes
+            language=args.language if args.language else default_language(args.version),
             store=store,
         )
         # A devlog records measurements: stand-in figures of the fake backend stay out.
