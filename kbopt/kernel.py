@@ -40,7 +40,7 @@ import numbers
 import re
 import sys
 import traceback
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -646,57 +646,100 @@ def spec_line(path: Path, attr: str = SPEC_ATTR) -> int:
     return 1
 
 
+def _source_lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
+def _first_line(lines: Sequence[str], patterns: Sequence[str]) -> int | None:
+    """The first line (1-based) of code, not a comment, that matches the first pattern of
+    `patterns` found anywhere; None when none is."""
+    for pattern in patterns:
+        regex = re.compile(pattern)
+        for i, text in enumerate(lines, 1):
+            if not text.lstrip().startswith("#") and regex.search(text):
+                return i
+    return None
+
+
 def check_spec(spec: KernelSpec, path: Path | None = None) -> list[Problem]:
-    """Every problem of a spec, located at its `SPEC =` line; empty when it is valid."""
+    """Every problem of a spec, located at the line of what it concerns (the field, or the
+    Dim / Trial / Knob of that name) when the spec file shows it, else at its `SPEC =`
+    line; empty when it is valid."""
     from kbopt.moves import ROLES
     from kbopt.vocab import CONTEXTS, METRICS, VALUE_MAX
 
     where = str(path or spec.folder / SPEC_FILE)
     line = spec_line(Path(where)) if path is not None else 1
     problems: list[Problem] = []
+    source = _source_lines(Path(where)) if path is not None else []
 
-    def bad(message: str) -> None:
-        problems.append(Problem(message, where, line))
+    def bad(message: str, *anchors: str) -> None:
+        """A problem at the first line matching one of `anchors` (regular expressions: the
+        field or the Dim / Trial / Knob it concerns), else at the `SPEC =` line."""
+        problems.append(Problem(message, where, _first_line(source, anchors) or line))
+
+    def named(call: str, name: str) -> str:
+        return rf"\b{call}\(\s*[\"']{re.escape(name)}[\"']"
+
+    def field(name: str) -> str:
+        return rf"\b{name}\s*="
 
     if not IDENT_RE.match(spec.name or ""):
-        bad(f"name {spec.name!r} must be lower-case letters, digits and _ (e.g. add_rmsnorm)")
+        bad(
+            f"name {spec.name!r} must be lower-case letters, digits and _ (e.g. add_rmsnorm)",
+            field("name"),
+        )
     names = [d.name for d in spec.dims]
     if not names:
-        bad("dims: declare at least one dimension, e.g. Dim('rows', 'rows of the input')")
+        bad(
+            "dims: declare at least one dimension, e.g. Dim('rows', 'rows of the input')",
+            field("dims"),
+        )
     for d in spec.dims:
+        dim_at = (named("Dim", d.name), field("dims"))
         if not IDENT_RE.match(d.name):
-            bad(f"dims: {d.name!r} is not a lower-case identifier")
+            bad(f"dims: {d.name!r} is not a lower-case identifier", *dim_at)
         elif d.name in RESERVED_DIMS:
-            bad(f"dims: {d.name!r} is reserved (results rows use it); choose another name")
+            bad(f"dims: {d.name!r} is reserved (results rows use it); choose another name", *dim_at)
         if d.metric is not None and d.metric not in METRICS:
-            bad(f"dims: {d.name} maps to unknown catalog metric {d.metric!r} (see `kbopt vocab`)")
+            bad(
+                f"dims: {d.name} maps to unknown catalog metric {d.metric!r} (see `kbopt vocab`)",
+                *dim_at,
+            )
     for dup in sorted({n for n in names if names.count(n) > 1}):
-        bad(f"dims: {dup!r} is declared twice")
+        bad(f"dims: {dup!r} is declared twice", named("Dim", dup), field("dims"))
     if spec.backoff_dim not in names:
-        bad(f"backoff_dim {spec.backoff_dim!r} is not one of the dims ({', '.join(names)})")
+        bad(
+            f"backoff_dim {spec.backoff_dim!r} is not one of the dims ({', '.join(names)})",
+            field("backoff_dim"),
+        )
     if not spec.trials:
-        bad("trials: declare the default trial matrix (at least one Trial)")
+        bad("trials: declare the default trial matrix (at least one Trial)", field("trials"))
     seen: set[str] = set()
     for t in spec.trials:
+        trial_at = (named("Trial", t.name), rf"[\"']{re.escape(t.name)}[\"']", field("trials"))
         for label in (t.name, *t.aliases):
             if label in seen:
-                bad(f"trials: the name {label!r} is used twice")
+                bad(f"trials: the name {label!r} is used twice", *trial_at)
             seen.add(label)
         if not IDENT_RE.match(t.name):
-            bad(f"trials: {t.name!r} is not a lower-case identifier")
+            bad(f"trials: {t.name!r} is not a lower-case identifier", *trial_at)
         if not t.why.strip():
-            bad(f"trials: {t.name} needs a reason (why this point is in the matrix)")
+            bad(f"trials: {t.name} needs a reason (why this point is in the matrix)", *trial_at)
         missing = [n for n in names if n not in t.dims]
         extra = [n for n in t.dims if n not in names]
         if missing:
-            bad(f"trials: {t.name} lacks {', '.join(missing)}")
+            bad(f"trials: {t.name} lacks {', '.join(missing)}", *trial_at)
         if extra:
-            bad(f"trials: {t.name} sets unknown dims {', '.join(extra)}")
+            bad(f"trials: {t.name} sets unknown dims {', '.join(extra)}", *trial_at)
         for n, v in t.dims.items():
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                bad(f"trials: {t.name}: {n}={v!r} must be a positive integer")
+                bad(f"trials: {t.name}: {n}={v!r} must be a positive integer", *trial_at)
             elif v > VALUE_MAX:  # what --config refuses too: no profile can carry it
-                bad(f"trials: {t.name}: {n}={v:.3g} is above {VALUE_MAX:g}")
+                bad(f"trials: {t.name}: {n}={v:.3g} is above {VALUE_MAX:g}", *trial_at)
     for label, fn in (
         ("make_inputs", spec.make_inputs),
         ("reference", spec.reference),
@@ -704,64 +747,91 @@ def check_spec(spec: KernelSpec, path: Path | None = None) -> list[Problem]:
         ("bytes_moved", spec.bytes_moved),
     ):
         if not callable(fn):
-            bad(f"{label} must be a function")
+            bad(f"{label} must be a function", field(label))
     if not spec.entry_point.isidentifier():
-        bad(f"entry_point {spec.entry_point!r} is not a function name")
+        bad(f"entry_point {spec.entry_point!r} is not a function name", field("entry_point"))
     if not spec.tolerances:
         bad(
-            "tolerances: give the largest relative error accepted per dtype, e.g. {'bfloat16': 2e-2}"
+            "tolerances: give the largest relative error accepted per dtype, e.g. {'bfloat16': 2e-2}",
+            field("tolerances"),
         )
     for dtype, tol in spec.tolerances.items():
         if dtype not in DTYPES:
-            bad(f"tolerances: unknown dtype {dtype!r} (known: {', '.join(DTYPES)})")
+            bad(
+                f"tolerances: unknown dtype {dtype!r} (known: {', '.join(DTYPES)})",
+                field("tolerances"),
+            )
         if isinstance(tol, bool) or not isinstance(tol, int | float) or not 0 < tol < 1:
-            bad(f"tolerances: {dtype}={tol!r} must be a number between 0 and 1")
+            bad(
+                f"tolerances: {dtype}={tol!r} must be a number between 0 and 1", field("tolerances")
+            )
     if spec.dtype not in spec.tolerances:
-        bad(f"dtype {spec.dtype!r} has no tolerance")
+        bad(f"dtype {spec.dtype!r} has no tolerance", field("dtype"), field("tolerances"))
     if spec.matmul_dtype and spec.matmul_dtype not in DTYPES:
-        bad(f"matmul_dtype: unknown dtype {spec.matmul_dtype!r} (known: {', '.join(DTYPES)})")
+        bad(
+            f"matmul_dtype: unknown dtype {spec.matmul_dtype!r} (known: {', '.join(DTYPES)})",
+            field("matmul_dtype"),
+        )
     for fam in spec.families:
         if not re.fullmatch(r"[a-z][a-z0-9]*", fam):
-            bad(f"families: {fam!r} must be lower-case letters and digits (files {fam}_v1.py...)")
+            bad(
+                f"families: {fam!r} must be lower-case letters and digits (files {fam}_v1.py...)",
+                field("families"),
+            )
     for fam, knobs in spec.knobs.items():
         if spec.families and fam not in spec.families:
-            bad(f"knobs: family {fam!r} is not in families ({', '.join(spec.families)})")
+            bad(
+                f"knobs: family {fam!r} is not in families ({', '.join(spec.families)})",
+                field("knobs"),
+            )
         knob_names = [k.name for k in knobs]
         for dup in sorted({n for n in knob_names if knob_names.count(n) > 1}):
-            bad(f"knobs: {fam}.{dup} is declared twice")
+            bad(f"knobs: {fam}.{dup} is declared twice", named("Knob", dup), field("knobs"))
         for k in knobs:
+            knob_at = (named("Knob", k.name), field("knobs"))
             if not IDENT_RE.match(k.name):
-                bad(f"knobs: {fam}.{k.name!r} is not a lower-case identifier")
+                bad(f"knobs: {fam}.{k.name!r} is not a lower-case identifier", *knob_at)
             if k.type not in KNOB_TYPES:
                 bad(
-                    f"knobs: {fam}.{k.name} has type {k.type!r}; use one of {', '.join(KNOB_TYPES)}"
+                    f"knobs: {fam}.{k.name} has type {k.type!r}; use one of {', '.join(KNOB_TYPES)}",
+                    *knob_at,
                 )
                 continue
             wrong = [
                 v for v in k.values if v is not None and not Knob(k.name, k.type, ()).admits(v)
             ]
             if not k.values:
-                bad(f"knobs: {fam}.{k.name} allows no value: list the values it may take")
+                bad(f"knobs: {fam}.{k.name} allows no value: list the values it may take", *knob_at)
             elif wrong:
-                bad(f"knobs: {fam}.{k.name} allows {wrong!r}, which are not {k.type}")
+                bad(f"knobs: {fam}.{k.name} allows {wrong!r}, which are not {k.type}", *knob_at)
             elif k.has_default and not k.admits(k.default):
-                bad(f"knobs: {fam}.{k.name} default {k.default!r} is not one of its values")
+                bad(
+                    f"knobs: {fam}.{k.name} default {k.default!r} is not one of its values",
+                    *knob_at,
+                )
             if k.role and k.role not in ROLES:
                 # A misspelt role is a knob no catalog move can ever reach: say so here
                 # rather than let every search skip it without a word.
                 bad(
                     f"knobs: {fam}.{k.name} has role {k.role!r}, which no catalog move acts "
-                    f"on; use one of {', '.join(ROLES)} (or no role)"
+                    f"on; use one of {', '.join(ROLES)} (or no role)",
+                    *knob_at,
                 )
     for ctx in spec.contexts:
         if ctx not in CONTEXTS:
-            bad(f"contexts: unknown context {ctx!r}; use one of {', '.join(CONTEXTS)}")
+            bad(
+                f"contexts: unknown context {ctx!r}; use one of {', '.join(CONTEXTS)}",
+                field("contexts"),
+            )
     for metric in spec.fixed_metrics:
         if metric not in METRICS:
-            bad(f"fixed_metrics: unknown catalog metric {metric!r} (see `kbopt vocab`)")
+            bad(
+                f"fixed_metrics: unknown catalog metric {metric!r} (see `kbopt vocab`)",
+                field("fixed_metrics"),
+            )
     for name in spec.compare_with:
         if not IDENT_RE.match(name):
-            bad(f"compare_with: {name!r} is not a version name")
+            bad(f"compare_with: {name!r} is not a version name", field("compare_with"))
     if not problems:
         # Every measurement divides by these counts: a function that raises or returns no
         # count at a trial point would stop each of them with a traceback.
@@ -775,7 +845,8 @@ def check_spec(spec: KernelSpec, path: Path | None = None) -> list[Problem]:
                 if not _is_count(count):
                     bad(
                         f"{label}({spec.shape(t.dims)}) returned {count!r}; it must return "
-                        "a number of at least 0"
+                        "a number of at least 0",
+                        field(label),
                     )
     if spec.folder.is_dir() and not problems:
         for version, vpath in spec.version_files().items():
@@ -796,12 +867,14 @@ def check_spec(spec: KernelSpec, path: Path | None = None) -> list[Problem]:
                 continue
             for k in knobs:
                 if k.name in values and not k.admits(values[k.name]):
+                    # at the line that sets it (BLOCK = 300, or block=300 in a CONFIG call)
+                    setter = rf"(?i)\b{re.escape(k.name)}\b\s*[=:]"
                     problems.append(
                         Problem(
                             f"knob {k.name}={values[k.name]!r} is not among the allowed "
                             f"values {list(k.values)}",
                             str(vpath),
-                            1,
+                            _first_line(_source_lines(vpath), [setter]) or 1,
                         )
                     )
     return problems

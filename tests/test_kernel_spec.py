@@ -146,53 +146,90 @@ def test_a_kernel_folder_must_be_a_package_and_import_errors_are_reported(tmp_pa
 
 
 @pytest.mark.parametrize(
-    ("old", "new", "message"),
+    ("old", "new", "message", "line"),
     [
-        ('Dim("cols", "columns", "row_len")', 'Dim("rows", "again")', "'rows' is declared twice"),
-        ('backoff_dim="rows"', 'backoff_dim="batch"', "backoff_dim 'batch' is not one of the dims"),
-        ('{{"rows": 1024, "cols": 4096}}', '{{"rows": 1024}}', "big lacks cols"),
-        ('"the shape users run"', '" "', "big needs a reason"),
-        ('{{"bfloat16": 1e-2}}', '{{"bfloat16": 2}}', "must be a number between 0 and 1"),
-        ('"row_len"', '"row_length"', "unknown catalog metric 'row_length'"),
-        ('Dim("rows", "rows", "rows")', 'Dim("config", "rows")', "'config' is reserved"),
-        ('"int", (256, 512, 1024)', '"int", (256, "wide")', "allows ['wide'], which are not int"),
-        ('entry_point="{name}"', 'entry_point="not a name"', "is not a function name"),
-        ('"vector_width"', '"vector_widht"', "role 'vector_widht', which no catalog move acts"),
+        (
+            'Dim("cols", "columns", "row_len")',
+            'Dim("rows", "again")',
+            "'rows' is declared twice",
+            6,
+        ),
+        (
+            'backoff_dim="rows"',
+            'backoff_dim="batch"',
+            "backoff_dim 'batch' is not one of the dims",
+            8,
+        ),
+        ('{{"rows": 1024, "cols": 4096}}', '{{"rows": 1024}}', "big lacks cols", 7),
+        ('"the shape users run"', '" "', "big needs a reason", 7),
+        ('{{"bfloat16": 1e-2}}', '{{"bfloat16": 2}}', "must be a number between 0 and 1", 13),
+        ('"row_len"', '"row_length"', "unknown catalog metric 'row_length'", 6),
+        ('Dim("rows", "rows", "rows")', 'Dim("config", "rows")', "'config' is reserved", 6),
+        (
+            '"int", (256, 512, 1024)',
+            '"int", (256, "wide")',
+            "allows ['wide'], which are not int",
+            16,
+        ),
+        ('entry_point="{name}"', 'entry_point="not a name"', "is not a function name", 14),
+        ('"vector_width"', '"vector_widht"', "role 'vector_widht', which no catalog move acts", 16),
         (
             'entry_point="{name}",',
             'entry_point="{name}", matmul_dtype="fp8",',
             "matmul_dtype: unknown dtype 'fp8'",
+            14,
         ),
-        ('"int", (256, 512, 1024)', '"int", ()', "triton.block allows no value"),
+        ('"int", (256, 512, 1024)', '"int", ()', "triton.block allows no value", 16),
         (
             '{{"rows": 1024, "cols": 4096}}',
             '{{"rows": 10**30, "cols": 4096}}',
             "rows=1e+30 is above",
+            7,
         ),
         (
             'bytes_moved=lambda d: 4 * d["rows"] * d["cols"]',
             "bytes_moved=lambda d: None",
             "bytes_moved(rows=1024, cols=4096) returned None",
+            12,
         ),
     ],
 )
-def test_check_names_every_problem_at_the_spec_line(
-    tmp_path: Path, old: str, new: str, message: str
+def test_check_names_every_problem_at_the_line_it_concerns(
+    tmp_path: Path, old: str, new: str, message: str, line: int
 ) -> None:
     assert old in GOOD_SPEC, old
     write_kernel(tmp_path, "bad", spec=GOOD_SPEC.replace(old, new))
     with pytest.raises(ProblemList) as err:
         load_spec("bad", tmp_path)
     text = str(err.value)
-    assert f"{tmp_path / 'kernels' / 'bad' / 'spec.py'}:3:" in text  # the SPEC = line
+    # the field, or the Dim / Trial / Knob, the problem concerns (before: all at SPEC =, line 3)
+    assert f"{tmp_path / 'kernels' / 'bad' / 'spec.py'}:{line}: " in text
     assert message in text
 
 
 def test_a_version_whose_knob_value_is_not_allowed_is_named(tmp_path: Path) -> None:
     folder = write_kernel(tmp_path, "knobby")
-    (folder / "triton_v2.py").write_text("BLOCK = 300\n")
-    with pytest.raises(ProblemList, match=r"triton_v2.py:1: knob block=300 is not among"):
+    (folder / "triton_v2.py").write_text('"""a version"""\n\nBLOCK = 300\n')
+    with pytest.raises(ProblemList, match=r"triton_v2.py:3: knob block=300 is not among"):
         load_spec("knobby", tmp_path)
+
+
+def test_a_trial_declared_apart_from_spec_is_named_at_its_own_lines(tmp_path: Path) -> None:
+    """At the line that names it, inside its own Trial( ... ), not at SPEC =."""
+    apart = GOOD_SPEC.replace(
+        "\nSPEC = KernelSpec(",
+        '\nBIG = Trial(\n    "big",\n    {{"rows": 1024}},\n    "the shape users run",\n)\n'
+        "\nSPEC = KernelSpec(",
+    ).replace(
+        '    trials=(Trial("big", {{"rows": 1024, "cols": 4096}}, "the shape users run"),),',
+        "    trials=(BIG,),",
+    )
+    write_kernel(tmp_path, "apart", spec=apart)
+    with pytest.raises(ProblemList) as err:
+        load_spec("apart", tmp_path)
+    assert f"{tmp_path / 'kernels' / 'apart' / 'spec.py'}:4: trials: big lacks cols" in str(
+        err.value
+    )
 
 
 def test_a_version_that_does_not_parse_is_named_at_its_line(tmp_path: Path) -> None:
