@@ -317,6 +317,11 @@ class _Parser:
             (i for i, ln in enumerate(self.lines) if ln.strip() and not COMMENT_RE.match(ln)),
             None,
         )
+        if start is None and not any(ln.strip() for ln in self.lines):
+            self.add(
+                1, "the profile is empty: `kbopt profile` writes one (see `kbopt profile --help`)"
+            )
+            raise ProblemList(self.problems)
         if start is None or not TITLE_RE.match(self.lines[start].strip()):
             self.add(
                 (start or 0) + 1,
