@@ -800,6 +800,9 @@ def check_spec(spec: KernelSpec, path: Path | None = None) -> list[Problem]:
             wrong = [
                 v for v in k.values if v is not None and not Knob(k.name, k.type, ()).admits(v)
             ]
+            repeated = sorted({repr(v) for i, v in enumerate(k.values) if v in k.values[:i]})
+            if repeated:  # a search would measure the same launch twice
+                bad(f"knobs: {fam}.{k.name} lists {', '.join(repeated)} twice", *knob_at)
             if not k.values:
                 bad(f"knobs: {fam}.{k.name} allows no value: list the values it may take", *knob_at)
             elif wrong:

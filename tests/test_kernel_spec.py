@@ -180,6 +180,7 @@ def test_a_kernel_folder_must_be_a_package_and_import_errors_are_reported(tmp_pa
             14,
         ),
         ('"int", (256, 512, 1024)', '"int", ()', "triton.block allows no value", 16),
+        ('"int", (256, 512, 1024)', '"int", (256, 512, 512)', "triton.block lists 512 twice", 16),
         (
             '{{"rows": 1024, "cols": 4096}}',
             '{{"rows": 10**30, "cols": 4096}}',
