@@ -65,15 +65,14 @@ def tally(rows: Iterable[dict[str, Any]], key: Any) -> list[dict[str, Any]]:
         groups[str(key(row))].append(row)
     out = []
     for name, members in groups.items():
-        gains = [r["gain_pct"] for r in members]
-        advanced = sum(1 for g in gains if g is not None and g > ADVANCED_PCT)
-        clear = sum(1 for g in gains if g is not None and g > CLEAR_PCT)
+        ahead = sum(1 for r in members if advanced(r))
+        clear = sum(1 for r in members if r["gain_pct"] is not None and r["gain_pct"] > CLEAR_PCT)
         out.append(
             {
                 "group": name,
                 "trials": len(members),
-                "advanced": advanced,
-                "advanced_pct": round(100 * advanced / len(members), 1),
+                "advanced": ahead,
+                "advanced_pct": round(100 * ahead / len(members), 1),
                 "clear": clear,
                 "clear_pct": round(100 * clear / len(members), 1),
             }
