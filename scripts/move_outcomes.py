@@ -41,7 +41,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from kbopt.site.ablation import load_results  # noqa: E402
+from kbopt.workflow.ablation import load_results  # noqa: E402
 from kbopt.workflow.move_record import (  # noqa: E402
     ADVANCED_PCT,
     MoveRecord,

@@ -10,32 +10,16 @@ SVG is drawn by hand (no plotting library), so the page is cheap to rebuild.
 from __future__ import annotations
 
 import html
-import json
 import math
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from kbopt.workflow.ablation import RESULTS_DIR
+from kbopt.workflow.ablation import load_results
 
 COLORS = {"catalog": "#1f77b4", "random": "#ff7f0e", "grid": "#7f7f7f"}
 WIDTH, HEIGHT, PAD = 560, 240, 42
-
-
-def load_results(root: Path) -> list[dict[str, Any]]:
-    """Every real ablation results file, oldest first."""
-    folder = Path(root) / RESULTS_DIR
-    docs = []
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(doc, dict) and doc.get("kind") == "kbopt-ablation" and not doc.get("fake"):
-            doc["_file"] = (RESULTS_DIR / path.name).as_posix()
-            docs.append(doc)
-    return docs
 
 
 def _best_pct_curve(row: dict[str, Any]) -> list[tuple[int, float]]:

@@ -475,6 +475,21 @@ class RandomWalk(_Walk):
         return options
 
 
+def load_results(root: Path) -> list[dict[str, Any]]:
+    """Every real ablation results file, oldest first."""
+    folder = Path(root) / RESULTS_DIR
+    docs = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(doc, dict) and doc.get("kind") == "kbopt-ablation" and not doc.get("fake"):
+            doc["_file"] = (RESULTS_DIR / path.name).as_posix()
+            docs.append(doc)
+    return docs
+
+
 def condition_metrics(store: Store) -> frozenset[str]:
     """Every metric a catalog condition reads: the entries' triggers (with their room to
     act and defining conditions) and their moves' preconditions."""

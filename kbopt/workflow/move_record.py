@@ -17,7 +17,7 @@ own choice (`scripts/move_outcomes.py` counts it); so the catalog search, after 
 anti-patterns, tries higher-scored moves first (`order_by_record`), the ranking's order
 breaking ties.  The random arm stays random: it is the control.
 
-Fake-backend files are left out (`kbopt.site.ablation.load_results`), as are the repeats of
+Fake-backend files are left out (`kbopt.workflow.ablation.load_results`), as are the repeats of
 a resize with the warps scaled alike (a rule of the search, not an entry's move).
 """
 
@@ -149,7 +149,7 @@ class MoveRecord:
     @classmethod
     def load(cls, root: Path) -> MoveRecord:
         """The record of the real ablation runs under `root` (empty when there are none)."""
-        from kbopt.site.ablation import load_results
+        from kbopt.workflow.ablation import load_results  # it imports this module
 
         return cls.from_rows(trial_outcomes(load_results(root)))
 
