@@ -30,6 +30,7 @@ from kbopt.site.graph import render_graph_svg
 from kbopt.site.pages import ENTRIES_DIR, code, md_inline, render_entry_page
 from kbopt.site.reference import api_modules, render_api_page, render_cli_reference
 from kbopt.store import Store
+from kbopt.workflow.move_record import entry_move_rows, record_for
 
 GENERATED_DIR = "generated"
 EXTRA_DIR = "_extra"  # under the generated folder: copied as-is into the site's root
@@ -144,6 +145,7 @@ def expected_sources(store: Store, gen: Path, report: GenerateReport) -> dict[st
     def links(block: EvidenceBlock) -> str:
         return render_source_links(source_links(block.source, store.root, anchors))
 
+    record = record_for(store.root)  # what each move found in the project's ablations
     for e in entries:
         plot = entry_plot_html(e)
         report.plots_drawn += plot is not None
@@ -158,6 +160,7 @@ def expected_sources(store: Store, gen: Path, report: GenerateReport) -> dict[st
             incoming=sorted(incoming.get(e.name, [])),
             plot_html=plot,
             source_links=links,
+            measured_moves=entry_move_rows(record, e),
         )
     files[f"{ENTRIES_DIR}/index.md"] = render_entries_index(entries)
     files[f"{EXTRA_DIR}/{SEARCH_ENTRIES}"] = render_search_entries(entries)

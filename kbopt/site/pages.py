@@ -10,6 +10,7 @@ the entries that name it).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from kbopt.model import Entry, EvidenceBlock, trigger_groups
 from kbopt.site.speedup import row_speedup
@@ -108,6 +109,7 @@ def render_entry_page(
     incoming: Sequence[tuple[str, str, str]],
     plot_html: str | None,
     source_links: Callable[[EvidenceBlock], str] = lambda _b: "",
+    measured_moves: Sequence[Mapping[str, Any]] = (),
 ) -> str:
     """The page text of one entry.
 
@@ -115,7 +117,8 @@ def render_entry_page(
     (source name, relation, note) of the interactions that point at this entry;
     `plot_html` is its evidence plot (inline SVG), if it has one; `source_links`
     gives the MyST links of an evidence block's Source (devlog section, results file,
-    web address).  Entry pages are orphans: the catalog pages list them, and leaving
+    web address); `measured_moves` is what each of its moves found in the project's
+    measured ablations (`kbopt.workflow.move_record.entry_move_rows`).  Entry pages are orphans: the catalog pages list them, and leaving
     them out of the toctree keeps 1,000 entries out of every page's navigation.
     """
     lines = [
@@ -154,6 +157,8 @@ def render_entry_page(
         lines += ["*(no evidence yet: `kbopt lint` flags this entry)*", ""]
     if plot_html:
         lines += ["```{raw} html", plot_html, "```", ""]
+    if entry.moves:
+        lines += _measured_moves(measured_moves)
     lines += ["## Generalization", "", entry.generalization.strip() or "—", ""]
     lines += ["## Pitfalls", ""]
     lines += [f"- {md_inline(p)}" for p in entry.pitfalls] or ["—"]
@@ -169,6 +174,34 @@ def render_entry_page(
             shown = f": {md_inline(note)}" if note else ""
             lines.append(f"- {_link(source, known)} **{relation}** this entry{shown}")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _measured_moves(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The entry's moves and how often each beat the search's best so far in the project's
+    real `kbopt ablate` runs (the record the catalog search orders its moves by)."""
+    lines = [
+        "## Moves, as measured",
+        "",
+        "What each of this entry's moves found when a search applied it in this project's "
+        "`kbopt ablate` runs on a real device: trials that beat the search's best so far by "
+        "more than 1%, out of the trials that applied it, with its measured preconditions "
+        "held or passed over (`kbopt.workflow.move_record`; the catalog search tries moves "
+        "with a better record first).",
+        "",
+        "| Move | Preconditions held | Passed over |",
+        "|---|---|---|",
+    ]
+
+    def shown(pair: Sequence[int]) -> str:
+        return f"{pair[1]} of {pair[0]}" if pair[0] else "not measured"
+
+    for row in rows:
+        lines.append(
+            f"| {code(row['move'])} | {shown(row['held'])} | {shown(row['passed_over'])} |"
+        )
+    if not rows:
+        lines.append("| *(no ablation run in this project)* | | |")
+    return [*lines, ""]
 
 
 def _link(name: str, known: Mapping[str, Entry]) -> str:

@@ -174,6 +174,25 @@ def candidate_key(entry: str, planned: Any) -> Key:
     return (entry, " + ".join(changes), bool(planned.relaxed))
 
 
+def entry_move_rows(record: MoveRecord, entry: Any) -> list[dict[str, Any]]:
+    """Per move an entry declares: its change (`Move.describe`) and what the record holds
+    for it, `held` and `passed_over` as (trials, advanced), its measured preconditions held
+    or passed over.  A move on a role several knobs share counts with its single form."""
+    from kbopt.moves import shown_op
+
+    rows = []
+    for move in entry.moves:
+        wanted = {f"{role} {shown_op(op)}" for role, op in move.change.items()}
+        held, passed = [0, 0], [0, 0]
+        for (name, changes, relaxed), (trials, hits) in record.counts.items():
+            if name == entry.name and set(changes.split(" + ")) == wanted:
+                into = passed if relaxed else held
+                into[0] += trials
+                into[1] += hits
+        rows.append({"move": move.describe(), "held": tuple(held), "passed_over": tuple(passed)})
+    return rows
+
+
 _CACHE: dict[tuple[str, tuple[tuple[str, int], ...]], MoveRecord] = {}
 
 

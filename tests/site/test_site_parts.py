@@ -296,3 +296,45 @@ def test_cli_help_is_wrapped_to_the_content_width() -> None:
     reference = render_cli_reference()
     blocks = re.findall(r"```text\n(.*?)```", reference, re.S)
     assert blocks and max(len(line) for b in blocks for line in b.splitlines()) <= CLI_COLUMNS + 1
+
+
+def test_an_entry_page_shows_what_its_moves_found_in_the_project_s_ablations(
+    tmp_path: Path,
+) -> None:
+    """The record the catalog search orders its moves by, on the page of the entry."""
+    import json
+
+    from kbopt.site.pages import render_entry_page
+    from kbopt.store import Store
+    from kbopt.workflow.move_record import MoveRecord, entry_move_rows, trial_outcomes
+
+    entry = Store(Path(__file__).resolve().parents[2]).get("size-warps-to-the-row")
+    start = {"n": 1, "status": "ok", "duration_us": 100.0, "move": ""}
+
+    def step(n: int, us: float, move: str) -> dict[str, Any]:
+        return {"n": n, "status": "ok", "duration_us": us, "move": move}
+
+    halve = "#1 size-warps-to-the-row: num_warps 8 -> 4 (warps /2)"
+    trajectory = [
+        start,
+        step(2, 80.0, halve),  # advanced
+        step(3, 79.9, halve + " [preconditions not met: row_len <= 8192]"),  # not by 1%
+    ]
+    doc = {
+        "kernel": "k",
+        "config": {"name": "c"},
+        "rows": [{"arm": "catalog", "trajectory": trajectory}],
+    }
+    rows = entry_move_rows(
+        MoveRecord.from_rows(trial_outcomes([json.loads(json.dumps(doc))])), entry
+    )
+    assert [r["held"] for r in rows] == [(1, 1), (0, 0)]  # warps /2, then warps x2
+    assert [r["passed_over"] for r in rows] == [(1, 0), (0, 0)]
+    page = render_entry_page(
+        entry, source_path="x.md", known={}, incoming=[], plot_html=None, measured_moves=rows
+    )
+    assert "## Moves, as measured" in page
+    assert (
+        "| `warps /2 when row_len <= 8192, registers_per_thread <= 64` | 1 of 1 | 0 of 1 |" in page
+    )
+    assert "| not measured | not measured |" in page
