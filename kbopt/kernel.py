@@ -47,6 +47,8 @@ from types import ModuleType
 from typing import Any
 
 from kbopt.errors import KbError, Problem, ProblemList
+from kbopt.import_deadline import ENV as IMPORT_ENV
+from kbopt.import_deadline import ImportTooSlow, import_deadline, limit_s
 
 SPEC_FILE = "spec.py"
 SPEC_ATTR = "SPEC"
@@ -499,6 +501,11 @@ def load_spec(ref: str | KernelSpec, root: Path | str | None = None) -> KernelSp
                 f"{path}: not a kernel spec, which is a Python file: give a kernel name, "
                 f"the kernel's {SPEC_FILE} or folder, or module:attr"
             )
+        if (kernels_dir(root_path) / "__init__.py").is_file():
+            # A spec outside the project's kernels (benchmarks/foreign/...) may import them
+            # (`from kernels.mla_decode import ...`): this project's, not another's that
+            # the process loaded before.
+            _claim_package(root_path, KERNELS_DIR)
         spec = _from_file(path.resolve(), source=text)
     _CACHE[key] = spec
     return spec
@@ -540,10 +547,20 @@ def _from_file(path: Path, source: str) -> KernelSpec:
         raise KbError(f"{path}: cannot load the spec file")
     module = importlib.util.module_from_spec(loader_spec)
     sys.modules[name] = module
+    seconds = limit_s()
     try:
-        loader_spec.loader.exec_module(module)
+        with import_deadline(seconds):
+            loader_spec.loader.exec_module(module)
     except KbError:
         raise
+    except ImportTooSlow as exc:  # a sleep, a download, a wait for a device at import
+        del sys.modules[name]
+        raise KbError(
+            f"importing the spec took more than {seconds:g} s (does it wait for something at "
+            f"import?); {IMPORT_ENV} sets the limit",
+            path=str(path),
+            line=_raising_line(exc, path),
+        ) from None
     except (Exception, SystemExit) as exc:  # a spec's sys.exit() must not end kbopt silently
         del sys.modules[name]
         raise KbError(
@@ -571,8 +588,15 @@ def _from_module(text: str, root: Path) -> KernelSpec:
     top = module_name.split(".")[0]
     if top.isidentifier() and (root / top / "__init__.py").is_file():
         _claim_package(root, module_name)  # the project's own package, not another's
+    seconds = limit_s()
     try:
-        module = importlib.import_module(module_name)
+        with import_deadline(seconds):
+            module = importlib.import_module(module_name)
+    except ImportTooSlow:
+        raise KbError(
+            f"{text}: importing {module_name} took more than {seconds:g} s (does it wait for "
+            f"something at import?); {IMPORT_ENV} sets the limit"
+        ) from None
     except Exception as exc:
         raise KbError(f"{text}: cannot import {module_name}: {type(exc).__name__}: {exc}") from None
     path = Path(getattr(module, "__file__", "") or ".").resolve()

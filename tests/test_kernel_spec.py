@@ -577,3 +577,67 @@ def test_bench_checks_out_first_and_keeps_the_rows_when_it_cannot_write(
     assert main([*argv, "--out", str(tmp_path / "rows"), "--json"]) == 2
     doc = json.loads(capsys.readouterr().out)
     assert doc["rows"] and doc["written"] is None and "No space left" in doc["error"][0]
+
+
+def test_a_spec_that_waits_at_import_is_stopped_and_located(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    write_kernel(tmp_path, "slow", spec="import time\n\ntime.sleep(600)\n")
+    monkeypatch.setenv("KBOPT_SPEC_IMPORT_TIMEOUT_S", "1")
+    began = time.monotonic()
+    with pytest.raises(KbError) as err:
+        load_spec("slow", tmp_path)
+    assert time.monotonic() - began < 30
+    assert str(err.value).startswith(f"{tmp_path / 'kernels' / 'slow' / 'spec.py'}:3: ")
+    assert "took more than 1 s" in str(err.value) and "KBOPT_SPEC_IMPORT_TIMEOUT_S" in str(
+        err.value
+    )
+    # a shorter --timeout of the command still ends it first, as its own exit
+    monkeypatch.setenv("KBOPT_SPEC_IMPORT_TIMEOUT_S", "60")
+    clear_cache()
+    assert main(["--root", str(tmp_path), "--timeout", "1", "kernel", "check", "slow"]) == 124
+    monkeypatch.setenv("KBOPT_SPEC_IMPORT_TIMEOUT_S", "soon")
+    clear_cache()
+    with pytest.raises(KbError, match="KBOPT_SPEC_IMPORT_TIMEOUT_S='soon'"):
+        load_spec("slow", tmp_path)
+
+
+def test_an_outer_deadline_survives_a_spec_import(tmp_path: Path) -> None:
+    import signal
+
+    write_kernel(tmp_path, "quick")
+
+    def outer(signum: int, frame: object) -> None:
+        raise AssertionError("the outer deadline fired")
+
+    previous = signal.signal(signal.SIGALRM, outer)
+    signal.setitimer(signal.ITIMER_REAL, 500)
+    try:
+        load_spec("quick", tmp_path)
+        left, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 400 < left <= 500 and signal.getsignal(signal.SIGALRM) is outer
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_spec_outside_kernels_imports_its_own_project_s_kernels(tmp_path: Path) -> None:
+    """A foreign kernel's spec (benchmarks/foreign/x/spec.py) that reuses the project's
+    kernels must get this project's `kernels` package, not one a previous load claimed."""
+    write_kernel(tmp_path / "other", "first")
+    load_spec("first", tmp_path / "other")  # the process now holds other/kernels
+    project = tmp_path / "project"
+    write_kernel(project, "shared")
+    (project / "kernels" / "shared" / "helpers.py").write_text("NAME = 'shared helpers'\n")
+    foreign = project / "bench" / "foreign"
+    foreign.mkdir(parents=True)
+    (foreign / "__init__.py").write_text("")
+    spec = GOOD_SPEC.format(name="foreign").replace(
+        "from kbopt.kernel import",
+        "from kernels.shared.helpers import NAME\nfrom kbopt.kernel import",
+    )
+    (foreign / "spec.py").write_text(spec)
+    clear_cache()
+    assert load_spec("bench/foreign/spec.py", project).name == "foreign"
