@@ -503,9 +503,9 @@ def load_spec(ref: str | KernelSpec, root: Path | str | None = None) -> KernelSp
             )
         if (kernels_dir(root_path) / "__init__.py").is_file():
             # A spec outside the project's kernels (benchmarks/foreign/...) may import them
-            # (`from kernels.mla_decode import ...`): this project's, not another's that
-            # the process loaded before.
-            _claim_package(root_path, KERNELS_DIR)
+            # (`from kernels.mla_decode import ...`): this project's folder is searched
+            # first.  Nothing loaded is dropped, so objects handed out keep their identity.
+            _search_first(root_path, KERNELS_DIR)
         spec = _from_file(path.resolve(), source=text)
     _CACHE[key] = spec
     return spec
@@ -623,6 +623,25 @@ def _ensure_importable(spec: KernelSpec) -> None:
     _claim_package(import_root, package)
 
 
+def _search_first(import_root: Path, top: str) -> bool:
+    """Put `import_root` first on sys.path and its `top` folder first in the search path of
+    a `top` package already loaded; whether one was loaded."""
+    root = str(import_root)
+    if not sys.path or sys.path[0] != root:
+        if root in sys.path:
+            sys.path.remove(root)
+        sys.path.insert(0, root)
+    loaded = sys.modules.get(top)
+    search = getattr(loaded, "__path__", None)
+    if loaded is None or search is None:
+        return False
+    wanted = str((import_root / top).resolve())
+    paths = [str(Path(p).resolve()) for p in search]
+    if paths[:1] != [wanted]:
+        loaded.__path__ = [wanted, *(p for p in paths if p != wanted)]
+    return True
+
+
 def _claim_package(import_root: Path, package: str) -> None:
     """Make `package` (e.g. `kernels.softmax`) import from `import_root`.
 
@@ -635,19 +654,8 @@ def _claim_package(import_root: Path, package: str) -> None:
     top, _, _ = package.partition(".")
     if not top:
         return
-    root = str(import_root)
-    if not sys.path or sys.path[0] != root:
-        if root in sys.path:
-            sys.path.remove(root)
-        sys.path.insert(0, root)
-    loaded = sys.modules.get(top)
-    search = getattr(loaded, "__path__", None)
-    if loaded is None or search is None:
+    if not _search_first(import_root, top):
         return
-    wanted = str((import_root / top).resolve())
-    paths = [str(Path(p).resolve()) for p in search]
-    if paths[:1] != [wanted]:
-        loaded.__path__ = [wanted, *(p for p in paths if p != wanted)]
     # A kernel of the same name from another project, imported before: not this one's.
     own = (import_root / Path(*package.split("."))).resolve()
     for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:

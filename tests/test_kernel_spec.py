@@ -626,8 +626,12 @@ def test_an_outer_deadline_survives_a_spec_import(tmp_path: Path) -> None:
 def test_a_spec_outside_kernels_imports_its_own_project_s_kernels(tmp_path: Path) -> None:
     """A foreign kernel's spec (benchmarks/foreign/x/spec.py) that reuses the project's
     kernels must get this project's `kernels` package, not one a previous load claimed."""
+    repo = Path(__file__).resolve().parent.parent
+    load_spec("add_rmsnorm", repo)
+    import kernels.add_rmsnorm.triton_common as held  # a module of this repository's kernels
+
     write_kernel(tmp_path / "other", "first")
-    load_spec("first", tmp_path / "other")  # the process now holds other/kernels
+    load_spec("first", tmp_path / "other")  # the process now holds other/kernels too
     project = tmp_path / "project"
     write_kernel(project, "shared")
     (project / "kernels" / "shared" / "helpers.py").write_text("NAME = 'shared helpers'\n")
@@ -641,3 +645,5 @@ def test_a_spec_outside_kernels_imports_its_own_project_s_kernels(tmp_path: Path
     (foreign / "spec.py").write_text(spec)
     clear_cache()
     assert load_spec("bench/foreign/spec.py", project).name == "foreign"
+    # nothing loaded before is dropped: objects handed out keep their identity
+    assert sys.modules["kernels.add_rmsnorm.triton_common"] is held
