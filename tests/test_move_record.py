@@ -162,3 +162,27 @@ def test_the_record_is_read_again_when_a_results_file_changes(tmp_path: Path) ->
     fake = {**_doc("b", (WIDER, 120.0)), "fake": True}  # fake-backend runs are left out
     (folder / "two.json").write_text(json.dumps(fake))
     assert record_for(tmp_path).counts == {("e", "tile_n x2", False): (1, 1)}
+
+
+def test_show_moves_prints_each_move_s_record(kb_copy: Path, capsys: pytest.CaptureFixture) -> None:
+    """`kbopt show ENTRY --moves` adds what the project's ablations found per declared move."""
+    from kbopt.cli import main
+
+    entry = "size-warps-to-the-row"
+    folder = kb_copy / "results" / "ablation"
+    folder.mkdir(parents=True)
+    halve = f"#1 {entry}: num_warps 8 -> 4 (warps /2)"
+    doubled = f"unranked {entry}: num_warps 4 -> 8 (warps x2) [preconditions not met: x]"
+    doc = _doc("k", (halve, 90.0), (halve, 95.0), (doubled, 80.0))
+    (folder / "one.json").write_text(json.dumps(doc))
+    assert main(["--root", str(kb_copy), "show", entry, "--moves", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["measured_moves"]
+    assert [(r["held"], r["passed_over"]) for r in rows] == [
+        ({"trials": 2, "advanced": 1}, {"trials": 0, "advanced": 0}),
+        ({"trials": 0, "advanced": 0}, {"trials": 1, "advanced": 1}),
+    ]
+    assert main(["--root", str(kb_copy), "show", entry, "--moves"]) == 0
+    text = capsys.readouterr().out
+    assert "preconditions held: advanced in 1 of 2 trials; passed over: not measured" in text
+    assert main(["--root", str(kb_copy), "show", entry, "--json"]) == 0
+    assert "measured_moves" not in json.loads(capsys.readouterr().out)

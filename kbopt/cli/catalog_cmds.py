@@ -60,6 +60,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "kbopt show split-kv-decode --json",
     )
     p.add_argument("name", help="the entry's name, e.g. split-kv-decode (`kbopt list` lists them)")
+    p.add_argument(
+        "--moves",
+        action="store_true",
+        help="add what each of the entry's moves found in this project's measured ablations "
+        "(results/ablation/): trials that beat the search's best so far, out of those that "
+        "applied it, with its preconditions held or passed over",
+    )
     p.set_defaults(func=cmd_show)
 
     p = command(
@@ -140,18 +147,52 @@ def cmd_show(args: argparse.Namespace) -> int:
     store = store_from(args)
     path = store.find(args.name)
     entry = store.get(args.name)
+    measured = _measured_moves(store, entry) if args.moves else None
     if args.json:
         assert path is not None  # get() raised otherwise
         data = entry.model_dump(mode="json")
         data["id"] = entry.name
         data["scope"] = entry.scope.value
         data.update(_where(store, path))
+        if measured is not None:
+            data["measured_moves"] = measured
         print_json(data)
     else:
         from kbopt.template import render_entry
 
         sys.stdout.write(render_entry(entry))
+        if measured is not None:
+            sys.stdout.write(_measured_moves_text(measured))
     return 0
+
+
+def _measured_moves(store: Store, entry: Any) -> list[dict[str, Any]]:
+    """Per move the entry declares, its record in the project's measured ablations."""
+    from kbopt.workflow.move_record import entry_move_rows, record_for
+
+    return [
+        {
+            "move": row["move"],
+            "held": {"trials": row["held"][0], "advanced": row["held"][1]},
+            "passed_over": {"trials": row["passed_over"][0], "advanced": row["passed_over"][1]},
+        }
+        for row in entry_move_rows(record_for(store.root), entry)
+    ]
+
+
+def _measured_moves_text(rows: list[dict[str, Any]]) -> str:
+    def shown(counts: dict[str, int]) -> str:
+        if not counts["trials"]:
+            return "not measured"
+        return f"advanced in {counts['advanced']} of {counts['trials']} trials"
+
+    lines = ["", "## Moves, as measured", ""]
+    lines += [
+        f"- {row['move']}: preconditions held: {shown(row['held'])}; "
+        f"passed over: {shown(row['passed_over'])}"
+        for row in rows
+    ] or ["This entry declares no move."]
+    return "\n".join(lines) + "\n"
 
 
 def cmd_list(args: argparse.Namespace) -> int:
