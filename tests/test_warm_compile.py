@@ -176,7 +176,7 @@ def test_the_warmer_compiles_in_worker_processes_and_each_configuration_once(
     assert json.dumps(stats)  # goes into the results file as it is
 
 
-def test_the_command_refuses_a_negative_worker_count(
+def test_the_command_refuses_a_negative_or_oversized_worker_count(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from kbopt.cli import main
@@ -185,6 +185,8 @@ def test_the_command_refuses_a_negative_worker_count(
     argv = ["--root", str(root), "ablate", "mla_decode", "--backend", "fake", "--trials", "3"]
     assert main([*argv, "--compile-workers", "-1"]) != 0
     assert "--compile-workers must be 0 or more" in capsys.readouterr().err
+    assert main([*argv, "--compile-workers", "100000"]) != 0
+    assert "use at most one per core" in capsys.readouterr().err
     # the fake backend compiles nothing: no workers, and the results say so
     out = tmp_path / "a.json"
     assert main([*argv, "--from", "triton_v2", "--out", str(out), "--json"]) == 0

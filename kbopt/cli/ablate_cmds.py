@@ -4,6 +4,7 @@ a grid sample of the knobs, at an equal budget of measured trials (kbopt.workflo
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -123,6 +124,14 @@ def cmd_ablate(args: argparse.Namespace) -> int:
         raise KbError(f"--arms {args.arms!r} has an empty item: separate the arms by single commas")
     if args.compile_workers is not None and args.compile_workers < 0:
         raise KbError(f"--compile-workers must be 0 or more (got {args.compile_workers})")
+    cores = os.cpu_count() or 1
+    if args.compile_workers is not None and args.compile_workers > cores:
+        # Each worker is a process holding a CUDA context: more than the cores only queues
+        # compilers behind each other and fills the GPU with contexts.
+        raise KbError(
+            f"--compile-workers {args.compile_workers} is more than this machine's {cores} "
+            "cores; use at most one per core"
+        )
     backend = make_backend(args.backend, root)
     check_device = getattr(backend, "check_device", None)
     if check_device is not None:  # before the compile workers start, and before the start
