@@ -1,4 +1,4 @@
-"""A time limit on importing a user's module (a kernel spec): one that sleeps, downloads or
+"""A time limit on importing a user's module (a kernel spec or one of its versions): one that
 waits for a device at import would otherwise hold a command until Ctrl-C.
 
 The limit is `KBOPT_SPEC_IMPORT_TIMEOUT_S` seconds (default `DEFAULT_S`).  It is a

@@ -341,11 +341,22 @@ class KernelSpec:
             known = ", ".join(self.version_files()) or "none"
             raise KbError(f"{self.name} has no version {name!r}; known: {known}")
         _ensure_importable(self)
-        mod = importlib.import_module(self.module_name(name))
+        path = self.version_path(name)
+        seconds = limit_s()
+        try:
+            with import_deadline(seconds):
+                mod = importlib.import_module(self.module_name(name))
+        except ImportTooSlow as exc:  # a version that waits at import must not hold kbopt
+            raise KbError(
+                f"importing version {name} took more than {seconds:g} s (does it wait for "
+                f"something at import?); {IMPORT_ENV} sets the limit",
+                path=str(path),
+                line=_raising_line(exc, path.resolve()),
+            ) from None
         fn = getattr(mod, self.entry_point, None)
         if not callable(fn):
             raise KbError(
-                f"{self.version_path(name)}: defines no function {self.entry_point}() "
+                f"{path}: defines no function {self.entry_point}() "
                 "(the entry point every version of this kernel exports)"
             )
         doc = (mod.__doc__ or "").strip().splitlines()
@@ -355,7 +366,7 @@ class KernelSpec:
             description=str(getattr(mod, "DESCRIPTION", doc[0] if doc else "")),
             fn=fn,
             prepare=_own_function(mod, "prepare"),
-            path=self.version_path(name),
+            path=path,
         )
 
     def summary(self) -> dict[str, Any]:

@@ -604,6 +604,26 @@ def test_a_spec_that_waits_at_import_is_stopped_and_located(
         load_spec("slow", tmp_path)
 
 
+def test_a_version_that_waits_at_import_is_stopped_and_located(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    folder = write_kernel(tmp_path, "lazy")
+    (folder / "triton_v1.py").write_text("import time\n\ntime.sleep(600)\n")
+    spec = load_spec("lazy", tmp_path)
+    monkeypatch.setenv("KBOPT_SPEC_IMPORT_TIMEOUT_S", "1")
+    began = time.monotonic()
+    with pytest.raises(KbError) as err:
+        spec.load_version("triton_v1")
+    assert time.monotonic() - began < 30
+    assert str(err.value).startswith(f"{folder / 'triton_v1.py'}:3: ")
+    assert "importing version triton_v1 took more than 1 s" in str(err.value)
+    # loading every version reports it among the others' errors, and goes on
+    versions, errors = spec.load_versions(include_baselines=False)
+    assert "triton_v1" not in versions and "took more than 1 s" in errors["triton_v1"]
+
+
 def test_an_outer_deadline_survives_a_spec_import(tmp_path: Path) -> None:
     import signal
 
