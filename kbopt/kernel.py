@@ -46,6 +46,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from kbopt.comma_items import comma_items
 from kbopt.errors import KbError, Problem, ProblemList
 from kbopt.import_deadline import ENV as IMPORT_ENV
 from kbopt.import_deadline import ImportTooSlow, import_deadline, limit_s
@@ -1069,16 +1070,9 @@ def dims_from_text(spec: KernelSpec, text: str) -> dict[str, int]:
 
     With `name=value` items, dims left out take their value from the first trial point.
     """
-    items = [p.strip() for p in text.replace(";", ",").split(",")]
-    parts = [p for p in items if p]
+    parts = comma_items(text.replace(";", ","), f"configuration {text!r}", "items")
     if not parts:
         raise KbError(f"configuration {text!r} names no dimension ({spec.shape(_first(spec))})")
-    if len(parts) != len(items):
-        # `rows=4,,cols=8`: a value lost in editing, not a separator to skip in silence
-        raise KbError(
-            f"configuration {text!r} has an empty item (two commas in a row, or one at an "
-            "end): separate the items by single commas"
-        )
     out: dict[str, int] = {}
     if all("=" not in p for p in parts):
         if len(parts) != len(spec.dims):

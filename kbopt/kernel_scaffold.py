@@ -24,6 +24,7 @@ import math
 import re
 from pathlib import Path
 
+from kbopt.comma_items import comma_items
 from kbopt.errors import KbError
 from kbopt.kernel import IDENT_RE, KERNELS_DIR, RESERVED_DIMS
 from kbopt.vocab import VALUE_MAX
@@ -34,12 +35,9 @@ SHADOWED = frozenset({"torch", "triton", "tl", "check_inputs"})
 
 
 def parse_dims(text: str) -> list[str]:
-    items = [d.strip() for d in text.split(",")]
-    dims = [d for d in items if d]
+    dims = comma_items(text, f"--dims {text!r}", "names")
     if not dims:
         raise KbError("--dims names no dimension: give e.g. --dims rows,cols")
-    if len(dims) != len(items):
-        raise KbError(f"--dims {text!r} has an empty item: separate the names by single commas")
     for d in dims:
         if not IDENT_RE.match(d):
             raise KbError(f"--dims: {d!r} is not a lower-case identifier (letters, digits, _)")
@@ -59,12 +57,7 @@ def parse_trial(text: str, dims: list[str]) -> tuple[str, dict[str, int]]:
             f"--trial {text!r} is not NAME:dim=value,... (e.g. large:rows=8192,cols=4096)"
         )
     values: dict[str, int] = {}
-    parts = [p.strip() for p in body.split(",")]
-    if body.strip() and not all(parts):
-        raise KbError(
-            f"--trial {text!r} has an empty item: separate the dim=value items by single commas"
-        )
-    for part in filter(None, parts):
+    for part in comma_items(body, f"--trial {text!r}", "dim=value items"):
         key, eq, value = part.partition("=")
         key, value = key.strip(), value.strip()
         if not eq:

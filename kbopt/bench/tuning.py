@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from kbopt.comma_items import comma_items
 from kbopt.errors import KbError, VersionFailed
 
 ParamValue = int | float | str
@@ -94,10 +95,7 @@ def parse_param(text: str) -> tuple[str, list[ParamValue]]:
                 f"{MAX_CONFIGS} configurations a sweep may have: take a larger step"
             )
         return name, list(range(lo, hi + 1, inc))
-    items = [v.strip() for v in values.split(",")]
-    if values and not all(items):
-        raise KbError(f"{name}: {values!r} has an empty item: separate the values by single commas")
-    parsed = [_value(v) for v in items if v]
+    parsed = [_value(v) for v in comma_items(values, f"{name}: {values!r}", "values")]
     if not parsed:
         raise KbError(f"{name}: no values given")
     return name, parsed

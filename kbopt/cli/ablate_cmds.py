@@ -20,6 +20,7 @@ from kbopt.cli.common import (
     store_from,
 )
 from kbopt.cli.cycle_cmds import BACKENDS, KERNEL_HELP, make_backend
+from kbopt.comma_items import comma_items
 from kbopt.errors import KbError
 from kbopt.kernel import KernelSpec, load_spec
 from kbopt.site.ablation import verdict
@@ -118,10 +119,7 @@ def cmd_ablate(args: argparse.Namespace) -> int:
             f"{spec.name} has no version {start!r}; known: {', '.join(spec.version_files())}"
         )
     config = parse_config(args.config or spec.trials[0].name, spec)
-    items = [a.strip() for a in args.arms.split(",")]
-    arms = [a for a in items if a]
-    if arms and len(arms) != len(items):
-        raise KbError(f"--arms {args.arms!r} has an empty item: separate the arms by single commas")
+    arms = comma_items(args.arms, f"--arms {args.arms!r}", "arms")
     if args.compile_workers is not None and args.compile_workers < 0:
         raise KbError(f"--compile-workers must be 0 or more (got {args.compile_workers})")
     cores = os.cpu_count() or 1

@@ -22,6 +22,7 @@ from kbopt.cli.common import (
     results_unwritten,
     store_from,
 )
+from kbopt.comma_items import comma_items
 from kbopt.errors import KbError
 from kbopt.kernel import KernelSpec, load_spec
 from kbopt.ranking import default_language
@@ -456,12 +457,10 @@ def _params(text: str) -> dict[str, int | float | str]:
     from kbopt.bench.tuning import parse_param
 
     out: dict[str, int | float | str] = {}
-    parts = [p.strip() for p in text.split(",")]
-    if text.strip() and not all(parts):
-        raise KbError(
-            f"--manual {text!r} has an empty item: separate the NAME=VALUE items by single commas"
-        )
-    for part in filter(None, parts):
+    parts = comma_items(text, f"--manual {text!r}", "NAME=VALUE items")
+    if text.strip() and not parts:  # commas alone: not the version as it is ("")
+        raise KbError(f"--manual {text!r} names no NAME=VALUE item")
+    for part in parts:
         name, values = parse_param(part)
         if len(values) != 1:
             raise KbError(f"--manual {text!r}: one value per parameter")

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kbopt.cli.common import check_output, command, positive_int, print_json, results_unwritten
+from kbopt.comma_items import comma_items
 from kbopt.errors import KbError, ProblemList
 
 KERNEL_HELP = (
@@ -306,14 +307,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def _chosen(text: str, known: list[str], kernel: str, note: str = "") -> list[str]:
     """The comma-separated versions of `--versions`, each one known, in the order given."""
-    items = [v.strip() for v in text.split(",")]
-    wanted = [v for v in items if v]
+    wanted = comma_items(text, f"--versions {text!r}", "versions")
     if not wanted:
         raise KbError(f"--versions {text!r} names no version; known: {', '.join(known) or 'none'}")
-    if len(wanted) != len(items):
-        raise KbError(
-            f"--versions {text!r} has an empty item: separate the versions by single commas"
-        )
     twice = sorted({v for v in wanted if wanted.count(v) > 1})
     if twice:
         raise KbError(f"--versions {text!r}: {', '.join(twice)} given twice")

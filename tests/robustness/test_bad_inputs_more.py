@@ -71,6 +71,11 @@ CONFIG_CASES: list[tuple[str, list[str], str]] = [
         "--manual 'num_warps=4,,block_size=1024' has an empty item",
     ),
     (
+        "tune-manual-commas-alone",
+        ["tune", "sm", "triton_v1", "--manual", " , "],
+        "--manual ' , ' names no NAME=VALUE item",
+    ),
+    (
         "tune-param-empty-item",
         ["tune", "sm", "triton_v1", "--manual", "num_warps=4", "--param", "num_warps=4,,8"],
         "num_warps: '4,,8' has an empty item",
