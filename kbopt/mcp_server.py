@@ -93,8 +93,21 @@ READ_TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
         ),
     ),
     "show": (
-        "One catalog entry with all its typed fields (triggers, evidence, interactions...).",
-        _schema({"name": {"type": "string", "minLength": 1}}, ["name"]),
+        "One catalog entry with all its typed fields (triggers, evidence, interactions...); "
+        "with moves, also what each of its moves found in the project's measured ablations.",
+        _schema(
+            {
+                "name": {"type": "string", "minLength": 1},
+                "moves": {
+                    "type": "boolean",
+                    "default": False,
+                    "description": "add measured_moves: per move the entry declares, the "
+                    "trials that beat the search's best so far, out of those that applied it, "
+                    "with its preconditions held or passed over",
+                },
+            },
+            ["name"],
+        ),
     ),
     "list": (
         "Every catalog entry as a summary row, optionally of one kind or language.",
@@ -281,7 +294,10 @@ def _show(server: CatalogServer, args: dict[str, Any]) -> Any:
     from kbopt.cli.catalog_cmds import cmd_show
 
     _check_keys("show", args, READ_TOOLS["show"][1])
-    return _cli_json(cmd_show, root=str(server.store.root), name=str(args["name"]))
+    moves = args.get("moves", False)
+    if not isinstance(moves, bool):
+        raise ToolFailed(f"moves must be true or false (got {moves!r})")
+    return _cli_json(cmd_show, root=str(server.store.root), name=str(args["name"]), moves=moves)
 
 
 def _list(server: CatalogServer, args: dict[str, Any]) -> Any:

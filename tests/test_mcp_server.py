@@ -67,6 +67,12 @@ def test_reads_answer_like_the_cli(kb_copy: Path, capsys: pytest.CaptureFixture[
         out: dict[str, Any] = {"tools": {t.name: t for t in tools.tools}}
         out["search"] = _json(await client.call_tool("search", {"query": "split kv", "limit": 5}))
         out["show"] = _json(await client.call_tool("show", {"name": "split-kv-decode"}))
+        out["show_moves"] = _json(
+            await client.call_tool("show", {"name": "split-kv-decode", "moves": True})
+        )
+        out["bad_moves"] = _error(
+            await client.call_tool("show", {"name": "split-kv-decode", "moves": "yes"})
+        )
         out["list"] = _json(await client.call_tool("list", {"kind": "anti-pattern"}))
         out["vocab"] = _json(await client.call_tool("vocab", {}))
         out["recommend"] = _json(
@@ -97,6 +103,9 @@ def test_reads_answer_like_the_cli(kb_copy: Path, capsys: pytest.CaptureFixture[
 
     assert got["search"] == cli("search", "split kv", "--limit", "5")
     assert got["show"] == cli("show", "split-kv-decode")
+    assert got["show_moves"] == cli("show", "split-kv-decode", "--moves")
+    assert "measured_moves" in got["show_moves"] and "measured_moves" not in got["show"]
+    assert "moves must be true or false" in got["bad_moves"]
     assert got["list"] == cli("list", "--kind", "anti-pattern")
     assert got["vocab"] == cli("vocab")
     assert got["recommend"]["opportunities"], "the catalog has split-KV for small grids"
