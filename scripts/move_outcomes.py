@@ -17,7 +17,9 @@ advanced the search), and how often more than 5%:
   preconditions held or were passed over (a search passes them over once no other move is
   left), leaving out the warps-alongside repeats of a resize;
 - in both walking arms, by the knob change itself (a role and a direction: `tile_n x2`,
-  `warps /2`...).
+  `warps /2`...);
+- the warps-alongside repeats of a resize measured slower, against what the other moves made
+  at the same trial of the same arm advanced (`pairing_against_position`).
 
     .venv/bin/python scripts/move_outcomes.py   # writes results/moves/move-outcomes.*
 
@@ -136,6 +138,25 @@ def first_move_duel(rows: list[dict[str, Any]], *, past_only: bool) -> dict[str,
     return dict(out)
 
 
+def pairing_against_position(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The warps-alongside repeats: how many advanced, and how many would have at the rate
+    of the other moves made at the same trial number of the same arm (a walk's later trials
+    have less left to find, so the plain rate over all moves would flatter them)."""
+    at: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0])
+    for r in rows:
+        if r["changes"] and not r["paired"]:
+            counts = at[(r["arm"], r["n"])]
+            counts[0] += 1
+            counts[1] += advanced(r)
+    paired = [r for r in rows if r["changes"] and r["paired"] and at[(r["arm"], r["n"])][0]]
+    expected = sum(at[(r["arm"], r["n"])][1] / at[(r["arm"], r["n"])][0] for r in paired)
+    return {
+        "trials": len(paired),
+        "advanced": sum(advanced(r) for r in paired),
+        "expected_at_the_same_position": round(expected, 1),
+    }
+
+
 def render(result: dict[str, Any]) -> str:
     out = [
         f"Moves of the walking arms in {result['runs']} real `kbopt ablate` runs "
@@ -163,6 +184,14 @@ def render(result: dict[str, Any]) -> str:
     for name, duel in result["first_move_duel"].items():
         out.append("| " + " | ".join([name, *(str(duel.get(c, 0)) for c in columns)]) + " |")
     out.append("")
+    pairing = result["pairing"]
+    out += [
+        "**Warps alongside** (a resize measured slower, repeated with the warps scaled "
+        f"alike): {pairing['advanced']} of {pairing['trials']} trials advanced; the other "
+        "moves made at the same trial of the same arm advanced at rates that give "
+        f"{pairing['expected_at_the_same_position']:g} of {pairing['trials']}.",
+        "",
+    ]
     for title, rows in result["tables"].items():
         out += [
             f"**{title[0].upper() + title[1:]}**",
@@ -193,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         "trials": len(rows),
         "files": [d["_file"] for d in docs],
         "tables": tables(rows),
+        "pairing": pairing_against_position(rows),
         "first_move_duel": {
             "every other kernel's runs": first_move_duel(rows, past_only=False),
             "other kernels' earlier runs only": first_move_duel(rows, past_only=True),

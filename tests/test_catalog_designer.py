@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from workflow_fixtures import StandInBackend
@@ -732,7 +733,7 @@ def knobby(x):
 """
 
 
-def test_a_resize_rolled_back_is_designed_again_with_the_warps_alongside(tmp_path: Path) -> None:
+def _pairing_project(tmp_path: Path) -> Path:
     root = _learning_project(tmp_path)
     base = root / "docs" / "knowledge" / "optimizations"
     _knob_entries(base, ("knob-alpha", "tile_n", "x2"), ("knob-beta", "vector_width", "x2"))
@@ -746,6 +747,11 @@ def test_a_resize_rolled_back_is_designed_again_with_the_warps_alongside(tmp_pat
     )
     (kdir / "triton_v1.py").write_text(PAIRING_VERSION)
     clear_cache()
+    return root
+
+
+def test_a_resize_rolled_back_is_designed_again_with_the_warps_alongside(tmp_path: Path) -> None:
+    root = _pairing_project(tmp_path)
     spec = load_spec("knobby", root)
     assert [k.name for k in spec.knobs_for("triton_v1")] == ["num_warps", "vectors", "block"]
     run = _run_once(root, "pairing", max_iterations=2)
@@ -759,6 +765,45 @@ def test_a_resize_rolled_back_is_designed_again_with_the_warps_alongside(tmp_pat
     moves = json.loads((root / "runs" / "pairing" / "catalog-moves.json").read_text())
     assert moves["1"]["paired"] is False and moves["2"]["paired"] is True
     assert "warps scaled alike" in run.record.attempts[-1].task
+
+
+def _recorded_run(*moves: tuple[str, bool]) -> dict[str, Any]:
+    """A real-device ablation results file whose catalog arm made `moves` (text, whether
+    it beat the best so far) in that order."""
+    trajectory = [{"n": 1, "status": "ok", "duration_us": 100.0, "move": ""}]
+    best = 100.0
+    for n, (move, advanced) in enumerate(moves, start=2):
+        best = best - 2.0 if advanced else best
+        us = best if advanced else 200.0
+        trajectory.append({"n": n, "status": "ok", "duration_us": us, "move": move})
+    return {
+        "kind": "kbopt-ablation",
+        "fake": False,
+        "kernel": "another",
+        "config": {"name": "c"},
+        "rows": [{"arm": "catalog", "trajectory": trajectory}],
+    }
+
+
+def test_the_warps_alongside_wait_behind_moves_with_a_better_record(tmp_path: Path) -> None:
+    """The project's ablations say the pairing rarely paid and knob-beta's move often did:
+    after the resize is rolled back, knob-beta's move comes before the pair."""
+    root = _pairing_project(tmp_path)
+    alpha = "#1 knob-alpha: block 256 -> 512 (tile_n x2)"
+    beta = "#2 knob-beta: vectors 2 -> 4 (vector_width x2)"
+    pair = (
+        "#1 knob-alpha, warps alongside: block 256 -> 512 (tile_n x2), num_warps 4 -> 8 (warps x2)"
+    )
+    doc = _recorded_run(
+        *[(alpha, True)] * 6, *[(beta, True)] * 3, (beta, False), *[(pair, False)] * 6
+    )
+    (root / "results" / "ablation").mkdir(parents=True)
+    (root / "results" / "ablation" / "run.json").write_text(json.dumps(doc))
+    run = _run_once(root, "pairing-recorded", max_iterations=2)
+    steps = [a.optimization for a in run.record.attempts]
+    assert steps == ["knob-alpha", "knob-beta"], steps
+    moves = json.loads((root / "runs" / "pairing-recorded" / "catalog-moves.json").read_text())
+    assert moves["2"]["paired"] is False
 
 
 REVERSE_VERSION = """\

@@ -110,3 +110,24 @@ def test_first_moves_are_scored_by_the_other_kernels_record() -> None:
         "the random order's move advanced": 2,
         "the higher-scored move was the catalog arm's": 0,
     }
+
+
+def test_the_warps_alongside_are_set_against_moves_at_the_same_position() -> None:
+    mod = load_script("move_outcomes")
+
+    def row(arm: str, n: int, gain: float, paired: bool = False) -> dict:
+        return {"arm": arm, "n": n, "gain_pct": gain, "changes": ["tile_n x2"], "paired": paired}
+
+    rows = [
+        row("catalog", 3, 10.0),
+        row("catalog", 3, 0.0),  # trial 3 of the catalog arm: half advanced
+        row("catalog", 9, 0.0),  # trial 9: none
+        row("catalog", 3, 0.0, paired=True),
+        row("catalog", 9, 5.0, paired=True),
+        row("random", 4, 0.0, paired=True),  # no other move at that position: left out
+    ]
+    assert mod.pairing_against_position(rows) == {
+        "trials": 2,
+        "advanced": 1,
+        "expected_at_the_same_position": 0.5,
+    }

@@ -16,6 +16,7 @@ from kbopt.workflow.move_record import (
     candidate_key,
     order_by_record,
     parse_move,
+    place_pair,
     record_for,
     trial_outcomes,
 )
@@ -186,3 +187,50 @@ def test_show_moves_prints_each_move_s_record(kb_copy: Path, capsys: pytest.Capt
     assert "preconditions held: advanced in 1 of 2 trials; passed over: not measured" in text
     assert main(["--root", str(kb_copy), "show", entry, "--json"]) == 0
     assert "measured_moves" not in json.loads(capsys.readouterr().out)
+
+
+PAIR = "#1 e, warps alongside: block 8 -> 16 (tile_n x2), num_warps 4 -> 8 (warps x2)"
+
+
+def test_the_warps_alongside_are_counted_apart_and_placed_by_their_record() -> None:
+    rows = trial_outcomes([_doc("a", (WIDER, 90.0), (PAIR, 120.0), (PAIR, 95.0), (FEWER, 80.0))])
+    record = MoveRecord.from_rows(rows)
+    assert record.paired == (2, 0)  # neither beat 90
+    assert ("e", "tile_n x2 + warps x2", False) not in record.counts
+    assert record.base_rate == 1.0 and record.summary()["paired"] == {"trials": 2, "advanced": 0}
+    assert record.pair_score() == pytest.approx(4 / 6)
+    scores = {"high": 0.9, "low": 0.5, "fired": None}
+    others = ["fired", "high", "low"]
+    assert place_pair("pair", others, record, scores.get) == ["fired", "high", "pair", "low"]
+    # a project without measured runs: the pair comes next, as the search always did
+    assert place_pair("pair", others, MoveRecord(), scores.get) == ["pair", *others]
+    assert place_pair("pair", ["high"], record, scores.get) == ["high", "pair"]
+
+
+def test_the_catalog_walk_places_the_pair_by_the_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Behind the moves whose record scores higher; a fired anti-pattern's way out stays
+    ahead whatever its record."""
+    from kbopt.bench.backend import FakeBackend
+    from kbopt.bench.trials import TrialConfig
+    from kbopt.workflow.ablation import CatalogWalk, Lab, _row
+    from kbopt.workflow.catalog_designer import Candidate
+
+    spec = load_spec("add_rmsnorm", REPO)
+    cfg = TrialConfig.from_dict({"name": "large", "dims": {"rows": 8192, "hidden": 4096}})
+    values = spec.knob_values("triton_v1")
+    lab = Lab(FakeBackend(REPO), spec, "triton_v1", cfg, values)
+    start_m, err = lab.measure(values)
+    assert start_m is not None
+    walk = CatalogWalk(
+        lab, _row(1, values, start_m, err), start_m, store=Store(REPO), language="triton", spec=spec
+    )
+    rest = []
+    for name, opp in (("fired", {"warning": 1}), ("good", {}), ("poor", {})):
+        planned = SimpleNamespace(changes=[], relaxed=[])
+        walk._candidates[id(planned)] = Candidate(name, 0, 1, planned, {"id": name, **opp}, False)
+        rest.append((name, planned))
+    counts = {(name, "", False): (10, 9 if name == "good" else 0) for name, _ in rest}
+    record = MoveRecord(counts, 0.3, 3, (10, 2))
+    monkeypatch.setattr("kbopt.workflow.ablation.record_for", lambda root: record)
+    placed = walk.place_pair(("pair", SimpleNamespace()), rest)
+    assert [name for name, _ in placed] == ["fired", "good", "pair", "poor"]

@@ -94,7 +94,7 @@ from kbopt.workflow.catalog_designer import (
     search_candidates,
     search_order,
 )
-from kbopt.workflow.move_record import record_for
+from kbopt.workflow.move_record import candidate_key, place_pair, record_for
 from kbopt.workflow.search_momentum import Momentum, directions
 from kbopt.workflow.search_pairing import untried_pair
 
@@ -248,6 +248,12 @@ class _Walk:
     def pick(self, options: list[tuple[str, PlannedMove]]) -> tuple[str, PlannedMove]:
         return options[0]
 
+    def place_pair(
+        self, pair: tuple[str, PlannedMove], rest: list[tuple[str, PlannedMove]]
+    ) -> list[tuple[str, PlannedMove]]:
+        """Where the resize repeated with the warps scaled alike goes: next."""
+        return [pair, *rest]
+
     def profile(self) -> Any:
         """The timing-only profile of the current values: what the ranking reads.  With
         the spec, as `kbopt profile` writes it: its contexts keep attention-only entries
@@ -292,7 +298,7 @@ class _Walk:
                 self._open = self.momentum.order(moves, lambda o: o[1])
             if self.paired is not None:
                 rest = [] if isinstance(self._open, str) else self._open
-                self._open = [self.paired, *rest]
+                self._open = self.place_pair(self.paired, rest)
                 self.paired = None
         return self._open
 
@@ -397,6 +403,27 @@ class CatalogWalk(_Walk):
     def __init__(self, *args: Any, store: Store, language: str | None, spec: KernelSpec):
         super().__init__("catalog", *args)
         self.store, self.language, self.spec = store, language, spec
+        # The candidate behind each option's planned move: its entry and whether it is a
+        # fired anti-pattern's, for the record's score (`place_pair`).
+        self._candidates: dict[int, Any] = {}
+
+    def _options_of(self, found: Sequence[Any]) -> list[tuple[str, PlannedMove]]:
+        self._candidates.update({id(c.planned): c for c in found})
+        return [(f"{c.label} {c.entry}", c.planned) for c in found]
+
+    def place_pair(
+        self, pair: tuple[str, PlannedMove], rest: list[tuple[str, PlannedMove]]
+    ) -> list[tuple[str, PlannedMove]]:
+        """Among the other moves by the pairing's measured record (`move_record.place_pair`)."""
+        record = record_for(self.store.root)
+
+        def score(option: tuple[str, PlannedMove]) -> float | None:
+            c = self._candidates.get(id(option[1]))
+            if c is None or c.opp.get("warning"):
+                return None
+            return record.score(candidate_key(c.entry, c.planned))
+
+        return place_pair(pair, rest, record, score)
 
     def options(self) -> list[tuple[str, PlannedMove]] | str:
         profile = self.profile()
@@ -412,7 +439,7 @@ class CatalogWalk(_Walk):
         )
         if not found:
             return "no catalog entry has an applicable move left"
-        return [(f"{c.label} {c.entry}", c.planned) for c in found]
+        return self._options_of(found)
 
     def _search_state(self) -> dict[str, Any]:
         return {
@@ -433,7 +460,7 @@ class CatalogWalk(_Walk):
             relax=True,
             **self._search_state(),
         )
-        return [(f"{c.label} {c.entry}", c.planned) for c in found]
+        return self._options_of(found)
 
 
 class RandomWalk(_Walk):

@@ -59,7 +59,7 @@ from kbopt.moves import (
 from kbopt.store import Store, atomic_write
 from kbopt.vocab import VERSION_FAMILY_LANGUAGE
 from kbopt.workflow.designers import DesignContext, DesignerUnavailable, Proposal
-from kbopt.workflow.move_record import candidate_key, order_by_record, record_for
+from kbopt.workflow.move_record import candidate_key, order_by_record, place_pair, record_for
 from kbopt.workflow.record import AttemptStatus, RunRecord
 from kbopt.workflow.search_momentum import Momentum, directions
 from kbopt.workflow.search_pairing import NOTE as PAIRING_NOTE
@@ -567,21 +567,21 @@ class CatalogDesigner:
             "rejected": rejected,
             "launched": current_launch(record),
         }
-        best = self._paired_retry(record, ranked, metrics, searched)
-        if best is None:
-            found = search_candidates(
-                self.store, spec, version, ranked, metrics, why_not=why_not, **searched
-            )
-            if not found:
-                detail = "; ".join(why_not[:8]) or "no entry in scope declares moves"
-                details = [f"{version}: {detail}"]
-                if rejected:  # say why a second run from the same values tries nothing
-                    details.append(
-                        f"{len(rejected)} knob change(s) measured and rolled back, by this run "
-                        "or by an earlier run of this kernel on this backend from these values "
-                        "(runs/*/catalog-moves.json), are not tried again"
-                    )
-                raise DesignerUnavailable(NO_MOVE, details=details)
+        pair = self._paired_retry(record, ranked, metrics, searched)
+        found = search_candidates(
+            self.store, spec, version, ranked, metrics, why_not=why_not, **searched
+        )
+        if not found and pair is None:
+            detail = "; ".join(why_not[:8]) or "no entry in scope declares moves"
+            details = [f"{version}: {detail}"]
+            if rejected:  # say why a second run from the same values tries nothing
+                details.append(
+                    f"{len(rejected)} knob change(s) measured and rolled back, by this run "
+                    "or by an earlier run of this kernel on this backend from these values "
+                    "(runs/*/catalog-moves.json), are not tried again"
+                )
+            raise DesignerUnavailable(NO_MOVE, details=details)
+        if found:
             momentum = self._momentum(record)
             # A clear win is pushed once more even by a move whose measured preconditions
             # fail: the measurement, not the threshold, says the direction pays.
@@ -590,7 +590,18 @@ class CatalogDesigner:
                 lambda: candidates(store, spec, version, ranked, metrics, relax=True, **searched),
                 lambda c: c.planned,
             )
-            best = momentum.order(found, lambda c: c.planned)[0]
+            found = momentum.order(found, lambda c: c.planned)
+        if pair is not None:  # by the pairing's measured record, among the others
+            moves = record_for(self.root)
+            found = place_pair(
+                pair,
+                found,
+                moves,
+                lambda c: None
+                if c.opp.get("warning")
+                else moves.score(candidate_key(c.entry, c.planned)),
+            )
+        best = found[0]
         new_version = next_version(spec, family)
         values = spec.knob_values(version)
         state = self._state()

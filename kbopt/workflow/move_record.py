@@ -17,17 +17,22 @@ own choice (`scripts/move_outcomes.py` counts it); so the catalog search, after 
 anti-patterns, tries higher-scored moves first (`order_by_record`), the ranking's order
 breaking ties.  The random arm stays random: it is the control.
 
-Fake-backend files are left out (`kbopt.workflow.ablation.load_results`), as are the repeats of
-a resize with the warps scaled alike (a rule of the search, not an entry's move).
+Fake-backend files are left out (`kbopt.workflow.ablation.load_results`).  The repeats of a
+resize with the warps scaled alike (a rule of the search, not an entry's move:
+`search_pairing`) are counted apart, as one kind of move: on the committed H200 runs they
+advanced about half as often as the other moves made at the same trial of the same arm
+(`scripts/move_outcomes.py`, "Warps alongside"), so in a project with a record the pair is
+tried only where its record scores above the next move's (`place_pair`), instead of always
+coming next.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 ADVANCED_PCT = 1.0  # faster than the arm's best so far by more than this: the search advanced
 PRIOR_TRIALS = 4.0  # the base rate counts as this many trials in every move's score
@@ -40,6 +45,7 @@ _CHANGE = re.compile(r"\((\w+ [^()\s]+)\)")
 RELAXED_MARK = "[preconditions not met"
 
 Key = tuple[str, str, bool]  # entry, its changes ("tile_n x2 + warps /2"), passed over
+T = TypeVar("T")
 
 
 def parse_move(move: str) -> dict[str, Any]:
@@ -117,11 +123,13 @@ def row_key(row: Mapping[str, Any]) -> Key:
 
 @dataclass
 class MoveRecord:
-    """Per move, (trials, advanced); `base_rate`: the advancing share over all of them."""
+    """Per move, (trials, advanced); `base_rate`: the advancing share over all of them;
+    `paired`: (trials, advanced) of the resizes repeated with the warps scaled alike."""
 
     counts: dict[Key, tuple[int, int]] = field(default_factory=dict)
     base_rate: float = 0.0
     runs: int = 0
+    paired: tuple[int, int] = (0, 0)
 
     @classmethod
     def from_rows(
@@ -131,8 +139,13 @@ class MoveRecord:
         what a search would have known before it first met that kernel)."""
         counts: dict[Key, list[int]] = {}
         runs: set[int] = set()
+        paired = [0, 0]
         for row in rows:
-            if row["paired"] or not row["changes"] or row["kernel"] == leave_out_kernel:
+            if not row["changes"] or row["kernel"] == leave_out_kernel:
+                continue
+            if row["paired"]:
+                paired[0] += 1
+                paired[1] += advanced(row)
                 continue
             runs.add(int(row["run"]))
             c = counts.setdefault(row_key(row), [0, 0])
@@ -144,6 +157,7 @@ class MoveRecord:
             {k: (n, a) for k, (n, a) in counts.items()},
             hits / trials if trials else 0.0,
             len(runs),
+            (paired[0], paired[1]),
         )
 
     @classmethod
@@ -156,7 +170,13 @@ class MoveRecord:
     def score(self, key: Key) -> float:
         """The move's advancing share, pulled toward the base rate (the base rate itself
         for a move never measured)."""
-        trials, hits = self.counts.get(key, (0, 0))
+        return self._pulled(*self.counts.get(key, (0, 0)))
+
+    def pair_score(self) -> float:
+        """`score` of the resizes repeated with the warps scaled alike, as one move."""
+        return self._pulled(*self.paired)
+
+    def _pulled(self, trials: int, hits: int) -> float:
         return (hits + PRIOR_TRIALS * self.base_rate) / (trials + PRIOR_TRIALS)
 
     def summary(self) -> dict[str, Any]:
@@ -165,6 +185,7 @@ class MoveRecord:
             "moves": len(self.counts),
             "trials": sum(n for n, _ in self.counts.values()),
             "base_rate": round(self.base_rate, 4),
+            "paired": {"trials": self.paired[0], "advanced": self.paired[1]},
         }
 
 
@@ -222,3 +243,21 @@ def order_by_record(candidates: Sequence[Any], record: MoveRecord) -> list[Any]:
         return (0 if fired else 1, score, position[id(c)])
 
     return sorted(candidates, key=sort_key)
+
+
+def place_pair(
+    pair: T, others: Sequence[T], record: MoveRecord, score_of: Callable[[T], float | None]
+) -> list[T]:
+    """`others` with `pair` (a resize measured slower, repeated with the warps scaled
+    alike) in its place: first in a project with no measured runs (the record knows
+    nothing to put ahead of it), else before the first of `others` whose score
+    (`score_of`; None for a fired anti-pattern's move, which keeps its place ahead) is
+    lower than the pairing's own."""
+    if not record.runs:
+        return [pair, *others]
+    mine = record.pair_score()
+    for i, other in enumerate(others):
+        score = score_of(other)
+        if score is not None and score < mine:
+            return [*others[:i], pair, *others[i:]]
+    return [*others, pair]

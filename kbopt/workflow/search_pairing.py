@@ -11,7 +11,10 @@ best that single moves reached (results/ablation/20261204T163029Z-*.json), and n
 move of the catalog changes both.
 
 A knob search that measures such a resize slower than its best tries, next, the same change
-with the warps scaled alike, once: the pair is not paired again.
+with the warps scaled alike, once: the pair is not paired again.  The catalog search (the
+ablation's catalog arm, `kbopt cycle --designer catalog`) tries it only where the pairing's
+record in the project's measured ablations scores above the next move's
+(`move_record.place_pair`): measured, it paid less often than the moves it displaced.
 """
 
 from __future__ import annotations
