@@ -94,7 +94,7 @@ from kbopt.workflow.catalog_designer import (
     search_candidates,
     search_order,
 )
-from kbopt.workflow.move_record import candidate_key, place_pair, record_for
+from kbopt.workflow.move_record import candidate_score, place_pair, record_for
 from kbopt.workflow.search_momentum import Momentum, directions
 from kbopt.workflow.search_pairing import untried_pair
 
@@ -419,9 +419,7 @@ class CatalogWalk(_Walk):
 
         def score(option: tuple[str, PlannedMove]) -> float | None:
             c = self._candidates.get(id(option[1]))
-            if c is None or c.opp.get("warning"):
-                return None
-            return record.score(candidate_key(c.entry, c.planned))
+            return None if c is None else candidate_score(c, record)
 
         return place_pair(pair, rest, record, score)
 

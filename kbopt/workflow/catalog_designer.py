@@ -59,7 +59,13 @@ from kbopt.moves import (
 from kbopt.store import Store, atomic_write
 from kbopt.vocab import VERSION_FAMILY_LANGUAGE
 from kbopt.workflow.designers import DesignContext, DesignerUnavailable, Proposal
-from kbopt.workflow.move_record import candidate_key, order_by_record, place_pair, record_for
+from kbopt.workflow.move_record import (
+    candidate_key,
+    candidate_score,
+    order_by_record,
+    place_pair,
+    record_for,
+)
 from kbopt.workflow.record import AttemptStatus, RunRecord
 from kbopt.workflow.search_momentum import Momentum, directions
 from kbopt.workflow.search_pairing import NOTE as PAIRING_NOTE
@@ -593,14 +599,7 @@ class CatalogDesigner:
             found = momentum.order(found, lambda c: c.planned)
         if pair is not None:  # by the pairing's measured record, among the others
             moves = record_for(self.root)
-            found = place_pair(
-                pair,
-                found,
-                moves,
-                lambda c: None
-                if c.opp.get("warning")
-                else moves.score(candidate_key(c.entry, c.planned)),
-            )
+            found = place_pair(pair, found, moves, lambda c: candidate_score(c, moves))
         best = found[0]
         new_version = next_version(spec, family)
         values = spec.knob_values(version)

@@ -232,15 +232,22 @@ def record_for(root: Path) -> MoveRecord:
     return _CACHE[key]
 
 
+def candidate_score(candidate: Any, record: MoveRecord) -> float | None:
+    """A catalog candidate's (`catalog_designer.Candidate`) record score; None for a fired
+    anti-pattern's move, which goes ahead of the others whatever its record."""
+    if candidate.opp.get("warning"):
+        return None
+    return record.score(candidate_key(candidate.entry, candidate.planned))
+
+
 def order_by_record(candidates: Sequence[Any], record: MoveRecord) -> list[Any]:
     """Fired anti-patterns' moves first (as the ranking placed them), then the rest by the
     record's score, highest first; equal scores keep the order they came in."""
     position = {id(c): i for i, c in enumerate(candidates)}
 
     def sort_key(c: Any) -> tuple[int, float, int]:
-        fired = bool(c.opp.get("warning"))
-        score = 0.0 if fired else -record.score(candidate_key(c.entry, c.planned))
-        return (0 if fired else 1, score, position[id(c)])
+        score = candidate_score(c, record)
+        return (0, 0.0, position[id(c)]) if score is None else (1, -score, position[id(c)])
 
     return sorted(candidates, key=sort_key)
 
