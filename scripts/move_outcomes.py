@@ -19,7 +19,9 @@ advanced the search), and how often more than 5%:
 - in both walking arms, by the knob change itself (a role and a direction: `tile_n x2`,
   `warps /2`...);
 - the warps-alongside repeats of a resize measured slower, against what the other moves made
-  at the same trial of the same arm advanced (`pairing_against_position`).
+  at the same trial of the same arm advanced (`pairing_against_position`);
+- by the search rule that placed the move (push on, the other way...: `search_momentum`), in
+  the runs whose trials record it.
 
     .venv/bin/python scripts/move_outcomes.py   # writes results/moves/move-outcomes.*
 
@@ -101,6 +103,10 @@ def tables(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
         ),
         "both walking arms, by knob change": tally(
             [r for r in rows if r["changes"]], lambda r: " + ".join(r["changes"])
+        ),
+        "both walking arms, by the search rule that placed the move (runs that record it)": tally(
+            [r for r in rows if r.get("momentum") is not None],
+            lambda r: r["momentum"] or "no rule (the arm's own order)",
         ),
     }
 
@@ -204,6 +210,8 @@ def render(result: dict[str, Any]) -> str:
                 f"| {r['group']} | {r['trials']} | {r['advanced']} ({r['advanced_pct']:g}%) "
                 f"| {r['clear']} ({r['clear_pct']:g}%) |"
             )
+        if not rows:
+            out.append("| *(no trial yet)* | | | |")
         out.append("")
     return "\n".join(out)
 

@@ -968,6 +968,8 @@ def test_after_a_clear_loss_the_other_way_comes_first(tmp_path: Path, seed: int)
     assert "preconditions not met" in fourth.move
     assert fourth.kept and walk.best_us == 80.0
     assert not walk.momentum.reverse  # kept: the search moved on
+    # each trial records the rule that placed its move, for scripts/move_outcomes.py
+    assert [t.momentum for t in walk.result.trials[1:]] == ["", "", "the other way"]
     # Noise-sized losses keep the order: 5% slower is not a clear loss.
     near = Momentum()
     near.measured({("block", 1)}, False, -5.0)

@@ -234,3 +234,11 @@ def test_the_catalog_walk_places_the_pair_by_the_record(monkeypatch: pytest.Monk
     monkeypatch.setattr("kbopt.workflow.ablation.record_for", lambda root: record)
     placed = walk.place_pair(("pair", SimpleNamespace()), rest)
     assert [name for name, _ in placed] == ["fired", "good", "pair", "poor"]
+
+
+def test_each_row_carries_the_rule_that_placed_its_move_when_the_run_recorded_it() -> None:
+    doc = _doc("a", (WIDER, 90.0), (FEWER, 80.0))
+    trials = doc["rows"][0]["trajectory"]
+    trials[2]["momentum"] = "push on"
+    rows = trial_outcomes([doc])
+    assert [r["momentum"] for r in rows] == [None, "push on"]  # None: not recorded

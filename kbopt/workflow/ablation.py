@@ -57,7 +57,8 @@ measured, and in which order, is the same with or without it.
 
 Each trial of a walking arm records `from_metrics`: the metrics of the values it moved from
 that a catalog condition reads (`condition_metrics`), so what a move found can later be set
-against the conditions it was chosen under.
+against the conditions it was chosen under; and `momentum`, the search rule that placed the
+move if one did (`search_momentum`), so each rule's moves can be counted apart.
 
 Per arm the result row has `best_pct_of_floor` and `trials_to_within_5pct`: the first
 trial at which the arm's best time so far is within 5% of the best time any arm found.
@@ -123,6 +124,9 @@ class TrialRow:
     # from (`condition_metrics`), so a precondition's threshold can later be set against
     # what its moves found (scripts/move_outcomes.py)
     from_metrics: dict[str, float] = field(default_factory=dict)
+    # catalog / random: the search rule that placed the move, if any (`Momentum.rule`:
+    # "push on", "the other way", "undoes a win", "flat"), so each rule can be judged
+    momentum: str = ""
 
 
 @dataclass
@@ -343,6 +347,7 @@ class _Walk:
         row = _row(n, new, m, err)
         row.move = f"{label}: {planned.text()}"
         row.from_metrics = self.recorded_metrics()
+        row.momentum = self.momentum.rule(planned)
         judged_against = float(self.current.duration_us) if self.branching else self.best_us
         slower = (
             m is not None

@@ -104,6 +104,8 @@ def trial_outcomes(docs: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                             "n": int(trial["n"]),
                             "first_run": first_run,
                             **parse_move(str(trial["move"])),
+                            # None in runs made before the trials recorded it
+                            "momentum": trial.get("momentum"),
                             "gain_pct": None if gain is None else round(gain, 2),
                         }
                     )

@@ -63,6 +63,10 @@ def pushes_only(planned: PlannedMove, among: Collection[Direction]) -> bool:
     return bool(dirs) and dirs <= set(among)
 
 
+PUSH, FLAT, UNDOES_A_WIN, OTHER_WAY = "push on", "flat", "undoes a win", "the other way"
+RULE_RANK = {PUSH: 0, OTHER_WAY: 0, "": 1, UNDOES_A_WIN: 2, FLAT: 3}
+
+
 @dataclass
 class Momentum:
     """What the search's measurements say about directions (see the module docstring)."""
@@ -90,16 +94,21 @@ class Momentum:
         elif gain_pct < -CLEAR_LOSS_PCT:
             self.reverse |= {(knob, -sign) for knob, sign in moved}
 
+    def rule(self, planned: PlannedMove) -> str:
+        """Which of the rules places `planned` (`RULES`), "" for none: what a trial records,
+        so that each rule's moves can be counted apart (scripts/move_outcomes.py)."""
+        if pushes_only(planned, self.push):
+            return PUSH
+        if pushes_only(planned, self.flat):
+            return FLAT
+        if pushes_only(planned, self.uphill):
+            return UNDOES_A_WIN
+        return OTHER_WAY if pushes_only(planned, self.reverse) else ""
+
     def rank(self, planned: PlannedMove) -> int:
         """0: pushes on, or goes the other way from a clear loss; 1: anything else; 2: only
         undoes a clear win; 3: only flat."""
-        if pushes_only(planned, self.push):
-            return 0
-        if pushes_only(planned, self.flat):
-            return 3
-        if pushes_only(planned, self.uphill):
-            return 2
-        return 0 if pushes_only(planned, self.reverse) else 1
+        return RULE_RANK[self.rule(planned)]
 
     def _leads(self, planned: PlannedMove) -> bool:
         """Whether a move whose preconditions fail is still worth adding: it pushes a clear
