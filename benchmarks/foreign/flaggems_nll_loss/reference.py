@@ -20,7 +20,7 @@ def make_inputs(
     tokens: int, vocab: int, *, dtype: torch.dtype, device: str, seed: int | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Log-probabilities uniform in [-16, 0) (made on the device: the large trial's matrix is
-    8.4 GB), the target's own log-probability in [-4, 0) as a trained model gives it (a loss
+    4.2 GB), the target's own log-probability in [-4, 0) as a trained model gives it (a loss
     near 2), a quarter of the positions ignored at random."""
     seed = seed if seed is not None else int(torch.randint(0, 2**31 - 1, (1,)))
     gen = torch.Generator(device="cpu")

@@ -12,9 +12,14 @@ count in fp32 and adds both atomically into an fp32 [4] buffer, bumping a progra
 the last program divides.  The buffer is zero-filled before and cast after: three launches
 (two in fp32).  Both trials are Llama 3.1 8B's training loss (vocabulary 128,256, a quarter
 of the positions ignored as an SFT prompt mask would): one 4096-token sequence (32
-programs, launch-sized) and a micro-batch of 4 x 8192 tokens (256 programs, large; the
-8.4 GB log-probability matrix of which it reads one element per token).  The floor is
+programs, launch-sized) and a micro-batch of 2 x 8192 tokens (128 programs, large; the
+4.2 GB log-probability matrix of which it reads one element per token).  The floor is
 reading the targets and one log-probability per token once.
+
+The kernel addresses a token's row as `offsets_n * C + tgt` in 32-bit integers, so a batch
+of 2**31 or more log-probabilities (16,744 tokens at this vocabulary) overflows it: the 4 x
+8192-token micro-batch first planned here stopped with an illegal memory access on an H100
+(`kbopt ablate`, 2026-12-05).  The large trial stays just under that bound.
 """
 
 from __future__ import annotations
@@ -82,10 +87,11 @@ SPEC = KernelSpec(
             "(bf16)",
         ),
         Trial(
-            "llama31_8b_batch4x8192",
-            {"tokens": 32768, "vocab": 128256},
-            "the same over a micro-batch of 4 x 8192 tokens: 256 programs, one element "
-            "gathered per token of an 8.4 GB matrix (bf16)",
+            "llama31_8b_batch2x8192",
+            {"tokens": 16384, "vocab": 128256},
+            "the same over a micro-batch of 2 x 8192 tokens: 128 programs, one element "
+            "gathered per token of a 4.2 GB matrix (bf16); 4 x 8192 tokens overflow the "
+            "kernel's 32-bit row offsets",
         ),
     ),
     backoff_dim="tokens",
