@@ -95,8 +95,8 @@ class Momentum:
             self.reverse |= {(knob, -sign) for knob, sign in moved}
 
     def rule(self, planned: PlannedMove) -> str:
-        """Which of the rules places `planned` (`RULES`), "" for none: what a trial records,
-        so that each rule's moves can be counted apart (scripts/move_outcomes.py)."""
+        """Which of the rules places `planned` (a key of `RULE_RANK`; "" for none): what a
+        trial records, so that each rule's moves can be counted apart (move_outcomes.py)."""
         if pushes_only(planned, self.push):
             return PUSH
         if pushes_only(planned, self.flat):
