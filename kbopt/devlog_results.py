@@ -142,11 +142,18 @@ def _verdict(ctx: Context, pct: float) -> str:
 
 
 def results_block(ctx: Context) -> str:
+    """Per GPU (the kernel's usual one first, its sections as before; another GPU's named in
+    each heading), per configuration: the floor, the best versions and every version's newest
+    row on that GPU; then the software and commands of all of them."""
     spec = ctx.spec
-    newest = res.newest(spec, ctx.rows)
+    newest = {
+        device: found
+        for device in res.devices(ctx.rows)
+        if (found := res.newest(spec, ctx.rows, device))
+    }
     if not newest:
         return f"_No results yet: run `{ctx.command}`._\n"
-    every = list(newest.values())
+    every = [r for found in newest.values() for r in found.values()]
     optional = [
         (key, head)
         for key, head in (
@@ -165,57 +172,17 @@ def results_block(ctx: Context) -> str:
     head += [KERNEL_COLUMNS.get(k, k) for k in kcols] + ["results file"]
     dtype = res.short_dtype(spec.dtype)
     out = []
-    configs = sorted({c for c, _ in newest}, key=lambda c: res.config_key(spec, c))
-    for cfg in configs:
-        vrows = sorted(
-            (r for (c, _), r in newest.items() if c == cfg), key=lambda r: res.ladder_key(spec, r)
-        )
-        latest = max(vrows, key=lambda r: (str(r.get("date", "")), r["_file"]))
-        out.append(f"### {cfg}: {res.shape(latest, spec.dim_names)}\n")
-        out.append(
-            f"Floor {latest['floor_us']:.1f} us ({latest['floor_bound']}-bound: "
-            f"{latest['bytes'] / 1e6:.1f} MB over {latest['copy_bw_gbps']:.0f} GB/s copy "
-            f"bandwidth, {latest['flops'] / 1e9:.1f} GFLOP over {latest['matmul_tflops']:.0f} "
-            f"TFLOP/s {dtype} matmul, both measured in the same run on {latest['device']}, "
-            f"{latest['_file']}). Every row's % of floor uses the ceilings measured in its own "
-            "run.\n"
-        )
-        best = max(
-            (r for r in vrows if res.is_spec_version(spec, r)),
-            key=lambda r: r["pct_of_floor"],
-            default=None,
-        )
-        if best is not None:
-            out.append(
-                f"Best kernel version, per-call time: **{best['version']}**, "
-                f"{best['time_us']:.1f} us = {best['pct_of_floor']:.1f}% of the floor "
-                f"({_verdict(ctx, best['pct_of_floor'])}), {_speedups(ctx, best)}.\n"
+    usual = next(iter(newest))
+    for device, found in newest.items():
+        on = "" if device == usual else f" on {device or 'an unnamed GPU'}"
+        configs = sorted({c for c, _ in found}, key=lambda c: res.config_key(spec, c))
+        for cfg in configs:
+            vrows = sorted(
+                (r for (c, _), r in found.items() if c == cfg),
+                key=lambda r: res.ladder_key(spec, r),
             )
-        graphed = [r for r in vrows if r.get("pct_of_floor_graph") is not None]
-        if graphed:
-            g = max(graphed, key=lambda r: r["pct_of_floor_graph"])
-            out.append(
-                "Best GPU time (the call replayed from a CUDA graph, same L2 flush and input "
-                f"rotation, so no Python launch time): **{g['version']}**, "
-                f"{g['time_us_graph']:.1f} us = {g['pct_of_floor_graph']:.1f}% of the floor "
-                f"({_verdict(ctx, g['pct_of_floor_graph'])}). Where `host (us/call)` exceeds "
-                "the GPU time, the per-call time measures Python, not the kernel.\n"
-            )
-        out.append("| " + " | ".join(head) + " |")
-        out.append("|" + "---|" * len(head))
-        for r in vrows:
-            cells = [r["version"], f"{r['time_us']:.1f}"]
-            cells += [_fmt(r.get(key)) for key, _ in optional]
-            cells.append(f"{r['pct_of_floor']:.1f}")
-            cells += [_fmt(r.get("pct_of_floor_graph"))] if graph_pct else []
-            cells += [_fmt(r.get("host_us_per_call"))] if host else []
-            cells += [f"{r['gbps']:.0f}", f"{r['tflops']:.1f}"]
-            cells += [_fmt(_speedup(ctx, r, b), ".2f") for b in spec.compare_with]
-            cells.append(f"{r['rel_err']:.1e}")
-            cells += [_kernel_cell(r, k) for k in kcols]
-            cells.append(r["_file"])
-            out.append("| " + " | ".join(cells) + " |")
-        out.append("")
+            out += _config_section(ctx, f"{cfg}{on}", vrows, head, optional, kcols, dtype)
+            out.append("")
     software = sorted(
         {
             ", ".join(
@@ -233,6 +200,67 @@ def results_block(ctx: Context) -> str:
         + "\n"
     )
     return "\n".join(out)
+
+
+def _config_section(
+    ctx: Context,
+    title: str,
+    vrows: list[res.Row],
+    head: list[str],
+    optional: list[tuple[str, str]],
+    kcols: list[str],
+    dtype: str,
+) -> list[str]:
+    """One configuration's heading, floor, best versions and table, from rows of one GPU."""
+    spec = ctx.spec
+    latest = max(vrows, key=lambda r: (str(r.get("date", "")), r["_file"]))
+    out = [f"### {title}: {res.shape(latest, spec.dim_names)}\n"]
+    graph_pct = "% of floor (graph)" in head
+    host = "host (us/call)" in head
+    out.append(
+        f"Floor {latest['floor_us']:.1f} us ({latest['floor_bound']}-bound: "
+        f"{latest['bytes'] / 1e6:.1f} MB over {latest['copy_bw_gbps']:.0f} GB/s copy "
+        f"bandwidth, {latest['flops'] / 1e9:.1f} GFLOP over {latest['matmul_tflops']:.0f} "
+        f"TFLOP/s {dtype} matmul, both measured in the same run on {latest['device']}, "
+        f"{latest['_file']}). Every row's % of floor uses the ceilings measured in its own "
+        "run.\n"
+    )
+    best = max(
+        (r for r in vrows if res.is_spec_version(spec, r)),
+        key=lambda r: r["pct_of_floor"],
+        default=None,
+    )
+    if best is not None:
+        out.append(
+            f"Best kernel version, per-call time: **{best['version']}**, "
+            f"{best['time_us']:.1f} us = {best['pct_of_floor']:.1f}% of the floor "
+            f"({_verdict(ctx, best['pct_of_floor'])}), {_speedups(ctx, best)}.\n"
+        )
+    graphed = [r for r in vrows if r.get("pct_of_floor_graph") is not None]
+    if graphed:
+        g = max(graphed, key=lambda r: r["pct_of_floor_graph"])
+        out.append(
+            "Best GPU time (the call replayed from a CUDA graph, same L2 flush and input "
+            f"rotation, so no Python launch time): **{g['version']}**, "
+            f"{g['time_us_graph']:.1f} us = {g['pct_of_floor_graph']:.1f}% of the floor "
+            f"({_verdict(ctx, g['pct_of_floor_graph'])}). Where `host (us/call)` exceeds "
+            "the GPU time, the per-call time measures Python, not the kernel.\n"
+        )
+    out.append("| " + " | ".join(head) + " |")
+    out.append("|" + "---|" * len(head))
+    for r in vrows:
+        cells = [r["version"], f"{r['time_us']:.1f}"]
+        cells += [_fmt(r.get(key)) for key, _ in optional]
+        cells.append(f"{r['pct_of_floor']:.1f}")
+        cells += [_fmt(r.get("pct_of_floor_graph"))] if graph_pct else []
+        cells += [_fmt(r.get("host_us_per_call"))] if host else []
+        cells += [f"{r['gbps']:.0f}", f"{r['tflops']:.1f}"]
+        cells += [_fmt(_speedup(ctx, r, b), ".2f") for b in spec.compare_with]
+        cells.append(f"{r['rel_err']:.1e}")
+        cells += [_kernel_cell(r, k) for k in kcols]
+        cells.append(r["_file"])
+        out.append("| " + " | ".join(cells) + " |")
+    return out
 
 
 def family_block(ctx: Context, family: str) -> str:
@@ -269,35 +297,41 @@ def _change(before: res.Row, after: res.Row, key: str) -> float:
 
 
 def measured_block(ctx: Context, version: str) -> str:
+    """One line per configuration and GPU (the kernel's usual one first, others named)."""
     spec = ctx.spec
-    newest = res.newest(spec, ctx.rows)
     parts = []
-    for (cfg, v), r in sorted(newest.items(), key=lambda kv: res.config_key(spec, kv[0][0])):
-        if v != version:
-            continue
-        prev_r = res.compared_with(ctx.rows, r)
-        delta = ""
-        if prev_r:
-            # Both speeds when both rows were replayed from a CUDA graph: the per-call one
-            # counts Python's launch time (a slow host stretches it; a change of per-call
-            # host work shows only there), the graph one the GPU's.
-            delta = f", {_change(prev_r, r, 'time_us'):+.0f}% speed per call"
-            if r.get("time_us_graph") is not None and prev_r.get("time_us_graph") is not None:
-                delta += (
-                    f" ({_change(prev_r, r, 'time_us_graph'):+.0f}% replayed from a CUDA graph)"
-                )
-            delta += f" vs {prev_r['version']}"
-            delta += "" if prev_r["_file"] == r["_file"] else " (another run)"
-        graph = ""
-        if r.get("time_us_graph") is not None:
-            graph = (
-                f"; CUDA graph {r['time_us_graph']:.1f} us, {r['pct_of_floor_graph']:.1f}% of floor"
-            )
-        parts.append(
-            f"- measured, {cfg} ({res.shape(r, spec.dim_names)}): {r['time_us']:.1f} us, "
-            f"{r['pct_of_floor']:.1f}% of floor{delta}{graph} ({r['_file']})"
-        )
+    devices = res.devices(ctx.rows)
+    for device in devices:
+        on = "" if device == devices[0] else f" on {device or 'an unnamed GPU'}"
+        newest = res.newest(spec, ctx.rows, device)
+        for (cfg, v), r in sorted(newest.items(), key=lambda kv: res.config_key(spec, kv[0][0])):
+            if v == version:
+                parts.append(_measured_line(ctx, r, cfg, on))
     return ("\n".join(parts) or "- not measured yet") + "\n"
+
+
+def _measured_line(ctx: Context, r: res.Row, cfg: str, on: str) -> str:
+    """A version's row at one configuration, with its change against the row it is compared
+    with (`results.compared_with`: same run, else the step before on the same GPU)."""
+    spec = ctx.spec
+    prev_r = res.compared_with(ctx.rows, r)
+    delta = ""
+    if prev_r:
+        # Both speeds when both rows were replayed from a CUDA graph: the per-call one
+        # counts Python's launch time (a slow host stretches it; a change of per-call
+        # host work shows only there), the graph one the GPU's.
+        delta = f", {_change(prev_r, r, 'time_us'):+.0f}% speed per call"
+        if r.get("time_us_graph") is not None and prev_r.get("time_us_graph") is not None:
+            delta += f" ({_change(prev_r, r, 'time_us_graph'):+.0f}% replayed from a CUDA graph)"
+        delta += f" vs {prev_r['version']}"
+        delta += "" if prev_r["_file"] == r["_file"] else " (another run)"
+    graph = ""
+    if r.get("time_us_graph") is not None:
+        graph = f"; CUDA graph {r['time_us_graph']:.1f} us, {r['pct_of_floor_graph']:.1f}% of floor"
+    return (
+        f"- measured{on}, {cfg} ({res.shape(r, spec.dim_names)}): {r['time_us']:.1f} us, "
+        f"{r['pct_of_floor']:.1f}% of floor{delta}{graph} ({r['_file']})"
+    )
 
 
 # ---------------------------------------------------------------------- the document

@@ -22,6 +22,7 @@ Nothing here imports torch: reading results works on any machine.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -118,11 +119,27 @@ def other_families(spec: KernelSpec, rows: Sequence[Mapping[str, Any]]) -> list[
     return sorted({str(r.get("family")) for r in rows if not in_ladder(spec, r, base)})
 
 
-def newest(spec: KernelSpec, rows: Sequence[Row]) -> dict[tuple[str, str], Row]:
-    """(config, version) -> the newest row where it ran correctly (spec versions, baselines)."""
+def devices(rows: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The GPUs correct rows were measured on, the one with the most rows first (the
+    kernel's usual machine), then by name; "" stands for rows that name none."""
+    counts = Counter(str(r.get("device") or "") for r in rows if is_ok(r))
+    return sorted(counts, key=lambda d: (-counts[d], d))
+
+
+def on_device(rows: Iterable[Row], device: str) -> list[Row]:
+    """The rows measured on one GPU (`devices` names them)."""
+    return [r for r in rows if str(r.get("device") or "") == device]
+
+
+def newest(
+    spec: KernelSpec, rows: Sequence[Row], device: str | None = None
+) -> dict[tuple[str, str], Row]:
+    """(config, version) -> the newest row where it ran correctly (spec versions, baselines),
+    on one GPU when `device` names it: times from two GPUs do not compare."""
     base = baseline_families(spec, rows)
     best: dict[tuple[str, str], Row] = {}
-    for r in rows:  # oldest first: a later row replaces an earlier one
+    for r in rows if device is None else on_device(rows, device):
+        # oldest first: a later row replaces an earlier one
         if is_ok(r) and in_ladder(spec, r, base):
             best[(r["config"], r["version"])] = r
     return best
@@ -172,7 +189,8 @@ def compared_with(rows: Sequence[Row], row: Row) -> Row | None:
     """The row a version's measurement is compared with: the nearest earlier version of its
     family timed correctly in the same run (results file) and configuration, so that both sides
     share one machine state and one set of measured ceilings; else the newest row of the
-    ladder step just before it, from whatever run measured it."""
+    ladder step just before it, from whatever run measured it on the same GPU (none when only
+    another GPU ran it: the difference would be the machine's, not the change's)."""
     m = VERSION_RE.match(str(row["version"]))
     if m is None:
         return None
@@ -190,7 +208,9 @@ def compared_with(rows: Sequence[Row], row: Row) -> Row | None:
     if same_run:
         return max(same_run, key=lambda nr: nr[0])[1]
     prev = previous_version(str(row["version"]))
-    return newest_of(rows, prev).get(row["config"]) if prev else None
+    if prev is None:
+        return None
+    return newest_of(on_device(rows, str(row.get("device") or "")), prev).get(row["config"])
 
 
 def software(row: Mapping[str, Any]) -> str:

@@ -242,6 +242,41 @@ def test_devlog_measured_line_gives_the_cuda_graph_change_beside_the_per_call_on
     assert "-20% speed per call (+100% replayed from a CUDA graph) vs triton_v1;" in out, out
 
 
+def test_devlog_keeps_each_gpus_rows_apart(tmp_path) -> None:
+    """Rows from a second GPU get their own sections, named in the heading; a version's
+    change is never measured against a row from another GPU."""
+    from kbopt.devlog_results import render
+
+    h200 = [
+        _row("triton_v1", "decode", 100.0, "2026-12-01T00:00:00Z"),
+        _row("triton_v2", "decode", 80.0, "2026-12-01T00:00:00Z"),
+        _row("torch", "decode", 300.0, "2026-12-01T00:00:00Z", family="torch"),
+    ]
+    h100 = [
+        _row("triton_v2", "decode", 95.0, "2026-12-02T00:00:00Z", device="NVIDIA H100"),
+        _row("triton_v3", "decode", 90.0, "2026-12-02T00:00:00Z", device="NVIDIA H100"),
+    ]
+    ctx = _mla_context(tmp_path, {"h200.json": h200, "h100.json": h100})
+    doc = (
+        "<!-- GEN:results -->\n<!-- /GEN:results -->\n"
+        "<!-- GEN:measured:triton_v2 -->\n<!-- /GEN:measured:triton_v2 -->\n"
+        "<!-- GEN:measured:triton_v3 -->\n<!-- /GEN:measured:triton_v3 -->\n"
+    )
+    out = render(doc, ctx)
+    usual, other = out.index("### decode: "), out.index("### decode on NVIDIA H100: ")
+    assert usual < other  # the GPU with the most rows first, under the plain heading
+    assert "| triton_v2 | 80.0 |" in out[usual:other] and "| triton_v2 | 95.0 |" in out[other:]
+    assert "per-call time: **triton_v2**, 80.0 us" in out[usual:other]
+    assert "per-call time: **triton_v3**, 90.0 us" in out[other:]
+    # triton_v2 on each GPU: against triton_v1 on the H200, against nothing on the H100
+    assert "- measured, decode (b=32, s=1, t=4096): 80.0 us, 62.5% of floor, +25% speed" in out
+    assert "- measured on NVIDIA H100, decode (b=32, s=1, t=4096): 95.0 us, 52.6% of floor (" in out
+    # triton_v3 only ran on the H100: compared with that run's triton_v2, not the H200's
+    assert "90.0 us, 55.6% of floor, +6% speed per call vs triton_v2;" not in out
+    assert "90.0 us, 55.6% of floor, +6% speed per call vs triton_v2 (" in out
+    assert render(out, ctx) == out
+
+
 def test_devlog_reports_graph_times_apart_from_per_call_times(tmp_path) -> None:
     """cute_bench rows carry CUDA-graph replay times: the devlog names the best of each kind
     and says when the per-call time is host-bound."""
