@@ -33,6 +33,10 @@ _GEN_CLOSE = re.compile(r"^<!-- /GEN:([\w:.-]+) -->\s*$")
 _ANY_HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
 # Generated blocks that are reference material, not the story: folded on the page.
 FOLDED_BLOCKS = ("profiles", "sweep")
+# In the results block, a configuration measured on a GPU other than the kernel's usual one
+# (`kbopt.devlog_results`: "### decode on NVIDIA H100 80GB HBM3: b=32, ..."); from the first
+# such heading up to the software line, the site folds those tables.
+_OTHER_GPU = re.compile(r"^### \S+ on (?P<device>.+?): ")
 
 
 def version_label(kernel: str, version: str) -> str:
@@ -124,6 +128,23 @@ def _fold(block: str, lines: list[str]) -> list[str]:
     return [f"{fence}{{kbopt-fold}} Show the {what}", *body, fence]
 
 
+def _fold_other_gpus(lines: list[str]) -> list[str]:
+    """The results block with its other GPUs' tables folded: the kernel's usual GPU stays
+    in view, the rest (from the first other-GPU heading to the software line) one click away."""
+    start = next((k for k, line in enumerate(lines) if _OTHER_GPU.match(line)), None)
+    if start is None:
+        return lines
+    stop = next(
+        (k for k in range(start, len(lines)) if lines[k].startswith("Software: ")), len(lines)
+    )
+    names = dict.fromkeys(
+        m["device"] for line in lines[start:stop] if (m := _OTHER_GPU.match(line))
+    )
+    folded = _fold("results", lines[start:stop])
+    folded[0] = f"::::::{{kbopt-fold}} Show the results measured on {', '.join(names)}"
+    return [*lines[:start], *folded, "", *lines[stop:]]
+
+
 def prepare_devlog(
     text: str,
     anchors: DevlogAnchors,
@@ -139,6 +160,12 @@ def prepare_devlog(
     while i < len(lines):
         line = lines[i]
         gen = _GEN_OPEN.match(line)
+        if gen and gen.group(1) == "results":
+            end = next((j for j in range(i + 1, len(lines)) if _GEN_CLOSE.match(lines[j])), None)
+            if end is not None:
+                out += [line, *_fold_other_gpus(lines[i + 1 : end]), lines[end]]
+                i = end + 1
+                continue
         if gen and gen.group(1) in FOLDED_BLOCKS:
             end = next((j for j in range(i + 1, len(lines)) if _GEN_CLOSE.match(lines[j])), None)
             if end is not None:

@@ -338,3 +338,22 @@ def test_an_entry_page_shows_what_its_moves_found_in_the_project_s_ablations(
         "| `warps /2 when row_len <= 8192, registers_per_thread <= 64` | 1 of 1 | 0 of 1 |" in page
     )
     assert "| not measured | not measured |" in page
+
+
+def test_devlog_results_of_other_gpus_are_folded() -> None:
+    """The results block keeps the kernel's usual GPU in view and folds another GPU's
+    tables (up to the software line), naming that GPU in the fold's summary."""
+    devlog = (
+        "# k\n\n## Results\n\n<!-- GEN:results -->\n### decode: b=1\n\n| a |\n|---|\n| 1 |\n\n"
+        "### decode on NVIDIA H100: b=1\n\n| a |\n|---|\n| 2 |\n\n"
+        "### large on NVIDIA H100: b=8\n\n| a |\n|---|\n| 3 |\n\n"
+        "Software: NVIDIA H100; NVIDIA H200. Commands: `x`\n<!-- /GEN:results -->\n"
+    )
+    text = prepare_devlog(devlog, scan_devlog("k", "kernels/k", devlog), {}, {}, "/e/")
+    usual, fold = text.index("### decode: b=1"), text.index("::::::{kbopt-fold}")
+    assert usual < fold
+    assert "::::::{kbopt-fold} Show the results measured on NVIDIA H100\n" in text
+    assert "**decode on NVIDIA H100: b=1**" in text and "### decode on" not in text
+    assert text.index("| 3 |") < text.index("::::::\n\nSoftware: ") < text.index("<!-- /GEN")
+    single = devlog.split("### decode on")[0] + "Software: x\n<!-- /GEN:results -->\n"
+    assert "kbopt-fold" not in prepare_devlog(single, scan_devlog("k", "k", single), {}, {}, "/e/")
