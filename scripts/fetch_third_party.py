@@ -473,6 +473,17 @@ SOURCES: tuple[Source, ...] = (
         note="Qwen3-Next's gated-delta-net projection split kernel only (the model's module "
         "imports SGLang's layers, configs and distributed state at import)",
     ),
+    sglang_059(
+        name="sglang_moe_router",
+        path="python/sglang/srt/layers/moe/router.py",
+        dest="sglang/moe_router.py",
+        sha256="a31b8aec05cb76aaaa56ef3b444ac9e407167970c37382e39ca6339146f4288f",
+        mode="extract",
+        functions=("fused_moe_router_tensorcore_kernel",),
+        used_by=("sglang_moe_router",),
+        note="Grok's fused MoE router, its tensor-core kernel only (the module imports "
+        "SGLang's top-k layer and, in the wrapper, its DP-attention state)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",
@@ -1210,6 +1221,18 @@ SOURCES: tuple[Source, ...] = (
         note="the whole file: a code generator whose kernel (one per source rank) exists only "
         "as the text it writes; its two FlagGems imports shimmed (a temporary code cache "
         "folder and a minimal IndentedBuffer), the generated @libentry dropped by the launcher",
+    ),
+    flaggems_502(
+        name="flaggems_vector_norm",
+        path="src/flag_gems/ops/vector_norm.py",
+        dest="flag_gems/vector_norm.py",
+        sha256="fe31c7b928cd3332b78fc61e23b65b9b06db2df35d9d31e1b79d1f2c89192acd",
+        mode="extract",
+        functions=("l2_norm_kernel_1", "l2_norm_kernel_2"),
+        shims=_TLE_SHIM,
+        used_by=("flaggems_vector_norm",),
+        note="the whole-tensor L2 norm's two kernels only (per-program sums of squares into "
+        "a partial buffer, then one program's square root of their sum)",
     ),
 )
 

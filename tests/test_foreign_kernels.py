@@ -127,6 +127,8 @@ NEEDS = {
     "vllm_slot_mapping": "vllm_slot_mapping",
     "flaggems_index_add": "flaggems_index_add",
     "sglang_qkvzba_split": "sglang_qkvzba_split",
+    "flaggems_vector_norm": "flaggems_vector_norm",
+    "sglang_moe_router": "sglang_moe_router",
 }
 
 
@@ -511,6 +513,10 @@ CASES = {
     "flaggems_index_add": ({"tokens": 50, "rows": 13, "hidden": 300}, {"triton_v1": {"block_size": 512, "num_warps": 2}}),
     # 5 tokens, 2 key heads and 4 value heads (r 2), key heads of 16 and value heads of 8 (the kernel has no masks: power-of-two segments), exact: v1's one warp per program (10); the variant: 4 warps (more lanes than a 16-element segment)
     "sglang_qkvzba_split": ({"tokens": 5, "k_heads": 2, "v_heads": 4, "head_k": 16, "head_v": 8}, {"triton_v1": {"num_warps": 4}}),
+    # a 37 x 300 gradient (11,100 elements): v1's 128-element blocks (87 programs, the last masked) and a 128-wide tail (41 masked); the variant: 512 (22, the last masked; a 32-wide tail), 2 warps, 1 for the tail
+    "flaggems_vector_norm": ({"rows": 37, "cols": 300}, {"triton_v1": {"block_size": 512, "num_warps": 2, "mid_warps": 1}}),
+    # 40 tokens of hidden 512, 8 experts, top-2 (grid-valued: exact logits), ids exact: v1's 32 tokens per program (2, the second's last 24 masked), a 16-wide expert tile (8 masked), 256-deep K steps (2); the variant: 16 tokens (3, the last masked), 32 expert columns, 64-deep steps (8), 2 warps, 1 stage
+    "sglang_moe_router": ({"tokens": 40, "hidden": 512, "experts": 8, "topk": 2}, {"triton_v1": {"block_m": 16, "block_n": 32, "block_k": 64, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

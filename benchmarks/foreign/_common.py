@@ -107,6 +107,8 @@ SOURCE_FILES = {
     "flaggems_one_hot": "flag_gems/one_hot.py",
     "flaggems_nll_loss": "flag_gems/nllloss.py",
     "flaggems_index_add": "flag_gems/index_add.py",
+    "flaggems_vector_norm": "flag_gems/vector_norm.py",
+    "sglang_moe_router": "sglang/moe_router.py",
 }
 
 
