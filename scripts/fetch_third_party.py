@@ -708,6 +708,17 @@ SOURCES: tuple[Source, ...] = (
         "launcher hands it to the slot-mapping kernel's module; the staged writers' "
         "kernels are left out)",
     ),
+    vllm_0340(
+        name="vllm_sigmoid_gate_mul",
+        path="vllm/kernels/triton/fused_sigmoid_gate_mul.py",
+        dest="vllm/sigmoid_gate_mul.py",
+        sha256="3c65d5285236bbf004ad1d2939ca018027f73131501ced389939c0f43ca2d574",
+        mode="extract",
+        functions=("_fused_sigmoid_gate_mul_kernel",),
+        used_by=("vllm_sigmoid_gate_mul",),
+        note="the attention output gate's sigmoid-multiply kernel only (its module imports "
+        "vLLM's platforms and triton_utils at import)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",
@@ -1233,6 +1244,18 @@ SOURCES: tuple[Source, ...] = (
         used_by=("flaggems_vector_norm",),
         note="the whole-tensor L2 norm's two kernels only (per-program sums of squares into "
         "a partial buffer, then one program's square root of their sum)",
+    ),
+    flaggems_502(
+        name="flaggems_cat",
+        path="src/flag_gems/ops/cat.py",
+        dest="flag_gems/cat.py",
+        sha256="8dd1563cf51f35cab94027d8e62e3171628ad07766b7ca90b9f5e2ce5d1253d2",
+        mode="extract",
+        functions=("cat_copy_func_kernel_4",),
+        used_by=("flaggems_cat",),
+        note="the concatenation kernel (up to four contiguous inputs per launch, one grid "
+        "row each: BLOCK_X input elements per program, each decoded to its output index "
+        "and copied)",
     ),
 )
 

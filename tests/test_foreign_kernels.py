@@ -129,6 +129,8 @@ NEEDS = {
     "sglang_qkvzba_split": "sglang_qkvzba_split",
     "flaggems_vector_norm": "flaggems_vector_norm",
     "sglang_moe_router": "sglang_moe_router",
+    "vllm_sigmoid_gate_mul": "vllm_sigmoid_gate_mul",
+    "flaggems_cat": "flaggems_cat",
 }
 
 
@@ -517,6 +519,10 @@ CASES = {
     "flaggems_vector_norm": ({"rows": 37, "cols": 300}, {"triton_v1": {"block_size": 512, "num_warps": 2, "mid_warps": 1}}),
     # 40 tokens of hidden 512, 8 experts, top-2 (grid-valued: exact logits), ids exact: v1's 32 tokens per program (2, the second's last 24 masked), a 16-wide expert tile (8 masked), 256-deep K steps (2); the variant: 16 tokens (3, the last masked), 32 expert columns, 64-deep steps (8), 2 warps, 1 stage
     "sglang_moe_router": ({"tokens": 40, "hidden": 512, "experts": 8, "topk": 2}, {"triton_v1": {"block_m": 16, "block_n": 32, "block_k": 64, "num_warps": 2, "num_stages": 1}}),
+    # 6 tokens of 1500 columns: v1's 1024-column programs (2 per token, the second masked), 4 warps; the variant: 256 columns (6 per token, the last masked), 2 warps
+    "vllm_sigmoid_gate_mul": ({"tokens": 6, "hidden": 1500}, {"triton_v1": {"block": 256, "num_warps": 2}}),
+    # 3 tokens, 5 heads, halves of 24 and 10 columns (360 and 150 elements), exact: v1's one 1024-element program per input (masked); the variant: 64 elements (6 per row, the second row's last 3 empty), 2 warps
+    "flaggems_cat": ({"tokens": 3, "heads": 5, "nope_dim": 24, "rope_dim": 10}, {"triton_v1": {"block_x": 64, "num_warps": 2}}),
 }  # fmt: skip
 
 

@@ -76,6 +76,7 @@ SOURCE_FILES = {
     "vllm_draft_logits_row": "vllm/draft_logits_row.py",
     "vllm_slot_mapping": "vllm/slot_mapping.py",
     "vllm_load_ptr": "vllm/load_ptr.py",
+    "vllm_sigmoid_gate_mul": "vllm/sigmoid_gate_mul.py",
     "flaggems_conv2d": "flag_gems/conv2d.py",
     "flaggems_topk": "flag_gems/topk.py",
     "flaggems_upsample_nearest2d": "flag_gems/upsample_nearest2d.py",
@@ -109,6 +110,7 @@ SOURCE_FILES = {
     "flaggems_index_add": "flag_gems/index_add.py",
     "flaggems_vector_norm": "flag_gems/vector_norm.py",
     "sglang_moe_router": "sglang/moe_router.py",
+    "flaggems_cat": "flag_gems/cat.py",
 }
 
 
