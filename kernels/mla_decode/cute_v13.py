@@ -247,6 +247,13 @@ class _MlaDecodeV13(_MlaDecodeV10):
     # completion every warp's wait observes (True, cute_v21: FlashMLA's refills, and CUTLASS
     # pipelines that release a stage from one thread per warpgroup): a trace-time switch.
     refill_without_wg_sync = False
+    # Before its P@V on the other warpgroup's tile (warpgroup 0's P1 V_b[:, :256] after
+    # P1_READY, warpgroup 1's P0 V_a[:, 256:] after P0_READY), a warpgroup waits on the four
+    # slice mbarriers of its half of that tile's V itself (True), or relies on the scorer,
+    # which waited on all nine slices before its score product and reached the named
+    # barrier only after it (False, cute_v22: FlashMLA's remote P@V, which polls no TMA
+    # barrier): a trace-time switch.
+    remote_pv_waits_slices = True
 
     # v11's TMA plumbing with v12's 64 x 64 latent box (plain methods, traced inline)
     kv_load_args = _MlaDecodeV11.kv_load_args
@@ -580,7 +587,7 @@ class _MlaDecodeV13(_MlaDecodeV10):
                 # O0 += P_b V_b[:, :256] with P_b from P1
                 cute.arch.barrier(barrier_id=P1_READY, number_of_threads=THREADS)
                 if has_b:
-                    self.wait_slices(s_full, 1, 0, phase)
+                    self.wait_remote_slices(s_full, 1, 0, phase)
                     warpgroup.fence()
                     _pv(mma_pv_ss, acc_o, t_ap1, t_bvl, 1)
                     warpgroup.commit_group()
@@ -670,7 +677,7 @@ class _MlaDecodeV13(_MlaDecodeV10):
                     _pv(mma_pv_rs, acc_o, acc_as_wgmma_a(r_p), t_bvh, 1)
                     warpgroup.commit_group()
                 cute.arch.barrier(barrier_id=P0_READY, number_of_threads=THREADS)
-                self.wait_slices(s_full, 0, HALF_SLICES, phase)
+                self.wait_remote_slices(s_full, 0, HALF_SLICES, phase)
                 warpgroup.fence()
                 _pv(mma_pv_ss, acc_o, t_ap0, t_bvh, 0)
                 warpgroup.commit_group()
@@ -850,6 +857,17 @@ class _MlaDecodeV13(_MlaDecodeV10):
         (one warpgroup's half of V, before a P@V that reads it)."""
         for j in range(first, first + HALF_SLICES):
             cute.arch.mbarrier_wait(s_full + (stage * SLICES + j), phase)
+
+    def wait_remote_slices(self, s_full: cute.Pointer, stage: int, first: int, phase: Any) -> None:
+        """Before a P@V on the other warpgroup's tile, just after the named barrier that
+        posted its P: :meth:`wait_slices` (cute_v13 to v21), or nothing
+        (``remote_pv_waits_slices`` off, cute_v22). The scorer of that tile waited on all its
+        slices at ``phase`` before its score product, and arrived at the barrier this
+        warpgroup has just synced on only after that product; the barrier orders the bytes
+        the scorer observed before this warpgroup's wgmmas, as in FlashMLA's
+        ``wg1_subroutine`` (``sP0Ready`` then ``warpgroup_cooperative_pv_gemm_remoteP``)."""
+        if cutlass.const_expr(self.remote_pv_waits_slices):
+            self.wait_slices(s_full, stage, first, phase)
 
     @cute.jit
     def zero_if_partial(

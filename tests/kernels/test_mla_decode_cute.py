@@ -155,6 +155,13 @@ EXPECTED_PTX = {
         r"stmatrix\.sync\.aligned\.m8n8\.x4\.b16",
         r"cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile\.mbarrier::complete_tx",
     ],
+    "cute_v22": [
+        # cute_v21's kernel, the P@V on the other warpgroup's tile issued without slice polls
+        r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16 \{[^}]*\}, %rd",
+        r"stmatrix\.sync\.aligned\.m8n8\.x4\.b16",
+        r"mbarrier\.try_wait\.parity",
+        r"bar\.sync\s+3,\s*256",
+    ],
     "cute_v15": [
         # cute_v7's per-tile products and its in-kernel merge, behind a persistent item loop
         r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16",
@@ -500,6 +507,44 @@ def test_cute_v21_issues_refills_without_the_warpgroup_barrier(out_dtype: str) -
     assert local_syncs(v20) == [4, 4] and local_syncs(v21) == [2, 2]
     assert copies(v21) == copies(v20) > 0
     assert _pv_and_exchange_order(v21) == _pv_and_exchange_order(v20)
+
+
+def _polls_after_hand_overs(ptx: str) -> list[int]:
+    """mbarrier polls (``mbarrier.try_wait``) between each warpgroup's sync on the barrier
+    that posts the other's P (P0_READY = 3 for warpgroup 1, P1_READY = 4 for warpgroup 0)
+    and its next wgmma, the P@V on that P."""
+    out = []
+    for bar in ("bar.sync 3, 256;", "bar.sync 4, 256;"):
+        at = ptx.index(bar) + len(bar)
+        assert ptx.count(bar) == 1, bar
+        until = ptx.index("wgmma.mma_async", at)
+        out.append(len(re.findall(r"mbarrier\.try_wait", ptx[at:until])))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("out_dtype", ptx_fingerprints.OUT_DTYPES)
+def test_cute_v22_issues_the_remote_pv_without_polling_slice_barriers(out_dtype: str) -> None:
+    """cute_v22 = cute_v21 without the four slice-mbarrier polls each warpgroup made between
+    the hand-over barrier that posts the other's P (P0_READY for warpgroup 1, P1_READY for
+    warpgroup 0) and its P@V on it (the first of warpgroup 1's, ``s_full[4]`` at shared
+    byte 0x38430, is the hottest sampled instruction of cute_v21 at speculative): exactly
+    those eight polls go, the score products keep theirs, and the TMA copies and the barrier
+    and product order are cute_v21's."""
+    v21 = ptx_fingerprints.version_ptx("cute_v21", out_dtype)
+    v22 = ptx_fingerprints.version_ptx("cute_v22", out_dtype)
+
+    def polls(ptx: str) -> int:
+        return len(re.findall(r"mbarrier\.try_wait", ptx))
+
+    def copies(ptx: str) -> int:
+        return len(re.findall(r"cp\.async\.bulk\.tensor", ptx))
+
+    assert _polls_after_hand_overs(v21) == [4, 4]
+    assert _polls_after_hand_overs(v22) == [0, 0]
+    assert polls(v21) - polls(v22) == 8, (polls(v21), polls(v22))
+    assert copies(v22) == copies(v21) > 0
+    assert _pv_and_exchange_order(v22) == _pv_and_exchange_order(v21)
 
 
 def test_fingerprints_cover_every_cute_version_at_the_installed_cutlass_dsl() -> None:
