@@ -715,6 +715,11 @@ def test_the_catalog_designer_pushes_a_clear_win_once_more(tmp_path: Path) -> No
     ], steps
     moves = json.loads((root / "runs" / "push" / "catalog-moves.json").read_text())
     assert moves["2"]["directions"] == [["num_warps", -1]]
+    # each attempt keeps the rule that placed its move, and the rationale says it
+    assert [moves[k]["momentum"] for k in ("1", "2", "3", "4")] == ["", "", "push on", "push on"]
+    pushed = run.record.attempts[2].task
+    assert "search rule 'push on': the last kept move was a clear win" in pushed, pushed
+    assert "search rule" not in run.record.attempts[1].task
 
 
 PAIRING_VERSION = """\

@@ -33,7 +33,9 @@ why, and `kbopt cycle` exits non-zero.  That is the point where a person or the 
 designer must write code.
 
 What was chosen is kept in `runs/<id>/catalog-moves.json` (by attempt), so a resumed run
-designs the same change, and LEARN's evidence names the exact knob change.
+designs the same change, and LEARN's evidence names the exact knob change; each attempt
+also keeps the search rule that placed its move (`momentum`, "" for none), which the
+proposal's rationale states in words.
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ from kbopt.workflow.move_record import (
     record_for,
 )
 from kbopt.workflow.record import AttemptStatus, RunRecord
-from kbopt.workflow.search_momentum import Momentum, directions
+from kbopt.workflow.search_momentum import RULE_WHY, Momentum, directions
 from kbopt.workflow.search_pairing import NOTE as PAIRING_NOTE
 from kbopt.workflow.search_pairing import untried_pair
 
@@ -587,6 +589,7 @@ class CatalogDesigner:
                     "(runs/*/catalog-moves.json), are not tried again"
                 )
             raise DesignerUnavailable(NO_MOVE, details=details)
+        momentum = Momentum()
         if found:
             momentum = self._momentum(record)
             # A clear win is pushed once more even by a move whose measured preconditions
@@ -601,6 +604,7 @@ class CatalogDesigner:
             moves = record_for(self.root)
             found = place_pair(pair, found, moves, lambda c: candidate_score(c, moves))
         best = found[0]
+        rule = momentum.rule(best.planned)
         new_version = next_version(spec, family)
         values = spec.knob_values(version)
         state = self._state()
@@ -618,6 +622,7 @@ class CatalogDesigner:
             "unchecked": best.planned.unchecked,
             "relaxed": best.planned.relaxed,
             "paired": best.paired,
+            "momentum": rule,
         }
         self._save(state)
         unchecked = (
@@ -642,6 +647,8 @@ class CatalogDesigner:
             else f"ranked {best.label} by the strategy (trigger "
             f"{best.opp.get('trigger') or 'text match'})"
         )
+        if rule:
+            unchecked += f"; search rule '{rule}': {RULE_WHY[rule]}"
         measured = record_for(self.root).counts.get(candidate_key(best.entry, best.planned))
         if measured:
             unchecked += (

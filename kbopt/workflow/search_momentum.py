@@ -65,6 +65,13 @@ def pushes_only(planned: PlannedMove, among: Collection[Direction]) -> bool:
 
 PUSH, FLAT, UNDOES_A_WIN, OTHER_WAY = "push on", "flat", "undoes a win", "the other way"
 RULE_RANK = {PUSH: 0, OTHER_WAY: 0, "": 1, UNDOES_A_WIN: 2, FLAT: 3}
+# Why a rule placed a move where it is, in words a run's record can show beside the move.
+RULE_WHY = {
+    PUSH: "the last kept move was a clear win, so the same direction goes first once more",
+    OTHER_WAY: "a move measured clearly slower, so its opposite direction goes first",
+    UNDOES_A_WIN: "it only reverses a direction that won clearly, so it waits behind the rest",
+    FLAT: "its direction was kept without a gain, so it waits until some move is faster",
+}
 
 
 @dataclass
