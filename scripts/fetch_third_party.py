@@ -719,6 +719,29 @@ SOURCES: tuple[Source, ...] = (
         note="the attention output gate's sigmoid-multiply kernel only (its module imports "
         "vLLM's platforms and triton_utils at import)",
     ),
+    vllm_0340(
+        name="vllm_ssd_state_passing",
+        path="vllm/model_executor/layers/mamba/ops/ssd_state_passing.py",
+        dest="vllm/ssd_state_passing.py",
+        sha256="87dad01b50cac036a9a02d9527d2d269043d75e9c921619db9b6f62ab5583496",
+        mode="extract",
+        functions=("_state_passing_fwd_kernel",),
+        used_by=("vllm_ssd_state_passing",),
+        note="Mamba-2's inter-chunk state passing kernel only (its module imports vLLM's "
+        "triton_utils and mamba triton_helpers at import; the autotune decorator dropped); "
+        "its fast_exp comes from vllm_mamba_fast_exp",
+    ),
+    vllm_0340(
+        name="vllm_mamba_fast_exp",
+        path="vllm/model_executor/layers/mamba/ops/triton_helpers.py",
+        dest="vllm/mamba_fast_exp.py",
+        sha256="d2c3cb912e17835b21378a17991aa45b2b73e5deb0740b658cecf48371b6dedd",
+        mode="extract",
+        functions=("fast_exp",),
+        used_by=("vllm_ssd_state_passing",),
+        note="the mamba ops' exp through exp2 (the launcher hands it to the state passing "
+        "kernel's module; launch_autotuned is host code, left out)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",
@@ -1256,6 +1279,17 @@ SOURCES: tuple[Source, ...] = (
         note="the concatenation kernel (up to four contiguous inputs per launch, one grid "
         "row each: BLOCK_X input elements per program, each decoded to its output index "
         "and copied)",
+    ),
+    flaggems_502(
+        name="flaggems_trace",
+        path="src/flag_gems/ops/trace.py",
+        dest="flag_gems/trace.py",
+        sha256="7e9fbcc91e70689dbcbd8ad265084c31cf0b36885024111793041b901c31b977",
+        mode="extract",
+        functions=("trace_kernel",),
+        used_by=("flaggems_trace",),
+        note="the trace kernel (one program walks the diagonal BLOCK_SIZE elements at a "
+        "time, stride0 + stride1 apart, summing them in fp32)",
     ),
 )
 

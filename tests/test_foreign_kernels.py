@@ -131,6 +131,8 @@ NEEDS = {
     "sglang_moe_router": "sglang_moe_router",
     "vllm_sigmoid_gate_mul": "vllm_sigmoid_gate_mul",
     "flaggems_cat": "flaggems_cat",
+    "vllm_ssd_state_passing": "vllm_ssd_state_passing",
+    "flaggems_trace": "flaggems_trace",
 }
 
 
@@ -523,6 +525,10 @@ CASES = {
     "vllm_sigmoid_gate_mul": ({"tokens": 6, "hidden": 1500}, {"triton_v1": {"block": 256, "num_warps": 2}}),
     # 3 tokens, 5 heads, halves of 24 and 10 columns (360 and 150 elements), exact: v1's one 1024-element program per input (masked); the variant: 64 elements (6 per row, the second row's last 3 empty), 2 warps
     "flaggems_cat": ({"tokens": 3, "heads": 5, "nope_dim": 24, "rope_dim": 10}, {"triton_v1": {"block_x": 64, "num_warps": 2}}),
+    # 3 sequences of 4 chunks, 3 heads, 200 state elements, 8-token chunks (initial and final states on, slots from 7): v1's 64-element programs (4 per head, the last masked); the variant: 128 elements (2, the second masked), 2 warps, 1 stage
+    "vllm_ssd_state_passing": ({"seqs": 3, "chunks_per_seq": 4, "heads": 3, "state_dim": 200, "chunk_size": 8}, {"triton_v1": {"block_size": 128, "num_warps": 2, "num_stages": 1}}),
+    # a 2500 x 2500 matrix: v1's 1024 diagonal elements per step (3, the last masked); the variant: 256 (10, the last masked), 1 warp, 2 stages
+    "flaggems_trace": ({"n": 2500}, {"triton_v1": {"block_size": 256, "num_warps": 1, "num_stages": 2}}),
 }  # fmt: skip
 
 

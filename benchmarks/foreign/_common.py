@@ -111,6 +111,9 @@ SOURCE_FILES = {
     "flaggems_vector_norm": "flag_gems/vector_norm.py",
     "sglang_moe_router": "sglang/moe_router.py",
     "flaggems_cat": "flag_gems/cat.py",
+    "vllm_ssd_state_passing": "vllm/ssd_state_passing.py",
+    "vllm_mamba_fast_exp": "vllm/mamba_fast_exp.py",
+    "flaggems_trace": "flag_gems/trace.py",
 }
 
 
