@@ -484,6 +484,17 @@ SOURCES: tuple[Source, ...] = (
         note="Grok's fused MoE router, its tensor-core kernel only (the module imports "
         "SGLang's top-k layer and, in the wrapper, its DP-attention state)",
     ),
+    sglang_059(
+        name="sglang_nsa_dequant_k_cache",
+        path="python/sglang/srt/layers/attention/nsa/dequant_k_cache.py",
+        dest="sglang/nsa_dequant_k_cache.py",
+        sha256="083265255a67a11c4f949d19a7aba3b7ebd2c814c7269d6743a3bdaae3bb28b0",
+        mode="extract",
+        functions=("_dequantize_k_cache_paged_kernel",),
+        used_by=("sglang_nsa_dequant_k_cache",),
+        note="DeepSeek-V3.2's NSA fp8 K-cache dequantization through a flat page table, "
+        "its paged kernel only (the contiguous-cache kernel is left out)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",
@@ -1290,6 +1301,18 @@ SOURCES: tuple[Source, ...] = (
         used_by=("flaggems_trace",),
         note="the trace kernel (one program walks the diagonal BLOCK_SIZE elements at a "
         "time, stride0 + stride1 apart, summing them in fp32)",
+    ),
+    flaggems_502(
+        name="flaggems_paged_mqa_metadata",
+        path="src/flag_gems/ops/get_paged_mqa_logits_metadata.py",
+        dest="flag_gems/get_paged_mqa_logits_metadata.py",
+        sha256="41381997e625b3b8f92397d88add305afdfc365b5c4e4656bcf3631ad2de5f69",
+        mode="extract",
+        functions=("_paged_mqa_logits_metadata_kernel",),
+        used_by=("flaggems_paged_mqa_metadata",),
+        note="DeepSeek-V3.2's paged MQA logits schedule (DeepGEMM's get_paged_mqa_logits_"
+        "metadata): every program scans the batch's 256-token segment counts and stores "
+        "its SM's first request and split",
     ),
 )
 

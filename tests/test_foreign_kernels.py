@@ -133,6 +133,8 @@ NEEDS = {
     "flaggems_cat": "flaggems_cat",
     "vllm_ssd_state_passing": "vllm_ssd_state_passing",
     "flaggems_trace": "flaggems_trace",
+    "flaggems_paged_mqa_metadata": "flaggems_paged_mqa_metadata",
+    "sglang_nsa_dequant_k_cache": "sglang_nsa_dequant_k_cache",
 }
 
 
@@ -529,6 +531,10 @@ CASES = {
     "vllm_ssd_state_passing": ({"seqs": 3, "chunks_per_seq": 4, "heads": 3, "state_dim": 200, "chunk_size": 8}, {"triton_v1": {"block_size": 128, "num_warps": 2, "num_stages": 1}}),
     # a 2500 x 2500 matrix: v1's 1024 diagonal elements per step (3, the last masked); the variant: 256 (10, the last masked), 1 warp, 2 stages
     "flaggems_trace": ({"n": 2500}, {"triton_v1": {"block_size": 256, "num_warps": 1, "num_stages": 2}}),
+    # 37 requests (context lengths up to 32,768, every eighth on a 256-token boundary, some empty) over 11 SMs, exact: v1's 64-wide tile (next power of two of 37), Triton's 4 warps; the variant: a 256-wide tile (more masked lanes), 1 warp
+    "flaggems_paged_mqa_metadata": ({"batch": 37, "num_sms": 11}, {"triton_v1": {"block_size": 256, "num_warps": 1}}),
+    # 19 gathered tokens from a 4-page pool of 4-token pages (slots gathered again, as prefix sharing does), 656-byte fp8 records, bf16 out: v1's Triton 4 warps; the variant: 1 warp
+    "sglang_nsa_dequant_k_cache": ({"tokens": 19, "pool_tokens": 16, "page_size": 4}, {"triton_v1": {"num_warps": 1}}),
 }  # fmt: skip
 
 

@@ -114,6 +114,8 @@ SOURCE_FILES = {
     "vllm_ssd_state_passing": "vllm/ssd_state_passing.py",
     "vllm_mamba_fast_exp": "vllm/mamba_fast_exp.py",
     "flaggems_trace": "flag_gems/trace.py",
+    "flaggems_paged_mqa_metadata": "flag_gems/get_paged_mqa_logits_metadata.py",
+    "sglang_nsa_dequant_k_cache": "sglang/nsa_dequant_k_cache.py",
 }
 
 
