@@ -173,6 +173,9 @@ LATENT_SLICES = D_LAT // D_ROPE  # 8 boxes of 64 columns; slice 8 is the rope bo
 SLICES = LATENT_SLICES + 1
 HALF_SLICES = LATENT_SLICES // 2  # slices of one warpgroup's 256 columns
 K_PER_SLICE = D_ROPE // 16  # k16 wgmma steps per 64-column slice
+# CUTLASS's CacheHintSm90::EVICT_FIRST (cute/arch/copy_sm90_desc.hpp): the opaque 64-bit L2
+# policy FlashMLA's KV TMA copies carry (cute_v23, ``kv_evict_first``)
+L2_EVICT_FIRST = 0x12F0000000000000
 # The warp of each warpgroup that issues its TMA copies, as a whole converged warp
 PRODUCER_WARP = (0, WG_THREADS // 32)
 
@@ -254,6 +257,12 @@ class _MlaDecodeV13(_MlaDecodeV10):
     # barrier only after it (False, cute_v22: FlashMLA's remote P@V, which polls no TMA
     # barrier): a trace-time switch.
     remote_pv_waits_slices = True
+    # The KV tile copies (the eight 64 x 64 latent boxes and the rope box of each tile) are
+    # issued with CuTe DSL's default L2 policy operand, 0 (False), or with the evict-first
+    # policy (True, cute_v23: FlashMLA's ``launch_kv_tiles_copy_tma``,
+    # ``CacheHintSm90::EVICT_FIRST``); Q (cp.async) and the output stores are unchanged: a
+    # trace-time switch.
+    kv_evict_first = False
 
     # v11's TMA plumbing with v12's 64 x 64 latent box (plain methods, traced inline)
     kv_load_args = _MlaDecodeV11.kv_load_args
@@ -783,12 +792,28 @@ class _MlaDecodeV13(_MlaDecodeV10):
                 dst = t_skl[None, (0, j, stage)]
             else:
                 dst = t_skh[None, (0, j - HALF_SLICES, stage)]
-            cute.copy(tma_kl, t_gk[None, tile, j], dst, tma_bar_ptr=bar)
+            cute.copy(tma_kl, t_gk[None, tile, j], dst, tma_bar_ptr=bar, **self.kv_hint())
         if rope:
             bar = s_full + (stage * SLICES + LATENT_SLICES)
             with cute.arch.elect_one():
                 cute.arch.mbarrier_arrive_and_expect_tx(bar, slice_bytes)
-            cute.copy(tma_kr, t_gkr[None, tile], t_skr[None, stage], tma_bar_ptr=bar)
+            cute.copy(
+                tma_kr, t_gkr[None, tile], t_skr[None, stage], tma_bar_ptr=bar, **self.kv_hint()
+            )
+
+    def kv_hint(self) -> dict[str, Any]:
+        """The extra keyword of a KV tile's TMA copy: none (cute_v13 to v22, whose copies
+        carry CuTe DSL's default policy operand 0), or
+        (``kv_evict_first``, cute_v23) ``cache_policy``, the 64-bit L2 policy operand of
+        ``cp.async.bulk.tensor ... .L2::cache_hint``. CuTe DSL 4.3.5 takes it as an ``Int64``
+        value (``CopyBulkTensorTileG2SNonExecTrait.unpack`` in
+        ``cutlass/cute/nvgpu/cpasync/copy.py``); the value is CUTLASS's
+        ``CacheHintSm90::EVICT_FIRST`` (``cute/arch/copy_sm90_desc.hpp``), the constant
+        FlashMLA's KV copies pass (no ``createpolicy`` in the kernel)."""
+        if self.kv_evict_first:
+            # an Int64 holding an MLIR value: unpack reads ``.value`` as an SSA operand
+            return {"cache_policy": cutlass.Int64(cutlass.Int64(L2_EVICT_FIRST).ir_value())}
+        return {}
 
     @cute.jit
     def softmax_max(

@@ -162,6 +162,13 @@ EXPECTED_PTX = {
         r"mbarrier\.try_wait\.parity",
         r"bar\.sync\s+3,\s*256",
     ],
+    "cute_v23": [
+        # cute_v22's kernel, each KV TMA copy with the evict-first L2 policy operand
+        r"cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile\.mbarrier::complete_tx"
+        r"::bytes\.L2::cache_hint",
+        r"mov\.u64\s+%rd\d+, 1364590687093260288;",  # 0x12F0000000000000
+        r"bar\.sync\s+3,\s*256",
+    ],
     "cute_v15": [
         # cute_v7's per-tile products and its in-kernel merge, behind a persistent item loop
         r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16",
@@ -545,6 +552,46 @@ def test_cute_v22_issues_the_remote_pv_without_polling_slice_barriers(out_dtype:
     assert polls(v21) - polls(v22) == 8, (polls(v21), polls(v22))
     assert copies(v22) == copies(v21) > 0
     assert _pv_and_exchange_order(v22) == _pv_and_exchange_order(v21)
+
+
+def _tma_copy_policies(ptx: str) -> list[int]:
+    """The 64-bit L2 policy operand of each ``cp.async.bulk.tensor`` load, in PTX order: the
+    value of the ``mov.u64`` that defines the register after ``.L2::cache_hint`` (CuTe DSL
+    4.3.5 emits the qualifier on every TMA load and, with no ``cache_policy``, passes 0)."""
+    defs = {m.group(1): int(m.group(2)) for m in re.finditer(r"mov\.u64\s+(%rd\d+), (\d+);", ptx)}
+    out = []
+    for m in re.finditer(r"cp\.async\.bulk\.tensor\.[^\s]*\s[^;]*;", ptx):
+        copy = m.group(0)
+        assert ".global.tile.mbarrier::complete_tx::bytes.L2::cache_hint " in copy, copy
+        reg = re.search(r"\], (%rd\d+);$", copy)
+        assert reg, copy
+        out.append(defs[reg.group(1)])
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("out_dtype", ptx_fingerprints.OUT_DTYPES)
+def test_cute_v23_loads_kv_tiles_with_the_evict_first_l2_policy(out_dtype: str) -> None:
+    """cute_v23 = cute_v22 with each KV tile's TMA copies (eight 64 x 64 latent boxes and the
+    rope box; the kernel's only TMA copies, Q being loaded by cp.async) given the L2 policy
+    FlashMLA's ``launch_kv_tiles_copy_tma`` gives its KV boxes, CUTLASS's
+    ``CacheHintSm90::EVICT_FIRST`` = 0x12F0000000000000 (no ``createpolicy`` in either
+    kernel): every copy's policy operand is that value in cute_v23 and 0 (CuTe DSL's default,
+    no hint) in cute_v22; the number of copies and the barrier and product order are
+    cute_v22's, and nothing else in the PTX differs but the kernel's name."""
+    v22 = ptx_fingerprints.version_ptx("cute_v22", out_dtype)
+    v23 = ptx_fingerprints.version_ptx("cute_v23", out_dtype)
+    p22, p23 = _tma_copy_policies(v22), _tma_copy_policies(v23)
+    assert len(p23) == len(p22) > 0
+    assert set(p22) == {0}, set(p22)
+    assert set(p23) == {0x12F0000000000000}, {hex(p) for p in p23}
+    assert "createpolicy" not in v22 and "createpolicy" not in v23
+    assert _pv_and_exchange_order(v23) == _pv_and_exchange_order(v22)
+
+    # with the evict-first constant put back to 0 and the kernel's name made neutral, the
+    # two PTX texts are the same line for line
+    v23_as_v22 = re.sub(r"(mov\.u64\s+%rd\d+, )1364590687093260288;", r"\g<1>0;", v23)
+    assert re.sub(r"cute_v23_MlaDecodeV23", "cute_v22_MlaDecodeV22", v23_as_v22) == v22
 
 
 def test_fingerprints_cover_every_cute_version_at_the_installed_cutlass_dsl() -> None:
