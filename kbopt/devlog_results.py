@@ -170,7 +170,7 @@ def results_block(ctx: Context) -> str:
     head += ["host (us/call)"] if host else []
     head += ["GB/s", "TFLOP/s", *(f"x {b}" for b in spec.compare_with), "rel. err"]
     head += [KERNEL_COLUMNS.get(k, k) for k in kcols] + ["results file"]
-    dtype = res.short_dtype(spec.dtype)
+    cols = _Columns(head, optional, graph_pct, host, kcols, res.short_dtype(spec.dtype))
     out = []
     usual = next(iter(newest))
     for device, found in newest.items():
@@ -181,7 +181,7 @@ def results_block(ctx: Context) -> str:
                 (r for (c, _), r in found.items() if c == cfg),
                 key=lambda r: res.ladder_key(spec, r),
             )
-            out += _config_section(ctx, f"{cfg}{on}", vrows, head, optional, kcols, dtype)
+            out += _config_section(ctx, f"{cfg}{on}", vrows, cols)
             out.append("")
     software = sorted(
         {
@@ -202,21 +202,25 @@ def results_block(ctx: Context) -> str:
     return "\n".join(out)
 
 
-def _config_section(
-    ctx: Context,
-    title: str,
-    vrows: list[res.Row],
-    head: list[str],
-    optional: list[tuple[str, str]],
-    kcols: list[str],
-    dtype: str,
-) -> list[str]:
+@dataclass(frozen=True)
+class _Columns:
+    """The results tables' columns, the same for every GPU and configuration."""
+
+    head: list[str]
+    optional: list[tuple[str, str]]  # (row key, heading) of the optional time columns
+    graph_pct: bool
+    host: bool
+    kcols: list[str]
+    dtype: str
+
+
+def _config_section(ctx: Context, title: str, vrows: list[res.Row], cols: _Columns) -> list[str]:
     """One configuration's heading, floor, best versions and table, from rows of one GPU."""
     spec = ctx.spec
     latest = max(vrows, key=lambda r: (str(r.get("date", "")), r["_file"]))
     out = [f"### {title}: {res.shape(latest, spec.dim_names)}\n"]
-    graph_pct = "% of floor (graph)" in head
-    host = "host (us/call)" in head
+    dtype, head, optional, kcols = cols.dtype, cols.head, cols.optional, cols.kcols
+    graph_pct, host = cols.graph_pct, cols.host
     out.append(
         f"Floor {latest['floor_us']:.1f} us ({latest['floor_bound']}-bound: "
         f"{latest['bytes'] / 1e6:.1f} MB over {latest['copy_bw_gbps']:.0f} GB/s copy "
