@@ -40,6 +40,7 @@ entry and explains each reported one (the tests check they agree), and
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -165,14 +166,17 @@ class Strategy:
 
 # ----------------------------------------------------------------------------- cards
 
-_CARD_CACHE: dict[int, tuple[int, dict[str, tuple[str, Card]]]] = {}
+# Per index object, held weakly (see _TABLE_CACHE): cards leave with their index.
+_CARD_CACHE: weakref.WeakKeyDictionary[Any, tuple[int, dict[str, tuple[str, Card]]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _cards(ix: Any) -> list[Card]:
     """Cards of every indexed entry; only entries whose file hash changed are re-decoded."""
     ix.ensure_fresh()
     gen = ix.gen
-    cached_version, cards = _CARD_CACHE.get(id(ix), (-1, {}))
+    cached_version, cards = _CARD_CACHE.get(ix, (-1, {}))
     if cached_version == ix.version:
         return [c for _, c in cards.values()]
     want = {rel: v[2] for rel, v in gen.manifest.entries.items() if v[3]}
@@ -204,7 +208,7 @@ def _cards(ix: Any) -> list[Card]:
                 stored = searcher.document(path=rel)
                 if stored is not None:
                     fresh[rel] = (want[rel], Card.from_entry_json(json.loads(stored["entry"]), rel))
-    _CARD_CACHE[id(ix)] = (ix.version, fresh)
+    _CARD_CACHE[ix] = (ix.version, fresh)
     return [c for _, c in fresh.values()]
 
 
@@ -414,16 +418,20 @@ class _Table:
         return [int(i) for i in opts], [int(i) for i in warned]
 
 
-_TABLE_CACHE: dict[int, tuple[int, _Table]] = {}
+# Keyed by the index object itself, held weakly: a table leaves with its index. Keyed by
+# id(ix), a dropped index's cards and table were served to a new index that reused the id
+# at the same version count (tests that reset the process's indexes then ranked another
+# catalog's entries).
+_TABLE_CACHE: weakref.WeakKeyDictionary[Any, tuple[int, _Table]] = weakref.WeakKeyDictionary()
 
 
 def _table(ix: Any) -> _Table:
     cards = _cards(ix)
-    cached = _TABLE_CACHE.get(id(ix))
+    cached = _TABLE_CACHE.get(ix)
     if cached is not None and cached[0] == ix.version:
         return cached[1]
     table = _Table(cards)
-    _TABLE_CACHE[id(ix)] = (ix.version, table)
+    _TABLE_CACHE[ix] = (ix.version, table)
     return table
 
 

@@ -603,3 +603,28 @@ def test_torch_element_wise_launches_beside_the_kernel_call_for_a_fusion() -> No
     assert "fuse-passes-over-global-memory" in ids[:3]
     names = ["void at::native::vectorized_elementwise_kernel<4, FillFunctor<float>>", "_sum"]
     assert elementwise_launches(names) == 1
+
+
+def test_a_dropped_index_takes_its_cached_cards_and_table_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ranking caches cards and tables per index object. Keyed by id(), an entry
+    outlived its index, and a new index given the same id at the same version count was
+    served another catalog's cards (an empty ranking, now and then, in the test suite)."""
+    import gc
+    import sys
+
+    from kbopt import strategy
+
+    monkeypatch.delenv("KBOPT_CACHE_DIR", raising=False)
+    search = sys.modules["kbopt.search"]
+    gc.collect()
+    before = (len(strategy._CARD_CACHE), len(strategy._TABLE_CACHE))
+    store = Store(small_kb(tmp_path / "kb"))
+    assert recommend(profile(ctas_per_sm=0.25), store=store).opportunities
+    assert (len(strategy._CARD_CACHE), len(strategy._TABLE_CACHE)) == (before[0] + 1, before[1] + 1)
+    for key in [k for k, ix in search._INDEXES.items() if ix.store is store]:
+        del search._INDEXES[key]
+    del store
+    gc.collect()
+    assert (len(strategy._CARD_CACHE), len(strategy._TABLE_CACHE)) == before
