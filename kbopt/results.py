@@ -119,16 +119,21 @@ def other_families(spec: KernelSpec, rows: Sequence[Mapping[str, Any]]) -> list[
     return sorted({str(r.get("family")) for r in rows if not in_ladder(spec, r, base)})
 
 
+def device_of(row: Mapping[str, Any]) -> str:
+    """The GPU a row was measured on; "" for a row that names none."""
+    return str(row.get("device") or "")
+
+
 def devices(rows: Iterable[Mapping[str, Any]]) -> list[str]:
     """The GPUs correct rows were measured on, the one with the most rows first (the
-    kernel's usual machine), then by name; "" stands for rows that name none."""
-    counts = Counter(str(r.get("device") or "") for r in rows if is_ok(r))
+    kernel's usual machine), then by name."""
+    counts = Counter(device_of(r) for r in rows if is_ok(r))
     return sorted(counts, key=lambda d: (-counts[d], d))
 
 
 def on_device(rows: Iterable[Row], device: str) -> list[Row]:
     """The rows measured on one GPU (`devices` names them)."""
-    return [r for r in rows if str(r.get("device") or "") == device]
+    return [r for r in rows if device_of(r) == device]
 
 
 def newest(
@@ -210,7 +215,7 @@ def compared_with(rows: Sequence[Row], row: Row) -> Row | None:
     prev = previous_version(str(row["version"]))
     if prev is None:
         return None
-    return newest_of(on_device(rows, str(row.get("device") or "")), prev).get(row["config"])
+    return newest_of(on_device(rows, device_of(row)), prev).get(row["config"])
 
 
 def software(row: Mapping[str, Any]) -> str:

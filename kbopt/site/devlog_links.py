@@ -160,16 +160,13 @@ def prepare_devlog(
     while i < len(lines):
         line = lines[i]
         gen = _GEN_OPEN.match(line)
-        if gen and gen.group(1) == "results":
+        block = gen.group(1) if gen else None
+        if block == "results" or block in FOLDED_BLOCKS:
             end = next((j for j in range(i + 1, len(lines)) if _GEN_CLOSE.match(lines[j])), None)
             if end is not None:
-                out += [line, *_fold_other_gpus(lines[i + 1 : end]), lines[end]]
-                i = end + 1
-                continue
-        if gen and gen.group(1) in FOLDED_BLOCKS:
-            end = next((j for j in range(i + 1, len(lines)) if _GEN_CLOSE.match(lines[j])), None)
-            if end is not None:
-                out += [line, *_fold(gen.group(1), lines[i + 1 : end]), lines[end]]
+                body = lines[i + 1 : end]
+                shown = _fold_other_gpus(body) if block == "results" else _fold(block, body)
+                out += [line, *shown, lines[end]]
                 i = end + 1
                 continue
         label = anchors.lines.get(i)
