@@ -155,7 +155,7 @@ json.dump({"device": torch.cuda.get_device_name(0),
            "torch": torch.__version__, "triton": triton.__version__,
            "cutlass_dsl": dsl,
            "command": sys.argv[2],
-           "note": "ncu on the H200 machine, clocks left alone (--clock-control none); one launch per version after a warm-up call"},
+           "note": "ncu on the GPU machine named above, clocks left alone (--clock-control none); one launch per version after a warm-up call"},
           open(sys.argv[1], "w"), indent=1)
 PY
     fi
