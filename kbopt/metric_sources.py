@@ -72,6 +72,7 @@ PROFILE_DERIVED = {
     "launch_overhead_pct": ("gpu__time_duration.sum", TIMING),
     "row_elements_per_thread": ("launch__block_size", SPEC),
     "elementwise_launches": ("gpu__time_duration.sum",),
+    "narrow_launch_pct": ("launch__grid_size", "gpu__time_duration.sum"),
 }
 
 

@@ -339,6 +339,12 @@ METRICS: dict[str, Metric] = {
         ),
         _m("kernel_count", "count", "kernel launches per operation or step"),
         _m(
+            "narrow_launch_pct",
+            "%",
+            "share of the call's GPU time in launches whose grid covers under a quarter of "
+            "the SMs, beside a launch that fills every SM (a second pass that merges partials)",
+        ),
+        _m(
             "elementwise_launches",
             "count",
             "launches of torch's element-wise kernels (fills, copies, casts, arithmetic) in "

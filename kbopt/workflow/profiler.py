@@ -176,6 +176,8 @@ def derived_metrics(
       between kernels, host work inside the call;
     * `elementwise_launches`: the call's launches of torch's element-wise kernels (a
       zero-fill before atomics, a cast after them): passes and launches a fusion removes;
+    * `narrow_launch_pct`: the share of the call's GPU time in launches whose grid covers
+      under a quarter of the SMs, beside a launch that fills them (see `narrow_launch_pct`);
     * `row_elements_per_thread` = the spec's row length / threads per CTA: at a few
       elements per thread a row-wise program spends its time exchanging them between
       threads (a 128-wide row sorted by 128 threads), not loading them.
@@ -201,12 +203,49 @@ def derived_metrics(
         gpu_us = sum(us for _, us in launches)
         out["kernel_count"] = float(len(launches))
         out["elementwise_launches"] = float(elementwise_launches(name for name, _ in launches))
+        grids = {
+            k.name: k.metrics["grid_size"] for k in counters.kernels if "grid_size" in k.metrics
+        }
+        narrow = narrow_launch_pct(launches, grids, measurement.sm_count)
+        if narrow is not None:
+            out["narrow_launch_pct"] = narrow
         wall = measurement.duration_us
         if wall > 0 and gpu_us > 0:
             gap = max(0.0, wall - gpu_us)
             out["host_overhead_us"] = gap
             out["launch_overhead_pct"] = 100.0 * gap / wall
     return out
+
+
+# A launch is narrow when its grid covers under this share of the SMs, wide when it gives
+# every SM at least one CTA.
+NARROW_GRID_SHARE = 0.25
+
+
+def narrow_launch_pct(
+    launches: list[tuple[str, float]], grids: dict[str, float], sm_count: int | None
+) -> float | None:
+    """Share (%) of the call's GPU time spent in narrow launches beside a wide one.
+
+    A call whose wide launch is followed by a launch of one or a few CTAs is the shape of a
+    reduction finished in a second pass: a split reduction's partials added up, split-K or
+    split-KV partials merged, a second scan level.  That second launch idles most of the GPU
+    for its whole duration, and folding its work into the wide launch (the last CTA to
+    finish merges) removes it.  None when the grids or the SM count are unknown; 0 when the
+    call has no such pair of launches.
+    """
+    if not sm_count or not launches:
+        return None
+    known = [(grids[name], us) for name, us in launches if name in grids]
+    if not known:
+        return None
+    total = sum(us for _, us in launches)
+    if total <= 0:
+        return None
+    if not any(grid >= sm_count for grid, _ in known):
+        return 0.0
+    narrow = sum(us for grid, us in known if grid < NARROW_GRID_SHARE * sm_count)
+    return 100.0 * narrow / total
 
 
 IMPOSSIBLE_NOTE = "Counters left out"
