@@ -749,9 +749,21 @@ SOURCES: tuple[Source, ...] = (
         sha256="d2c3cb912e17835b21378a17991aa45b2b73e5deb0740b658cecf48371b6dedd",
         mode="extract",
         functions=("fast_exp",),
-        used_by=("vllm_ssd_state_passing",),
+        used_by=("vllm_ssd_state_passing", "vllm_ssd_chunk_scan"),
         note="the mamba ops' exp through exp2 (the launcher hands it to the state passing "
         "kernel's module; launch_autotuned is host code, left out)",
+    ),
+    vllm_0340(
+        name="vllm_ssd_chunk_scan",
+        path="vllm/model_executor/layers/mamba/ops/ssd_chunk_scan.py",
+        dest="vllm/ssd_chunk_scan.py",
+        sha256="741384c76f2c3f34bb25ef1007bd0dbf94b9b8b6d41a565363128a8443fbb112",
+        mode="extract",
+        functions=("_chunk_scan_fwd_kernel",),
+        used_by=("vllm_ssd_chunk_scan",),
+        note="Mamba-2's chunk scan (output) kernel only (its module imports vLLM's platforms, "
+        "triton_utils and mamba triton_helpers at import; the autotune decorator and its "
+        "sm90 config filter dropped); its fast_exp comes from vllm_mamba_fast_exp",
     ),
     flaggems_502(
         name="flaggems_conv2d",
@@ -1313,6 +1325,17 @@ SOURCES: tuple[Source, ...] = (
         note="DeepSeek-V3.2's paged MQA logits schedule (DeepGEMM's get_paged_mqa_logits_"
         "metadata): every program scans the batch's 256-token segment counts and stores "
         "its SM's first request and split",
+    ),
+    flaggems_502(
+        name="flaggems_rwkv_mm_sparsity",
+        path="src/flag_gems/fused/rwkv_mm_sparsity.py",
+        dest="flag_gems/rwkv_mm_sparsity.py",
+        sha256="d1c08376f90342545e5be4e13fe5abe6dfc3432a200285ad41f68f6e540883fa",
+        mode="extract",
+        functions=("rwkv_mm_sparsity_kernel",),
+        used_by=("flaggems_rwkv_mm_sparsity",),
+        note="RWKV-7's sparse channel-mix value product: 16 output columns per program walk "
+        "the key vector in 512-row steps, loading only the value rows whose key is non-zero",
     ),
 )
 

@@ -135,6 +135,8 @@ NEEDS = {
     "flaggems_trace": "flaggems_trace",
     "flaggems_paged_mqa_metadata": "flaggems_paged_mqa_metadata",
     "sglang_nsa_dequant_k_cache": "sglang_nsa_dequant_k_cache",
+    "flaggems_rwkv_mm_sparsity": "flaggems_rwkv_mm_sparsity",
+    "vllm_ssd_chunk_scan": "vllm_ssd_chunk_scan",
 }
 
 
@@ -535,6 +537,10 @@ CASES = {
     "flaggems_paged_mqa_metadata": ({"batch": 37, "num_sms": 11}, {"triton_v1": {"block_size": 256, "num_warps": 1}}),
     # 19 gathered tokens from a 4-page pool of 4-token pages (slots gathered again, as prefix sharing does), 656-byte fp8 records, bf16 out: v1's Triton 4 warps; the variant: 1 warp
     "sglang_nsa_dequant_k_cache": ({"tokens": 19, "pool_tokens": 16, "page_size": 4}, {"triton_v1": {"num_warps": 1}}),
+    # 64 keys (16 non-zero) x 40 columns, fp32 sums: v1's one 512-row step (masked past 64) and 16-column programs (3, the last masked); the variant: 16-row steps (4), 32-column programs (2, the last masked), 2 warps, 1 stage
+    "flaggems_rwkv_mm_sparsity": ({"keys": 64, "cols": 40, "nonzeros": 16}, {"triton_v1": {"blk_size": 16, "block_size": 32, "num_warps": 2, "num_stages": 1}}),
+    # tl.dot, fp32 and fp16; 2 packed 40-token sequences in 32-token chunks (the second of each cut at 8), 4 heads in 2 groups, head_dim 24 and d_state 24 (padded to 32), cached initial states: v1's 32 x 32 tiles and one 32-token causal step (masked columns); the variant: 32 x 16 tiles (2 per chunk and head, the second masked), two 16-token causal steps, 2 warps, 1 stage
+    "vllm_ssd_chunk_scan": ({"seqs": 2, "seq_len": 40, "heads": 4, "head_dim": 24, "groups": 2, "d_state": 24, "chunk_size": 32}, {"triton_v1": {"block_m": 32, "block_n": 16, "block_k": 16, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

@@ -116,6 +116,8 @@ SOURCE_FILES = {
     "flaggems_trace": "flag_gems/trace.py",
     "flaggems_paged_mqa_metadata": "flag_gems/get_paged_mqa_logits_metadata.py",
     "sglang_nsa_dequant_k_cache": "sglang/nsa_dequant_k_cache.py",
+    "vllm_ssd_chunk_scan": "vllm/ssd_chunk_scan.py",
+    "flaggems_rwkv_mm_sparsity": "flag_gems/rwkv_mm_sparsity.py",
 }
 
 
