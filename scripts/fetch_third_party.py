@@ -765,6 +765,17 @@ SOURCES: tuple[Source, ...] = (
         "triton_utils and mamba triton_helpers at import; the autotune decorator and its "
         "sm90 config filter dropped); its fast_exp comes from vllm_mamba_fast_exp",
     ),
+    vllm_0340(
+        name="vllm_ngram_propose",
+        path="vllm/v1/worker/gpu/spec_decode/ngram/speculator.py",
+        dest="vllm/ngram_speculator.py",
+        sha256="4b471b4bc259896edba7483a709c67d2116ce708e1f7c5192d69e17ab22648e5",
+        mode="extract",
+        functions=("_ngram_scan_kernel", "_ngram_finalize_kernel"),
+        used_by=("vllm_ngram_propose",),
+        note="the GPU n-gram speculator's two kernels only (its module imports vLLM's "
+        "config, input batch and speculator base classes at import)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",
@@ -1336,6 +1347,17 @@ SOURCES: tuple[Source, ...] = (
         used_by=("flaggems_rwkv_mm_sparsity",),
         note="RWKV-7's sparse channel-mix value product: 16 output columns per program walk "
         "the key vector in 512-row steps, loading only the value rows whose key is non-zero",
+    ),
+    flaggems_502(
+        name="flaggems_topk_softmax",
+        path="src/flag_gems/fused/topk_softmax.py",
+        dest="flag_gems/topk_softmax.py",
+        sha256="1c638cdf748a074c5c79b5a5e3b5cd2a09a1f5f11346ce057d87e22846d7412a",
+        mode="extract",
+        functions=("topk_gating_softmax_kernel",),
+        used_by=("flaggems_topk_softmax",),
+        note="the MoE gating top-k softmax (vLLM's topk_softmax op): a tile of token rows "
+        "per program, each row's softmax over the experts, then k rounds of max and argmax",
     ),
 )
 

@@ -137,6 +137,8 @@ NEEDS = {
     "sglang_nsa_dequant_k_cache": "sglang_nsa_dequant_k_cache",
     "flaggems_rwkv_mm_sparsity": "flaggems_rwkv_mm_sparsity",
     "vllm_ssd_chunk_scan": "vllm_ssd_chunk_scan",
+    "vllm_ngram_propose": "vllm_ngram_propose",
+    "flaggems_topk_softmax": "flaggems_topk_softmax",
 }
 
 
@@ -541,6 +543,10 @@ CASES = {
     "flaggems_rwkv_mm_sparsity": ({"keys": 64, "cols": 40, "nonzeros": 16}, {"triton_v1": {"blk_size": 16, "block_size": 32, "num_warps": 2, "num_stages": 1}}),
     # tl.dot, fp32 and fp16; 2 packed 40-token sequences in 32-token chunks (the second of each cut at 8), 4 heads in 2 groups, head_dim 24 and d_state 24 (padded to 32), cached initial states: v1's 32 x 32 tiles and one 32-token causal step (masked columns); the variant: 32 x 16 tiles (2 per chunk and head, the second masked), two 16-token causal steps, 2 warps, 1 stage
     "vllm_ssd_chunk_scan": ({"seqs": 2, "seq_len": 40, "heads": 4, "head_dim": 24, "groups": 2, "d_state": 24, "chunk_size": 32}, {"triton_v1": {"block_m": 32, "block_n": 16, "block_k": 16, "num_warps": 2, "num_stages": 1}}),
+    # 9 requests (histories of 152 to 300 tokens, the eighth state's request without a sample) in a 500-token buffer, 2- to 4-grams, 8 drafts (some running past the history), exact: v1's 128-position blocks (4, the last masked); the variant: 64 (8), 2 scan warps, 1 finalize warp
+    "vllm_ngram_propose": ({"reqs": 9, "seq_len": 300, "max_model_len": 500, "min_n": 2, "max_n": 4, "spec_tokens": 8}, {"triton_v1": {"block_l": 64, "scan_warps": 2, "finalize_warps": 1}}),
+    # 37 tokens over 60 experts (Qwen1.5-MoE's count), top 4, renormalized, ids and rows exact: v1's 64-wide expert tile (4 masked experts) and 16 tokens per program (3, the last masked), 4 warps; the variant: a 128-wide tile (68 masked), 4 tokens per program, 2 warps
+    "flaggems_topk_softmax": ({"tokens": 37, "experts": 60, "topk": 4}, {"triton_v1": {"block_rows": 4, "block_experts": 128, "num_warps": 2}}),
 }  # fmt: skip
 
 

@@ -118,6 +118,8 @@ SOURCE_FILES = {
     "sglang_nsa_dequant_k_cache": "sglang/nsa_dequant_k_cache.py",
     "vllm_ssd_chunk_scan": "vllm/ssd_chunk_scan.py",
     "flaggems_rwkv_mm_sparsity": "flag_gems/rwkv_mm_sparsity.py",
+    "vllm_ngram_propose": "vllm/ngram_speculator.py",
+    "flaggems_topk_softmax": "flag_gems/topk_softmax.py",
 }
 
 
