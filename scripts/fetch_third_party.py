@@ -495,6 +495,25 @@ SOURCES: tuple[Source, ...] = (
         note="DeepSeek-V3.2's NSA fp8 K-cache dequantization through a flat page table, "
         "its paged kernel only (the contiguous-cache kernel is left out)",
     ),
+    sglang_059(
+        name="sglang_ds_label_scores",
+        path="python/sglang/srt/layers/attention/triton_ops/double_sparsity_attention.py",
+        dest="sglang/double_sparsity_attention.py",
+        sha256="b619519d0cccebefe5094a4be29bae6d82acbc3bfc38be5f14ea90661876ce5e",
+        mode="extract",
+        functions=("tanh", "_sparse_fwd_kernel_flash_decode_stage1"),
+        shims={
+            "if get_global_server_args().triton_attention_reduce_in_fp32:": (
+                "# kbopt shim: SGLang's module-level REDUCE_TRITON_TYPE with "
+                "--triton-attention-reduce-in-fp32 off (its default)\n"
+                "REDUCE_TRITON_TYPE = tl.float16"
+            ),
+        },
+        used_by=("sglang_ds_label_scores",),
+        note="Double Sparsity's approximate-attention kernel (heavy-channel label scores "
+        "of every context token, before torch.topk) and its tanh only (the module reads "
+        "SGLang's server args at import)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",
@@ -1358,6 +1377,18 @@ SOURCES: tuple[Source, ...] = (
         used_by=("flaggems_topk_softmax",),
         note="the MoE gating top-k softmax (vLLM's topk_softmax op): a tile of token rows "
         "per program, each row's softmax over the experts, then k rounds of max and argmax",
+    ),
+    flaggems_502(
+        name="flaggems_attention_bwd",
+        path="src/flag_gems/ops/attention.py",
+        dest="flag_gems/attention_bwd.py",
+        sha256="0648fe030c875dd06d7d0685b8bdf9661af130e5f9a9b38567c396243fcd2d0d",
+        mode="extract",
+        functions=("_attn_bwd_preprocess", "_attn_bwd_dkdv", "_attn_bwd_dq", "_attn_bwd"),
+        used_by=("flaggems_attention_bwd",),
+        note="scaled_dot_product_attention's causal backward (Triton tutorial 06's "
+        "FlashAttention-2 backward: the o.do preprocess, then one kernel for dK, dV and dQ), "
+        "without its @libentry and YAML-tuned @libtuner; the forward kernels are left out",
     ),
 )
 

@@ -139,6 +139,8 @@ NEEDS = {
     "vllm_ssd_chunk_scan": "vllm_ssd_chunk_scan",
     "vllm_ngram_propose": "vllm_ngram_propose",
     "flaggems_topk_softmax": "flaggems_topk_softmax",
+    "sglang_ds_label_scores": "sglang_ds_label_scores",
+    "flaggems_attention_bwd": "flaggems_attention_bwd",
 }
 
 
@@ -547,6 +549,10 @@ CASES = {
     "vllm_ngram_propose": ({"reqs": 9, "seq_len": 300, "max_model_len": 500, "min_n": 2, "max_n": 4, "spec_tokens": 8}, {"triton_v1": {"block_l": 64, "scan_warps": 2, "finalize_warps": 1}}),
     # 37 tokens over 60 experts (Qwen1.5-MoE's count), top 4, renormalized, ids and rows exact: v1's 64-wide expert tile (4 masked experts) and 16 tokens per program (3, the last masked), 4 warps; the variant: a 128-wide tile (68 masked), 4 tokens per program, 2 warps
     "flaggems_topk_softmax": ({"tokens": 37, "experts": 60, "topk": 4}, {"triton_v1": {"block_rows": 4, "block_experts": 128, "num_warps": 2}}),
+    # 3 requests of 256, 219 and 246 tokens (slots shuffled over the pool), 4 query heads on 2 KV heads, 16 channels; fp16 scores, -inf past each request: v1's 32-position programs (8 per row; a partial block and whole blocks past the length); the variant: 128 positions per program, 1 warp
+    "sglang_ds_label_scores": ({"batch": 3, "ctx": 256, "heads": 4, "kv_heads": 2, "channels": 16}, {"triton_v1": {"block_n": 128, "num_warps": 1}}),
+    # 2 query heads per KV head (4 on 2), 256 tokens, head dim 32, causal, dk and dv summed per KV head: v1's 128 key rows per program (2 per head; 16-row diagonal steps, then 32; dQ in 16- then 32-key steps); the variant: 64 key and query rows per program (4 per head), 64-row dK/dV steps (32 on the diagonal), 64-key dQ steps, 8 warps, 3 stages
+    "flaggems_attention_bwd": ({"batch": 1, "heads": 4, "kv_heads": 2, "seq": 256, "head_dim": 32}, {"triton_v1": {"block_m1": 64, "block_n1": 64, "block_n2": 64, "num_warps": 8, "num_stages": 3}}),
 }  # fmt: skip
 
 

@@ -120,6 +120,8 @@ SOURCE_FILES = {
     "flaggems_rwkv_mm_sparsity": "flag_gems/rwkv_mm_sparsity.py",
     "vllm_ngram_propose": "vllm/ngram_speculator.py",
     "flaggems_topk_softmax": "flag_gems/topk_softmax.py",
+    "sglang_ds_label_scores": "sglang/double_sparsity_attention.py",
+    "flaggems_attention_bwd": "flag_gems/attention_bwd.py",
 }
 
 
