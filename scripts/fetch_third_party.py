@@ -514,6 +514,17 @@ SOURCES: tuple[Source, ...] = (
         "of every context token, before torch.topk) and its tanh only (the module reads "
         "SGLang's server args at import)",
     ),
+    sglang_059(
+        name="sglang_embedding_lora_a",
+        path="python/sglang/srt/lora/triton_ops/embedding_lora_a.py",
+        dest="sglang/embedding_lora_a.py",
+        sha256="97173301bbbc4a8fb14ded3fc2dacdd780ef9b887c7cf1102e8221ded94d8ae3",
+        mode="extract",
+        functions=("_embedding_lora_a_kernel",),
+        used_by=("sglang_embedding_lora_a",),
+        note="the LoRA embedding's A lookup of the Triton LoRA backend only (its module "
+        "imports SGLang's LoRA batch info at import)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",
@@ -1389,6 +1400,17 @@ SOURCES: tuple[Source, ...] = (
         note="scaled_dot_product_attention's causal backward (Triton tutorial 06's "
         "FlashAttention-2 backward: the o.do preprocess, then one kernel for dK, dV and dQ), "
         "without its @libentry and YAML-tuned @libtuner; the forward kernels are left out",
+    ),
+    flaggems_502(
+        name="flaggems_grouped_topk",
+        path="src/flag_gems/fused/grouped_topk.py",
+        dest="flag_gems/grouped_topk.py",
+        sha256="ea31fc0b801333962aeb77cf877756c749ded6109e109411e25f3b1d89c0bfc6",
+        mode="extract",
+        functions=("topk_with_k2_triton", "group_idx_and_topk_triton"),
+        used_by=("flaggems_grouped_topk",),
+        note="DeepSeek-V3's group-limited top-k routing: each group's top-2 sum, then per "
+        "token the best groups and the top-k experts among them (two kernels)",
     ),
 )
 
