@@ -61,13 +61,23 @@ def test_the_profiler_derives_it_from_the_counters() -> None:
     assert "launch__grid_size" in produced_by()["narrow_launch_pct"]
 
 
+def _script():
+    """scripts/derive_profile_metrics.py as a module."""
+    import importlib.util
+
+    path = REPO / "scripts/derive_profile_metrics.py"
+    spec = importlib.util.spec_from_file_location("derive_profile_metrics", path)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    return script
+
+
 def _measured_share() -> float:
     """The metric from the recorded profile (its launches and their grids), as the profiler
     computes it now; the profile itself was written before the metric existed."""
     (doc,) = json.loads(RECORD.read_text())
-    launches = [(x["name"], x["duration_us"]) for x in doc["launches"]]
-    grids = {k["name"]: k["metrics"]["grid_size"] for k in doc["kernels"]}
-    share = narrow_launch_pct(launches, grids, doc["measurement"]["sm_count"])
+    share = _script().DERIVED["narrow_launch_pct"](doc)
     assert share is not None
     return share
 
@@ -92,13 +102,7 @@ def test_the_two_kernel_norm_fires_the_merge_in_the_last_cta() -> None:
 
 
 def test_recorded_profiles_are_given_the_metric_once(tmp_path: Path) -> None:
-    import importlib.util
-
-    path = REPO / "scripts/derive_profile_metrics.py"
-    spec = importlib.util.spec_from_file_location("derive_profile_metrics", path)
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = _script()
     text = PROFILE.read_text()
     without = "".join(ln for ln in text.splitlines(keepends=True) if "narrow_launch_pct" not in ln)
     (tmp_path / PROFILE.name).write_text(without)
