@@ -109,11 +109,17 @@ def tensor_bytes(inputs: Sequence[Any]) -> int:
     return sum(int(x.numel()) * int(x.element_size()) for x in inputs if hasattr(x, "element_size"))
 
 
+def launch_of(version: Version, inputs: Sequence[Any]) -> Callable[[], Any]:
+    """The call to time for one input set: the launch the version's prepare step returns
+    (its per-set set-up done here, untimed), else the version bound to the inputs."""
+    if version.prepare is not None:
+        return version.prepare(*inputs)
+    return _bound(version.fn, tuple(inputs))
+
+
 def call(version: Version, inputs: Sequence[Any]) -> Any:
     """One call of a version (through its prepare step when it declares one)."""
-    if version.prepare is not None:
-        return version.prepare(*inputs)()
-    return version.fn(*inputs)
+    return launch_of(version, inputs)()
 
 
 RAISED = "the version raised"  # how `check` words a version that crashed (not timed then)
@@ -233,10 +239,7 @@ def input_sets(spec: KernelSpec, dims: Dims, dtype: str) -> list[tuple[Any, ...]
 
 def rotating(version: Version, sets: list[tuple[Any, ...]]) -> Callable[[], Any]:
     """A call that takes the next input set each time (prepared once per set, untimed)."""
-    if version.prepare is not None:
-        launches = [version.prepare(*s) for s in sets]
-    else:
-        launches = [_bound(version.fn, s) for s in sets]
+    launches = [launch_of(version, s) for s in sets]
     state = {"i": 0}
 
     def run() -> Any:
@@ -264,11 +267,7 @@ def host_us_per_call(version: Version, inputs: Sequence[Any], n: int = 50) -> fl
 
     import torch
 
-    launch = (
-        version.prepare(*inputs)
-        if version.prepare is not None
-        else _bound(version.fn, tuple(inputs))
-    )
+    launch = launch_of(version, inputs)
     launch()
     torch.cuda.synchronize()
     t0 = time.perf_counter()
@@ -283,11 +282,7 @@ def graph_ms(version: Version, sets: list[tuple[Any, ...]], rep_ms: int) -> floa
     """Median time of each set's call captured in a CUDA graph and replayed (rotated)."""
     import torch
 
-    launches = (
-        [version.prepare(*s) for s in sets]
-        if version.prepare is not None
-        else [_bound(version.fn, s) for s in sets]
-    )
+    launches = [launch_of(version, s) for s in sets]
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):  # warm-up (compiles, loads modules) off the capture

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import functools
 import json
 import statistics
 import sys
@@ -76,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parse_args(argv)
     import torch
 
+    from kbopt.bench.harness import launch_of
     from kernels.mla_decode import registry
     from kernels.mla_decode.reference import make_inputs
 
@@ -113,12 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         inputs = [make_inputs(b, s, t, device="cuda", seed=k) for k in range(args.input_sets)]
         for name in names:
             version = available[name]
-            launches = []
-            for q, kv, lens, scale in inputs:
-                if version.prepare is not None:
-                    launches.append(version.prepare(q, kv, lens, scale))
-                else:
-                    launches.append(functools.partial(version.fn, q, kv, lens, scale))
+            launches = [launch_of(version, s) for s in inputs]
             for launch in launches:  # compile and warm up outside the timed cells
                 launch()
             torch.cuda.synchronize()
