@@ -806,6 +806,23 @@ SOURCES: tuple[Source, ...] = (
         note="the GPU n-gram speculator's two kernels only (its module imports vLLM's "
         "config, input batch and speculator base classes at import)",
     ),
+    vllm_0340(
+        name="vllm_deepencoder_relpos_attn",
+        path="vllm/model_executor/models/deepencoder.py",
+        dest="vllm/deepencoder_relpos_attn.py",
+        sha256="203bbf68debd4571a42469d7e96efde78fb247078a5631dc20c9a015a9db7488",
+        mode="extract",
+        functions=("_deepencoder_rel_pos_attention_kernel",),
+        shims={
+            "from vllm.triton_utils import LOG2E, tl, triton": (
+                "LOG2E = tl.constexpr(1.4426950408889634)  # kbopt shim: vllm.triton_utils' "
+                "LOG2E (log2(e)), made a constexpr as the module makes it"
+            ),
+        },
+        used_by=("vllm_deepencoder_relpos_attn",),
+        note="DeepSeek-OCR's SAM encoder global attention with the decomposed relative "
+        "position bias fused (its module imports vLLM's model layers at import)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",
@@ -1411,6 +1428,41 @@ SOURCES: tuple[Source, ...] = (
         used_by=("flaggems_grouped_topk",),
         note="DeepSeek-V3's group-limited top-k routing: each group's top-2 sum, then per "
         "token the best groups and the top-k experts among them (two kernels)",
+    ),
+    flaggems_502(
+        name="flaggems_multinomial",
+        path="src/flag_gems/ops/multinomial.py",
+        dest="flag_gems/multinomial.py",
+        sha256="5fd6cf753ad9c8fd03cb6211a22fbe06dce5a5416b40d13326f20359de5bbe88",
+        mode="extract",
+        functions=("multinomial_with_replacement",),
+        shims={
+            "from flag_gems.utils.random_utils import philox_backend_seed_offset, uniform": (
+                "# kbopt shim: FlagGems' flag_gems.utils.random_utils.uniform (v5.0.2, "
+                "verbatim): four uniforms from one Philox4x32-10 call on counter offset + i; "
+                "its host-side philox_backend_seed_offset is the launcher's\n"
+                "uint_to_uniform_float = tl.uint_to_uniform_float\n\n\n"
+                "@triton.jit\n"
+                "def uniform(seed, philox_offset, offset):\n"
+                "    seed = seed.to(tl.int64)\n"
+                "    philox_offset = philox_offset.to(tl.int64)\n"
+                "    c0 = (philox_offset & 0xFFFFFFFF).to(tl.uint32)\n"
+                "    c1 = ((philox_offset >> 32) & 0xFFFFFFFF).to(tl.uint32)\n"
+                "    i4 = offset\n"
+                "    c0 += i4\n"
+                "    _O = c0 * 0\n"
+                "    r0, r1, r2, r3 = tl.philox(seed, c0, c1, _O, _O)\n"
+                "    r0 = uint_to_uniform_float(r0)\n"
+                "    r1 = uint_to_uniform_float(r1)\n"
+                "    r2 = uint_to_uniform_float(r2)\n"
+                "    r3 = uint_to_uniform_float(r3)\n"
+                "    return r0, r1, r2, r3"
+            ),
+        },
+        used_by=("flaggems_multinomial",),
+        note="multinomial sampling with replacement (one program per 128 samples of a "
+        "distribution: a Philox uniform each, then a binary search of the normalised CDF); "
+        "the normed_cumsum before it and the without-replacement path left out",
     ),
 )
 

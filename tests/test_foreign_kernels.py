@@ -143,6 +143,8 @@ NEEDS = {
     "flaggems_attention_bwd": "flaggems_attention_bwd",
     "flaggems_grouped_topk": "flaggems_grouped_topk",
     "sglang_embedding_lora_a": "sglang_embedding_lora_a",
+    "flaggems_multinomial": "flaggems_multinomial",
+    "vllm_deepencoder_relpos_attn": "vllm_deepencoder_relpos_attn",
 }
 
 
@@ -559,6 +561,10 @@ CASES = {
     "flaggems_grouped_topk": ({"tokens": 13, "experts": 48, "groups": 4, "topk_group": 2, "topk": 4}, {"triton_v1": {"group_warps": 1, "select_warps": 2}}),
     # 6 requests of about 7 tokens (the grid padded to the longest), 8 slots of max rank 24 (ranks 24, 12, 6, 3 and an empty slot in use), a 300-token vocabulary, exact: v1's one masked 128-rank step; the variant: 16-rank steps (two for rank 24, the second masked), 2 warps, 1 stage
     "sglang_embedding_lora_a": ({"reqs": 6, "tokens": 7, "rank": 24, "loras": 8, "vocab": 300}, {"triton_v1": {"block_rank": 16, "num_warps": 2, "num_stages": 1}}),
+    # 3 distributions over 1000 categories (10 search steps), 200 samples each, exact: v1's 128-sample programs (2 per distribution, the second masked); the variant: 32-sample programs (7 per distribution, the last masked), 2 warps, 1 stage
+    "flaggems_multinomial": ({"dists": 3, "categories": 1000, "samples": 200}, {"triton_v1": {"nblock": 32, "num_warps": 2, "num_stages": 1}}),
+    # 2 images, 2 heads, a 5 x 7 patch grid (35 tokens), head dim 16: v1's 64 x 64 tiles (one masked query block, one masked key step); the variant: 16 queries x 32 keys (3 query blocks and 2 key steps, the last of each masked), 2 warps, 1 stage
+    "vllm_deepencoder_relpos_attn": ({"images": 2, "heads": 2, "grid_h": 5, "grid_w": 7, "head_dim": 16}, {"triton_v1": {"block_m": 16, "block_n": 32, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

@@ -124,6 +124,8 @@ SOURCE_FILES = {
     "flaggems_attention_bwd": "flag_gems/attention_bwd.py",
     "flaggems_grouped_topk": "flag_gems/grouped_topk.py",
     "sglang_embedding_lora_a": "sglang/embedding_lora_a.py",
+    "flaggems_multinomial": "flag_gems/multinomial.py",
+    "vllm_deepencoder_relpos_attn": "vllm/deepencoder_relpos_attn.py",
 }
 
 
