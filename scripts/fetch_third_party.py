@@ -525,6 +525,18 @@ SOURCES: tuple[Source, ...] = (
         note="the LoRA embedding's A lookup of the Triton LoRA backend only (its module "
         "imports SGLang's LoRA batch info at import)",
     ),
+    sglang_059(
+        name="sglang_sla_attention",
+        path="python/sglang/multimodal_gen/runtime/layers/attention/backends/sparse_linear_attn.py",
+        dest="sglang/sla_attention.py",
+        sha256="1b502c8262db78174f5509775a922bd401e5abddc7fb145eecdfef35d692001c",
+        mode="extract",
+        functions=("_attn_fwd",),
+        used_by=("sglang_sla_attention",),
+        note="the sparse branch of sparse-linear attention (SLA, the diffusion runtime's "
+        "SLA_ATTN backend: block-sparse flash attention over each query block's top-k key "
+        "blocks) only (its module imports the diffusion runtime's attention backends)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",
@@ -1463,6 +1475,19 @@ SOURCES: tuple[Source, ...] = (
         note="multinomial sampling with replacement (one program per 128 samples of a "
         "distribution: a Philox uniform each, then a binary search of the normalised CDF); "
         "the normed_cumsum before it and the without-replacement path left out",
+    ),
+    flaggems_502(
+        name="flaggems_layer_norm_backward",
+        path="src/flag_gems/ops/layernorm.py",
+        dest="flag_gems/layer_norm_backward.py",
+        sha256="36ab03bce5d90d23ec5b4a813ea4e26ffd685b70bfb6be5e9421c88c7fd6cd13",
+        mode="extract",
+        functions=("layer_norm_backward_kernel", "weight_bias_backward_kernel"),
+        shims=_TLE_SHIM,
+        used_by=("flaggems_layer_norm_backward",),
+        note="layer_norm's backward (the input gradient per block of rows, then the weight "
+        "and bias gradients per block of columns: two kernels), without their @libentry "
+        "and YAML-tuned @triton.autotune; the forward kernels are left out",
     ),
 )
 

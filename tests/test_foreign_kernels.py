@@ -145,6 +145,8 @@ NEEDS = {
     "sglang_embedding_lora_a": "sglang_embedding_lora_a",
     "flaggems_multinomial": "flaggems_multinomial",
     "vllm_deepencoder_relpos_attn": "vllm_deepencoder_relpos_attn",
+    "flaggems_layer_norm_backward": "flaggems_layer_norm_backward",
+    "sglang_sla_attention": "sglang_sla_attention",
 }
 
 
@@ -565,6 +567,10 @@ CASES = {
     "flaggems_multinomial": ({"dists": 3, "categories": 1000, "samples": 200}, {"triton_v1": {"nblock": 32, "num_warps": 2, "num_stages": 1}}),
     # 2 images, 2 heads, a 5 x 7 patch grid (35 tokens), head dim 16: v1's 64 x 64 tiles (one masked query block, one masked key step); the variant: 16 queries x 32 keys (3 query blocks and 2 key steps, the last of each masked), 2 warps, 1 stage
     "vllm_deepencoder_relpos_attn": ({"images": 2, "heads": 2, "grid_h": 5, "grid_w": 7, "head_dim": 16}, {"triton_v1": {"block_m": 16, "block_n": 32, "num_warps": 2, "num_stages": 1}}),
+    # 37 rows of 300 (statistics in the dtype), dx, dw and db: v1's 1-row programs with one masked 2048-column step, 1-column programs with one masked 128-row step; the variant: 4-row programs (10, the last masked) in 256-column steps (2, the second masked), 32-column programs (10, the last masked) in 16-row steps (3, the last masked), 2 warps each, 1 stage
+    "flaggems_layer_norm_backward": ({"rows": 37, "hidden": 300}, {"triton_v1": {"dx_block_rows": 4, "dx_block_cols": 256, "dx_warps": 2, "wb_block_rows": 16, "wb_block_cols": 32, "wb_warps": 2, "num_stages": 1}}),
+    # tl.dot, fp32 and fp16; 2 heads of 200 tokens, head dim 32, each 128-query block keeping 2 of its 4 64-key blocks (the last one partial): v1's 128 x 64 tiles (the second query block partial), 8 warps, 3 stages; the variant: 32 x 16 tiles (the LUT's rows repeated per query sub-block, each key block split in four, some past the sequence), 2 warps, 1 stage
+    "sglang_sla_attention": ({"heads": 2, "tokens": 200, "head_dim": 32, "topk": 2}, {"triton_v1": {"block_m": 32, "block_n": 16, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

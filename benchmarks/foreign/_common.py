@@ -126,6 +126,8 @@ SOURCE_FILES = {
     "sglang_embedding_lora_a": "sglang/embedding_lora_a.py",
     "flaggems_multinomial": "flag_gems/multinomial.py",
     "vllm_deepencoder_relpos_attn": "vllm/deepencoder_relpos_attn.py",
+    "flaggems_layer_norm_backward": "flag_gems/layer_norm_backward.py",
+    "sglang_sla_attention": "sglang/sla_attention.py",
 }
 
 
