@@ -835,6 +835,28 @@ SOURCES: tuple[Source, ...] = (
         note="DeepSeek-OCR's SAM encoder global attention with the decomposed relative "
         "position bias fused (its module imports vLLM's model layers at import)",
     ),
+    vllm_0340(
+        name="vllm_xpress_latent",
+        path="vllm/v1/worker/gpu/spec_decode/xpress/kernels.py",
+        dest="vllm/xpress_kernels.py",
+        sha256="0104b824b29606787a1336b44d1b10c234c6b374e11ca1db99c77a58aac8a7be",
+        mode="extract",
+        functions=("_xpress_latent_kernel",),
+        used_by=("vllm_xpress_latent",),
+        note="the XPress Jacobi speculator's fused latent kernel only (the module's "
+        "add-and-argmax kernels are left out)",
+    ),
+    vllm_0340(
+        name="vllm_turboquant_store",
+        path="vllm/v1/attention/ops/triton_turboquant_store.py",
+        dest="vllm/turboquant_store.py",
+        sha256="f15312c4bf7c18f3133a956c5242700132463e037feb318584225f654be8e2a9",
+        mode="extract",
+        functions=("_store_quantized_value", "_tq_fused_store_mse"),
+        used_by=("vllm_turboquant_store",),
+        note="TurboQuant's fused MSE KV-cache store and its value-packing helper only (its "
+        "module imports vLLM's TurboQuant decode ops at import; the fp8-key kernel is left out)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",

@@ -147,6 +147,8 @@ NEEDS = {
     "vllm_deepencoder_relpos_attn": "vllm_deepencoder_relpos_attn",
     "flaggems_layer_norm_backward": "flaggems_layer_norm_backward",
     "sglang_sla_attention": "sglang_sla_attention",
+    "vllm_xpress_latent": "vllm_xpress_latent",
+    "vllm_turboquant_store": "vllm_turboquant_store",
 }
 
 
@@ -571,6 +573,10 @@ CASES = {
     "flaggems_layer_norm_backward": ({"rows": 37, "hidden": 300}, {"triton_v1": {"dx_block_rows": 4, "dx_block_cols": 256, "dx_warps": 2, "wb_block_rows": 16, "wb_block_cols": 32, "wb_warps": 2, "num_stages": 1}}),
     # tl.dot, fp32 and fp16; 2 heads of 200 tokens, head dim 32, each 128-query block keeping 2 of its 4 64-key blocks (the last one partial): v1's 128 x 64 tiles (the second query block partial), 8 warps, 3 stages; the variant: 32 x 16 tiles (the LUT's rows repeated per query sub-block, each key block split in four, some past the sequence), 2 warps, 1 stage
     "sglang_sla_attention": ({"heads": 2, "tokens": 200, "head_dim": 32, "topk": 2}, {"triton_v1": {"block_m": 32, "block_n": 16, "num_warps": 2, "num_stages": 1}}),
+    # tl.dot, fp32 and fp16; 3 blocks of 5 slots (an 8-row tile, 3 rows masked), rank 16, MLP hidden 64, a 100-token vocabulary: v1's one 64-column MLP step, 8 warps, 3 stages; the variant: 16-column steps (4), 2 warps, 1 stage
+    "vllm_xpress_latent": ({"reqs": 3, "block": 5, "rank": 16, "mlp_hidden": 64, "vocab": 100}, {"triton_v1": {"hidden_tile": 16, "num_warps": 2, "num_stages": 1}}),
+    # 21 tokens (slots shuffled over 3 pages of 16), 2 KV heads, head size 24 (a 32-lane tile: masked lanes, 3 of 4 3-bit groups and 12 of 16 value bytes stored), 3-bit keys and 4-bit values, exact as bytes: v1's 4 warps, 1 stage; the variant: 1 warp, 2 stages
+    "vllm_turboquant_store": ({"tokens": 21, "kv_heads": 2, "head_dim": 24, "key_bits": 3, "value_bits": 4}, {"triton_v1": {"num_warps": 1, "num_stages": 2}}),
 }  # fmt: skip
 
 

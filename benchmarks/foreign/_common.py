@@ -128,6 +128,8 @@ SOURCE_FILES = {
     "vllm_deepencoder_relpos_attn": "vllm/deepencoder_relpos_attn.py",
     "flaggems_layer_norm_backward": "flag_gems/layer_norm_backward.py",
     "sglang_sla_attention": "sglang/sla_attention.py",
+    "vllm_xpress_latent": "vllm/xpress_kernels.py",
+    "vllm_turboquant_store": "vllm/turboquant_store.py",
 }
 
 
