@@ -537,6 +537,18 @@ SOURCES: tuple[Source, ...] = (
         "SLA_ATTN backend: block-sparse flash attention over each query block's top-k key "
         "blocks) only (its module imports the diffusion runtime's attention backends)",
     ),
+    sglang_059(
+        name="sglang_seg_la",
+        path="python/sglang/srt/layers/attention/linear/seg_la.py",
+        dest="sglang/seg_la.py",
+        sha256="b1ff04dc3912ae36544221d96e907d9d88a2e89007b27d1da67e49c50e02e395",
+        mode="extract",
+        functions=("seg_la_p_kernel", "seg_la_sum_kernel"),
+        used_by=("sglang_seg_la",),
+        note="the segmented linear attention's prefill kernel and its split-sum kernel only "
+        "(Ling/Ring linear models' default linear backend; the module's decode, speculative "
+        "and MTP kernels left out)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",
@@ -1510,6 +1522,18 @@ SOURCES: tuple[Source, ...] = (
         note="layer_norm's backward (the input gradient per block of rows, then the weight "
         "and bias gradients per block of columns: two kernels), without their @libentry "
         "and YAML-tuned @triton.autotune; the forward kernels are left out",
+    ),
+    flaggems_502(
+        name="flaggems_conv3d",
+        path="src/flag_gems/ops/conv3d.py",
+        dest="flag_gems/conv3d.py",
+        sha256="8e840b0ad4b274e5455d663e537ea12e1269b0c834625f5cbb8fc990b72fab0c",
+        mode="extract",
+        functions=("conv3d_forward_kernel",),
+        used_by=("flaggems_conv3d",),
+        note="the 3-D convolution forward kernel only (an implicit GEMM over NCDHW taps; its "
+        "module imports FlagGems' runtime, whose @libentry and YAML-tuned @triton.autotune "
+        "wrap it)",
     ),
 )
 

@@ -130,6 +130,8 @@ SOURCE_FILES = {
     "sglang_sla_attention": "sglang/sla_attention.py",
     "vllm_xpress_latent": "vllm/xpress_kernels.py",
     "vllm_turboquant_store": "vllm/turboquant_store.py",
+    "flaggems_conv3d": "flag_gems/conv3d.py",
+    "sglang_seg_la": "sglang/seg_la.py",
 }
 
 
