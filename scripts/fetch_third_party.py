@@ -549,6 +549,39 @@ SOURCES: tuple[Source, ...] = (
         "(Ling/Ring linear models' default linear backend; the module's decode, speculative "
         "and MTP kernels left out)",
     ),
+    sglang_059(
+        name="sglang_gdn_wy",
+        path="python/sglang/srt/layers/attention/fla/wy_fast.py",
+        dest="sglang/fla_wy_fast.py",
+        sha256="45e5a35b524322fa3f342c1d35f26802c0be7fb70e921afb4f2f27e2e02b3afb",
+        mode="extract",
+        functions=("recompute_w_u_fwd_kernel",),
+        used_by=("sglang_gdn_wy",),
+        note="the WY recompute kernel only (its module imports fla.index, whose chunk "
+        "indices the launcher builds)",
+    ),
+    sglang_059(
+        name="sglang_gdn_chunk_h",
+        path="python/sglang/srt/layers/attention/fla/chunk_delta_h.py",
+        dest="sglang/fla_chunk_delta_h.py",
+        sha256="898951ae8a824557c1955cdd3c1eb449d0b97ddff061d521cff592199b75001d",
+        mode="extract",
+        functions=("chunk_gated_delta_rule_fwd_kernel_h_blockdim64",),
+        shims={
+            "from sglang.srt.layers.attention.fla.op import exp, safe_exp": (
+                "@triton.jit\n"
+                "def exp(x):  # kbopt shim: fla.op's exp, tl.exp with FLA_USE_FAST_OPS unset\n"
+                "    return tl.exp(x)\n\n\n"
+                "@triton.jit\n"
+                "def safe_exp(x):  # kbopt shim: fla.op's safe_exp, its exp being tl.exp\n"
+                "    return tl.exp(tl.where(x <= 0, x, float('-inf')))"
+            ),
+        },
+        used_by=("sglang_gdn_chunk_h",),
+        note="the chunked state recurrence kernel only, fla.op's exp and safe_exp shimmed "
+        "as @triton.jit functions (tl.exp, FLA_USE_FAST_OPS unset; the launcher builds the "
+        "chunk offsets)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",

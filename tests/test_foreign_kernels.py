@@ -151,6 +151,8 @@ NEEDS = {
     "vllm_turboquant_store": "vllm_turboquant_store",
     "flaggems_conv3d": "flaggems_conv3d",
     "sglang_seg_la": "sglang_seg_la",
+    "sglang_gdn_wy": "sglang_gdn_wy",
+    "sglang_gdn_chunk_h": "sglang_gdn_chunk_h",
 }
 
 
@@ -583,6 +585,10 @@ CASES = {
     "flaggems_conv3d": ({"patches": 37, "channels": 3, "temporal_patch": 2, "patch": 4, "embed": 40}, {"triton_v1": {"block_ni_do_ho_wo": 16, "block_co": 32, "block_ci": 16, "num_warps": 2, "num_stages": 1}}),
     # 3 requests of 700 tokens (2100: the sum kernel's path; the first and third read their states, the second's stale slot is not read), 1 head of 64, slots shuffled over a 7-state pool, fp32 tl.dot: v1's 32-column K splits (2 partials) and a 64-wide V tile, 32-token steps (the 22nd masked); the variant: 16 x 32 state tiles (4 partials), 16-token steps (the 44th masked), 1 warp, 1 stage
     "sglang_seg_la": ({"reqs": 3, "tokens": 700, "heads": 1, "head_dim": 64}, {"triton_v1": {"k_split": 16, "v_split": 32, "block": 16, "num_warps": 1, "num_stages": 1}}),
+    # tl.dot, fp32 and fp16; 3 sequences of 20 tokens in 16-token chunks (the second cut at 4), 4 value heads over 2 key heads, key head 48 and value head 40: v1's one masked 64-wide K and V tile, 4 warps, 3 stages; the variant: 16-wide K tiles (3) and 32-wide V tiles (2, the second masked), 2 warps, 1 stage
+    "sglang_gdn_wy": ({"seqs": 3, "seqlen": 20, "heads": 4, "kheads": 2, "dk": 48, "dv": 40, "chunk": 16}, {"triton_v1": {"block_k": 16, "block_v": 32, "num_warps": 2, "num_stages": 1}}),
+    # tl.dot, fp32 and fp16; 3 sequences of 40 tokens in 16-token chunks (the third cut at 8), 4 value heads over 2 key heads, key head 80 (two 64-row state blocks, the second masked) and value head 40, slots shuffled over a 5-state pool: v1's 32-wide V tiles (2, the second masked), 4 warps, 2 stages; the variant: 16-wide V tiles (3, the last masked), 2 warps, 1 stage
+    "sglang_gdn_chunk_h": ({"seqs": 3, "seqlen": 40, "heads": 4, "kheads": 2, "dk": 80, "dv": 40, "chunk": 16}, {"triton_v1": {"block_v": 16, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 
