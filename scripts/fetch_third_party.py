@@ -902,6 +902,38 @@ SOURCES: tuple[Source, ...] = (
         note="TurboQuant's fused MSE KV-cache store and its value-packing helper only (its "
         "module imports vLLM's TurboQuant decode ops at import; the fp8-key kernel is left out)",
     ),
+    vllm_0340(
+        name="vllm_topk_topp",
+        path="vllm/v1/sample/ops/topk_topp_triton.py",
+        dest="vllm/topk_topp.py",
+        sha256="3f35522553f0790319901654c688a6dd81dfc9aab0c9c8547d294cb2943e523c",
+        mode="extract",
+        functions=("_update_min_larger_stats", "_topk_topp_kernel"),
+        used_by=("vllm_topk_topp",),
+        note="the combined top-k / top-p (Qrita pivot search) kernel and its running-minimum "
+        "helper only (its module imports vLLM's JIT warm-up dispatcher and platforms at "
+        "import; the split-row top-p pipeline for p-only rows is left out)",
+    ),
+    vllm_0340(
+        name="vllm_topk_topp_tables",
+        path="vllm/v1/sample/ops/topk_topp_triton.py",
+        dest="vllm/topk_topp_tables.py",
+        sha256="6264a524884274824b65c3a3a91d4d34418561cde566c31879cb394acd85f2ef",
+        used_by=("vllm_topk_topp",),
+        note="the whole module, never imported: the launcher reads its two sigma tables "
+        "(_PERCENTILE_TO_STD_TABLE, _NORMAL_CDF_TO_SIGMA_TABLE) from it with ast",
+    ),
+    vllm_0340(
+        name="vllm_logit_bias",
+        path="vllm/v1/worker/gpu/sample/logit_bias.py",
+        dest="vllm/logit_bias.py",
+        sha256="d8897887756bb45c5ebd5a9f58742d1573da3437b1a3b72d403d9cdf5e4c4fff",
+        mode="extract",
+        functions=("_bias_kernel",),
+        used_by=("vllm_logit_bias",),
+        note="the logit-bias processor's kernel only (allowed token ids, logit_bias and "
+        "min_tokens; its module imports vLLM's sampling params and buffer helpers at import)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",

@@ -153,6 +153,8 @@ NEEDS = {
     "sglang_seg_la": "sglang_seg_la",
     "sglang_gdn_wy": "sglang_gdn_wy",
     "sglang_gdn_chunk_h": "sglang_gdn_chunk_h",
+    "vllm_topk_topp": "vllm_topk_topp",
+    "vllm_logit_bias": "vllm_logit_bias",
 }
 
 
@@ -589,6 +591,10 @@ CASES = {
     "sglang_gdn_wy": ({"seqs": 3, "seqlen": 20, "heads": 4, "kheads": 2, "dk": 48, "dv": 40, "chunk": 16}, {"triton_v1": {"block_k": 16, "block_v": 32, "num_warps": 2, "num_stages": 1}}),
     # tl.dot, fp32 and fp16; 3 sequences of 40 tokens in 16-token chunks (the third cut at 8), 4 value heads over 2 key heads, key head 80 (two 64-row state blocks, the second masked) and value head 40, slots shuffled over a 5-state pool: v1's 32-wide V tiles (2, the second masked), 4 warps, 2 stages; the variant: 16-wide V tiles (3, the last masked), 2 warps, 1 stage
     "sglang_gdn_chunk_h": ({"seqs": 3, "seqlen": 40, "heads": 4, "kheads": 2, "dk": 80, "dv": 40, "chunk": 16}, {"triton_v1": {"block_v": 16, "num_warps": 2, "num_stages": 1}}),
+    # 5 requests of 3000 tokens, each with its own top-k (10..50) and top-p, exact with -inf in place: v1's 8192 / 4096 tiles (one masked tile per pass), 8 warps, 5 programs; the variant: 256-column row passes (12, the last masked) and 16-value outlier passes (several, the last masked), 2 programs (grid-stride over the rows, scratch rows reused), 2 warps, 1 stage
+    "vllm_topk_topp": ({"reqs": 5, "vocab": 3000}, {"triton_v1": {"block_size": 256, "block_size_trunc": 16, "num_programs": 2, "num_warps": 2, "num_stages": 1}}),
+    # 8 requests of 3000 tokens (allowed lists of 40, biases on 30 tokens, min-tokens stops, one request with all three, one with none), exact with -inf in place: v1's 1024-entry list tile and one masked 8192-column fill; the variant: a 64-entry list tile, 512-column fill steps (6, the last masked), 2 warps, 1 stage
+    "vllm_logit_bias": ({"reqs": 8, "vocab": 3000, "allowed": 40, "biased": 30}, {"triton_v1": {"block_size": 64, "logits_block_size": 512, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

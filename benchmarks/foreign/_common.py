@@ -134,6 +134,9 @@ SOURCE_FILES = {
     "sglang_seg_la": "sglang/seg_la.py",
     "sglang_gdn_wy": "sglang/fla_wy_fast.py",
     "sglang_gdn_chunk_h": "sglang/fla_chunk_delta_h.py",
+    "vllm_topk_topp": "vllm/topk_topp.py",
+    "vllm_topk_topp_tables": "vllm/topk_topp_tables.py",
+    "vllm_logit_bias": "vllm/logit_bias.py",
 }
 
 
