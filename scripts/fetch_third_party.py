@@ -934,6 +934,28 @@ SOURCES: tuple[Source, ...] = (
         note="the logit-bias processor's kernel only (allowed token ids, logit_bias and "
         "min_tokens; its module imports vLLM's sampling params and buffer helpers at import)",
     ),
+    vllm_0340(
+        name="vllm_vit_mrope_setup",
+        path="vllm/model_executor/layers/rotary_embedding/mrope_vit_setup.py",
+        dest="vllm/vit_mrope_setup.py",
+        sha256="7051e16f674fb53c7a8898694d82b54348405a99c8b88459e41860b72ba1702d",
+        mode="extract",
+        functions=("_vit_mrope_setup_kernel",),
+        used_by=("vllm_vit_mrope_setup",),
+        note="the ViT 3-D rotary cos/sin setup kernel only (its module imports vLLM's "
+        "pluggable-layer registry and async host-to-device copy helpers at import)",
+    ),
+    vllm_0340(
+        name="vllm_nvfp4_qdq",
+        path="vllm/model_executor/layers/quantization/utils/nvfp4_emulation_utils.py",
+        dest="vllm/nvfp4_qdq.py",
+        sha256="25ec8d459189359c080b16917de5909e1a2b18fbe47a3a15015b116c2ecf470f",
+        mode="extract",
+        functions=("_round_to_fp4", "_nvfp4_quant_dequant_kernel"),
+        used_by=("vllm_nvfp4_qdq",),
+        note="the NVFP4 activation quantize-dequantize kernel of the emulation path and its "
+        "E2M1 rounding helper only (its module imports vLLM's platforms and scalar types)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",

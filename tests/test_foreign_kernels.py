@@ -155,6 +155,8 @@ NEEDS = {
     "sglang_gdn_chunk_h": "sglang_gdn_chunk_h",
     "vllm_topk_topp": "vllm_topk_topp",
     "vllm_logit_bias": "vllm_logit_bias",
+    "vllm_vit_mrope_setup": "vllm_vit_mrope_setup",
+    "vllm_nvfp4_qdq": "vllm_nvfp4_qdq",
 }
 
 
@@ -595,6 +597,10 @@ CASES = {
     "vllm_topk_topp": ({"reqs": 5, "vocab": 3000}, {"triton_v1": {"block_size": 256, "block_size_trunc": 16, "num_programs": 2, "num_warps": 2, "num_stages": 1}}),
     # 8 requests of 3000 tokens (allowed lists of 40, biases on 30 tokens, min-tokens stops, one request with all three, one with none), exact with -inf in place: v1's 1024-entry list tile and one masked 8192-column fill; the variant: a 64-entry list tile, 512-column fill steps (6, the last masked), 2 warps, 1 stage
     "vllm_logit_bias": ({"reqs": 8, "vocab": 3000, "allowed": 40, "biased": 30}, {"triton_v1": {"block_size": 64, "logits_block_size": 512, "num_warps": 2, "num_stages": 1}}),
+    # 3 grids of 2 frames x 6 x 10 patches (the last 2 frames x 4 x 8: 304 tokens), head dim 40 (6 frequencies per axis, an 18-column half in a 32-wide tile: masked columns), zero-filled unwritten columns: v1's 32-token programs (10, the last masked), 8 warps; the variant: 16-token programs (19, the last masked), 2 warps
+    "vllm_vit_mrope_setup": ({"grids": 3, "frames": 2, "grid_h": 6, "grid_w": 10, "head_dim": 40}, {"triton_v1": {"block_n": 16, "num_warps": 2}}),
+    # 7 tokens of 400 (25 groups of 16; outlier channels, one all-zero group), exact to the E2M1 code in fp16/fp32: v1's 32-group programs (one per row, 7 groups masked); the variant: 8-group programs (4 per row, the last masked), 2 warps
+    "vllm_nvfp4_qdq": ({"tokens": 7, "hidden": 400}, {"triton_v1": {"tile_blocks": 8, "num_warps": 2}}),
 }  # fmt: skip
 
 

@@ -137,6 +137,8 @@ SOURCE_FILES = {
     "vllm_topk_topp": "vllm/topk_topp.py",
     "vllm_topk_topp_tables": "vllm/topk_topp_tables.py",
     "vllm_logit_bias": "vllm/logit_bias.py",
+    "vllm_vit_mrope_setup": "vllm/vit_mrope_setup.py",
+    "vllm_nvfp4_qdq": "vllm/nvfp4_qdq.py",
 }
 
 
