@@ -582,6 +582,29 @@ SOURCES: tuple[Source, ...] = (
         "as @triton.jit functions (tl.exp, FLA_USE_FAST_OPS unset; the launcher builds the "
         "chunk offsets)",
     ),
+    sglang_059(
+        name="sglang_bi_bmm",
+        path="python/sglang/srt/batch_invariant_ops/batch_invariant_ops.py",
+        dest="sglang/bi_bmm.py",
+        sha256="34e8e9fd96884a40e45fa1297975572a78cd8170bd704fe818e64a6a91a37620",
+        mode="extract",
+        functions=("_compute_pid", "bmm_kernel_persistent"),
+        used_by=("sglang_bi_bmm",),
+        note="the batch-invariant persistent bmm kernel and its tile-order helper only "
+        "(deterministic inference's torch.bmm; the module imports SGLang's DeepGEMM "
+        "configurer and utilities at import)",
+    ),
+    sglang_059(
+        name="sglang_bi_mean",
+        path="python/sglang/srt/batch_invariant_ops/batch_invariant_ops.py",
+        dest="sglang/bi_mean.py",
+        sha256="0289d76e5b051c3f3e4ea176aa5eeeccc856204add8c307d2f3592472eec59d9",
+        mode="extract",
+        functions=("mean_kernel",),
+        used_by=("sglang_bi_mean",),
+        note="the batch-invariant mean over one dimension only (deterministic inference's "
+        "aten::mean.dim; the module imports SGLang's DeepGEMM configurer at import)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",

@@ -157,6 +157,8 @@ NEEDS = {
     "vllm_logit_bias": "vllm_logit_bias",
     "vllm_vit_mrope_setup": "vllm_vit_mrope_setup",
     "vllm_nvfp4_qdq": "vllm_nvfp4_qdq",
+    "sglang_bi_bmm": "sglang_bi_bmm",
+    "sglang_bi_mean": "sglang_bi_mean",
 }
 
 
@@ -601,6 +603,10 @@ CASES = {
     "vllm_vit_mrope_setup": ({"grids": 3, "frames": 2, "grid_h": 6, "grid_w": 10, "head_dim": 40}, {"triton_v1": {"block_n": 16, "num_warps": 2}}),
     # 7 tokens of 400 (25 groups of 16; outlier channels, one all-zero group), exact to the E2M1 code in fp16/fp32: v1's 32-group programs (one per row, 7 groups masked); the variant: 8-group programs (4 per row, the last masked), 2 warps
     "vllm_nvfp4_qdq": ({"tokens": 7, "hidden": 400}, {"triton_v1": {"tile_blocks": 8, "num_warps": 2}}),
+    # 3 heads x 20 tokens, nope 48 (one K step, masked), rank 80, fp16 tl.dot: v1's 128 x 256 x 64 fp16 tiles (3 programs, rows and columns clamped); the variant: 16 x 32 x 32 tiles (2 K steps, the second masked), group 2, 5 persistent programs over 18 tiles, 2 warps, 1 stage
+    "sglang_bi_bmm": ({"heads": 3, "tokens": 20, "nope": 48, "rank": 80}, {"triton_v1": {"block_m": 16, "block_n": 32, "block_k": 32, "group_m": 2, "programs": 5, "num_warps": 2, "num_stages": 1}}),
+    # a [2, 300, 37] tensor's mean over 300 (74 programs, lanes 37 apart): v1's one masked 1024-lane block; the variant: 64-lane blocks (5, the last masked), 2 warps, 1 stage
+    "sglang_bi_mean": ({"outer": 2, "reduced": 300, "inner": 37}, {"triton_v1": {"block_size": 64, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

@@ -139,6 +139,8 @@ SOURCE_FILES = {
     "vllm_logit_bias": "vllm/logit_bias.py",
     "vllm_vit_mrope_setup": "vllm/vit_mrope_setup.py",
     "vllm_nvfp4_qdq": "vllm/nvfp4_qdq.py",
+    "sglang_bi_bmm": "sglang/bi_bmm.py",
+    "sglang_bi_mean": "sglang/bi_mean.py",
 }
 
 
