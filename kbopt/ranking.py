@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from kbopt.contracts.profile_text import fmt_number
-from kbopt.vocab import COMPARATORS, language_of_version
+from kbopt.vocab import COMPARATORS, language_of_version, local_traffic_is_spills
 
 W_TRIGGER = 0.45
 W_TEXT = 0.35
@@ -256,6 +256,9 @@ def trigger_metrics(profile: ProfileLike) -> dict[str, float]:
         # Profiles written before the metric: their kernel rows (a lower bound where launches
         # were folded into an "other N launches" row).
         metrics["elementwise_launches"] = float(elementwise_launches(kernels))
+    if "local_memory_bytes" in metrics and not local_traffic_is_spills(metrics):
+        # Traffic of the kernel's own local arrays: triggers on local memory mean spills.
+        del metrics["local_memory_bytes"]
     no_flops = metrics.get("arithmetic_intensity") == 0
     if "tensor_core_util_pct" in metrics and (no_flops or metrics["tensor_core_util_pct"] == 0):
         del metrics["tensor_core_util_pct"]

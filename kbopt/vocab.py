@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -220,8 +220,15 @@ METRICS: dict[str, Metric] = {
         _m(
             "spill_bytes_per_thread",
             "bytes",
-            "local memory the compiled kernel reserves per thread: registers it spilled "
-            "(known at load time, no profiler needed)",
+            "local memory per thread the compiled kernel reserves for registers it spilled: "
+            "its whole local reservation less the local arrays its PTX declares (known at "
+            "load time, no profiler needed)",
+        ),
+        _m(
+            "local_array_bytes_per_thread",
+            "bytes",
+            "local arrays per thread the kernel's PTX declares itself (a libdevice sin or "
+            "cos keeps its argument reduction in one): local memory, but not spills",
         ),
         _m(
             "libdevice_math_calls",
@@ -239,7 +246,8 @@ METRICS: dict[str, Metric] = {
         _m(
             "local_memory_bytes",
             "bytes",
-            "local-memory (register spill) traffic",
+            "local-memory traffic (spilled registers, and local arrays where the kernel "
+            "declares any)",
             "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum",
         ),
         _m("l2_hit_rate_pct", "%", "L2 sector hit rate", "lts__t_sector_hit_rate.pct"),
@@ -380,6 +388,17 @@ METRICS: dict[str, Metric] = {
         _m("speedup_vs_previous", "x", "speed-up of this version over the last one"),
     ]
 }
+
+
+def local_traffic_is_spills(metrics: Mapping[str, float]) -> bool:
+    """Whether a profile's local-memory traffic (`local_memory_bytes`) can be read as
+    spilled registers: not when the compiled kernel is known to spill nothing and declares
+    local arrays, which then carry that traffic (a `tl.sin`'s argument reduction)."""
+    return not (
+        metrics.get("spill_bytes_per_thread") == 0
+        and (metrics.get("local_array_bytes_per_thread") or 0) > 0
+    )
+
 
 # Trigger comparison operators, longest first so parsing is unambiguous.
 OPERATORS: tuple[str, ...] = ("<=", ">=", "==", "!=", "<", ">")

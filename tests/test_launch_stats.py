@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -305,3 +306,55 @@ for log in (1, 0):
         )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["1", "0"]
+
+
+def test_local_arrays_of_a_sine_are_not_spills(tmp_path):
+    """`tl.sin` compiled for sm_90 declares a 28-byte local array (libdevice's argument
+    reduction) and ptxas reserves a 32-byte frame with nothing spilled: the reservation
+    Triton reports as n_spills is the array's, so no spill is reported."""
+    triton = pytest.importorskip("triton")
+    import shutil
+
+    import triton.language as tl
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    @triton.jit
+    def sine(x, y, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        v = tl.load(x + offs, mask=offs < n)
+        tl.store(y + offs, tl.sin(v), mask=offs < n)
+
+    src = ASTSource(
+        fn=sine, signature={"x": "*fp32", "y": "*fp32", "n": "i32"}, constexprs={"BLOCK": 256}
+    )
+    try:
+        compiled = triton.compile(src, target=GPUTarget("cuda", 90, 32))
+    except Exception as exc:  # no CUDA toolchain in this Triton build
+        pytest.skip(f"cannot compile for sm_90 here: {exc}")
+    ptx = compiled.asm["ptx"]
+    arrays = launch_stats.local_array_bytes(ptx)
+    assert arrays == 28
+    assert launch_stats.libdevice_math_calls(ptx) == 1
+    ptxas = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "ptxas"
+    if ptxas.is_file() and shutil.which(str(ptxas)):
+        (tmp_path / "k.ptx").write_text(ptx)
+        out = subprocess.run(
+            [str(ptxas), "-v", "-arch=sm_90a", str(tmp_path / "k.ptx"), "-o", str(tmp_path / "k")],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stderr
+        frame = int(re.search(r"(\d+) bytes stack frame", out).group(1))
+        assert "0 bytes spill stores" in out
+        reserved = frame  # what CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES reports for this kernel
+    else:
+        reserved = 32  # measured on an H100: the profile of vLLM's ViT M-RoPE set-up
+    launch = Launch("sine", (8, 1, 1), 4, 22, 0, spill_bytes=reserved, local_array_bytes=arrays)
+    assert launch.spilled_bytes == 0
+    metrics = launch_metrics([launch], 132, SM90)
+    assert metrics["spill_bytes_per_thread"] == 0
+    assert metrics["local_array_bytes_per_thread"] == 28
+    # a real spill on top of the arrays still shows
+    assert dataclasses.replace(launch, spill_bytes=reserved + 64).spilled_bytes == 64
+    assert launch_stats.from_summary(launch_stats.summary([launch])) == [launch]

@@ -388,6 +388,21 @@ def test_spills_named_without_counters_from_the_compiled_kernel() -> None:
     )
 
 
+def test_local_arrays_are_not_named_as_spills() -> None:
+    """Local traffic of a kernel that spills nothing and declares local arrays (libdevice's
+    sine keeps its argument reduction in one) is the arrays', not spilled registers."""
+    arrays = {
+        "dram_throughput_pct": 32,
+        "local_memory_bytes": 17920,
+        "spill_bytes_per_thread": 0,
+        "local_array_bytes_per_thread": 28,
+        "ctas_per_sm": 61.8,
+    }
+    assert all(f.rule != "X2" for f in classify(arrays, from_counters=True).findings)
+    spilled = classify({**arrays, "spill_bytes_per_thread": 64}, from_counters=True)
+    assert spilled.findings[0].rule == "X2"
+
+
 def test_a_busy_issue_slot_hides_stalls() -> None:
     c = classify(
         {"dram_throughput_pct": 30, "stall_barrier_pct": 45, "issue_slot_util_pct": 90},

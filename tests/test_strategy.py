@@ -476,6 +476,22 @@ def test_tensor_core_utilization_is_no_symptom_for_a_kernel_without_matrix_produ
     assert seen(tensor_core_util_pct=3.7)["tensor_core_util_pct"] == 3.7  # FLOPs unknown
 
 
+def test_local_traffic_of_local_arrays_is_no_spill_symptom() -> None:
+    """A kernel whose compiled code spills nothing but declares local arrays (a `tl.sin`)
+    moves a little local traffic: triggers on local memory mean spills, so it is left out;
+    with a spill, or when the compiled kernel is not known, it stays."""
+    from kbopt.ranking import trigger_metrics
+
+    def seen(**m: float) -> dict[str, float]:
+        return trigger_metrics(profile(**m))
+
+    arrays = {"local_array_bytes_per_thread": 28.0, "local_memory_bytes": 17920.0}
+    assert "local_memory_bytes" not in seen(spill_bytes_per_thread=0.0, **arrays)
+    assert seen(spill_bytes_per_thread=8.0, **arrays)["local_memory_bytes"] == 17920.0
+    assert seen(local_memory_bytes=4096.0)["local_memory_bytes"] == 4096.0
+    assert seen(spill_bytes_per_thread=0.0, local_memory_bytes=64.0)["local_memory_bytes"] == 64.0
+
+
 def test_a_spec_that_names_no_kind_of_kernel_keeps_matrix_product_entries_off() -> None:
     """Contexts that say only how a kernel behaves or is called (memory-bound, multi-kernel)
     do not say what it is, but they say it is neither attention nor a GEMM, whose specs

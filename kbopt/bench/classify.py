@@ -21,7 +21,7 @@ Three steps, in the order Nsight Compute's own rules read a kernel:
    | rule | condition                                                     | source |
    |------|---------------------------------------------------------------|--------|
    | X1   | launch_overhead_pct >= 30: the GPU idles a third of each call  | kbopt: a third of the wall time is not kernel time |
-   | X2   | local_memory_bytes > 0 (or, without counters, spill_bytes_per_thread > 0): register spills | Nsight Compute "Memory Workload" local-memory rule; the compiled kernel's local-memory reservation |
+   | X2   | local_memory_bytes > 0 (or, without counters, spill_bytes_per_thread > 0): register spills; not when the compiled kernel spills nothing and declares local arrays, whose traffic it is | Nsight Compute "Memory Workload" local-memory rule; the compiled kernel's local-memory reservation less its PTX's local arrays |
    | X3   | ctas_per_sm < 1: fewer CTAs than SMs                           | Nsight Compute "Launch Statistics" small-grid rule |
    | X4   | 1 <= waves_per_sm < 4 and tail_wave_pct >= 50                 | Nsight Compute "Launch Statistics" tail-effect rule |
    | X5   | a stall reason >= STALL_PCT (30%) of the cycles between issued instructions, with issue_slot_util_pct < 80 | Nsight Compute `CPIStall*` rules (warp-state statistics) |
@@ -47,7 +47,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from kbopt.vocab import STALL_REASONS, Bottleneck
+from kbopt.vocab import STALL_REASONS, Bottleneck, local_traffic_is_spills
 
 BUSY_PCT = 60.0
 LAUNCH_BOUND_PCT = 30.0
@@ -126,7 +126,7 @@ def _causes(metrics: Mapping[str, float], bottleneck: Bottleneck) -> list[Findin
     local = _get(metrics, "local_memory_bytes")
     reserved = _get(metrics, "spill_bytes_per_thread")
     spilled = ""
-    if local is not None and local > 0:
+    if local is not None and local > 0 and local_traffic_is_spills(metrics):
         spilled = f"{local:.0f} bytes of local traffic"
     elif local is None and reserved is not None and reserved > 0:
         # Without counters the compiled kernel still says it spilled: it reserves local

@@ -71,6 +71,7 @@ PRODUCED = (
     "wave_idle_pct",
     "pipeline_stages",
     "libdevice_math_calls",
+    "local_array_bytes_per_thread",
 )
 
 # libdevice's accurate single- and double-precision routines for transcendental functions:
@@ -88,6 +89,16 @@ SLOW_MATH_ROUTINES = frozenset(
     [f"{name}f" for name in _SLOW_MATH_F] + list(_SLOW_MATH_F) + ["exp", "exp2", "exp10"]
 )
 _NV_EXIT = re.compile(r"__nv_([A-Za-z0-9]+)\.exit")
+# A local array in PTX: `.local .align 4 .b8 __local_depot0[28];` (libdevice's sin and cos
+# keep the words of their Payne-Hanek argument reduction in one).  Spilled registers are
+# not there: ptxas adds them to the frame after register allocation.
+_LOCAL_DEPOT = re.compile(r"\.local\s+(?:\.align\s+\d+\s+)?\.b8\s+__local_depot\d+\[(\d+)\]")
+LOCAL_FRAME_ALIGN = 8  # ptxas's stack frame: 28 bytes of arrays reserve 32 (sm_90, ptxas 12.x)
+
+
+def local_array_bytes(ptx: str) -> int:
+    """Bytes per thread of the local arrays a kernel's PTX declares."""
+    return sum(int(size) for size in _LOCAL_DEPOT.findall(ptx))
 
 
 def libdevice_math_calls(ptx: str) -> int:
@@ -106,8 +117,9 @@ class Launch:
     registers: int  # per thread
     shared_bytes: int  # static + dynamic, as the compiled kernel requests
     duration_us: float | None = None  # GPU time of this launch in the captured call
-    # Local memory per thread the compiled kernel reserves: registers it spilled (Triton's
-    # n_spills is CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES / 4).
+    # Local memory per thread the compiled kernel reserves (Triton's n_spills is
+    # CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES / 4): the registers ptxas spilled, plus the local
+    # arrays the PTX declares itself (`local_array_bytes`); `spilled_bytes` tells them apart.
     spill_bytes: int = 0
     # The software-pipeline depth the kernel was compiled with (Triton's num_stages), None
     # when the compiled kernel does not say.
@@ -115,10 +127,22 @@ class Launch:
     # Slow libdevice transcendental routines its PTX inlines (`libdevice_math_calls`), None
     # when the compiled kernel carries no PTX.
     libdevice_math: int | None = None
+    # Bytes of local arrays per thread the PTX declares (`__local_depot`), before ptxas
+    # allocates registers; None when the compiled kernel carries no PTX.
+    local_array_bytes: int | None = None
 
     @property
     def ctas(self) -> int:
         return self.grid[0] * self.grid[1] * self.grid[2]
+
+    @property
+    def spilled_bytes(self) -> int:
+        """Local memory per thread that holds spilled registers: the reservation less the
+        PTX's own local arrays, which ptxas lays out in a frame aligned to 8 bytes (a
+        `tl.sin` declares 28 bytes of them for its large-argument reduction and reserves 32,
+        with no spill)."""
+        arrays = self.local_array_bytes or 0
+        return max(0, self.spill_bytes - -(-arrays // LOCAL_FRAME_ALIGN) * LOCAL_FRAME_ALIGN)
 
 
 @contextlib.contextmanager
@@ -213,13 +237,24 @@ def _launch(kernel: Any, grid: Any) -> Launch:
         spill_bytes=4 * int(getattr(kernel, "n_spills", 0) or 0),
         num_stages=_int_or_none(getattr(meta, "num_stages", None)),
         libdevice_math=_libdevice_math(kernel),
+        local_array_bytes=_local_arrays(kernel),
     )
 
 
-def _libdevice_math(kernel: Any) -> int | None:
+def _ptx(kernel: Any) -> str | None:
     asm = getattr(kernel, "asm", None)
     ptx = asm.get("ptx") if isinstance(asm, Mapping) else None
-    return libdevice_math_calls(ptx) if isinstance(ptx, str) else None
+    return ptx if isinstance(ptx, str) else None
+
+
+def _libdevice_math(kernel: Any) -> int | None:
+    ptx = _ptx(kernel)
+    return libdevice_math_calls(ptx) if ptx is not None else None
+
+
+def _local_arrays(kernel: Any) -> int | None:
+    ptx = _ptx(kernel)
+    return local_array_bytes(ptx) if ptx is not None else None
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -309,7 +344,9 @@ def launch_metrics(
     if main.registers > 0:
         out["registers_per_thread"] = float(main.registers)
         # Known only once the kernel is loaded, like the registers: 0 is a measured zero.
-        out["spill_bytes_per_thread"] = float(main.spill_bytes)
+        out["spill_bytes_per_thread"] = float(main.spilled_bytes)
+        if main.local_array_bytes:
+            out["local_array_bytes_per_thread"] = float(main.local_array_bytes)
     occ = occupancy(main, limits)
     out.update(occ)
     if sm_count:
@@ -346,6 +383,7 @@ def summary(launches: Sequence[Launch]) -> list[dict[str, Any]]:
             "spill_bytes": ln.spill_bytes,
             "num_stages": ln.num_stages,
             "libdevice_math": ln.libdevice_math,
+            "local_array_bytes": ln.local_array_bytes,
         }
         for ln in launches
     ]
@@ -364,6 +402,7 @@ def from_summary(rows: Sequence[Mapping[str, Any]] | None) -> list[Launch]:
             r.get("spill_bytes", 0),
             r.get("num_stages"),
             r.get("libdevice_math"),
+            r.get("local_array_bytes"),
         )
         for r in rows or []
     ]
