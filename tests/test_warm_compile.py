@@ -243,3 +243,26 @@ def test_stopping_the_workers_stops_the_compilers_they_started(tmp_path: Path) -
     else:
         os.kill(child, 9)
         pytest.fail("the worker's child process outlived close()")
+
+
+def _torch_threads() -> int:
+    import torch
+
+    return int(torch.get_num_threads())
+
+
+def test_workers_share_the_cores_instead_of_each_taking_them_all(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Eight workers whose torch each ran a thread per core would run eight times as many
+    threads as cores while they make a trial's inputs on the host."""
+    from kbopt.bench import warm_compile
+
+    monkeypatch.setattr(warm_compile.os, "cpu_count", lambda: 16)
+    assert warm_compile.worker_threads(8) == 2
+    assert warm_compile.worker_threads(32) == 1
+    assert warm_compile.worker_threads(1) == 16
+    ctx = multiprocessing.get_context("spawn")
+    # 3: no machine's default here (one per physical core, or the environment's)
+    with ctx.Pool(1, initializer=warm_compile._init_worker, initargs=(3,)) as pool:
+        assert pool.apply(_torch_threads) == 3

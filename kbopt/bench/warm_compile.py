@@ -103,8 +103,26 @@ def compile_once(
         return False, f"{type(exc).__name__}: {exc}".splitlines()[0][:300], time.monotonic() - began
 
 
+def worker_threads(workers: int) -> int:
+    """CPU threads each worker's torch may use: the cores shared out among the workers.
+    Making a trial's inputs can be CPU work (a reference that builds a triangular inverse
+    per chunk, or sorts every row, on the host), and eight workers whose torch each spawns
+    a thread per core would run eight times as many threads as there are cores."""
+    return max(1, (os.cpu_count() or 1) // max(1, workers))
+
+
+def _init_worker(threads: int) -> None:
+    """A worker's initializer: lead a new process group (where the platform has them) and
+    hold torch to `threads` CPU threads (every worker imports torch for its calls anyway)."""
+    os.environ["OMP_NUM_THREADS"] = str(threads)  # for libraries that read it at import
+    import torch
+
+    torch.set_num_threads(threads)
+    _own_process_group()
+
+
 def _own_process_group() -> None:
-    """A worker's initializer: lead a new process group (where the platform has them)."""
+    """Lead a new process group (where the platform has them)."""
     if hasattr(os, "setpgrp"):
         os.setpgrp()
 
@@ -185,7 +203,9 @@ class CompileWarmer:
             # Each worker leads a process group of its own, so that stopping it also stops
             # the compilers it started (see close).
             self._pool = multiprocessing.get_context("spawn").Pool(
-                self.stats.workers, initializer=_own_process_group
+                self.stats.workers,
+                initializer=_init_worker,
+                initargs=(worker_threads(self.stats.workers),),
             )
         return self._pool
 
