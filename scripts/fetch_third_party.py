@@ -979,6 +979,27 @@ SOURCES: tuple[Source, ...] = (
         note="the NVFP4 activation quantize-dequantize kernel of the emulation path and its "
         "E2M1 rounding helper only (its module imports vLLM's platforms and scalar types)",
     ),
+    vllm_0340(
+        name="vllm_qwen3vl_pos_embed",
+        path="vllm/model_executor/models/qwen3_vl.py",
+        dest="vllm/qwen3vl_pos_embed.py",
+        sha256="16956f521a88b6a92e6c3f191200d1ba4d6dc1d83a034f581f4985e6fcc6961b",
+        used_by=("vllm_qwen3vl_pos_embed",),
+        note="the whole module, never imported (it imports vLLM's model, multimodal and "
+        "distributed layers): its _bilinear_pos_embed_kernel sits under `if HAS_TRITON:`, "
+        "out of extract's reach, so the launcher copies that function out with ast",
+    ),
+    vllm_0340(
+        name="vllm_dflash2_grouped_conv",
+        path="vllm/model_executor/models/qwen3_dflash2.py",
+        dest="vllm/dflash2_grouped_conv.py",
+        sha256="c2f5cc3a992641ed6713dea47bef51013fc4c96247e77d5f263515919232837f",
+        mode="extract",
+        functions=("_dflash2_grouped_conv_kernel",),
+        used_by=("vllm_dflash2_grouped_conv",),
+        note="the DFlash2 draft layer's grouped convolution kernel only (its module imports "
+        "vLLM's compilation, config and speculative-decoding layers at import)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",

@@ -159,6 +159,8 @@ NEEDS = {
     "vllm_nvfp4_qdq": "vllm_nvfp4_qdq",
     "sglang_bi_bmm": "sglang_bi_bmm",
     "sglang_bi_mean": "sglang_bi_mean",
+    "vllm_qwen3vl_pos_embed": "vllm_qwen3vl_pos_embed",
+    "vllm_dflash2_grouped_conv": "vllm_dflash2_grouped_conv",
 }
 
 
@@ -607,6 +609,10 @@ CASES = {
     "sglang_bi_bmm": ({"heads": 3, "tokens": 20, "nope": 48, "rank": 80}, {"triton_v1": {"block_m": 16, "block_n": 32, "block_k": 32, "group_m": 2, "programs": 5, "num_warps": 2, "num_stages": 1}}),
     # a [2, 300, 37] tensor's mean over 300 (74 programs, lanes 37 apart): v1's one masked 1024-lane block; the variant: 64-lane blocks (5, the last masked), 2 warps, 1 stage
     "sglang_bi_mean": ({"outer": 2, "reduced": 300, "inner": 37}, {"triton_v1": {"block_size": 64, "num_warps": 2, "num_stages": 1}}),
+    # 2 frames of a 6 x 10 patch grid (3 x 5 merge blocks) from an 8 x 8 table of 200 columns: v1's one masked 256-column step; the variant: 64-column steps (4, the last masked), 2 warps, 1 stage
+    "vllm_qwen3vl_pos_embed": ({"frames": 2, "grid_h": 6, "grid_w": 10, "hidden": 200, "grid_side": 8}, {"triton_v1": {"block_d": 64, "num_warps": 2, "num_stages": 1}}),
+    # 3 draft blocks of 5 rows, 320 channels in 40-channel groups, 4 taps (masked at each block's start), offsets a strided view: v1's one masked 512-channel tile per row; the variant: 128-channel tiles (3 per row, the last masked), 2 warps
+    "vllm_dflash2_grouped_conv": ({"reqs": 3, "block": 5, "hidden": 320, "group": 40, "taps": 4}, {"triton_v1": {"element_block": 128, "num_warps": 2}}),
 }  # fmt: skip
 
 

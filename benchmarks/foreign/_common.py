@@ -141,6 +141,8 @@ SOURCE_FILES = {
     "vllm_nvfp4_qdq": "vllm/nvfp4_qdq.py",
     "sglang_bi_bmm": "sglang/bi_bmm.py",
     "sglang_bi_mean": "sglang/bi_mean.py",
+    "vllm_qwen3vl_pos_embed": "vllm/qwen3vl_pos_embed.py",
+    "vllm_dflash2_grouped_conv": "vllm/dflash2_grouped_conv.py",
 }
 
 
