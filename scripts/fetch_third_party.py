@@ -605,6 +605,29 @@ SOURCES: tuple[Source, ...] = (
         note="the batch-invariant mean over one dimension only (deterministic inference's "
         "aten::mean.dim; the module imports SGLang's DeepGEMM configurer at import)",
     ),
+    sglang_059(
+        name="sglang_silu_mul_masked_quant",
+        path="python/sglang/srt/layers/moe/ep_moe/kernels.py",
+        dest="sglang/silu_mul_masked_quant.py",
+        sha256="acbf3d068a0744c0fe6792e20bed285171971fb21cba8f39c0dcef8bacca7617",
+        mode="extract",
+        functions=("_silu_and_mul_post_quant_kernel",),
+        used_by=("sglang_silu_mul_masked_quant",),
+        note="the masked SiLU-and-mul with per-128-group fp8 quantization only (DeepEP "
+        "low-latency MoE before DeepGEMM's masked grouped GEMM; the module imports SGLang's "
+        "utils and fp8 quantization kernels at import)",
+    ),
+    sglang_059(
+        name="sglang_murmur_hash",
+        path="python/sglang/srt/layers/utils/hash.py",
+        dest="sglang/murmur_hash.py",
+        sha256="0a2a6f109409b7b9f60e56fd3c4ce941c2d6987e01cd6b7e12ebde80752f3fab",
+        mode="extract",
+        functions=("rotl32", "fmix32", "murmur3_mix", "murmur_hash32_kernel"),
+        used_by=("sglang_murmur_hash",),
+        note="the seeded sampler's MurmurHash3 kernel and its three helpers (the host "
+        "wrapper, which allocates the output, is left out)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",

@@ -161,6 +161,8 @@ NEEDS = {
     "sglang_bi_mean": "sglang_bi_mean",
     "vllm_qwen3vl_pos_embed": "vllm_qwen3vl_pos_embed",
     "vllm_dflash2_grouped_conv": "vllm_dflash2_grouped_conv",
+    "sglang_silu_mul_masked_quant": "sglang_silu_mul_masked_quant",
+    "sglang_murmur_hash": "sglang_murmur_hash",
 }
 
 
@@ -613,6 +615,10 @@ CASES = {
     "vllm_qwen3vl_pos_embed": ({"frames": 2, "grid_h": 6, "grid_w": 10, "hidden": 200, "grid_side": 8}, {"triton_v1": {"block_d": 64, "num_warps": 2, "num_stages": 1}}),
     # 3 draft blocks of 5 rows, 320 channels in 40-channel groups, 4 taps (masked at each block's start), offsets a strided view: v1's one masked 512-channel tile per row; the variant: 128-channel tiles (3 per row, the last masked), 2 warps
     "vllm_dflash2_grouped_conv": ({"reqs": 3, "block": 5, "hidden": 320, "group": 40, "taps": 4}, {"triton_v1": {"element_block": 128, "num_warps": 2}}),
+    # 9 experts (the seventh empty) of 3..21 valid rows in a 40-row capacity (padding 1e4, never read), inter 96 in 32-column groups, e4m3 by torch's cast under the interpreter: v1's 32 token programs per expert (one row each at most, most idle), 1 warp, 6 stages; the variant: 3 token programs per expert (up to 7 rows each, the last round partial), 2 warps, 1 stage
+    "sglang_silu_mul_masked_quant": ({"experts": 9, "capacity": 40, "tokens": 12, "inter": 96, "group": 32}, {"triton_v1": {"blocks_per_expert": 3, "num_warps": 2, "num_stages": 1}}),
+    # 5 rows of 3000 columns, 64-bit seeds with their high words set, exact: v1's 1024-column programs (3 per row, the last masked), 4 warps; the variant: 256-column programs (12 per row, the last masked), 2 warps
+    "sglang_murmur_hash": ({"rows": 5, "vocab": 3000}, {"triton_v1": {"block_size": 256, "num_warps": 2}}),
 }  # fmt: skip
 
 

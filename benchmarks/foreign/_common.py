@@ -143,6 +143,8 @@ SOURCE_FILES = {
     "sglang_bi_mean": "sglang/bi_mean.py",
     "vllm_qwen3vl_pos_embed": "vllm/qwen3vl_pos_embed.py",
     "vllm_dflash2_grouped_conv": "vllm/dflash2_grouped_conv.py",
+    "sglang_silu_mul_masked_quant": "sglang/silu_mul_masked_quant.py",
+    "sglang_murmur_hash": "sglang/murmur_hash.py",
 }
 
 
