@@ -1023,6 +1023,28 @@ SOURCES: tuple[Source, ...] = (
         note="the DFlash2 draft layer's grouped convolution kernel only (its module imports "
         "vLLM's compilation, config and speculative-decoding layers at import)",
     ),
+    vllm_0340(
+        name="vllm_draft_budget",
+        path="vllm/v1/worker/gpu/spec_decode/adaptive_verification.py",
+        dest="vllm/draft_budget.py",
+        sha256="eebd163d31d5e0f11e1d6cc1c3a8b2acd5dfc356caec8d434d5518c1dc7ddd53",
+        mode="extract",
+        functions=("_count_survival_at_least", "_assign_draft_token_budget_kernel"),
+        used_by=("vllm_draft_budget",),
+        note="adaptive verification's draft-budget kernel and its counting helper only (its "
+        "module imports vLLM's config, CUDA graph modes and buffer helpers at import)",
+    ),
+    vllm_0340(
+        name="vllm_sampling_mask",
+        path="vllm/v1/worker/gpu/sample/output.py",
+        dest="vllm/sampling_mask.py",
+        sha256="61e2a3a5f151e3155784cc575122f358f816bacd821079fd6ef1fb35ed7d4e9c",
+        mode="extract",
+        functions=("_compact_sampling_mask_kernel",),
+        used_by=("vllm_sampling_mask",),
+        note="the sampler's sampling-mask compaction kernel only (its module imports vLLM's "
+        "outputs and numpy helpers at import)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",

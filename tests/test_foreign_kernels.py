@@ -163,6 +163,8 @@ NEEDS = {
     "vllm_dflash2_grouped_conv": "vllm_dflash2_grouped_conv",
     "sglang_silu_mul_masked_quant": "sglang_silu_mul_masked_quant",
     "sglang_murmur_hash": "sglang_murmur_hash",
+    "vllm_draft_budget": "vllm_draft_budget",
+    "vllm_sampling_mask": "vllm_sampling_mask",
 }
 
 
@@ -619,6 +621,10 @@ CASES = {
     "sglang_silu_mul_masked_quant": ({"experts": 9, "capacity": 40, "tokens": 12, "inter": 96, "group": 32}, {"triton_v1": {"blocks_per_expert": 3, "num_warps": 2, "num_stages": 1}}),
     # 5 rows of 3000 columns, 64-bit seeds with their high words set, exact: v1's 1024-column programs (3 per row, the last masked), 4 warps; the variant: 256-column programs (12 per row, the last masked), 2 warps
     "sglang_murmur_hash": ({"rows": 5, "vocab": 3000}, {"triton_v1": {"block_size": 256, "num_warps": 2}}),
+    # 37 requests x 5 draft steps (158 scheduled, ties every eighth request), 93 admitted (seed 3: the threshold splits a tie, so the request-order hand-out counts), exact: v1's 256-request pass and 1024-slot probes (one each, masked); the variant: 16-request passes (3, the last masked) and 64-slot probes (3, the last masked), 2 warps, 1 stage
+    "vllm_draft_budget": ({"reqs": 37, "steps": 5, "budget": 93}, {"triton_v1": {"block_reqs": 16, "block_size": 64, "num_warps": 2, "num_stages": 1}}),
+    # 9 requests (the fourth a chunked prefill: nothing sampled) over 3000 tokens, top-k up to 40, the eighth untruncated (its ids clipped at 2048), exact: v1's one masked 8192-column block; the variant: 1024 (3, the last masked), 2 warps, 1 stage
+    "vllm_sampling_mask": ({"reqs": 9, "vocab": 3000, "max_k": 40}, {"triton_v1": {"block_size": 1024, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

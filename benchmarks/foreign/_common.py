@@ -145,6 +145,8 @@ SOURCE_FILES = {
     "vllm_dflash2_grouped_conv": "vllm/dflash2_grouped_conv.py",
     "sglang_silu_mul_masked_quant": "sglang/silu_mul_masked_quant.py",
     "sglang_murmur_hash": "sglang/murmur_hash.py",
+    "vllm_draft_budget": "vllm/draft_budget.py",
+    "vllm_sampling_mask": "vllm/sampling_mask.py",
 }
 
 
