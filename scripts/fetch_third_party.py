@@ -628,6 +628,28 @@ SOURCES: tuple[Source, ...] = (
         note="the seeded sampler's MurmurHash3 kernel and its three helpers (the host "
         "wrapper, which allocates the output, is left out)",
     ),
+    sglang_059(
+        name="sglang_dit_modulate_select",
+        path="python/sglang/jit_kernel/diffusion/triton/scale_shift.py",
+        dest="sglang/scale_shift_select01.py",
+        sha256="68922b3b5205996e8d6cccaebe4a1ae11c8bcea84ccb40bfc5d45b14dc7438b7",
+        mode="extract",
+        functions=("fuse_scale_shift_gate_select01_kernel_blc_opt",),
+        used_by=("sglang_dit_modulate_select",),
+        note="the diffusion runtime's per-token select of two adaLN modulations only "
+        "(Qwen-Image-Edit; the module imports the multimodal runtime's platforms at import)",
+    ),
+    sglang_059(
+        name="sglang_kv_move",
+        path="python/sglang/srt/mem_cache/memory_pool.py",
+        dest="sglang/kv_move.py",
+        sha256="5e595562b4534dddd3a63afadf5cd497ee83212fa44a3a584c3626d6349c9cda",
+        mode="extract",
+        functions=("copy_all_layer_kv_cache_tiled",),
+        used_by=("sglang_kv_move",),
+        note="the all-layer KV-cache slot move only (the memory pool module imports SGLang's "
+        "server args, allocators and disaggregation helpers at import)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",

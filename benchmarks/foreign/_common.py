@@ -147,6 +147,8 @@ SOURCE_FILES = {
     "sglang_murmur_hash": "sglang/murmur_hash.py",
     "vllm_draft_budget": "vllm/draft_budget.py",
     "vllm_sampling_mask": "vllm/sampling_mask.py",
+    "sglang_dit_modulate_select": "sglang/scale_shift_select01.py",
+    "sglang_kv_move": "sglang/kv_move.py",
 }
 
 
