@@ -213,17 +213,9 @@ def require_package(spec_file: str, module: str, requirement: str) -> None:
         )
 
 
-def load_source(source: str) -> ModuleType:
-    """Import a fetched file once, under a private module name."""
-    name = f"_kbopt_third_party_{source}"
-    if name in sys.modules:
-        return sys.modules[name]
-    path = source_path(source)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing; fetch it with: {fetch_hint(source)}")
-    from kbopt.bench.interpreter import fix_scalar_index_if_interpreting
-
-    fix_scalar_index_if_interpreting()
+def import_file(name: str, path: Path) -> ModuleType:
+    """Import the Python file at `path` as module `name` (registered in sys.modules, and
+    taken out again if its code raises)."""
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
@@ -235,6 +227,20 @@ def load_source(source: str) -> ModuleType:
         del sys.modules[name]
         raise
     return module
+
+
+def load_source(source: str) -> ModuleType:
+    """Import a fetched file once, under a private module name."""
+    name = f"_kbopt_third_party_{source}"
+    if name in sys.modules:
+        return sys.modules[name]
+    path = source_path(source)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing; fetch it with: {fetch_hint(source)}")
+    from kbopt.bench.interpreter import fix_scalar_index_if_interpreting
+
+    fix_scalar_index_if_interpreting()
+    return import_file(name, path)
 
 
 class ElementwiseBoolOps(ast.NodeTransformer):
@@ -284,17 +290,7 @@ def load_source_rewritten(source: str, rewrite: Any) -> ModuleType:
     tree = rewrite.visit(ast.parse(source_path(source).read_text()))
     path = Path(tempfile.mkdtemp(prefix=f"kbopt_{source}_")) / f"{source}_interpreted.py"
     path.write_text(ast.unparse(ast.fix_missing_locations(tree)) + "\n")
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[name]
-        raise
-    return module
+    return import_file(name, path)
 
 
 def ensure_repo_on_path() -> None:

@@ -21,13 +21,11 @@ copy into it (torch's `copy_`) and the kernel.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import torch
@@ -63,16 +61,7 @@ def generated_kernel(rank: int) -> Any:
             code = code.replace(line, "")
         path = Path(tempfile.mkdtemp(prefix="kbopt_index_add_")) / f"{name}.py"
         path.write_text(code)
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or spec.loader is None:
-            raise ImportError(f"cannot load {path}")
-        module: ModuleType = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            del sys.modules[name]
-            raise
+        _common.import_file(name, path)
     return getattr(sys.modules[name], KERNEL)
 
 

@@ -22,7 +22,6 @@ the whole module and `load_kernel` copies the function out with ast (dedented, w
 from __future__ import annotations
 
 import ast
-import importlib.util
 import sys
 import tempfile
 import textwrap
@@ -67,17 +66,7 @@ def load_kernel() -> ModuleType:
     from kbopt.bench.interpreter import fix_scalar_index_if_interpreting
 
     fix_scalar_index_if_interpreting()
-    spec = importlib.util.spec_from_file_location(name, out)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {out}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[name]
-        raise
-    return module
+    return _common.import_file(name, out)
 
 
 @dataclass(frozen=True)
