@@ -22,9 +22,7 @@ does): Triton 3.6's interpreter truncates it (see foreign/sglang_fp8_group_quant
 
 from __future__ import annotations
 
-import contextlib
-import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +30,7 @@ import torch
 import triton
 
 from foreign import _common
+from foreign.sglang_fp8_group_quant.launcher import interpreter_fp8_cast
 
 LAST_INFO: dict[str, Any] = {}
 GROUP = 16  # NVFP4's elements per block scale (the format, not a tile)
@@ -43,31 +42,6 @@ MAX_TILE_BLOCKS = 64  # vLLM's cap on the groups per program
 class Nvfp4QdqConfig:
     tile_blocks: int | None = None  # None: min(64, next_pow2(hidden / 16)) groups per program
     num_warps: int | None = None  # None: Triton's 4 (vLLM passes none)
-
-
-@contextlib.contextmanager
-def interpreter_fp8_cast() -> Iterator[None]:
-    """fp32 -> e4m3 casts by torch under the CPU interpreter only (see the module notes)."""
-    if os.environ.get("TRITON_INTERPRET") != "1":
-        yield
-        return
-    import numpy as np
-    import triton.language as tl
-    from triton.runtime import interpreter as itp
-
-    original = itp._convert_float
-
-    def convert(data: Any, src: Any, dst: Any, rounding_mode: Any) -> Any:
-        if dst == tl.float8e4nv and src == tl.float32:
-            t = torch.from_numpy(np.ascontiguousarray(data, dtype=np.float32))
-            return t.to(torch.float8_e4m3fn).view(torch.uint8).numpy().reshape(data.shape)
-        return original(data, src, dst, rounding_mode)
-
-    itp._convert_float = convert
-    try:
-        yield
-    finally:
-        itp._convert_float = original
 
 
 def prepare(
