@@ -1067,6 +1067,29 @@ SOURCES: tuple[Source, ...] = (
         note="the sampler's sampling-mask compaction kernel only (its module imports vLLM's "
         "outputs and numpy helpers at import)",
     ),
+    vllm_0340(
+        name="vllm_ple_ngram_ids",
+        path="vllm/models/qwen4_exp/common/ops/ple.py",
+        dest="vllm/ple_ngram_ids.py",
+        sha256="8f95ed2055e76d634bd4c1ea35c27b88d3b202093a3446a578abc1866cf23fce",
+        mode="extract",
+        functions=("_ple_ngram_ids_kernel",),
+        used_by=("vllm_ple_ngram_ids",),
+        note="Qwen4Exp's per-layer-embedding n-gram hash id kernel only (its module imports "
+        "vLLM's platforms and attention backend helpers at import)",
+    ),
+    vllm_0340(
+        name="vllm_dsa_block_scores",
+        path="vllm/model_executor/kernels/attention/dsa/candidate_blocks.py",
+        dest="vllm/dsa_block_scores.py",
+        sha256="d7ea0db041ed4784fbc8ba7b1e906d748d820d37f91b37d2dfed6707efaa0190",
+        mode="extract",
+        functions=("_max_with_nan", "_block_scores_kernel"),
+        used_by=("vllm_dsa_block_scores",),
+        note="the sparse-attention indexer's candidate block scoring kernel and its NaN-"
+        "propagating maximum only (its module imports vLLM's DeepSelect and indexer top-k "
+        "layers at import)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",

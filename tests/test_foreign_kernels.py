@@ -167,6 +167,8 @@ NEEDS = {
     "vllm_sampling_mask": "vllm_sampling_mask",
     "sglang_dit_modulate_select": "sglang_dit_modulate_select",
     "sglang_kv_move": "sglang_kv_move",
+    "vllm_ple_ngram_ids": "vllm_ple_ngram_ids",
+    "vllm_dsa_block_scores": "vllm_dsa_block_scores",
 }
 
 
@@ -631,6 +633,10 @@ CASES = {
     "sglang_dit_modulate_select": ({"batch": 2, "noisy_tokens": 20, "cond_tokens": 13, "hidden": 200}, {"triton_v1": {"block_l": 16, "block_c": 64, "num_warps": 2}}),
     # 3 layers, 2 KV heads of 40 (160- and 320-byte rows), 7 requests of 6 draft tokens (30 slots moved in place, exact): v1's 128-byte tiles (the last masked) in one launch of 32 slots; the variant: 64-byte tiles, chunks of 8 slots (4 launches, the last of 6), 2 warps
     "sglang_kv_move": ({"layers": 3, "kv_heads": 2, "head_dim": 40, "reqs": 7, "draft_tokens": 6}, {"triton_v1": {"bytes_per_tile": 64, "locs_cap": 8, "num_warps": 2}}),
+    # 37 tokens of 5 uneven requests (EOS in a lookback row's newest place and in the step), 3-grams over 4 heads (8 int64 ids per token), exact: v1's 8-token tiles (5, the last masked); the variant: 16-token tiles (3, the last masked), 2 warps
+    "vllm_ple_ngram_ids": ({"tokens": 37, "reqs": 5, "ngram": 3, "heads": 4}, {"triton_v1": {"block_t": 16, "num_warps": 2}}),
+    # 10 requests of 2 rows over 1000 positions in 48-position blocks (21 per row, padded to 64 and masked; one request sees nothing), exact with +-inf: v1's one 128-block tile per row; the variant: 4-block tiles over 3 programs per row (two passes each), 2 warps, 1 stage
+    "vllm_dsa_block_scores": ({"reqs": 10, "next_n": 2, "width": 1000, "block": 48}, {"triton_v1": {"tile": 4, "programs": 3, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

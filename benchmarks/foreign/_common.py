@@ -149,6 +149,8 @@ SOURCE_FILES = {
     "vllm_sampling_mask": "vllm/sampling_mask.py",
     "sglang_dit_modulate_select": "sglang/scale_shift_select01.py",
     "sglang_kv_move": "sglang/kv_move.py",
+    "vllm_ple_ngram_ids": "vllm/ple_ngram_ids.py",
+    "vllm_dsa_block_scores": "vllm/dsa_block_scores.py",
 }
 
 
