@@ -650,6 +650,29 @@ SOURCES: tuple[Source, ...] = (
         note="the all-layer KV-cache slot move only (the memory pool module imports SGLang's "
         "server args, allocators and disaggregation helpers at import)",
     ),
+    sglang_059(
+        name="sglang_int8_block_gemm",
+        path="python/sglang/srt/layers/quantization/int8_kernel.py",
+        dest="sglang/int8_block_gemm.py",
+        sha256="2f813b61758096c5e491ac9f0fd91b6cb578b0d3948df10b6a12a370cd86d9c6",
+        mode="extract",
+        functions=("_w8a8_block_int8_matmul",),
+        used_by=("sglang_int8_block_gemm",),
+        note="the block-wise int8 W8A8 GEMM only (block-INT8 checkpoints' linear layers; the "
+        "module imports SGLang and sgl_kernel at import)",
+    ),
+    sglang_059(
+        name="sglang_ep_gather",
+        path="python/sglang/srt/layers/moe/ep_moe/kernels.py",
+        dest="sglang/ep_gather.py",
+        sha256="343639ca36833eb209dc2e83cdfba12b437f0202dfa85c71b9535f78100c495c",
+        mode="extract",
+        functions=("_fwd_kernel_ep_gather",),
+        used_by=("sglang_ep_gather",),
+        note="the DeepEP-normal MoE gather only (the weighted top-k combine after DeepGEMM's "
+        "contiguous grouped GEMM; the module imports SGLang's utils and fp8 quantization "
+        "kernels at import)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",

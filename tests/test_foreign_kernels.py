@@ -169,6 +169,8 @@ NEEDS = {
     "sglang_kv_move": "sglang_kv_move",
     "vllm_ple_ngram_ids": "vllm_ple_ngram_ids",
     "vllm_dsa_block_scores": "vllm_dsa_block_scores",
+    "sglang_int8_block_gemm": "sglang_int8_block_gemm",
+    "sglang_ep_gather": "sglang_ep_gather",
 }
 
 
@@ -637,6 +639,10 @@ CASES = {
     "vllm_ple_ngram_ids": ({"tokens": 37, "reqs": 5, "ngram": 3, "heads": 4}, {"triton_v1": {"block_t": 16, "num_warps": 2}}),
     # 10 requests of 2 rows over 1000 positions in 48-position blocks (21 per row, padded to 64 and masked; one request sees nothing), exact with +-inf: v1's one 128-block tile per row; the variant: 4-block tiles over 3 programs per row (two passes each), 2 warps, 1 stage
     "vllm_dsa_block_scores": ({"reqs": 10, "next_n": 2, "width": 1000, "block": 48}, {"triton_v1": {"tile": 4, "programs": 3, "num_warps": 2, "num_stages": 1}}),
+    # 5 tokens x 160 outputs x 320 deep (K masked in its third 128-step, rows and columns past M and N wrapped), int8 tl.dot: v1's 64 x 128 tiles; the variant: 16 x 32 tiles in groups of 2, 2 warps, 1 stage
+    "sglang_int8_block_gemm": ({"m": 5, "n": 160, "k": 320}, {"triton_v1": {"block_m": 16, "block_n": 32, "group_m": 2, "num_warps": 2, "num_stages": 1}}),
+    # 37 received tokens x 4 slots (1 to 3 local, 5 local experts, 56 local rows over 5 x 128 padded), hidden 384: v1's 128-column blocks (3) x 37 token programs; the variant: 64-column blocks x 16 token programs (3 grid-stride passes, the last partial), 1 warp, 1 stage
+    "sglang_ep_gather": ({"tokens": 37, "hidden": 384, "topk": 4, "local_experts": 5}, {"triton_v1": {"block_d": 64, "token_programs": 16, "num_warps": 1, "num_stages": 1}}),
 }  # fmt: skip
 
 

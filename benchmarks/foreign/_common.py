@@ -151,6 +151,8 @@ SOURCE_FILES = {
     "sglang_kv_move": "sglang/kv_move.py",
     "vllm_ple_ngram_ids": "vllm/ple_ngram_ids.py",
     "vllm_dsa_block_scores": "vllm/dsa_block_scores.py",
+    "sglang_int8_block_gemm": "sglang/int8_block_gemm.py",
+    "sglang_ep_gather": "sglang/ep_gather.py",
 }
 
 
