@@ -8,7 +8,8 @@
   once per shape and each version gets copies.
 - `bench_ms`: `triton.testing.do_bench` (median, p20, p80), which flushes the L2 before
   every timed call; `input_sets` + `rotating` add several input sets whose bytes together
-  exceed the L2 several times, so no call finds its inputs cached.
+  exceed the L2 several times, so no call finds its inputs cached.  A version that writes
+  into its inputs is timed on restored inputs instead (`kbopt.bench.input_writes`).
 - `measure_ceilings`: the device's copy bandwidth (bytes read + written, far beyond the L2)
   and its dense matmul rate in the kernel's dtype, measured in the same run as the kernel
   so that every percentage of floor is against this machine's own ceilings.
@@ -24,6 +25,7 @@ import platform
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from kbopt.bench.input_writes import PristineSets
 from kbopt.kernel import Dims, KernelSpec, Version
 
 L2_FALLBACK_BYTES = 60_000_000  # the H200's L2, when the device does not report it
@@ -134,12 +136,15 @@ class InputCache:
     on the host takes seconds), so they are made once: the correctness check's inputs with
     their reference output, and the timing's input sets.  The check hands each version
     copies (a kernel that writes into its inputs must not change the next one's).  One
-    shape is kept at a time; another shape replaces it."""
+    shape is kept at a time; another shape replaces it.  For a version that writes into its
+    inputs the timing's sets are made anew once, with pristine copies of what it writes
+    (`restorable_sets`, `kbopt.bench.input_writes`)."""
 
     def __init__(self) -> None:
         self.key: tuple[Any, ...] | None = None
         self.checked: tuple[tuple[Any, ...], Any] | None = None  # (inputs, reference output)
         self.sets: list[tuple[Any, ...]] | None = None
+        self.pristine: PristineSets | None = None
 
     @staticmethod
     def key_of(spec: KernelSpec, dims: Dims, dtype: str, device: str) -> tuple[Any, ...]:
@@ -152,7 +157,7 @@ class InputCache:
 
     def clear(self) -> None:
         """Let go of every tensor (before another shape, or after running out of memory)."""
-        self.key, self.checked, self.sets = None, None, None
+        self.key, self.checked, self.sets, self.pristine = None, None, None, None
 
     def check_inputs(
         self, spec: KernelSpec, dims: Dims, dtype: str, device: str
@@ -172,6 +177,22 @@ class InputCache:
         if self.sets is None:
             self.sets = input_sets(spec, dims, dtype)
         return self.sets
+
+    def restorable_sets(
+        self, spec: KernelSpec, dims: Dims, dtype: str, written: frozenset[int]
+    ) -> tuple[list[tuple[Any, ...]], PristineSets]:
+        """Timing sets with pristine copies of the `written` positions: the kept ones when
+        they cover them, else sets made anew (a call has changed the kept ones)."""
+        self._for(self.key_of(spec, dims, dtype, "cuda"))
+        if self.sets is not None and self.pristine is not None and self.pristine.covers(written):
+            return self.sets, self.pristine
+        positions = written | (
+            self.pristine.positions if self.pristine is not None else frozenset()
+        )
+        self.sets, self.pristine = None, None  # let go of the changed sets before making new ones
+        sets = input_sets(spec, dims, dtype)
+        self.sets, self.pristine = sets, PristineSets(sets, positions)
+        return sets, self.pristine
 
 
 def _copy(x: Any) -> Any:

@@ -82,7 +82,8 @@ def time_version(
         # a version that raised cannot be timed either: calling it again would raise again
         if not time_wrong or problem.startswith(harness.RAISED):
             return row
-    med, p20, p80 = harness.bench_ms(harness.rotating(version, sets), rep_ms)
+    time_ms, written = _timer(spec, version, dims, sets, rep_ms, cache)
+    med, p20, p80 = time_ms()
     us = med * 1e3
     nbytes, nflops = spec.bytes_moved(dims), spec.flops(dims)
     floor = spec.floor_us(dims, ceilings["copy_bw_gbps"], ceilings["matmul_tflops"])
@@ -95,18 +96,44 @@ def time_version(
         pct_of_floor=round(100.0 * floor / us, 1),
     )
     row.setdefault("status", "ok")
+    if written:  # timed on restored inputs (the CUDA-graph replay below is not)
+        row["inputs_written"] = sorted(written)
     if isinstance(recorded, dict):
         row.update({f"kernel_{k}": v for k, v in recorded.items()})
     if repeat:
-        row["time_us_repeat"] = round(
-            harness.bench_ms(harness.rotating(version, sets), rep_ms)[0] * 1e3, 3
-        )
+        row["time_us_repeat"] = round(time_ms()[0] * 1e3, 3)
     if graph and row["status"] == "ok":
         row["host_us_per_call"] = round(harness.host_us_per_call(version, sets[0]), 1)
         graph_us = harness.graph_ms(version, sets, rep_ms) * 1e3
         row["time_us_graph"] = round(graph_us, 3)
         row["pct_of_floor_graph"] = round(100.0 * floor / graph_us, 1)
     return row
+
+
+def _timer(
+    spec: KernelSpec,
+    version: Version,
+    dims: Mapping[str, int],
+    sets: list[tuple[Any, ...]],
+    rep_ms: int,
+    cache: Any,
+) -> tuple[Callable[[], tuple[float, float, float]], frozenset[int]]:
+    """How to time `version` on `sets`, and the input positions it writes into.  One untimed
+    call on the first set tells; a version that writes is timed on sets made anew and
+    restored before every call (`kbopt.bench.input_writes`), since what an earlier call
+    left (masked logits, a moved cache) can change how long the next one takes."""
+    from kbopt.bench import harness, input_writes
+
+    written = input_writes.written_positions(harness.launch_of(version, sets[0]), sets[0])
+    if not written:
+        return (lambda: harness.bench_ms(harness.rotating(version, sets), rep_ms)), written
+    if cache is not None:
+        fresh, pristine = cache.restorable_sets(spec, dims, spec.dtype, written)
+    else:
+        fresh = harness.input_sets(spec, dims, spec.dtype)
+        pristine = input_writes.PristineSets(fresh, written)
+    launches = [harness.launch_of(version, s) for s in fresh]
+    return (lambda: input_writes.bench_restoring_ms(launches, pristine, rep_ms)), written
 
 
 def config_fields(
