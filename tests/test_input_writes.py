@@ -111,3 +111,51 @@ def test_a_version_that_writes_its_inputs_is_timed_on_restored_sets(monkeypatch)
         spec, Version("v", "triton", "", lambda *x: x[0] + 1), dims, cache.sets, 10, cache
     )
     assert written == frozenset() and timer() == (2.0, 2.0, 2.0) and len(timed) == 1
+
+
+def test_restoring_bench_restores_before_every_timed_call(monkeypatch) -> None:
+    """bench_restoring_ms with a stand-in CUDA clock: every call (warm-up, estimate, timed)
+    runs on its set as made, the L2 is flushed before each, and the sets end restored."""
+    import types
+
+    from triton import runtime
+
+    flushes: list[int] = []
+    fake_driver = types.SimpleNamespace(
+        get_empty_cache_for_benchmark=lambda: "flush buffer",
+        clear_cache=lambda buffer: flushes.append(1),
+    )
+    monkeypatch.setattr(runtime, "driver", types.SimpleNamespace(active=fake_driver))
+    clock = {"t": 0.0}
+
+    class Event:
+        def __init__(self, enable_timing: bool = False) -> None:
+            self.at = 0.0
+
+        def record(self) -> None:
+            self.at = clock["t"]
+
+        def elapsed_time(self, end: Event) -> float:
+            return end.at - self.at
+
+    monkeypatch.setattr(torch.cuda, "Event", Event)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    sets = [(torch.arange(4.0),), (torch.arange(4.0) + 10,)]
+    pristine = input_writes.PristineSets(sets, {0})
+    clean: list[bool] = []
+
+    def launch_for(i: int) -> Any:
+        def launch() -> None:
+            made = torch.arange(4.0) + 10 * i
+            clean.append(bool(torch.equal(sets[i][0], made)))
+            sets[i][0].mul_(-1.0)  # writes its input, as an in-place kernel does
+            clock["t"] += 0.5 + i  # set 1's calls take longer: 0.5 and 1.5 ms
+
+        return launch
+
+    med, p20, p80 = input_writes.bench_restoring_ms([launch_for(0), launch_for(1)], pristine, 20)
+    assert clean and all(clean)
+    assert len(flushes) == len(clean)  # one flush before every call
+    assert p20 <= med <= p80 and {p20, p80} <= {0.5, 1.5}
+    assert torch.equal(sets[0][0], torch.arange(4.0))  # left as made for the next measurement
+    assert torch.equal(sets[1][0], torch.arange(4.0) + 10)
