@@ -34,7 +34,7 @@ SGLANG_DEFAULT = {"BLOCK_SIZE_M": 64, "GROUP_SIZE_M": 32, "num_warps": 4, "num_s
 
 
 @dataclass(frozen=True)
-class Fp8BlockGemmConfig:
+class BlockGemmConfig:
     block_m: int | None = None  # None: SGLang's default 64
     block_n: int | None = None  # None: the quantization block, 128
     group_m: int | None = None  # None: 32
@@ -42,11 +42,27 @@ class Fp8BlockGemmConfig:
     num_stages: int | None = None  # None: 3
 
 
+Fp8BlockGemmConfig = BlockGemmConfig
+
+
 def prepare(
-    cfg: Fp8BlockGemmConfig, a: torch.Tensor, a_s: torch.Tensor, b: torch.Tensor,
+    cfg: BlockGemmConfig, a: torch.Tensor, a_s: torch.Tensor, b: torch.Tensor,
     b_s: torch.Tensor, out_dtype: torch.dtype,
 ) -> Callable[[], torch.Tensor]:  # fmt: skip
-    mod = _common.load_source("sglang_fp8_kernel")
+    return block_gemm_prepare(
+        _common.load_source("sglang_fp8_kernel"), "_w8a8_block_fp8_matmul", LAST_INFO,
+        cfg, a, a_s, b, b_s, out_dtype, masking_flag=True,
+    )  # fmt: skip
+
+
+def block_gemm_prepare(
+    mod: Any, kernel_name: str, info: dict[str, Any], cfg: BlockGemmConfig, a: torch.Tensor,
+    a_s: torch.Tensor, b: torch.Tensor, b_s: torch.Tensor, out_dtype: torch.dtype, *,
+    masking_flag: bool,
+) -> Callable[[], torch.Tensor]:  # fmt: skip
+    """The launch of one of SGLang's block-quantized W8A8 GEMMs (`kernel_name` in `mod`; the
+    fp8 and the int8 one take the same arguments, and the fp8 one a `needs_masking` flag
+    besides, `masking_flag`), its choices recorded into `info`."""
     m, k = a.shape
     n, k_b = b.shape
     if k_b != k or not a.is_contiguous() or not b.is_contiguous():
@@ -69,16 +85,17 @@ def prepare(
         a.stride(-2), a.stride(-1), b.stride(1), b.stride(0), c.stride(-2), c.stride(-1),
         a_s.stride(-2), a_s.stride(-1), b_s.stride(1), b_s.stride(0),
     )  # fmt: skip
+    flags = {"needs_masking": k % bk != 0} if masking_flag else {}
+    kernel = getattr(mod, kernel_name)
 
     def launch() -> torch.Tensor:
-        handle = mod._w8a8_block_fp8_matmul[grid](
+        handle = kernel[grid](
             *args, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=gm,
-            needs_masking=k % bk != 0, num_warps=warps, num_stages=stages,
+            num_warps=warps, num_stages=stages, **flags,
         )  # fmt: skip
         _common.record(
-            LAST_INFO, handle, kernels=1, kernel_names=["_w8a8_block_fp8_matmul"], block_m=bm,
-            block_n=bn, block_k=bk, group_m=gm, num_warps=warps, num_stages=stages,
-            programs=grid[0],
+            info, handle, kernels=1, kernel_names=[kernel_name], block_m=bm, block_n=bn,
+            block_k=bk, group_m=gm, num_warps=warps, num_stages=stages, programs=grid[0],
         )  # fmt: skip
         return c
 

@@ -21,66 +21,25 @@ allocates C per call; here it is allocated in `prepare`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import torch
-import triton
 
 from foreign import _common
 
+# The same launch as the fp8 block GEMM's (tiles, grouping, arguments), without its
+# needs_masking flag: the int8 kernel masks K in every step.
+from foreign.sglang_fp8_block_gemm.launcher import BlockGemmConfig, block_gemm_prepare
+
 LAST_INFO: dict[str, Any] = {}
-QUANT_BLOCK = 128  # the [128, 128] block_size of SGLang's block-INT8 checkpoints
-SGLANG_DEFAULT = {"BLOCK_SIZE_M": 64, "GROUP_SIZE_M": 32, "num_warps": 4, "num_stages": 3}
-
-
-@dataclass(frozen=True)
-class Int8BlockGemmConfig:
-    block_m: int | None = None  # None: SGLang's default 64
-    block_n: int | None = None  # None: the quantization block, 128
-    group_m: int | None = None  # None: 32
-    num_warps: int | None = None  # None: 4
-    num_stages: int | None = None  # None: 3
+Int8BlockGemmConfig = BlockGemmConfig
 
 
 def prepare(
-    cfg: Int8BlockGemmConfig, a: torch.Tensor, a_s: torch.Tensor, b: torch.Tensor,
+    cfg: BlockGemmConfig, a: torch.Tensor, a_s: torch.Tensor, b: torch.Tensor,
     b_s: torch.Tensor, out_dtype: torch.dtype,
 ) -> Callable[[], torch.Tensor]:  # fmt: skip
-    mod = _common.load_source("sglang_int8_block_gemm")
-    m, k = a.shape
-    n, k_b = b.shape
-    if k_b != k or not a.is_contiguous() or not b.is_contiguous():
-        raise ValueError("A [M, K] and B [N, K] must be contiguous and share K")
-    if a_s.shape != (m, triton.cdiv(k, QUANT_BLOCK)) or b_s.shape != (
-        triton.cdiv(n, QUANT_BLOCK),
-        triton.cdiv(k, QUANT_BLOCK),
-    ):
-        raise ValueError("As must be [M, K / 128] and Bs [N / 128, K / 128]")
-    bm = cfg.block_m or SGLANG_DEFAULT["BLOCK_SIZE_M"]
-    bn = cfg.block_n or QUANT_BLOCK
-    bk = QUANT_BLOCK
-    gm = cfg.group_m or SGLANG_DEFAULT["GROUP_SIZE_M"]
-    warps = cfg.num_warps or SGLANG_DEFAULT["num_warps"]
-    stages = cfg.num_stages or SGLANG_DEFAULT["num_stages"]
-    c = torch.empty((m, n), device=a.device, dtype=out_dtype)
-    grid = (triton.cdiv(m, bm) * triton.cdiv(n, bn),)
-    args = (
-        a, b, c, a_s, b_s, m, n, k, QUANT_BLOCK, QUANT_BLOCK,
-        a.stride(-2), a.stride(-1), b.stride(1), b.stride(0), c.stride(-2), c.stride(-1),
-        a_s.stride(-2), a_s.stride(-1), b_s.stride(1), b_s.stride(0),
+    return block_gemm_prepare(
+        _common.load_source("sglang_int8_block_gemm"), "_w8a8_block_int8_matmul", LAST_INFO,
+        cfg, a, a_s, b, b_s, out_dtype, masking_flag=False,
     )  # fmt: skip
-
-    def launch() -> torch.Tensor:
-        handle = mod._w8a8_block_int8_matmul[grid](
-            *args, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=gm,
-            num_warps=warps, num_stages=stages,
-        )  # fmt: skip
-        _common.record(
-            LAST_INFO, handle, kernels=1, kernel_names=["_w8a8_block_int8_matmul"],
-            block_m=bm, block_n=bn, block_k=bk, group_m=gm, num_warps=warps,
-            num_stages=stages, programs=grid[0],
-        )  # fmt: skip
-        return c
-
-    return launch

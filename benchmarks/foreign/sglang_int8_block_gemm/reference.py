@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import torch
 
-BLOCK = 128
+# The fp32 reference and the torch baseline are the fp8 block GEMM's: the same dequantized
+# product, whatever 8-bit type the operands are stored in.
+from foreign.sglang_fp8_block_gemm.reference import (
+    block_quantized_inputs,
+    reference,
+    torch_dequant_matmul,
+)
+
+__all__ = ["make_inputs", "reference", "torch_dequant_matmul"]
+
 IMAX = 127.0
-
-
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)
 
 
 def make_inputs(
@@ -22,50 +27,7 @@ def make_inputs(
     quantized per 128 x 128 block (absmax / 127 scales, rounded to nearest, as the block-INT8
     checkpoints and SGLang's per-token-group int8 quantization make them); the output dtype
     is the spec's dtype."""
-    gen = torch.Generator(device="cpu")
-    gen.manual_seed(seed if seed is not None else int(torch.randint(0, 2**31 - 1, (1,))))
-    kb, nb = _cdiv(k, BLOCK), _cdiv(n, BLOCK)
-    x = torch.randn(m, k, generator=gen)
-    xp = torch.nn.functional.pad(x, (0, kb * BLOCK - k)).view(m, kb, BLOCK)
-    a_s = xp.abs().amax(-1).clamp_min(1e-10) / IMAX
-    a = (xp / a_s[..., None]).round().clamp(-IMAX, IMAX).to(torch.int8)
-    a = a.view(m, kb * BLOCK)[:, :k]
-    w = torch.randn(n, k, generator=gen) / k**0.5
-    wp = torch.nn.functional.pad(w, (0, kb * BLOCK - k, 0, nb * BLOCK - n))
-    wb = wp.view(nb, BLOCK, kb, BLOCK)
-    b_s = wb.abs().amax(dim=(1, 3)).clamp_min(1e-10) / IMAX
-    b = (wb / b_s[:, None, :, None]).round().clamp(-IMAX, IMAX).to(torch.int8)
-    b = b.view(nb * BLOCK, kb * BLOCK)[:n, :k]
-    return (
-        a.contiguous().to(device),
-        a_s.to(device),
-        b.contiguous().to(device),
-        b_s.to(device),
-        dtype,
-    )
-
-
-def _dequantized(
-    a: torch.Tensor, a_s: torch.Tensor, b: torch.Tensor, b_s: torch.Tensor, acc: torch.dtype
-) -> tuple[torch.Tensor, torch.Tensor]:
-    k = a.shape[1]
-    n = b.shape[0]
-    af = a.float() * a_s.repeat_interleave(BLOCK, dim=1)[:, :k]
-    bs = b_s.repeat_interleave(BLOCK, dim=0)[:n].repeat_interleave(BLOCK, dim=1)[:, :k]
-    return af.to(acc), (b.float() * bs).to(acc)
-
-
-def reference(
-    a: torch.Tensor, a_s: torch.Tensor, b: torch.Tensor, b_s: torch.Tensor, out_dtype: torch.dtype
-) -> torch.Tensor:
-    af, bf = _dequantized(a, a_s, b, b_s, torch.float32)
-    return af @ bf.T
-
-
-def torch_dequant_matmul(
-    a: torch.Tensor, a_s: torch.Tensor, b: torch.Tensor, b_s: torch.Tensor, out_dtype: torch.dtype
-) -> torch.Tensor:
-    """Both operands dequantized to the output dtype, then torch's matmul (what a model
-    does without a block-int8 kernel)."""
-    af, bf = _dequantized(a, a_s, b, b_s, out_dtype)
-    return af @ bf.T
+    return block_quantized_inputs(
+        m, n, k, dtype=dtype, device=device, seed=seed, qmax=IMAX,
+        to_quantized=lambda x: x.round().clamp(-IMAX, IMAX).to(torch.int8),
+    )  # fmt: skip
