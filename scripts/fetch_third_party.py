@@ -673,6 +673,22 @@ SOURCES: tuple[Source, ...] = (
         "contiguous grouped GEMM; the module imports SGLang's utils and fp8 quantization "
         "kernels at import)",
     ),
+    sglang_059(
+        name="sglang_fp8_mla_scaled_mm",
+        path="python/sglang/srt/layers/quantization/fp8_kernel.py",
+        dest="sglang/fp8_mla_scaled_mm.py",
+        sha256="46bf5c35d9a933d4f86cfa07c400e5a6389854e5cc062cdefa9d1a831472f6ff",
+        mode="extract",
+        functions=(
+            "_per_tensor_quant_mla_fp8_stage1",
+            "_per_tensor_quant_mla_fp8_stage2",
+            "scaled_mm_kernel",
+        ),
+        used_by=("sglang_mla_tensor_quant", "sglang_scaled_mm"),
+        note="the absorbed-MLA per-tensor fp8 quantization (its two stages) and the "
+        "per-token x per-channel scaled W8A8 GEMM only (the module imports SGLang, "
+        "sgl_kernel and DeepGEMM's wrapper at import)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",

@@ -171,6 +171,8 @@ NEEDS = {
     "vllm_dsa_block_scores": "vllm_dsa_block_scores",
     "sglang_int8_block_gemm": "sglang_int8_block_gemm",
     "sglang_ep_gather": "sglang_ep_gather",
+    "sglang_mla_tensor_quant": "sglang_fp8_mla_scaled_mm",
+    "sglang_scaled_mm": "sglang_fp8_mla_scaled_mm",
 }
 
 
@@ -643,6 +645,10 @@ CASES = {
     "sglang_int8_block_gemm": ({"m": 5, "n": 160, "k": 320}, {"triton_v1": {"block_m": 16, "block_n": 32, "group_m": 2, "num_warps": 2, "num_stages": 1}}),
     # 37 received tokens x 4 slots (1 to 3 local, 5 local experts, 56 local rows over 5 x 128 padded), hidden 384: v1's 128-column blocks (3) x 37 token programs; the variant: 64-column blocks x 16 token programs (3 grid-stride passes, the last partial), 1 warp, 1 stage
     "sglang_ep_gather": ({"tokens": 37, "hidden": 384, "topk": 4, "local_experts": 5}, {"triton_v1": {"block_d": 64, "token_programs": 16, "num_warps": 1, "num_stages": 1}}),
+    # 5 tokens x 3 heads of 96 values read through the transposed view (every row masked in v1's 128-value tile), one global scale, e4m3 exact; the variant: 256-value tiles, 1 and 2 warps
+    "sglang_mla_tensor_quant": ({"tokens": 5, "heads": 3, "head_dim": 96}, {"triton_v1": {"block_size": 256, "stage1_warps": 1, "stage2_warps": 2}}),
+    # 5 x 300 e4m3 tokens by a 150 x 300 transposed weight: v1's 64 x 64 x 256 tiles (rows, columns and the second K step masked); the variant: 16 x 32 x 64 tiles (the fifth K step masked), 2 warps, 1 stage
+    "sglang_scaled_mm": ({"m": 5, "n": 150, "k": 300}, {"triton_v1": {"block_m": 16, "block_n": 32, "block_k": 64, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

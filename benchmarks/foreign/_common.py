@@ -153,6 +153,7 @@ SOURCE_FILES = {
     "vllm_dsa_block_scores": "vllm/dsa_block_scores.py",
     "sglang_int8_block_gemm": "sglang/int8_block_gemm.py",
     "sglang_ep_gather": "sglang/ep_gather.py",
+    "sglang_fp8_mla_scaled_mm": "sglang/fp8_mla_scaled_mm.py",
 }
 
 
