@@ -1129,6 +1129,28 @@ SOURCES: tuple[Source, ...] = (
         "propagating maximum only (its module imports vLLM's DeepSelect and indexer top-k "
         "layers at import)",
     ),
+    vllm_0340(
+        name="vllm_step5_indexer_scores",
+        path="vllm/models/step5/common/ops/sparse_indexer_scores.py",
+        dest="vllm/step5_indexer_scores.py",
+        sha256="aee7e0df86fddc501cdefb16ed7588473ce1f75d5f5ff189847ad884d79f3b54",
+        mode="extract",
+        functions=("_paged_scores_sm90",),
+        used_by=("vllm_step5_indexer_scores",),
+        note="Step5's Hopper paged fp8 indexer-scores kernel only (its module imports the "
+        "sparse indexer's metadata and vLLM's indexer top-k layers at import)",
+    ),
+    vllm_0340(
+        name="vllm_diffusion_row_stats",
+        path="vllm/model_executor/models/diffusion_gemma_sampler.py",
+        dest="vllm/diffusion_row_stats.py",
+        sha256="63c138ee8c3e7617540accb5e7c3a9b8d974820469ffab5da7f0d789db38ebd8",
+        mode="extract",
+        functions=("_row_stats_kernel",),
+        used_by=("vllm_diffusion_row_stats",),
+        note="DiffusionGemma's one-pass row statistics kernel only (the module's wrapper and "
+        "torch reference are left out)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",

@@ -173,6 +173,8 @@ NEEDS = {
     "sglang_ep_gather": "sglang_ep_gather",
     "sglang_mla_tensor_quant": "sglang_fp8_mla_scaled_mm",
     "sglang_scaled_mm": "sglang_fp8_mla_scaled_mm",
+    "vllm_step5_indexer_scores": "vllm_step5_indexer_scores",
+    "vllm_diffusion_row_stats": "vllm_diffusion_row_stats",
 }
 
 
@@ -649,6 +651,10 @@ CASES = {
     "sglang_mla_tensor_quant": ({"tokens": 5, "heads": 3, "head_dim": 96}, {"triton_v1": {"block_size": 256, "stage1_warps": 1, "stage2_warps": 2}}),
     # 5 x 300 e4m3 tokens by a 150 x 300 transposed weight: v1's 64 x 64 x 256 tiles (rows, columns and the second K step masked); the variant: 16 x 32 x 64 tiles (the fifth K step masked), 2 warps, 1 stage
     "sglang_scaled_mm": ({"m": 5, "n": 150, "k": 300}, {"triton_v1": {"block_m": 16, "block_n": 32, "block_k": 64, "num_warps": 2, "num_stages": 1}}),
+    # 2 requests of 6 tokens (3 pairs each, 12 rows) ending contexts of 70 regions (4 packed 32-region pages per request, 3 used), 4 heads padded to 16, fp8 tl.dot under the interpreter, -inf past lengths 69, 69 and 70: v1's 32-region tiles (3 per row, the last masked); the variant: 16-region tiles (5, the last masked), 2 warps
+    "vllm_step5_indexer_scores": ({"reqs": 2, "tokens": 6, "regions": 70, "heads": 4}, {"triton_v1": {"tile": 16, "num_warps": 2}}),
+    # 2 requests of 3 canvas rows (6 rows) of 5000 logits, the noise recomputed bit for bit (ids exact), entropy and probs against fp64: v1's 4096-column steps (2 per pass, the second masked); the variant: 1024 (5, the last masked), 2 warps, 1 stage
+    "vllm_diffusion_row_stats": ({"reqs": 2, "canvas": 3, "vocab": 5000}, {"triton_v1": {"block": 1024, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

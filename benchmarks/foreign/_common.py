@@ -154,6 +154,8 @@ SOURCE_FILES = {
     "sglang_int8_block_gemm": "sglang/int8_block_gemm.py",
     "sglang_ep_gather": "sglang/ep_gather.py",
     "sglang_fp8_mla_scaled_mm": "sglang/fp8_mla_scaled_mm.py",
+    "vllm_step5_indexer_scores": "vllm/step5_indexer_scores.py",
+    "vllm_diffusion_row_stats": "vllm/diffusion_row_stats.py",
 }
 
 
