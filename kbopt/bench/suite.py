@@ -127,11 +127,9 @@ def _timer(
     written = input_writes.written_positions(harness.launch_of(version, sets[0]), sets[0])
     if not written:
         return (lambda: harness.bench_ms(harness.rotating(version, sets), rep_ms)), written
-    if cache is not None:
-        fresh, pristine = cache.restorable_sets(spec, dims, spec.dtype, written)
-    else:
-        fresh = harness.input_sets(spec, dims, spec.dtype)
-        pristine = input_writes.PristineSets(fresh, written)
+    # Without a cache of the search's inputs, a cache for this one measurement.
+    keeper = cache if cache is not None else harness.InputCache()
+    fresh, pristine = keeper.restorable_sets(spec, dims, spec.dtype, written)
     launches = [harness.launch_of(version, s) for s in fresh]
     return (lambda: input_writes.bench_restoring_ms(launches, pristine, rep_ms)), written
 
