@@ -1151,6 +1151,28 @@ SOURCES: tuple[Source, ...] = (
         note="DiffusionGemma's one-pass row statistics kernel only (the module's wrapper and "
         "torch reference are left out)",
     ),
+    vllm_0340(
+        name="vllm_quant_embedding",
+        path="vllm/model_executor/layers/quantization/compressed_tensors/compressed_tensors_embedding.py",
+        dest="vllm/quant_embedding.py",
+        sha256="f58789825b6143a9a1eeed400d7d3f5d0cd0d4edfa6d2a50a53dc63c648e088f",
+        mode="extract",
+        functions=("_dequant_gather_kernel",),
+        used_by=("vllm_quant_embedding",),
+        note="compressed-tensors' dequant-on-lookup embedding kernel only (its module imports "
+        "the compressed_tensors package and vLLM's quantization base classes at import)",
+    ),
+    vllm_0340(
+        name="vllm_moe_bitmatrix",
+        path="vllm/model_executor/layers/fused_moe/experts/gpt_oss_triton_kernels_moe.py",
+        dest="vllm/moe_bitmatrix.py",
+        sha256="8644ede10f6976c53217b90edf86f391de1d1075e6f97f9b919c6747aa2dbaeb",
+        mode="extract",
+        functions=("pack_bitmatrix",),
+        used_by=("vllm_moe_bitmatrix",),
+        note="the triton_kernels MoE path's top-k bitmatrix packing kernel only (its module "
+        "imports triton_kernels' routing and matmul_ogs and vLLM's MoE layers at import)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",

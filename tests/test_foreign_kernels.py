@@ -175,6 +175,8 @@ NEEDS = {
     "sglang_scaled_mm": "sglang_fp8_mla_scaled_mm",
     "vllm_step5_indexer_scores": "vllm_step5_indexer_scores",
     "vllm_diffusion_row_stats": "vllm_diffusion_row_stats",
+    "vllm_quant_embedding": "vllm_quant_embedding",
+    "vllm_moe_bitmatrix": "vllm_moe_bitmatrix",
 }
 
 
@@ -655,6 +657,10 @@ CASES = {
     "vllm_step5_indexer_scores": ({"reqs": 2, "tokens": 6, "regions": 70, "heads": 4}, {"triton_v1": {"tile": 16, "num_warps": 2}}),
     # 2 requests of 3 canvas rows (6 rows) of 5000 logits, the noise recomputed bit for bit (ids exact), entropy and probs against fp64: v1's 4096-column steps (2 per pass, the second masked); the variant: 1024 (5, the last masked), 2 warps, 1 stage
     "vllm_diffusion_row_stats": ({"reqs": 2, "canvas": 3, "vocab": 5000}, {"triton_v1": {"block": 1024, "num_warps": 2, "num_stages": 1}}),
+    # 7 ids of a 50-row int4 table, 320 columns in 5 groups of 64: v1's 512-column block (one per row, masked past 320); the variant: 128 columns (3 per row, the last half masked), 2 warps
+    "vllm_quant_embedding": ({"tokens": 7, "vocab": 50, "hidden": 320, "group": 64, "bits": 4}, {"triton_v1": {"block": 128, "num_warps": 2}}),
+    # 700 tokens, top-5 of 96 experts, EP 2 (48 local: 2 words, the second partly used, about half the ids -1), exact: v1's 512-token blocks (2, the second masked); the variant: 64 (11, the last masked), 2 warps
+    "vllm_moe_bitmatrix": ({"tokens": 700, "experts": 96, "topk": 5, "ep": 2}, {"triton_v1": {"block_m": 64, "num_warps": 2}}),
 }  # fmt: skip
 
 

@@ -156,6 +156,8 @@ SOURCE_FILES = {
     "sglang_fp8_mla_scaled_mm": "sglang/fp8_mla_scaled_mm.py",
     "vllm_step5_indexer_scores": "vllm/step5_indexer_scores.py",
     "vllm_diffusion_row_stats": "vllm/diffusion_row_stats.py",
+    "vllm_quant_embedding": "vllm/quant_embedding.py",
+    "vllm_moe_bitmatrix": "vllm/moe_bitmatrix.py",
 }
 
 
