@@ -689,6 +689,39 @@ SOURCES: tuple[Source, ...] = (
         "per-token x per-channel scaled W8A8 GEMM only (the module imports SGLang, "
         "sgl_kernel and DeepGEMM's wrapper at import)",
     ),
+    sglang_059(
+        name="sglang_kda_kkt",
+        path="python/sglang/srt/layers/attention/fla/kda.py",
+        dest="sglang/fla_kda_kkt.py",
+        sha256="66eed108f27522af205d48d7aaf63a73581648aea92dd058d54f7585748955cf",
+        mode="extract",
+        functions=(
+            "chunk_kda_scaled_dot_kkt_fwd_kernel_intra_sub_inter",
+            "chunk_kda_scaled_dot_kkt_fwd_kernel_intra_sub_intra",
+        ),
+        shims={
+            "from sglang.srt.layers.attention.fla.op import exp, log": (
+                "@triton.jit\n"
+                "def exp(x):  # kbopt shim: fla.op's exp, tl.exp with FLA_USE_FAST_OPS unset\n"
+                "    return tl.exp(x)"
+            ),
+        },
+        used_by=("sglang_kda_kkt",),
+        note="Kimi Delta Attention's two intra-chunk A / Aqk kernels only, without their "
+        "@triton.autotune (the module imports SGLang's FLA helpers at import; fla.op's exp "
+        "shimmed as tl.exp, FLA_USE_FAST_OPS unset; the launcher builds the chunk indices)",
+    ),
+    sglang_059(
+        name="sglang_ssd_chunk_state",
+        path="python/sglang/srt/layers/attention/mamba/ops/ssd_chunk_state.py",
+        dest="sglang/ssd_chunk_state.py",
+        sha256="b4b2def380f5975b1a88a0b7a266fb372f1d6d7c8706780e26038b12d3a00ab7",
+        mode="extract",
+        functions=("_chunk_state_fwd_kernel",),
+        used_by=("sglang_ssd_chunk_state",),
+        note="the Mamba-2 chunk-state kernel only (the module imports mamba_ssm's softplus "
+        "relatively, which this kernel does not use)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",
