@@ -490,9 +490,7 @@ def test_relaxed_moves_of_one_entry_come_nearest_miss_first(
     from kbopt.workflow.catalog_designer import search_candidates
     from kbopt.workflow.move_record import MoveRecord
 
-    monkeypatch.setattr(
-        "kbopt.workflow.catalog_designer.record_for", lambda root: MoveRecord()
-    )
+    monkeypatch.setattr("kbopt.workflow.catalog_designer.record_for", lambda root: MoveRecord())
 
     spec = load_spec("add_rmsnorm", REPO)
     store = Store(REPO)
@@ -655,6 +653,30 @@ def test_the_start_is_measured_twice_and_a_margin_inside_that_noise_is_not_judge
     assert status == "not judged" and "less than the 81.0%" in sentence
     assert verdict_of(2.0)[0] == "not met"
     assert verdict_of(None)[0] == "not met"  # a run from before the start was repeated
+
+
+class WritesItsFirstInputBackend(AdjustedBackend):
+    """Every version writes into its first input, as an in-place kernel does."""
+
+    def adjust(self, m: Measurement, params: dict[str, Any]) -> None:
+        m.inputs_written = (0,)
+
+
+def test_the_record_says_when_the_start_was_timed_on_restored_inputs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kbopt.cli.ablate_cmds import print_summary
+
+    doc = _walks_on_mla_decode(tmp_path, WritesItsFirstInputBackend, seed=0)
+    assert doc["start_inputs_written"] == [0]
+    print_summary(doc)
+    assert (
+        "writes its input(s) 0; each call was timed on restored copies" in capsys.readouterr().out
+    )
+    assert (
+        _walks_on_mla_decode(tmp_path / "plain", WarpsHurtBackend, seed=0)["start_inputs_written"]
+        == []
+    )
 
 
 class PlateauBackend(AdjustedBackend):
@@ -1038,7 +1060,9 @@ def test_head_to_head_counts_verdicts_and_comparisons_per_selection_of_runs() ->
     assert latest["met"] == 1 and latest["random fewer"] == 1 and latest["grid fewer"] == 1
     assert every["count"] == 4 and every["met"] == 1 and every["not met"] == 2
     table = "\n".join(render_head_to_head(docs))
-    row = "| first run of each kernel and configuration | 3 | 0 | 2 | 1 | 0 | 0 / 1 / 1 | 0 / 0 / 2 |"
+    row = (
+        "| first run of each kernel and configuration | 3 | 0 | 2 | 1 | 0 | 0 / 1 / 1 | 0 / 0 / 2 |"
+    )
     assert row in table
     assert latest["met against the grid"] == 1  # met, and the grid never came within 5%
 

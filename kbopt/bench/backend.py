@@ -80,6 +80,9 @@ class Measurement:
     # warps, splits it actually used), scalar values only: what a knob left at None
     # ("the kernel chooses") really was.
     launched: dict[str, Any] = field(default_factory=dict)
+    # Positions of the inputs the version writes into: it was timed on restored copies of
+    # them (`kbopt.bench.input_writes`); empty when it writes none.
+    inputs_written: tuple[int, ...] = ()
 
     @property
     def pct_of_floor(self) -> float | None:

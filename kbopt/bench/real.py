@@ -190,6 +190,7 @@ class RealBackend:
             note=str(row.get("error", "")),
             sm_count=int(props.multi_processor_count),
             launched=_launched(info, launches),
+            inputs_written=tuple(row.get("inputs_written", ())),
         )
 
     def counters(self, spec: KernelSpec, version: str, config: TrialConfig) -> NcuOutcome:

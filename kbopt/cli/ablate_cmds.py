@@ -8,6 +8,7 @@ import os
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 from kbopt.bench.trials import parse_config
 from kbopt.bench.warm_compile import warmer_for
@@ -188,23 +189,7 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"written": str(path) if path else None, **doc})
         return 0
-    print(f"{'arm':<8} {'trials':>6} {'best % of floor':>16} {'trials to 5% of best':>21}  stopped")
-    for row in doc["rows"]:
-        best = f"{row['best_pct_of_floor']:.1f}" if row["best_pct_of_floor"] is not None else "-"
-        reach = row["trials_to_within_5pct"] or "never"
-        print(f"{row['arm']:<8} {row['trials']:>6} {best:>16} {reach!s:>21}  {row['stopped']}")
-    if doc.get("start_repeat_us") is not None:
-        print(
-            f"noise: the starting launch measured {doc['start_us']:.1f} us first and "
-            f"{doc['start_repeat_us']:.1f} us last ({doc['noise_pct']:.1f}% apart)"
-        )
-    ahead = doc.get("compiled_ahead")
-    if ahead:
-        print(
-            f"compiled ahead: {ahead['configs']} configurations in {ahead['batches']} parallel "
-            f"batches, {ahead['seconds']:.0f} s of the run ({ahead['failed_in_worker']} failed "
-            "there and were measured as usual)"
-        )
+    print_summary(doc)
     print(verdict(doc).replace("**", ""))
     if doc["fake"]:
         print("[ablate] fake backend: stand-in figures, not measurements", file=sys.stderr)
@@ -216,6 +201,33 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     else:
         print("[ablate] nothing written (fake figures go only where --out says)", file=sys.stderr)
     return 0
+
+
+def print_summary(doc: dict[str, Any]) -> None:
+    """The arms' table and what qualifies it: noise, in-place timing, compiles ahead."""
+    print(f"{'arm':<8} {'trials':>6} {'best % of floor':>16} {'trials to 5% of best':>21}  stopped")
+    for row in doc["rows"]:
+        best = f"{row['best_pct_of_floor']:.1f}" if row["best_pct_of_floor"] is not None else "-"
+        reach = row["trials_to_within_5pct"] or "never"
+        print(f"{row['arm']:<8} {row['trials']:>6} {best:>16} {reach!s:>21}  {row['stopped']}")
+    if doc.get("start_repeat_us") is not None:
+        print(
+            f"noise: the starting launch measured {doc['start_us']:.1f} us first and "
+            f"{doc['start_repeat_us']:.1f} us last ({doc['noise_pct']:.1f}% apart)"
+        )
+    if doc.get("start_inputs_written"):
+        where = ", ".join(str(i) for i in doc["start_inputs_written"])
+        print(
+            f"in place: the version writes its input(s) {where}; each call was timed on "
+            "restored copies"
+        )
+    ahead = doc.get("compiled_ahead")
+    if ahead:
+        print(
+            f"compiled ahead: {ahead['configs']} configurations in {ahead['batches']} parallel "
+            f"batches, {ahead['seconds']:.0f} s of the run ({ahead['failed_in_worker']} failed "
+            "there and were measured as usual)"
+        )
 
 
 def _names(kernel: str, spec: KernelSpec, root: Path) -> bool:

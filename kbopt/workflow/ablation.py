@@ -829,6 +829,9 @@ def _document(
         "start_us": first_us,
         "start_repeat_us": lab.start_repeat_us,
         "noise_pct": noise_pct(first_us, lab.start_repeat_us),
+        # Inputs the starting version writes into (positions): every trial of such a kernel
+        # is timed on restored copies of them, not on what the previous call left.
+        "start_inputs_written": list(first.inputs_written) if first else [],
         # Which catalog chose: a digest of every entry file the store served (the same
         # bytes give the same digest on any machine), and the commit when the caller knows it.
         "catalog_digest": catalog_digest(store),
