@@ -19,8 +19,19 @@ from typing import Any
 
 import results_file
 import triton
+from triton.backends.compiler import GPUTarget
 
 Rows = list[dict[str, Any]]
+SM90 = GPUTarget("cuda", 90, 32)
+
+
+def compile_sm90(
+    fn: Any, signature: dict[str, str], constexprs: dict[str, Any], **options: int
+) -> Any:
+    """`fn` compiled for sm_90 by the installed Triton, no GPU needed (Triton runs ptxas
+    itself); `options` such as num_warps and num_stages, Triton's defaults otherwise."""
+    src = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=constexprs)
+    return triton.compile(src, target=SM90, options=options or None)
 
 
 def run(

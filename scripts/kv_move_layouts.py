@@ -25,8 +25,6 @@ from collections import Counter
 from pathlib import Path
 
 import codegen_results
-from triton.backends.compiler import GPUTarget
-from triton.compiler import ASTSource, compile
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT)]
@@ -71,10 +69,10 @@ def _measured(root: Path) -> dict[tuple[int, int, int], Counter[str]]:
 def warps_per_cta(slots: int, tile: int, warps: int) -> tuple[int, int] | None:
     """The tile's warps along (slots, bytes), or None when the kernel does not compile."""
     kernel = _common.load_source(SOURCE).copy_all_layer_kv_cache_tiled
-    src = ASTSource(kernel, SIGNATURE, constexprs={"num_locs_upper": slots, "BYTES_PER_TILE": tile})
+    constexprs = {"num_locs_upper": slots, "BYTES_PER_TILE": tile}
     try:
-        compiled = compile(
-            src, target=GPUTarget("cuda", 90, 32), options={"num_warps": warps, "num_stages": 2}
+        compiled = codegen_results.compile_sm90(
+            kernel, SIGNATURE, constexprs, num_warps=warps, num_stages=2
         )
     except Exception:  # e.g. a tile too large to compile
         return None

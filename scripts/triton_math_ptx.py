@@ -21,7 +21,6 @@ import sys
 import codegen_results
 import triton
 import triton.language as tl
-from triton.backends.compiler import GPUTarget
 
 APPROX = ("ex2.approx", "lg2.approx", "tanh.approx")
 LN2 = tl.constexpr(0.6931471805599453)
@@ -96,12 +95,8 @@ def body_instructions(ptx: str) -> list[str]:
 def measure() -> list[dict[str, object]]:
     rows = []
     for name, fn in VARIANTS.items():
-        src = triton.compiler.ASTSource(
-            fn=fn,
-            signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "BLOCK": "constexpr"},
-            constexprs={"BLOCK": 128},
-        )
-        ptx = triton.compile(src, target=GPUTarget("cuda", 90, 32)).asm["ptx"]
+        signature = {"x_ptr": "*fp32", "y_ptr": "*fp32", "BLOCK": "constexpr"}
+        ptx = codegen_results.compile_sm90(fn, signature, {"BLOCK": 128}).asm["ptx"]
         instrs = body_instructions(ptx)
         rows.append(
             {

@@ -26,7 +26,6 @@ from pathlib import Path
 import codegen_results
 import triton
 import triton.language as tl
-from triton.backends.compiler import GPUTarget
 
 BLOCK = 1024
 NUM_WARPS = 4
@@ -198,13 +197,10 @@ def measure() -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
     counts: dict[str, int] = {}
     for name, fn, signature, per_thread, against in VARIANTS:
-        src = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs={"BLOCK": BLOCK})
         # One stage: a software-pipelined loop would repeat its body in a prologue, and the
         # difference of two static counts would no longer be one iteration's.
-        compiled = triton.compile(
-            src,
-            target=GPUTarget("cuda", 90, 32),
-            options={"num_warps": NUM_WARPS, "num_stages": 1},
+        compiled = codegen_results.compile_sm90(
+            fn, signature, {"BLOCK": BLOCK}, num_warps=NUM_WARPS, num_stages=1
         )
         text = disassemble(compiled.asm["cubin"])
         sass = sass_instructions(text)
