@@ -72,7 +72,7 @@ def warps_per_cta(slots: int, tile: int, warps: int) -> tuple[int, int] | None:
     constexprs = {"num_locs_upper": slots, "BYTES_PER_TILE": tile}
     try:
         compiled = codegen_results.compile_sm90(
-            kernel, SIGNATURE, constexprs, num_warps=warps, num_stages=2
+            kernel, SIGNATURE, constexprs, num_warps=warps, num_stages=launcher.SGLANG_STAGES
         )
     except Exception:  # e.g. a tile too large to compile
         return None
@@ -120,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         stem="kv-move-layouts",
         what="the KV move's tile layout over warps, compiled for sm_90 without a GPU, "
         "beside its measured correct and wrong results",
-        target="cuda sm_90, Triton's TTGIR of copy_all_layer_kv_cache_tiled, 2 stages",
+        target="cuda sm_90, Triton's TTGIR of copy_all_layer_kv_cache_tiled, "
+        f"{launcher.SGLANG_STAGES} stages",
         argv=argv,
     )
 
