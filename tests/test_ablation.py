@@ -1067,6 +1067,87 @@ def test_head_to_head_counts_verdicts_and_comparisons_per_selection_of_runs() ->
     assert latest["met against the grid"] == 1  # met, and the grid never came within 5%
 
 
+class LargerTileNeedsMoreWarps(AdjustedBackend):
+    """Twice the block alone loses (130 us), twice the warps alone wins a little (98 us);
+    both together win most (80 us): the fp8 GEMM's 256-row tile wanted 8 warps."""
+
+    def adjust(self, m: Measurement, params: dict[str, Any]) -> None:
+        times = {(256, 4): 100.0, (512, 4): 130.0, (256, 8): 98.0, (512, 8): 80.0}
+        key = (params.get("block", 256), params.get("num_warps", 4))
+        m.duration_us = times.get(key, 120.0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_with_nothing_left_a_walk_tries_its_rolled_back_changes_again_from_its_best(
+    tmp_path: Path, seed: int
+) -> None:
+    """The larger tile, rolled back from the start, is never proposed again while other
+    moves are open; once none is, it is measured again from the best values (8 warps),
+    where it wins, instead of the walk stopping with its budget unspent."""
+    from kbopt.model import Move
+    from kbopt.moves import plan_move
+    from kbopt.workflow.ablation import RandomWalk, _row
+
+    spec, lab, values, start_m, err = _rmsnorm_lab(tmp_path, LargerTileNeedsMoreWarps, warps=4)
+    wider = Move(change={"tile_n": "x2"})
+    pool = [("wider", wider), ("more warps", Move(change={"warps": "x2"}))]
+    walk = RandomWalk(lab, _row(1, values, start_m, err), start_m, pool=pool, spec=spec, seed=seed)
+    planned = plan_move(wider, spec.knobs_for("triton_v1"), values, {}, start_m.launched)
+    walk._open = [("wider", planned)]  # the larger tile first, as the fp8 GEMM's arm did
+    walk._pair = lambda *_: None  # no resize repeated with the warps alongside (its record)
+    n = 2
+    while walk.step(n) and n < 20:
+        n += 1
+    moves = [t.move for t in walk.result.trials[1:]]
+    again = [i for i, m in enumerate(moves) if m.startswith("rolled back before, tried again")]
+    assert again, moves
+    assert walk.best_us == 80.0
+    assert walk.best_values["block"] == 512 and walk.best_values["num_warps"] == 8
+    assert walk.result.stopped  # and then it stops: nothing is open, nothing measured twice
+    seen = [frozenset(t.values.items()) for t in walk.result.trials]
+    assert len(seen) == len(set(seen))
+
+
+def test_held_out_runs_are_the_first_runs_of_the_blind_sets_plans(tmp_path: Path) -> None:
+    from kbopt.site.ablation import head_to_head, held_out_plans, held_out_set
+
+    bench = tmp_path / "benchmarks"
+    bench.mkdir()
+    (bench / "ablation-blind9.txt").write_text(
+        "# a comment\nadd_rmsnorm --config large --budget-s 60\n", encoding="utf-8"
+    )
+    (bench / "ablation-blind30.txt").write_text(
+        "benchmarks/foreign/k/spec.py --config m=1,n=2 --budget-s 90  # the big one\n",
+        encoding="utf-8",
+    )
+    (bench / "ablation-next.txt").write_text("other --config x\n", encoding="utf-8")
+    plans = held_out_plans(tmp_path)
+    assert plans == {
+        ("add_rmsnorm", "large"): 9,
+        ("benchmarks/foreign/k/spec.py", "m=1,n=2"): 30,
+    }
+
+    def run(kernel: str, spec: str, config: str, catalog: int | None, random_: int) -> dict:
+        doc = _two_arms(catalog, 12)
+        doc["rows"].append({"arm": "random", "trials_to_within_5pct": random_, "trials": 24})
+        command = f"kbopt ablate {spec or kernel} --config {config} --budget-s 90 --trials 24"
+        return {**doc, "kernel": kernel, "spec": spec, "config": {"name": config},
+                "command": command}
+
+    older = run("add_rmsnorm", "", "large", 2, 3)
+    foreign = run("k", "benchmarks/foreign/k/spec.py", "m=1,n=2", 5, 3)
+    rerun = run("k", "benchmarks/foreign/k/spec.py", "m=1,n=2", 2, 3)  # not held out
+    other = run("k", "benchmarks/foreign/k/spec.py", "m=4,n=2", 2, 3)  # not in a plan
+    assert held_out_set(older, plans) == 9 and held_out_set(foreign, plans) == 30
+    assert held_out_set(other, plans) is None
+    rows = {r["runs"]: r for r in head_to_head([older, foreign, rerun, other], plans)}
+    every = rows["held-out runs of the blind sets (9 to 30)"]
+    assert every["count"] == 2 and every["random fewer"] == 1 and every["random more"] == 1
+    recent = rows["held-out runs since the moves were ordered by their record (sets 25 to 30)"]
+    assert recent["count"] == 1 and recent["random more"] == 1  # the first run, not the rerun
+    assert not any(r.startswith("held-out") for r in (x["runs"] for x in head_to_head([older])))
+
+
 def test_a_walking_trial_records_what_the_conditions_read_where_it_moved_from(
     tmp_path: Path,
 ) -> None:

@@ -667,10 +667,13 @@ def test_a_cycle_with_no_move_left_goes_on_from_its_fastest_version(tmp_path: Pa
         ("knob-alpha", AttemptStatus.ROLLED_BACK),  # wider again: 115 us
         ("knob-beta", AttemptStatus.APPLIED),  # half the warps: 102 us, within the limit
         ("knob-gamma", AttemptStatus.APPLIED),  # from the fastest: twice the warps, 81 us
+        # nothing else open: wider again, rolled back from four warps, tried from eight
+        ("knob-alpha", AttemptStatus.ROLLED_BACK),
     ], steps
-    # the last step was made from the fastest version (four warps), not the two-warp one,
+    assert steps[-1][2] == {"num_warps": 8, "vectors": 4}
+    # the fourth step was made from the fastest version (four warps), not the two-warp one,
     # and its change is measured against that version
-    _, _, made_from, change = steps[-1]
+    _, _, made_from, change = steps[3]
     assert made_from == {"num_warps": 4, "vectors": 4}
     assert change["one"] == pytest.approx((81 - 100) / 100 * 100, abs=0.1)
     assert any("going on from" in e.message for e in record.events)
@@ -770,6 +773,54 @@ def test_a_resize_rolled_back_is_designed_again_with_the_warps_alongside(tmp_pat
     moves = json.loads((root / "runs" / "pairing" / "catalog-moves.json").read_text())
     assert moves["1"]["paired"] is False and moves["2"]["paired"] is True
     assert "warps scaled alike" in run.record.attempts[-1].task
+
+
+REOPEN_VERSION = """\
+NUM_WARPS = 4
+VECTORS = 2
+# wider vectors alone are slower (130 us), twice the warps a little faster (98); both
+# together the fastest (80); every other setting slower than 100 (x: vectors, y: warps)
+FAKE_DURATION_US = (
+    100 + 30 * (VECTORS / 2 - 1) - 2 * (NUM_WARPS / 4 - 1)
+    - 48 * (VECTORS / 2 - 1) * (NUM_WARPS / 4 - 1)
+    + 5 * (NUM_WARPS / 4 - 1) * (NUM_WARPS / 4 - 2)
+    + 20 * (VECTORS / 2 - 1) * (NUM_WARPS / 4 - 1) * (NUM_WARPS / 4 - 2)
+    + 40 * (VECTORS / 2 - 1) * (VECTORS / 2 - 2)
+)
+FAKE_FLOOR_US = 10
+FAKE_TIMING_METRICS = {"dram_throughput_pct": 40.0}
+
+
+def knobby(x):
+    return x
+"""
+
+
+def test_with_no_other_move_open_a_change_rolled_back_elsewhere_is_tried_again(
+    tmp_path: Path,
+) -> None:
+    """Wider vectors lose from the start and win once the warps are doubled: when nothing
+    else is open from the fastest version, the designer measures them again from there
+    instead of stopping."""
+    root = _learning_project(tmp_path)
+    base = root / "docs" / "knowledge" / "optimizations"
+    _knob_entries(base, ("knob-alpha", "vector_width", "x2"), ("knob-beta", "warps", "x2"))
+    (root / "kernels" / "knobby" / "triton_v1.py").write_text(REOPEN_VERSION)
+    clear_cache()
+    spec = load_spec("knobby", root)
+    run = _run_once(root, "reopen", max_iterations=5)
+    steps = [
+        (a.optimization, a.status, tuple(spec.knob_values(a.from_version).values()))
+        for a in run.record.attempts
+    ]
+    assert steps[0] == ("knob-alpha", AttemptStatus.ROLLED_BACK, (4, 2)), steps
+    assert steps[1] == ("knob-beta", AttemptStatus.APPLIED, (4, 2)), steps
+    again = [s for s in steps[2:] if s[0] == "knob-alpha"]
+    assert again and again[0][1] is AttemptStatus.APPLIED and again[0][2] == (8, 2), steps
+    reopened = next(a for a in run.record.attempts[2:] if a.optimization == "knob-alpha")
+    assert "measured slower from other knob values in this run" in reopened.task
+    best = spec.knob_values(reopened.new_version)
+    assert (best["num_warps"], best["vectors"]) == (8, 4)
 
 
 def _recorded_run(*moves: tuple[str, bool]) -> dict[str, Any]:

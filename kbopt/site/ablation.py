@@ -102,7 +102,7 @@ def render_ablation_fragment(root: Path) -> str:
         "",
     ]
     out += [
-        *render_head_to_head(docs),
+        *render_head_to_head(docs, held_out_plans(root)),
         "| Kernel | Configuration | Catalog at | Catalog | Random | Grid | Target | Against the grid's count |",
         "|--------|---------------|------------|---------|--------|------|--------|--------------------------|",
     ]
@@ -153,10 +153,54 @@ def _compare(catalog: int | None, other: int | None) -> str:
     return "fewer" if a < b else "same" if a == b else "more"
 
 
-def head_to_head(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+# The blind sets' held-out ablation plans: one `kbopt ablate` line per kernel, written
+# before the set's kernels were ever searched (benchmarks/ablation-blind<N>.txt).
+HELD_OUT_PLANS = "benchmarks/ablation-blind*.txt"
+# The first blind set whose held-out runs ordered the walks' moves by their measured record
+# (`kbopt.workflow.move_record`), the order the walks still use.
+RECORD_ORDER_FROM_SET = 25
+
+
+def _config_of(words: list[str]) -> str:
+    """The value after `--config` in a command's words ('' when there is none)."""
+    for i, word in enumerate(words[:-1]):
+        if word == "--config":
+            return words[i + 1]
+    return ""
+
+
+def held_out_plans(root: Path) -> dict[tuple[str, str], int]:
+    """(kernel name or spec path, --config value) -> the blind set whose held-out plan
+    names it; empty where the project has no such plans."""
+    found: dict[tuple[str, str], int] = {}
+    for path in sorted(Path(root).glob(HELD_OUT_PLANS)):
+        number = path.stem.removeprefix("ablation-blind")
+        if not number.isdigit():
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            words = line.split("#", 1)[0].split()
+            if words:
+                found.setdefault((words[0], _config_of(words)), int(number))
+    return found
+
+
+def held_out_set(doc: Mapping[str, Any], plans: Mapping[tuple[str, str], int]) -> int | None:
+    """The blind set whose held-out plan this run carries out, or None."""
+    config = _config_of(str(doc.get("command", "")).split())
+    for name in (doc.get("spec"), doc.get("kernel")):
+        if name and (str(name), config) in plans:
+            return plans[(str(name), config)]
+    return None
+
+
+def head_to_head(
+    docs: list[dict[str, Any]], plans: Mapping[tuple[str, str], int] | None = None
+) -> list[dict[str, Any]]:
     """The target's verdicts and the catalog arm against each unguided arm, counted over
-    three selections of runs: the first run of each kernel and configuration (made before
-    anything was changed because of that kernel), the latest run of each, and every run.
+    selections of runs: the first run of each kernel and configuration (made before
+    anything was changed because of that kernel), the latest run of each, and every run;
+    with `plans` (`held_out_plans`), also the first run of each line of a blind set's
+    held-out plan, all of them and those since the moves were ordered by their record.
     An arm is compared by the trials it needed to come within 5% of the best any arm found;
     runs the target does not judge are left out of the comparisons."""
     first: dict[tuple[str, str], dict[str, Any]] = {}
@@ -165,12 +209,33 @@ def head_to_head(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         key = (str(doc.get("kernel")), str(doc.get("config", {}).get("name")))
         first.setdefault(key, doc)
         latest[key] = doc
-    out = []
-    for name, chosen in (
+    selections = [
         ("first run of each kernel and configuration", list(first.values())),
         ("latest run of each kernel and configuration", list(latest.values())),
         ("every run", docs),
-    ):
+    ]
+    if plans:
+        numbered = [(held_out_set(d, plans), d) for d in first.values()]
+        held = [(n, d) for n, d in numbered if n is not None]
+        if held:
+            sets = sorted({n for n, _ in held})
+            selections.append(
+                (
+                    f"held-out runs of the blind sets ({sets[0]} to {sets[-1]})",
+                    [d for _, d in held],
+                )
+            )
+            recent = [d for n, d in held if n >= RECORD_ORDER_FROM_SET]
+            if recent and len(recent) < len(held):
+                selections.append(
+                    (
+                        f"held-out runs since the moves were ordered by their record "
+                        f"(sets {RECORD_ORDER_FROM_SET} to {sets[-1]})",
+                        recent,
+                    )
+                )
+    out = []
+    for name, chosen in selections:
         counts: Counter[str] = Counter()
         for doc in chosen:
             verdict_ = judge(doc)[0]
@@ -187,7 +252,9 @@ def head_to_head(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def render_head_to_head(docs: list[dict[str, Any]]) -> list[str]:
+def render_head_to_head(
+    docs: list[dict[str, Any]], plans: Mapping[tuple[str, str], int] | None = None
+) -> list[str]:
     """The head-to-head counts as a MyST table, ahead of the per-run rows."""
     out = [
         "Counted over the runs below: the target's verdicts (against the trial budget, and "
@@ -197,12 +264,14 @@ def render_head_to_head(docs: list[dict[str, Any]]) -> list[str]:
         "same moves and than the grid sample (`never` counts as more than any number). Runs "
         "the target does not judge are left out of the comparisons. The first run of each "
         "kernel and configuration was made before anything was changed because of that "
-        "kernel; later runs of the same kernel are not blind.",
+        "kernel; later runs of the same kernel are not blind. A blind set's held-out runs "
+        "follow its plan (`benchmarks/ablation-blind<N>.txt`), written before any of its "
+        "kernels was searched.",
         "",
         "| Runs | Count | Met | Not met | Not judged | Met against the grid's count | Catalog against random: fewer / same / more | Catalog against grid: fewer / same / more |",
         "|------|-------|-----|---------|------------|------------------------------|---------------------------------------------|-------------------------------------------|",
     ]
-    for row in head_to_head(docs):
+    for row in head_to_head(docs, plans):
         versus = {
             arm: " / ".join(str(row.get(f"{arm} {k}", 0)) for k in ("fewer", "same", "more"))
             for arm in ("random", "grid")

@@ -234,6 +234,8 @@ class _Walk:
         # On a branch from an earlier state a move is judged against the branch's current
         # values, not against the best: the branch must be able to descend.
         self.branching = False
+        # The best values from which the rolled-back changes were opened again (`_reopen`).
+        self._reopened: set[frozenset] = set()
 
     @property
     def best_us(self) -> float:
@@ -333,7 +335,7 @@ class _Walk:
             if not isinstance(choice, str):
                 choice = (f"from the best so far, {choice[0]}", choice[1])
         if isinstance(choice, str):
-            choice = self._backtrack() or choice
+            choice = self._backtrack() or self._reopen() or choice
         if isinstance(choice, str):
             self.result.stopped = choice
             return False
@@ -388,6 +390,24 @@ class _Walk:
                 self.branching = True
                 return (f"back at trial {n}'s values, {choice[0]}", choice[1])
         return None
+
+    def _reopen(self) -> tuple[str, PlannedMove] | None:
+        """Once per best values, when no kept values have a move left: the knob changes
+        rolled back elsewhere, proposed again from the best values (where they lead to
+        values not measured yet), with the walk moved there; None when none is open.
+        A change that lost from the start may win once another knob has moved (a larger
+        tile with the warps doubled); before this, the walk stopped with its budget unspent."""
+        key = frozenset(self.best_values.items())
+        if key in self._reopened:
+            return None
+        self._reopened.add(key)
+        self.values, self.current = dict(self.best_values), self.best_m
+        self._open, self.paired, self.branching = None, None, False
+        self.momentum, self.rejected = Momentum(), set()
+        choice = self.choose()
+        if isinstance(choice, str):
+            return None
+        return (f"rolled back before, tried again from the best values, {choice[0]}", choice[1])
 
     def _pair(self, label: str, planned: PlannedMove) -> None:
         """Queue `planned` (measured slower) with the warps scaled alike, when it resizes."""

@@ -356,6 +356,22 @@ def _launched(measurements: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in seen[0].items() if all(s.get(k) == v for s in seen[1:])}
 
 
+def _at_the_fastest(record: RunRecord) -> bool:
+    """Whether the current version is the fastest this run kept at its primary
+    configuration (the first measured): where the cycle goes on from once no move is left
+    from a slower kept version, and so where rolled-back changes are opened again."""
+    primary = next(iter(record.baseline), None)
+    if primary is None or "duration_us" not in record.baseline[primary]:
+        return False
+    timed = [(float(record.baseline[primary]["duration_us"]), record.start_version)]
+    timed += [
+        (float(a.measurements[primary]["duration_us"]), a.new_version)
+        for a in record.attempts
+        if a.status is AttemptStatus.APPLIED and "duration_us" in a.measurements.get(primary, {})
+    ]
+    return min(timed, key=lambda t: t[0])[1] == record.current_version
+
+
 class CatalogDesigner:
     """Applies the top-ranked applicable catalog move (see the module docstring)."""
 
@@ -412,20 +428,25 @@ class CatalogDesigner:
                 moves.add((chosen["entry"], int(chosen["move"])))
         return moves, values
 
-    def _rejected(self, record: RunRecord) -> set[frozenset]:
+    def _rejected(self, record: RunRecord, here_only: bool = False) -> set[frozenset]:
         """Knob changes measured and rolled back: by this run (from any version), and by
         earlier runs of the same kernel on the same backend from exactly the current knob
-        values (what did not work is not paid for again)."""
+        values (what did not work is not paid for again).  `here_only`: this run's only
+        where they were measured from exactly the current values too (once no other move
+        is open, a change that lost elsewhere is tried again from here)."""
         state = self._state()
         out: set[frozenset] = set()
+        assert self.spec is not None
+        here = values_key(self.spec.knob_values(record.current_version))
         for attempt in record.attempts:
             chosen = state.get(str(attempt.iteration))
             if chosen is None or "before" not in chosen:
                 continue
-            if attempt.status is AttemptStatus.ROLLED_BACK:
+            if attempt.status is not AttemptStatus.ROLLED_BACK:
+                continue
+            moved_from = {**chosen.get("all_values", {}), **chosen["before"]}
+            if not here_only or values_key(moved_from) == here:
                 out.add(change_signature(chosen["before"], chosen["values"]))
-        assert self.spec is not None
-        here = values_key(self.spec.knob_values(record.current_version))
         for start, signature in self._earlier_losses(record):
             if start == here:
                 out.add(signature)
@@ -579,6 +600,15 @@ class CatalogDesigner:
         found = search_candidates(
             self.store, spec, version, ranked, metrics, why_not=why_not, **searched
         )
+        reopened = False
+        if not found and pair is None and rejected and _at_the_fastest(record):
+            # Nothing else is open: the changes rolled back from other values are tried
+            # again from these (a larger tile lost with 4 warps and won with 8).
+            here_only = self._rejected(record, here_only=True)
+            if here_only != rejected:
+                again = {**searched, "rejected": here_only}
+                found = search_candidates(self.store, spec, version, ranked, metrics, **again)
+                reopened = bool(found)
         if not found and pair is None:
             detail = "; ".join(why_not[:8]) or "no entry in scope declares moves"
             details = [f"{version}: {detail}"]
@@ -639,6 +669,11 @@ class CatalogDesigner:
             unchecked += (
                 "; every ranked move whose preconditions hold was measured, so this one is "
                 "tried with its preconditions passed over"
+            )
+        if reopened:
+            unchecked += (
+                "; no other move was open, so this change, measured slower from other knob "
+                "values in this run, is tried again from these"
             )
         why = (
             "not ranked for this profile (every ranked entry's moves were measured; the "
