@@ -56,6 +56,12 @@ def test_move_texts_name_their_source_entry_changes_and_preconditions() -> None:
     random_order = parse_move("split-kv-decode: num_splits 8 -> 33 (splits one_wave)")
     assert random_order["source"] == "random order"
     assert random_order["changes"] == ["splits one_wave"]
+    reopened = parse_move(
+        "rolled back before, tried again from the best values, #5 grow-gemm-tiles-for-"
+        "operand-reuse: block_m None (launched as 128) -> 256 (tile_m x2)"
+    )
+    assert reopened["source"] == "ranked lower"
+    assert reopened["entry"] == "grow-gemm-tiles-for-operand-reuse"
 
 
 def _trial(n: int, us: float | None, move: str = "") -> dict[str, Any]:

@@ -37,8 +37,12 @@ from typing import Any, TypeVar
 ADVANCED_PCT = 1.0  # faster than the arm's best so far by more than this: the search advanced
 PRIOR_TRIALS = 4.0  # the base rate counts as this many trials in every move's score
 
-# "back at trial 7's values, " / "from the best so far, " say from where, not which move.
-_FROM = re.compile(r"^(back at trial \d+'s values, |from the best so far, )")
+# "back at trial 7's values, " / "from the best so far, " / "rolled back before, tried again
+# from the best values, " say from where, not which move.
+_FROM = re.compile(
+    r"^(back at trial \d+'s values, |from the best so far, "
+    r"|rolled back before, tried again from the best values, )"
+)
 _SOURCE = re.compile(r"^(?:(?P<rank>#\d+)|warning \d+|unranked) ")
 # a knob change's role and direction, as `KnobChange.text` ends: "(tile_n x2)"
 _CHANGE = re.compile(r"\((\w+ [^()\s]+)\)")
