@@ -722,6 +722,41 @@ SOURCES: tuple[Source, ...] = (
         note="the Mamba-2 chunk-state kernel only (the module imports mamba_ssm's softplus "
         "relatively, which this kernel does not use)",
     ),
+    sglang_059(
+        name="sglang_gdn_chunk_o",
+        path="python/sglang/srt/layers/attention/fla/chunk_o.py",
+        dest="sglang/fla_chunk_o.py",
+        sha256="7c3f9a83abc0d354192d98f0d6e4979ff289b0ed6c8b4572a7c424a12dadd77c",
+        mode="extract",
+        functions=("chunk_fwd_kernel_o",),
+        shims={
+            "from sglang.srt.layers.attention.fla.op import exp, safe_exp": (
+                "@triton.jit\n"
+                "def exp(x):  # kbopt shim: fla.op's exp, tl.exp with FLA_USE_FAST_OPS unset\n"
+                "    return tl.exp(x)\n\n\n"
+                "@triton.jit\n"
+                "def safe_exp(x):  # kbopt shim: fla.op's safe_exp, its exp being tl.exp\n"
+                "    return tl.exp(tl.where(x <= 0, x, float('-inf')))"
+            ),
+        },
+        used_by=("sglang_gdn_chunk_o",),
+        note="the gated delta rule's chunked output kernel only, fla.op's exp and safe_exp "
+        "shimmed as @triton.jit functions (tl.exp, FLA_USE_FAST_OPS unset; the launcher builds "
+        "the chunk indices)",
+    ),
+    sglang_059(
+        name="sglang_extend_attention",
+        path="python/sglang/srt/layers/attention/triton_ops/extend_attention.py",
+        dest="sglang/extend_attention.py",
+        sha256="b56fb4e5747886c1ce96184eb2c7bd76a10b831a5e4ed101fdf8a17e5e3220bf",
+        mode="extract",
+        functions=("tanh", "_fwd_kernel"),
+        used_by=("sglang_extend_attention",),
+        note="the extend (prefill with a cached prefix) attention kernel and its tanh helper "
+        "only (the module imports SGLang's prefill attention and utils, and reads the CUDA "
+        "capability, at import; the launcher picks the block sizes as "
+        "_get_block_sizes_for_extend_attention does)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",

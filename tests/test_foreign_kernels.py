@@ -179,6 +179,8 @@ NEEDS = {
     "vllm_moe_bitmatrix": "vllm_moe_bitmatrix",
     "sglang_kda_kkt": "sglang_kda_kkt",
     "sglang_ssd_chunk_state": "sglang_ssd_chunk_state",
+    "sglang_gdn_chunk_o": "sglang_gdn_chunk_o",
+    "sglang_extend_attention": "sglang_extend_attention",
 }
 
 
@@ -667,6 +669,8 @@ CASES = {
     "sglang_kda_kkt": ({"seqs": 3, "seqlen": 40, "heads": 4, "dk": 24, "chunk": 64}, {"triton_v1": {"sub_chunk": 32, "inter_block_k": 16, "inter_warps": 2, "inter_stages": 1, "intra_warps": 2, "intra_stages": 1}}),
     # 40 tokens in 16-token chunks (the third cut at 8), 3 packed sequences (chunks straddle them), 4 heads of 24 over 2 groups, state 20: v1's 16 x 16 x 16 tiles (rows and columns masked); the variant: 32 x 16 x 32 tiles, 2 warps, 1 stage
     "sglang_ssd_chunk_state": ({"batch": 1, "seqlen": 40, "nheads": 4, "headdim": 24, "ngroups": 2, "dstate": 20, "chunk": 16, "seqs": 3}, {"triton_v1": {"block_m": 32, "block_n": 16, "block_k": 32, "num_warps": 2, "num_stages": 1}}),
+    # 2 sequences of 70 tokens (two 64-token chunks each, the second cut at 6), 4 value heads over 2 key heads, dk 24, dv 20: v1's 128-deep key slice and 64 columns (masked); the variant: 16-deep slices (the second masked), 16 columns (the second masked), 2 warps, 1 stage
+    "sglang_gdn_chunk_o": ({"seqs": 2, "seqlen": 70, "heads": 4, "kheads": 2, "dk": 24, "dv": 20, "chunk": 64}, {"triton_v1": {"block_k": 16, "block_v": 16, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

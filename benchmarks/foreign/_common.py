@@ -160,6 +160,8 @@ SOURCE_FILES = {
     "vllm_moe_bitmatrix": "vllm/moe_bitmatrix.py",
     "sglang_kda_kkt": "sglang/fla_kda_kkt.py",
     "sglang_ssd_chunk_state": "sglang/ssd_chunk_state.py",
+    "sglang_gdn_chunk_o": "sglang/fla_chunk_o.py",
+    "sglang_extend_attention": "sglang/extend_attention.py",
 }
 
 
