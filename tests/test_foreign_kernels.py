@@ -671,6 +671,8 @@ CASES = {
     "sglang_ssd_chunk_state": ({"batch": 1, "seqlen": 40, "nheads": 4, "headdim": 24, "ngroups": 2, "dstate": 20, "chunk": 16, "seqs": 3}, {"triton_v1": {"block_m": 32, "block_n": 16, "block_k": 32, "num_warps": 2, "num_stages": 1}}),
     # 2 sequences of 70 tokens (two 64-token chunks each, the second cut at 6), 4 value heads over 2 key heads, dk 24, dv 20: v1's 128-deep key slice and 64 columns (masked); the variant: 16-deep slices (the second masked), 16 columns (the second masked), 2 warps, 1 stage
     "sglang_gdn_chunk_o": ({"seqs": 2, "seqlen": 70, "heads": 4, "kheads": 2, "dk": 24, "dv": 20, "chunk": 64}, {"triton_v1": {"block_k": 16, "block_v": 16, "num_warps": 2, "num_stages": 1}}),
+    # 2 sequences of 37 cached + 21 new tokens, the prefixes scattered over the pool, 4 heads over 2 KV heads of 24 (BLOCK_DMODEL 32, masked): v1's 128 x 64 tiles, 4 warps (heads up to 64), 1 stage (rows and keys masked); the variant: 16 x 16 tiles (the prefix in 3 steps, the last masked; 2 row blocks), 2 warps, 2 stages
+    "sglang_extend_attention": ({"seqs": 2, "prefix": 37, "extend": 21, "heads": 4, "kvheads": 2, "headdim": 24}, {"triton_v1": {"block_m": 16, "block_n": 16, "num_warps": 2, "num_stages": 2}}),
 }  # fmt: skip
 
 
