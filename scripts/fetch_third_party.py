@@ -1241,6 +1241,17 @@ SOURCES: tuple[Source, ...] = (
         note="the triton_kernels MoE path's top-k bitmatrix packing kernel only (its module "
         "imports triton_kernels' routing and matmul_ogs and vLLM's MoE layers at import)",
     ),
+    vllm_0340(
+        name="vllm_lightning_decode",
+        path="vllm/model_executor/layers/lightning_attn.py",
+        dest="vllm/lightning_decode.py",
+        sha256="7e04c7ea0125d1279572df12e219171e8709ac634acdf3cd1fd8c22522e478eb",
+        mode="extract",
+        functions=("_linear_attn_decode_kernel",),
+        used_by=("vllm_lightning_decode",),
+        note="lightning attention's one-token decode kernel only (the module imports einops, "
+        "vLLM's platform and attention-backend constants at import)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",

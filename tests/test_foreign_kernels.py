@@ -177,6 +177,7 @@ NEEDS = {
     "vllm_diffusion_row_stats": "vllm_diffusion_row_stats",
     "vllm_quant_embedding": "vllm_quant_embedding",
     "vllm_moe_bitmatrix": "vllm_moe_bitmatrix",
+    "vllm_lightning_decode": "vllm_lightning_decode",
     "sglang_kda_kkt": "sglang_kda_kkt",
     "sglang_ssd_chunk_state": "sglang_ssd_chunk_state",
     "sglang_gdn_chunk_o": "sglang_gdn_chunk_o",
@@ -665,6 +666,8 @@ CASES = {
     "vllm_quant_embedding": ({"tokens": 7, "vocab": 50, "hidden": 320, "group": 64, "bits": 4}, {"triton_v1": {"block": 128, "num_warps": 2}}),
     # 700 tokens, top-5 of 96 experts, EP 2 (48 local: 2 words, the second partly used, about half the ids -1), exact: v1's 512-token blocks (2, the second masked); the variant: 64 (11, the last masked), 2 warps
     "vllm_moe_bitmatrix": ({"tokens": 700, "experts": 96, "topk": 5, "ep": 2}, {"triton_v1": {"block_m": 64, "num_warps": 2}}),
+    # 5 decoding sequences, 3 heads of 32, a pool of 11 bf16-or-fp32 states updated in place: v1's 32-column blocks (one per head); the variant: 8 (4 per head), 2 warps
+    "vllm_lightning_decode": ({"seqs": 5, "heads": 3, "d": 32}, {"triton_v1": {"block_size": 8, "num_warps": 2}}),
     # 3 sequences of 40 tokens (one 64-token chunk each, cut at 40), 4 heads of 24 channels, fp32 per-channel gates: v1's 16-token sub-chunks (the third masked, the fourth empty), one 32-deep key slice (masked); the variant: 32-token sub-chunks (the second masked), 16-deep slices (the second masked), 2 warps, 1 stage
     "sglang_kda_kkt": ({"seqs": 3, "seqlen": 40, "heads": 4, "dk": 24, "chunk": 64}, {"triton_v1": {"sub_chunk": 32, "inter_block_k": 16, "inter_warps": 2, "inter_stages": 1, "intra_warps": 2, "intra_stages": 1}}),
     # 40 tokens in 16-token chunks (the third cut at 8), 3 packed sequences (chunks straddle them), 4 heads of 24 over 2 groups, state 20: v1's 16 x 16 x 16 tiles (rows and columns masked); the variant: 32 x 16 x 32 tiles, 2 warps, 1 stage

@@ -158,6 +158,7 @@ SOURCE_FILES = {
     "vllm_diffusion_row_stats": "vllm/diffusion_row_stats.py",
     "vllm_quant_embedding": "vllm/quant_embedding.py",
     "vllm_moe_bitmatrix": "vllm/moe_bitmatrix.py",
+    "vllm_lightning_decode": "vllm/lightning_decode.py",
     "sglang_kda_kkt": "sglang/fla_kda_kkt.py",
     "sglang_ssd_chunk_state": "sglang/ssd_chunk_state.py",
     "sglang_gdn_chunk_o": "sglang/fla_chunk_o.py",
