@@ -1252,6 +1252,18 @@ SOURCES: tuple[Source, ...] = (
         note="lightning attention's one-token decode kernel only (the module imports einops, "
         "vLLM's platform and attention-backend constants at import)",
     ),
+    vllm_0340(
+        name="vllm_batched_moe",
+        path="vllm/model_executor/layers/fused_moe/experts/fused_batched_moe.py",
+        dest="vllm/batched_moe.py",
+        sha256="ef84d3d5176b56cf6b5d254968253785c704e2133838f5c89acdce01c126bf49",
+        mode="extract",
+        functions=("moe_mmk", "expert_triton_kernel", "batched_triton_kernel"),
+        used_by=("vllm_batched_moe",),
+        note="the expert-batched MoE GEMM (BatchedTritonExperts) kernel and its two jit "
+        "helpers only (the module imports vLLM's modular MoE kernel classes and configs at "
+        "import)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",

@@ -178,6 +178,7 @@ NEEDS = {
     "vllm_quant_embedding": "vllm_quant_embedding",
     "vllm_moe_bitmatrix": "vllm_moe_bitmatrix",
     "vllm_lightning_decode": "vllm_lightning_decode",
+    "vllm_batched_moe": "vllm_batched_moe",
     "sglang_kda_kkt": "sglang_kda_kkt",
     "sglang_ssd_chunk_state": "sglang_ssd_chunk_state",
     "sglang_gdn_chunk_o": "sglang_gdn_chunk_o",
@@ -668,6 +669,8 @@ CASES = {
     "vllm_moe_bitmatrix": ({"tokens": 700, "experts": 96, "topk": 5, "ep": 2}, {"triton_v1": {"block_m": 64, "num_warps": 2}}),
     # 5 decoding sequences, 3 heads of 32, a pool of 11 bf16-or-fp32 states updated in place: v1's 32-column blocks (one per head); the variant: 8 (4 per head), 2 warps
     "vllm_lightning_decode": ({"seqs": 5, "heads": 3, "d": 32}, {"triton_v1": {"block_size": 8, "num_warps": 2}}),
+    # 3 experts' 40-row slots (about 10 valid each), hidden 80, n 48: v1's 32 x 64 x 128 tiles (2 row tiles, the second past every count but a rare one, one masked K step, n masked), 4 warps, 3 stages; the variant: 16 x 16 x 32 (3 K steps, the last masked), 2 warps, 2 stages
+    "vllm_batched_moe": ({"experts": 3, "max_tokens": 40, "hidden": 80, "inter": 24, "avg_tokens": 10}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 32, "num_warps": 2, "num_stages": 2}}),
     # 3 sequences of 40 tokens (one 64-token chunk each, cut at 40), 4 heads of 24 channels, fp32 per-channel gates: v1's 16-token sub-chunks (the third masked, the fourth empty), one 32-deep key slice (masked); the variant: 32-token sub-chunks (the second masked), 16-deep slices (the second masked), 2 warps, 1 stage
     "sglang_kda_kkt": ({"seqs": 3, "seqlen": 40, "heads": 4, "dk": 24, "chunk": 64}, {"triton_v1": {"sub_chunk": 32, "inter_block_k": 16, "inter_warps": 2, "inter_stages": 1, "intra_warps": 2, "intra_stages": 1}}),
     # 40 tokens in 16-token chunks (the third cut at 8), 3 packed sequences (chunks straddle them), 4 heads of 24 over 2 groups, state 20: v1's 16 x 16 x 16 tiles (rows and columns masked); the variant: 32 x 16 x 32 tiles, 2 warps, 1 stage

@@ -159,6 +159,7 @@ SOURCE_FILES = {
     "vllm_quant_embedding": "vllm/quant_embedding.py",
     "vllm_moe_bitmatrix": "vllm/moe_bitmatrix.py",
     "vllm_lightning_decode": "vllm/lightning_decode.py",
+    "vllm_batched_moe": "vllm/batched_moe.py",
     "sglang_kda_kkt": "sglang/fla_kda_kkt.py",
     "sglang_ssd_chunk_state": "sglang/ssd_chunk_state.py",
     "sglang_gdn_chunk_o": "sglang/fla_chunk_o.py",
