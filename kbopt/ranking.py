@@ -55,16 +55,7 @@ MATMUL_KINDS = frozenset(
 TEXT_CANDIDATES = 200
 # Metrics that describe the problem's shape rather than a measured symptom.
 SHAPE_METRICS = frozenset(
-    {
-        "batch",
-        "query_len",
-        "kv_len",
-        "num_heads",
-        "head_dim",
-        "rows",
-        "row_len",
-        "matmul_operand_bits",
-    }
+    {"batch", "query_len", "kv_len", "num_heads", "head_dim", "rows", "row_len"}
 )
 # A shape fact that holds makes an entry applicable, not needed: it earns this share.
 SHAPE_CREDIT = 0.3
