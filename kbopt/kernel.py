@@ -58,6 +58,15 @@ IDENT_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 VERSION_RE = re.compile(r"^(?P<family>[a-z][a-z0-9]*)_v(?P<number>\d+)(?P<rest>[a-z0-9_]*)$")
 KNOB_TYPES = {"int": int, "float": float, "str": str, "bool": bool}
 DTYPES = ("float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")
+
+
+def operand_bits(dtype: str) -> int:
+    """Bits per element of a dtype in DTYPES (float8_e4m3fn: 8)."""
+    if dtype.startswith("float8"):
+        return 8
+    return {"float16": 16, "bfloat16": 16, "float32": 32}[dtype]
+
+
 # Keys a results row or a run record already uses: a dimension may not take these names.
 RESERVED_DIMS = frozenset({"name", "why", "config", "kernel", "version", "dims"})
 
@@ -218,8 +227,11 @@ class KernelSpec:
         return ", ".join(f"{n}={dims[n]}" for n in self.dim_names if n in dims)
 
     def dim_metrics(self, dims: Dims) -> dict[str, float]:
-        """The catalog metrics the dimensions stand for (MLA: t is kv_len), and the fixed ones."""
+        """The catalog metrics the dimensions stand for (MLA: t is kv_len), the fixed ones,
+        and the matmul's operand bits where the spec declares its precision."""
         out = {k: float(v) for k, v in self.fixed_metrics.items()}
+        if self.matmul_dtype:
+            out.setdefault("matmul_operand_bits", float(operand_bits(self.matmul_dtype)))
         out.update(
             {d.metric: float(dims[d.name]) for d in self.dims if d.metric and d.name in dims}
         )

@@ -48,6 +48,7 @@ SPEC_METRICS = frozenset(
         "row_len",
         "num_heads",
         "head_dim",
+        "matmul_operand_bits",
         "attended_fraction",
         "heads_per_program",
         "num_splits",

@@ -55,7 +55,16 @@ MATMUL_KINDS = frozenset(
 TEXT_CANDIDATES = 200
 # Metrics that describe the problem's shape rather than a measured symptom.
 SHAPE_METRICS = frozenset(
-    {"batch", "query_len", "kv_len", "num_heads", "head_dim", "rows", "row_len"}
+    {
+        "batch",
+        "query_len",
+        "kv_len",
+        "num_heads",
+        "head_dim",
+        "rows",
+        "row_len",
+        "matmul_operand_bits",
+    }
 )
 # A shape fact that holds makes an entry applicable, not needed: it earns this share.
 SHAPE_CREDIT = 0.3

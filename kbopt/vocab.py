@@ -378,6 +378,12 @@ METRICS: dict[str, Metric] = {
         _m("heads_per_program", "count", "query heads handled by one CTA"),
         _m("head_dim", "count", "head dimension of Q.K"),
         _m(
+            "matmul_operand_bits",
+            "count",
+            "bits per element of the matrix product's operands, where the kernel spec "
+            "declares the matmul's precision (8 for fp8 or int8 operands, 16 for bf16)",
+        ),
+        _m(
             "attended_fraction",
             "ratio",
             "share of the (query, key) pairs an attention mask keeps (1 = dense; a causal "

@@ -644,3 +644,28 @@ def test_a_dropped_index_takes_its_cached_cards_and_table_with_it(
     del store
     gc.collect()
     assert (len(strategy._CARD_CACHE), len(strategy._TABLE_CACHE)) == before
+
+
+def test_fp8_operands_are_not_recommended_to_a_kernel_already_on_8_bit_operands() -> None:
+    """SGLang's fp8 GEMM at 98% of its floor: with the spec's operand bits in the profile
+    (8), the FP8 entry is ruled out; at 16 bits it stays first, as before the metric."""
+    from kbopt.kernel import load_spec
+
+    repo = Path(__file__).resolve().parent.parent
+    spec = load_spec("benchmarks/foreign/sglang_scaled_mm/spec.py", repo)
+    assert spec.dim_metrics({"m": 32, "n": 28672, "k": 4096})["matmul_operand_bits"] == 8
+    path = (
+        repo
+        / "benchmarks/real_profiles_blind38/sglang_scaled_mm--triton_v1--m_4096_n_4096_k_14336.md"
+    )
+    text = path.read_text(encoding="utf-8")
+    assert "matmul_operand_bits" not in text  # profiled before the metric existed
+
+    def top(bits: int) -> list[str]:
+        row = f"| matmul_operand_bits | {bits} |\n| arithmetic_intensity |"
+        profile = Profile.parse(text.replace("| arithmetic_intensity |", row, 1))
+        strategy = recommend(profile, language="triton", store=Store(repo))
+        return [o.id for o in strategy.opportunities]
+
+    assert "fp8-tensor-core-attention" not in top(8)
+    assert top(16)[0] == "fp8-tensor-core-attention"
