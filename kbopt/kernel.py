@@ -183,7 +183,8 @@ class KernelSpec:
     dtype: str = "bfloat16"
     # The precision of the kernel's matrix products when it differs from `dtype` (an fp8
     # GEMM that writes bf16: "float8_e4m3fn"): the matmul ceiling of the roofline floor and
-    # of TC% is then measured in it.  Empty: `dtype`.
+    # of TC% is then measured in it, and the profile carries its `matmul_operand_bits` (the
+    # catalog does not propose fp8 operands to a kernel already on 8-bit ones).  Empty: `dtype`.
     matmul_dtype: str = ""
     # Catalog metrics that hold at every point (MLA: num_heads=128), for the profile.
     fixed_metrics: Mapping[str, float] = field(default_factory=dict)
