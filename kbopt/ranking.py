@@ -124,6 +124,19 @@ class Card:
         """Whether a condition is the problem itself (one of its alternatives is listed)."""
         return any(e in self.defining for _, _, _, e in condition)
 
+    def is_unstated_gate(self, condition: list[tuple[str, str, float, str]], stated: Any) -> bool:
+        """Whether a condition only gates the entry and the kernel does not state it: one
+        listed both as room to act and as defining, on shape metrics only
+        (`matmul_operand_bits > 8`), none of whose metrics is in `stated`.  It then counts
+        neither for nor against the entry: a kernel whose spec says nothing of it ranks the
+        entry as if the gate were absent, one that states it failing rules the entry out."""
+        return (
+            self.is_defining(condition)
+            and all(e in self.room for _, _, _, e in condition)
+            and all(m in SHAPE_METRICS for m, _, _, _ in condition)
+            and not any(m in stated for m, _, _, _ in condition)
+        )
+
     def is_fact(self, condition: list[tuple[str, str, float, str]]) -> bool:
         """Whether a condition states a fact (the problem's shape, room to act) rather than
         a measured symptom: every one of its alternatives is one."""
@@ -336,6 +349,8 @@ def evaluate(
     # fails when at least one alternative was measured and none of the measured holds (an
     # unmeasured twin of a failed measurement does not keep it open).
     for condition in card.conditions():
+        if card.is_unstated_gate(condition, metrics):
+            continue
         w = max(weights.get(m, 1.0) for m, _, _, _ in condition)
         shape = card.is_fact(condition)
         mass_all += w
@@ -442,6 +457,8 @@ def candidates(
         for condition in conditions:
             if any(op not in COMPARATORS for _, op, _, _ in condition):
                 return None  # the table would never count it as holding: not ours to guess
+            if c.is_unstated_gate(condition, metrics):
+                continue
             w = max(weights.get(m, 1.0) for m, _, _, _ in condition)
             shape = c.is_fact(condition)
             mass_all += w

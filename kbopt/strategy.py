@@ -264,8 +264,9 @@ class _Table:
         # One row per trigger, and one per condition (a trigger, or alternatives `A` or `B`
         # of which any one fires it): t_cond says which condition a trigger belongs to.
         rows = []
-        # (card, weight, a fact: Card.is_fact, the problem itself: Card.is_defining)
-        conds: list[tuple[int, float, bool, bool]] = []
+        # (card, weight, a fact: Card.is_fact, the problem itself: Card.is_defining, a gate
+        # that counts only where the kernel states it: Card.is_unstated_gate)
+        conds: list[tuple[int, float, bool, bool, bool]] = []
         for ci, c in enumerate(cards):
             for condition in c.conditions():
                 for m, op, v, _ in condition:
@@ -276,6 +277,7 @@ class _Table:
                         max(self.weights.get(m, 1.0) for m, _, _, _ in condition),
                         c.is_fact(condition),
                         c.is_defining(condition),
+                        c.is_unstated_gate(condition, ()),
                     )
                 )
         self.t_metric = np.array([r[0] for r in rows], dtype=np.int64)
@@ -286,6 +288,7 @@ class _Table:
         self.c_weight = np.array([c[1] for c in conds], dtype=np.float64)
         self.c_shape = np.array([c[2] for c in conds], dtype=bool)
         self.c_defining = np.array([c[3] for c in conds], dtype=bool)
+        self.c_gate = np.array([c[4] for c in conds], dtype=bool)
         n = len(cards)
         self.n_triggers = np.bincount(self.c_card, minlength=n).astype(np.float64)
         self.mass_all = np.bincount(self.c_card, weights=self.c_weight, minlength=n)
@@ -378,9 +381,12 @@ class _Table:
             & ~(symptom_failed & ~symptom_fired)
             & ~defining_failed
         )
-        safe_all = np.where(self.mass_all > 0, self.mass_all, 1.0)
+        # A gate the kernel does not state counts neither for nor against (Card.is_unstated_gate).
+        unstated = self.c_gate & ~(per_cond(known) > 0)
+        mass_all = self.mass_all - per_card(unstated * self.c_weight)
+        safe_all = np.where(mass_all > 0, mass_all, 1.0)
         evidence = np.where(
-            self.mass_all > 0, (mass_fired / safe_all) * (1.0 - mass_failed / safe_all), 0.0
+            mass_all > 0, (mass_fired / safe_all) * (1.0 - mass_failed / safe_all), 0.0
         )
         related = (rel > 0) | self.generic
         cls = self.bottleneck.get(bottleneck or "", np.zeros(n, dtype=bool))

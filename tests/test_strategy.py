@@ -669,3 +669,39 @@ def test_fp8_operands_are_not_recommended_to_a_kernel_already_on_8_bit_operands(
 
     assert "fp8-tensor-core-attention" not in top(8)
     assert top(16)[0] == "fp8-tensor-core-attention"
+
+
+def test_a_gate_the_kernel_does_not_state_counts_neither_for_nor_against() -> None:
+    """A condition listed both as room to act and as defining, on a shape metric (the
+    operands' bits): unstated, the entry scores as if it had no such condition; stated and
+    holding, it earns a fact's credit; stated and failing, it rules the entry out.  The numpy
+    table, the plain-Python twin and `evaluate` agree."""
+    import dataclasses
+
+    from kbopt.ranking import candidates, evaluate, metric_weights
+    from kbopt.strategy import _Table
+
+    symptom = [("tensor_core_util_pct", ">", 60.0)]
+    gate = "matmul_operand_bits > 8"
+    gated = dataclasses.replace(
+        _card("gated", [*symptom, ("matmul_operand_bits", ">", 8.0)]),
+        room=frozenset({gate}),
+        defining=frozenset({gate}),
+    )
+    bare = _card("bare", symptom)
+    weights = metric_weights([gated, bare])
+    busy = {"tensor_core_util_pct": 90.0}
+
+    def score(card: Any, m: dict[str, float]) -> float | None:
+        found = evaluate(card, m, 0.0, "latency", weights)
+        return None if found is None else found[0]
+
+    assert score(gated, busy) == pytest.approx(score(bare, busy))  # unstated: no effect
+    assert score(gated, {**busy, "matmul_operand_bits": 8.0}) is None  # 8-bit: ruled out
+    stated = score(gated, {**busy, "matmul_operand_bits": 16.0})
+    assert stated is not None and 0 < stated < score(bare, busy)  # a fact's partial credit
+    for m, eligible in ((busy, True), ({**busy, "matmul_operand_bits": 8.0}, False)):
+        opts, _ = _Table([gated]).candidates(m, {}, "latency", None, 10)
+        twin = candidates([gated], metric_weights([gated]), m, {}, "latency", None, 10)
+        assert twin is not None and twin[0] == opts
+        assert (opts == [0]) is eligible
