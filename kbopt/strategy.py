@@ -14,6 +14,8 @@ For every entry of the allowed scope (shared entries plus the chosen language's)
   missing metric weakens without firing.  An entry is dropped when every trigger
   checked fails, when only such facts hold while a measured symptom fails, or when a
   condition the entry lists as the problem itself (`defining`) was measured and fails;
+  a condition listed both as room to act and as defining, on shape metrics only, counts
+  neither for nor against where the profile does not state it (`Card.is_unstated_gate`);
 * **text relevance** — BM25 of the profile's root cause, key issues, stage names and
   kernel name against the entries, normalised to the best match;
 * **bottleneck class** — the entry lists the profile's class (memory / compute /
