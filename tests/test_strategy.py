@@ -705,3 +705,28 @@ def test_a_gate_the_kernel_does_not_state_counts_neither_for_nor_against() -> No
         twin = candidates([gated], metric_weights([gated]), m, {}, "latency", None, 10)
         assert twin is not None and twin[0] == opts
         assert (opts == [0]) is eligible
+
+
+def test_one_more_stage_is_not_proposed_where_shared_memory_has_no_room() -> None:
+    """SGLang's 32-row fp8 GEMM holds 144 KB of shared memory per block at three stages
+    (one CTA per SM): one stage more is not among its opportunities, while the warning about
+    oversized tiles stays; below 100 KB the same profile gets it again."""
+    repo = Path(__file__).resolve().parent.parent
+    path = (
+        repo
+        / "benchmarks/real_profiles_blind38/sglang_scaled_mm--triton_v1--m_32_n_28672_k_4096.md"
+    )
+    text = path.read_text(encoding="utf-8")
+    assert "| shared_mem_per_block_kb | 144" in text
+
+    def ranked(profile_text: str) -> tuple[list[str], list[str]]:
+        s = recommend(Profile.parse(profile_text), language="triton", store=Store(repo))
+        return [o.id for o in s.opportunities], [w.id for w in s.warnings]
+
+    opportunities, warnings = ranked(text)
+    assert "triton-num-stages-software-pipelining" not in opportunities
+    assert "oversized-tiles-kill-occupancy" in warnings
+    roomy, _ = ranked(
+        text.replace("| shared_mem_per_block_kb | 144", "| shared_mem_per_block_kb | 64")
+    )
+    assert "triton-num-stages-software-pipelining" in roomy
