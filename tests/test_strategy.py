@@ -649,11 +649,17 @@ def test_a_dropped_index_takes_its_cached_cards_and_table_with_it(
 def test_fp8_operands_are_not_recommended_to_a_kernel_already_on_8_bit_operands() -> None:
     """SGLang's fp8 GEMM at 98% of its floor: with the spec's operand bits in the profile
     (8), the FP8 entry is ruled out; at 16 bits it stays first, as before the metric."""
+    import dataclasses
+
     from kbopt.kernel import load_spec
 
     repo = Path(__file__).resolve().parent.parent
-    spec = load_spec("benchmarks/foreign/sglang_scaled_mm/spec.py", repo)
-    assert spec.dim_metrics({"m": 32, "n": 28672, "k": 4096})["matmul_operand_bits"] == 8
+    # What the fp8 GEMM's spec declares (matmul_dtype), on a bundled spec: the foreign one
+    # needs the fetched SGLang source to load.
+    bf16 = load_spec("mla_decode", repo)
+    fp8 = dataclasses.replace(bf16, matmul_dtype="float8_e4m3fn")
+    assert fp8.dim_metrics({"b": 32, "s": 1, "t": 4096})["matmul_operand_bits"] == 8
+    assert "matmul_operand_bits" not in bf16.dim_metrics({"b": 32, "s": 1, "t": 4096})
     path = (
         repo
         / "benchmarks/real_profiles_blind38/sglang_scaled_mm--triton_v1--m_4096_n_4096_k_14336.md"
