@@ -5,7 +5,7 @@
 # headline shape b=128, s=2, t=4096 (given as dims: it is not one of the spec's trials).
 #
 # Run from the repository root on the GPU machine (the device `run` tool), carrying:
-#   .whl             kbopt's pure-Python dependencies (pydantic, frontmatter, whoosh...)
+#   .whl             kbopt's pure-Python dependencies (pydantic, whoosh...: scripts/device_wheels.sh)
 #   .whl-cutlass-xz  nvidia-cutlass-dsl 4.3.5 repacked by scripts/pack_wheel_xz.sh (~40 MB;
 #                    the 56 MiB wheel in .whl-cutlass/ is used instead when no .tar.xz is there)
 #   third_party      flashmla-src.tgz (scripts/fetch_third_party.py flashmla) and the SGLang copy

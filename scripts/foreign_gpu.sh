@@ -7,7 +7,7 @@
 #                                                 # --from-files/--from-mirror (see its docstring)
 #   python scripts/fetch_third_party.py --list    # every source "present"
 # and carry the git-ignored folders it needs: carry ["third_party", ".whl"], where .whl/
-# holds kbopt's pure-Python dependencies and liger-kernel (as for scripts/gpu_session.sh).
+# holds kbopt's pure-Python dependencies and liger-kernel (scripts/device_wheels.sh).
 #
 # STEPS (comma-separated, default check,bench):
 #   check    kbopt kernel check <spec> --json for each kernel   -> <kernel>-check.json

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Real profiles for the labelled set: `kbopt profile --json` with ncu on every line of a plan,
 # run on the GPU machine from the repository root (the device `run` tool), carrying .whl/
-# (kbopt's pure-Python dependencies and liger-kernel) and third_party/ (the foreign kernels'
+# (kbopt's pure-Python dependencies and liger-kernel: scripts/device_wheels.sh) and third_party/ (the foreign kernels'
 # sources, from scripts/fetch_third_party.py).
 #
 #   PLAN=benchmarks/real_profiles/plan.txt BUDGET_S=120 bash scripts/gpu_profiles.sh

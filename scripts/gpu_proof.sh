@@ -2,7 +2,7 @@
 # Does the catalog choose well, on the H200: `kbopt ablate` (catalog-guided vs random order vs
 # grid, equal trials) and `kbopt cycle --designer catalog` runs, sent from the repository root
 # through the device `run` tool, carrying .whl/ (kbopt's pure-Python dependencies and
-# liger-kernel) and third_party/ (the foreign kernels' sources).
+# liger-kernel: scripts/device_wheels.sh) and third_party/ (the foreign kernels' sources).
 #
 #   KBOPT_COMMIT=$(git rev-parse --short HEAD) STEPS=ablate ABLATE="..." bash scripts/gpu_proof.sh
 #

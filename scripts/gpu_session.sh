@@ -1,8 +1,8 @@
 #!/bin/bash
 # One GPU session for the kernels on their specs, as sent to the H200 from the repository root
 # (the device `run` tool). Carried: .whl/ (kbopt's pure-Python dependencies: pydantic,
-# pydantic-core, annotated-types, typing-inspection, typing-extensions, python-frontmatter,
-# whoosh-reloaded, cached-property; and liger-kernel) and, for the CuTe DSL versions,
+# pydantic-core, annotated-types, typing-inspection, typing-extensions, whoosh-reloaded,
+# cached-property; and liger-kernel; scripts/device_wheels.sh fills it) and, for the CuTe DSL versions,
 # .whl-cutlass/ (nvidia-cutlass-dsl 4.3.5).
 #
 # STEPS (comma-separated, default all but tune): tests, bench, profile, external, mla, tune
