@@ -382,14 +382,19 @@ class _Walk:
         for n, values, m in reversed(self.kept):
             if values in (self.best_values, self.values):
                 continue
-            self.values, self.current = dict(values), m
-            self._open, self.paired = None, None
-            self.momentum, self.rejected = Momentum(), set()
+            self._search_afresh_from(values, m)
             choice = self.choose()
             if not isinstance(choice, str):
                 self.branching = True
                 return (f"back at trial {n}'s values, {choice[0]}", choice[1])
         return None
+
+    def _search_afresh_from(self, values: dict[str, Any], m: Measurement) -> None:
+        """Move the walk to `values` (measured as `m`) with nothing ranked, paired, measured
+        about directions or rolled back there yet (what it visited still counts)."""
+        self.values, self.current = dict(values), m
+        self._open, self.paired = None, None
+        self.momentum, self.rejected = Momentum(), set()
 
     def _reopen(self) -> tuple[str, PlannedMove] | None:
         """Once per best values, when no kept values have a move left: the knob changes
@@ -401,9 +406,8 @@ class _Walk:
         if key in self._reopened:
             return None
         self._reopened.add(key)
-        self.values, self.current = dict(self.best_values), self.best_m
-        self._open, self.paired, self.branching = None, None, False
-        self.momentum, self.rejected = Momentum(), set()
+        self._search_afresh_from(self.best_values, self.best_m)
+        self.branching = False
         choice = self.choose()
         if isinstance(choice, str):
             return None
