@@ -106,6 +106,17 @@ class RealBackend:
 
         torch.cuda.empty_cache()
 
+    def device_usable(self) -> bool:
+        """Whether this process can still launch on the GPU: after a faulting launch (an
+        illegal address, a trap) CUDA refuses every later one in the same process."""
+        import torch
+
+        try:
+            torch.cuda.synchronize()
+            return float(torch.ones(1, device="cuda").add_(1).item()) == 2.0
+        except Exception:  # the fault's own error, raised again by any CUDA call
+            return False
+
     def ceilings(self, dtype: str) -> dict[str, float]:
         if dtype not in self._ceilings:
             from kbopt.bench.harness import measure_ceilings

@@ -20,7 +20,7 @@ from kbopt.cli.common import (
     results_unwritten,
     store_from,
 )
-from kbopt.cli.cycle_cmds import BACKENDS, KERNEL_HELP, make_backend
+from kbopt.cli.cycle_cmds import BACKENDS, KERNEL_HELP, make_search_backend
 from kbopt.comma_items import comma_items
 from kbopt.errors import KbError
 from kbopt.kernel import KernelSpec, load_spec
@@ -131,7 +131,11 @@ def cmd_ablate(args: argparse.Namespace) -> int:
             f"--compile-workers {args.compile_workers} is more than this machine's {cores} "
             "cores; use at most one per core"
         )
-    backend = make_backend(args.backend, root)
+    # One measurement may take at most the whole budget (at least a minute: the first one
+    # also compiles and measures the ceilings) before it counts as hung.
+    backend = make_search_backend(
+        args.backend, root, max(60.0, args.budget_s) if args.budget_s else None
+    )
     check_device = getattr(backend, "check_device", None)
     if check_device is not None:  # before the compile workers start, and before the start
         check_device()  # version is blamed for what the machine lacks
@@ -173,6 +177,7 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     finally:
         if warmer is not None:
             warmer.close()
+        getattr(backend, "close", lambda: None)()
     doc["command"] = "kbopt " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     for row in doc["rows"]:
         row["date"], row["versions"], row["command"] = doc["date"], doc["versions"], doc["command"]

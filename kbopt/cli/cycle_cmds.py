@@ -9,7 +9,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kbopt.bench.backend import FAKE_DEVICE_NAME, MeasurementBackend
 from kbopt.bench.trials import TrialConfig, default_matrix, parse_config, trial_matrix
@@ -225,6 +225,18 @@ def make_backend(name: str, root: Path) -> MeasurementBackend:
     from kbopt.bench.real import RealBackend
 
     return RealBackend(root)
+
+
+def make_search_backend(name: str, root: Path, timeout_s: float | None = None) -> Any:
+    """The backend of a search over many configurations (`kbopt ablate`, `kbopt tune`): on a
+    GPU each measurement runs in a child process, so that a configuration whose launch
+    faults (which leaves CUDA unusable in its process) fails alone instead of failing every
+    trial after it; `timeout_s` bounds one measurement (a launch that never ends)."""
+    if name == "fake":
+        return make_backend(name, root)
+    from kbopt.bench.isolated import DEFAULT_TIMEOUT_S, IsolatedBackend
+
+    return IsolatedBackend(root, timeout_s=timeout_s or DEFAULT_TIMEOUT_S)
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
@@ -477,7 +489,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     if args.out:
         check_output(args.out)  # now, not after a run of up to an hour
     store = store_from(args)
-    backend = make_backend(args.backend, store.root)
+    backend = make_search_backend(args.backend, store.root)
     spec = load_spec(args.kernel, store.root)
     config = parse_config(args.config or spec.trials[0].name, spec)
     knobs = {k.name: k for k in spec.knobs_for(args.version)}
@@ -531,6 +543,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     finally:
         if warmer is not None:
             warmer.close()
+        getattr(backend, "close", lambda: None)()
     data: dict[str, object] = {
         "backend": backend.name,
         "kernel": spec.name,
