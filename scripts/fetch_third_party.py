@@ -1264,6 +1264,28 @@ SOURCES: tuple[Source, ...] = (
         "helpers only (the module imports vLLM's modular MoE kernel classes and configs at "
         "import)",
     ),
+    vllm_0340(
+        name="vllm_expert_count",
+        path="vllm/model_executor/layers/fused_moe/utils.py",
+        dest="vllm/expert_count.py",
+        sha256="0549da8f33e309b8ab15ac9a38af5ebcb910d912df47e38002fd70a5cb9fe6be",
+        mode="extract",
+        functions=("_count_expert_num_tokens",),
+        used_by=("vllm_expert_count",),
+        note="the DeepGEMM MoE path's per-expert token count kernel only (its module imports "
+        "vLLM's MoE config, quantization utilities and platform at import)",
+    ),
+    vllm_0340(
+        name="vllm_kv_offload_gather",
+        path="vllm/distributed/kv_transfer/kv_connector/v1/hf3fs/utils/gather_scatter_helper.py",
+        dest="vllm/kv_offload_gather.py",
+        sha256="93f54c4aed74a0e12f1b8f207a9364f82b8fecbaeb6e84a3e610d0c3f0a902fa",
+        mode="extract",
+        functions=("kv_cache_gather_kernel",),
+        used_by=("vllm_kv_offload_gather",),
+        note="the HF3FS KV connector's multi-layer KV cache gather kernel only (its module "
+        "imports vLLM's logger and torch utilities at import)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",

@@ -177,6 +177,8 @@ NEEDS = {
     "vllm_diffusion_row_stats": "vllm_diffusion_row_stats",
     "vllm_quant_embedding": "vllm_quant_embedding",
     "vllm_moe_bitmatrix": "vllm_moe_bitmatrix",
+    "vllm_expert_count": "vllm_expert_count",
+    "vllm_kv_offload_gather": "vllm_kv_offload_gather",
     "vllm_lightning_decode": "vllm_lightning_decode",
     "vllm_batched_moe": "vllm_batched_moe",
     "sglang_kda_kkt": "sglang_kda_kkt",
@@ -667,6 +669,10 @@ CASES = {
     "vllm_quant_embedding": ({"tokens": 7, "vocab": 50, "hidden": 320, "group": 64, "bits": 4}, {"triton_v1": {"block": 128, "num_warps": 2}}),
     # 700 tokens, top-5 of 96 experts, EP 2 (48 local: 2 words, the second partly used, about half the ids -1), exact: v1's 512-token blocks (2, the second masked); the variant: 64 (11, the last masked), 2 warps
     "vllm_moe_bitmatrix": ({"tokens": 700, "experts": 96, "topk": 5, "ep": 2}, {"triton_v1": {"block_m": 64, "num_warps": 2}}),
+    # 300 tokens, top-6 of 48 experts, EP 4 (12 local, the expert map applied), exact: v1's 1024-id steps (2 over 1,800 ids, the second masked); the variant: 256 (8, the last masked), 2 warps, 1 stage
+    "vllm_expert_count": ({"tokens": 300, "experts": 48, "topk": 6, "ep": 4}, {"triton_v1": {"block": 256, "num_warps": 2, "num_stages": 1}}),
+    # a 4-token block of 3 layers, 3 heads of 40 (120 values a token, head and column split across steps), 5 blocks, exact: v1's 128-value step (one, masked past 120); the variant: 32 (4, the last masked), 2 warps, 1 stage
+    "vllm_kv_offload_gather": ({"layers": 3, "heads": 3, "block_size": 4, "content": 40, "blocks": 5}, {"triton_v1": {"block": 32, "num_warps": 2, "num_stages": 1}}),
     # 5 decoding sequences, 3 heads of 32, a pool of 11 bf16-or-fp32 states updated in place: v1's 32-column blocks (one per head); the variant: 8 (4 per head), 2 warps
     "vllm_lightning_decode": ({"seqs": 5, "heads": 3, "d": 32}, {"triton_v1": {"block_size": 8, "num_warps": 2}}),
     # 3 experts' 40-row slots (about 10 valid each), hidden 80, n 48: v1's 32 x 64 x 128 tiles (2 row tiles, the second past every count but a rare one, one masked K step, n masked), 4 warps, 3 stages; the variant: 16 x 16 x 32 (3 K steps, the last masked), 2 warps, 2 stages

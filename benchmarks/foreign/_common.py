@@ -158,6 +158,8 @@ SOURCE_FILES = {
     "vllm_diffusion_row_stats": "vllm/diffusion_row_stats.py",
     "vllm_quant_embedding": "vllm/quant_embedding.py",
     "vllm_moe_bitmatrix": "vllm/moe_bitmatrix.py",
+    "vllm_expert_count": "vllm/expert_count.py",
+    "vllm_kv_offload_gather": "vllm/kv_offload_gather.py",
     "vllm_lightning_decode": "vllm/lightning_decode.py",
     "vllm_batched_moe": "vllm/batched_moe.py",
     "sglang_kda_kkt": "sglang/fla_kda_kkt.py",
