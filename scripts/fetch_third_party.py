@@ -723,6 +723,33 @@ SOURCES: tuple[Source, ...] = (
         "relatively, which this kernel does not use)",
     ),
     sglang_059(
+        name="sglang_lora_expand",
+        path="python/sglang/srt/lora/triton_ops/chunked_sgmv_expand.py",
+        dest="sglang/lora_expand.py",
+        sha256="10580ae81a093897ecdcf4776c90b9068d0e0f107c96f563dda72283892d5005",
+        mode="extract",
+        functions=("_chunked_lora_expand_kernel",),
+        used_by=("sglang_lora_expand",),
+        note="the chunked-SGMV LoRA expand (B) kernel of the csgmv LoRA backend only, "
+        "without SGLang's cached_triton_kernel launch cache (the module imports SGLang's "
+        "LoRA batch info and utilities at import)",
+    ),
+    sglang_059(
+        name="sglang_ds_sparse_decode",
+        path="python/sglang/srt/layers/attention/triton_ops/double_sparsity_attention.py",
+        dest="sglang/ds_sparse_decode.py",
+        sha256="c2f621665092a16e9ff7f53a574c05e680787b0aecc666ec82608c78182e659f",
+        mode="extract",
+        functions=(
+            "_sparse_fwd_kernel_flash_decode_stage2",
+            "_sparse_fwd_kernel_flash_decode_stage3",
+        ),
+        used_by=("sglang_ds_sparse_decode",),
+        note="Double Sparsity's heavy-token flash decode and its split merge only (the "
+        "module reads SGLang's server arguments and the CUDA capability at import; the "
+        "label-score kernel is pinned apart, sglang_ds_label_scores)",
+    ),
+    sglang_059(
         name="sglang_gdn_chunk_o",
         path="python/sglang/srt/layers/attention/fla/chunk_o.py",
         dest="sglang/fla_chunk_o.py",

@@ -164,6 +164,8 @@ SOURCE_FILES = {
     "vllm_batched_moe": "vllm/batched_moe.py",
     "sglang_kda_kkt": "sglang/fla_kda_kkt.py",
     "sglang_ssd_chunk_state": "sglang/ssd_chunk_state.py",
+    "sglang_lora_expand": "sglang/lora_expand.py",
+    "sglang_ds_sparse_decode": "sglang/ds_sparse_decode.py",
     "sglang_gdn_chunk_o": "sglang/fla_chunk_o.py",
     "sglang_extend_attention": "sglang/extend_attention.py",
 }
