@@ -42,7 +42,11 @@ class StickyFaultBackend(FakeBackend):
             os._exit(3)
         if self.broken or warps == 16:
             self.broken = True
-            raise RuntimeError("CUDA error: an illegal memory access was encountered")
+            # CUDA's errors run on over several lines; a search keeps the first.
+            raise RuntimeError(
+                "CUDA error: an illegal memory access was encountered\n"
+                "CUDA kernel errors might be asynchronously reported at some other API call"
+            )
         return super().measure(spec, version, config, params)
 
     def device_usable(self) -> bool:
@@ -73,6 +77,8 @@ def _grid(root: Path, backend: Any) -> list[dict[str, Any]]:
         trials=14,
         seed=1,
     )
+    # The results say how often the measuring process was replaced, where one was.
+    assert doc.get("measuring_restarts") == getattr(backend, "restarts", None)
     return list(doc["rows"][0]["trajectory"])
 
 

@@ -33,7 +33,9 @@ from kbopt.kernel import KernelSpec, load_spec
 
 # A measurement (compile, correctness check, timing) that takes longer than this has hung.
 DEFAULT_TIMEOUT_S = float(os.environ.get("KBOPT_MEASURE_TIMEOUT_S", "300"))
-LOST = "the GPU context was lost; later measurements run in a new process"
+# Put first in the error's text: a search keeps only the first line of an error (CUDA's
+# run on), cut at 300 characters.
+LOST = "[GPU context lost: later measurements run in a new process]"
 
 
 def real_backend(root: str) -> Any:
@@ -147,7 +149,8 @@ class IsolatedBackend:
             code = self._child.exitcode
             self._drop()
             raise remote_error(
-                "MeasuringProcessDied", f"the measuring process died (exit code {code}); {LOST}"
+                "MeasuringProcessDied",
+                f"the measuring process died (exit code {code}); a new one measures what follows",
             ) from None
         if reply is None:
             self._drop()
@@ -218,5 +221,5 @@ class IsolatedBackend:
         _, type_name, message, lost = reply
         if lost:
             self._drop()
-            message = f"{message} ({LOST})"
+            message = f"{LOST} {message}"
         raise remote_error(type_name, message)

@@ -732,6 +732,10 @@ def run_ablation(
     # How many configurations were compiled ahead, in how many parallel batches and how
     # much wall time: what the budget paid for besides the measurements.
     doc["compiled_ahead"] = warmer.stats.as_dict() if warmer is not None else None
+    # How often the measuring process was replaced (`kbopt.bench.isolated`: a faulting
+    # launch, a hang, a crash); absent where measurements ran in this process.
+    if hasattr(backend, "restarts"):
+        doc["measuring_restarts"] = backend.restarts
     return doc
 
 
