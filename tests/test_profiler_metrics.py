@@ -353,6 +353,31 @@ RULES = [
         "X7",
         "register",
     ),
+    (
+        {
+            "dram_throughput_pct": 9,
+            "pipeline_stages": 1,
+            "arithmetic_intensity": 111,
+            "stall_long_scoreboard_pct": 41,
+            "issue_slot_util_pct": 21,
+            "achieved_occupancy_pct": 12,
+        },
+        Bottleneck.LATENCY,
+        "X8",
+        "pipeline stage",
+    ),
+    (  # one stage where nothing is reused (a quantisation pass): the stalls speak
+        {
+            "dram_throughput_pct": 30,
+            "pipeline_stages": 1,
+            "arithmetic_intensity": 3.5,
+            "stall_long_scoreboard_pct": 50,
+            "issue_slot_util_pct": 20,
+        },
+        Bottleneck.LATENCY,
+        "X5",
+        "long scoreboard",
+    ),
     ({"dram_throughput_pct": 30}, Bottleneck.LATENCY, "L1", "stalls"),
 ]
 

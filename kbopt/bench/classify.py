@@ -16,7 +16,8 @@ Three steps, in the order Nsight Compute's own rules read a kernel:
    Guide, section rules `SOLBottleneck`).  Without counters, `mem` and `comp` are timing
    estimates (lower bounds) and the analysis says so.
 
-2. **Why the warps wait** (the cause, for every class; the first that holds wins):
+2. **Why the warps wait** (the cause, for every class; the first that holds, in the table's
+   order, wins):
 
    | rule | condition                                                     | source |
    |------|---------------------------------------------------------------|--------|
@@ -24,6 +25,7 @@ Three steps, in the order Nsight Compute's own rules read a kernel:
    | X2   | local_memory_bytes > 0 (or, without counters, spill_bytes_per_thread > 0): register spills; not when the compiled kernel spills nothing and declares local arrays, whose traffic it is | Nsight Compute "Memory Workload" local-memory rule; the compiled kernel's local-memory reservation less its PTX's local arrays |
    | X3   | ctas_per_sm < 1: fewer CTAs than SMs                           | Nsight Compute "Launch Statistics" small-grid rule |
    | X4   | 1 <= waves_per_sm < 4 and tail_wave_pct >= 50                 | Nsight Compute "Launch Statistics" tail-effect rule |
+   | X8   | pipeline_stages <= 1 and arithmetic_intensity >= MATMUL_REUSE (50 FLOP/B): a loop of matrix products compiled with one stage, so each tile's loads are waited on in full before the products that use them | Triton's software pipeliner (`num_stages`, documented in `triton.language.range`); elementwise, normalisation and quantisation kernels do under 10 FLOPs a byte, matrix products reuse each loaded byte across a tile |
    | X5   | a stall reason >= STALL_PCT (30%) of the cycles between issued instructions, with issue_slot_util_pct < 80 | Nsight Compute `CPIStall*` rules (warp-state statistics) |
    | X6   | achieved occupancy < 25% of the warps, naming the occupancy limiter (registers, shared memory, block size or the block-slot limit: the smallest `occupancy_limit_*`) | Nsight Compute "Occupancy" rule (theoretical limiters) |
    | X7   | registers_per_thread > 168                                    | kbopt: above this, fewer than 3 CTAs of 128 threads fit per SM |
@@ -62,6 +64,7 @@ SCATTERED_SECTORS = 16.0
 LOAD_EFFICIENCY_PCT = 50.0
 SMEM_STALL_PCT = 20.0
 LOW_L2_HIT_PCT = 50.0
+MATMUL_REUSE = 50.0  # FLOPs per byte above which a kernel's loads feed matrix products
 _MEMORY_STALLS = {"long_scoreboard", "lg_throttle", "short_scoreboard", "mio_throttle"}
 _LIMITERS = {
     "occupancy_limit_registers": "registers per thread",
@@ -164,6 +167,18 @@ def _causes(metrics: Mapping[str, float], bottleneck: Bottleneck) -> list[Findin
                 f"The launch runs {waves:.2f} waves and leaves {tail:.0f}% of the last "
                 "wave's slots idle (tail effect).",
                 "partial last wave",
+            )
+        )
+    stages, reuse = _get(metrics, "pipeline_stages"), _get(metrics, "arithmetic_intensity")
+    if stages is not None and stages <= 1 and reuse is not None and reuse >= MATMUL_REUSE:
+        # A structural cause, like the grid's: the compiler was told not to load ahead.
+        out.append(
+            Finding(
+                "X8",
+                "The main loop was compiled with one pipeline stage "
+                f"({reuse:.0f} FLOPs a byte: matrix products), so each tile's loads are waited "
+                "on in full before the products that use them.",
+                "one pipeline stage",
             )
         )
     stall = dominant_stall(metrics)
