@@ -347,6 +347,18 @@ RULES = [
         "X6",
         "registers",
     ),
+    (  # the resources would let 28 CTAs in, the grid brings 3.9: the grid is the limit
+        {
+            "dram_throughput_pct": 27,
+            "achieved_occupancy_pct": 6,
+            "occupancy_limit_registers": 28,
+            "occupancy_limit_shared_mem": 32,
+            "ctas_per_sm": 3.9,
+        },
+        Bottleneck.LATENCY,
+        "X6",
+        "grid too small",
+    ),
     (
         {"dram_throughput_pct": 30, "registers_per_thread": 255},
         Bottleneck.LATENCY,

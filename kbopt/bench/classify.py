@@ -27,7 +27,7 @@ Three steps, in the order Nsight Compute's own rules read a kernel:
    | X4   | 1 <= waves_per_sm < 4 and tail_wave_pct >= 50                 | Nsight Compute "Launch Statistics" tail-effect rule |
    | X8   | pipeline_stages <= 1 and arithmetic_intensity >= MATMUL_REUSE (50 FLOP/B): a loop of matrix products compiled with one stage, so each tile's loads are waited on in full before the products that use them | Triton's software pipeliner (`num_stages`, documented in `triton.language.range`); elementwise, normalisation and quantisation kernels do under 10 FLOPs a byte, matrix products reuse each loaded byte across a tile |
    | X5   | a stall reason >= STALL_PCT (30%) of the cycles between issued instructions, with issue_slot_util_pct < 80 | Nsight Compute `CPIStall*` rules (warp-state statistics) |
-   | X6   | achieved occupancy < 25% of the warps, naming the occupancy limiter (registers, shared memory, block size or the block-slot limit: the smallest `occupancy_limit_*`) | Nsight Compute "Occupancy" rule (theoretical limiters) |
+   | X6   | achieved occupancy < 25% of the warps, naming the occupancy limiter (registers, shared memory, block size or the block-slot limit: the smallest `occupancy_limit_*`), or the grid where it gives fewer CTAs per SM (at least one) than that limit lets in | Nsight Compute "Occupancy" rule (theoretical limiters) |
    | X7   | registers_per_thread > 168                                    | kbopt: above this, fewer than 3 CTAs of 128 threads fit per SM |
 
 3. **The memory path**, when the class is memory or the dominant stall is a memory wait:
@@ -199,18 +199,31 @@ def _causes(metrics: Mapping[str, float], bottleneck: Bottleneck) -> list[Findin
     if occ is not None and occ < LOW_OCCUPANCY_PCT:
         limiter = occupancy_limiter(metrics)
         regs = _get(metrics, "registers_per_thread")
-        why = (
-            f"; {limiter[0]} allow only {limiter[1]:.0f} CTA(s) per SM"
-            if limiter is not None
-            else (f" at {regs:.0f} registers per thread" if regs else "")
-        )
-        out.append(
-            Finding(
-                "X6",
-                f"Achieved occupancy is {occ:.0f}% of the warps{why}, too few to hide latency.",
-                "low occupancy" + (f" ({limiter[0]})" if limiter else ""),
+        if limiter is not None and ctas is not None and ctas >= 1 and ctas < limiter[1]:
+            # The resources would let more CTAs in than the grid has: the grid is the limit
+            # (a few one-warp programs per SM), not the registers or shared memory.
+            out.append(
+                Finding(
+                    "X6",
+                    f"Achieved occupancy is {occ:.0f}% of the warps: the grid gives only "
+                    f"{ctas:.1f} CTAs per SM where {limiter[1]:.0f} could be resident, too few "
+                    "warps to hide latency.",
+                    "low occupancy (grid too small to fill the SMs)",
+                )
             )
-        )
+        else:
+            why = (
+                f"; {limiter[0]} allow only {limiter[1]:.0f} CTA(s) per SM"
+                if limiter is not None
+                else (f" at {regs:.0f} registers per thread" if regs else "")
+            )
+            out.append(
+                Finding(
+                    "X6",
+                    f"Achieved occupancy is {occ:.0f}% of the warps{why}, too few to hide latency.",
+                    "low occupancy" + (f" ({limiter[0]})" if limiter else ""),
+                )
+            )
     regs = _get(metrics, "registers_per_thread")
     if regs is not None and regs > HIGH_REGISTERS:
         out.append(
