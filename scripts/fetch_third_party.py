@@ -1313,6 +1313,55 @@ SOURCES: tuple[Source, ...] = (
         note="the HF3FS KV connector's multi-layer KV cache gather kernel only (its module "
         "imports vLLM's logger and torch utilities at import)",
     ),
+    vllm_0340(
+        name="vllm_unified_attention",
+        path="vllm/v1/attention/ops/triton_unified_attention.py",
+        dest="vllm/unified_attention.py",
+        sha256="c3cc157d4e634fca9db5bd0c80b945f9a87dfaad5feeb3a508fc0efd9f53d2b3",
+        mode="extract",
+        functions=(
+            "_cast_kv_tile", "_load_q_td", "_load_kv_tile_td", "_store_output_td",
+            "kernel_unified_attention",
+        ),
+        shims={
+            "float8_info = torch.finfo(current_platform.fp8_dtype())": (
+                "import torch\n\n"
+                "float8_info = torch.finfo(torch.float8_e4m3fn)  # kbopt shim: the platform's "
+                "fp8 dtype (e4m3fn on CUDA), whose range the kernel's FP8_MIN/FP8_MAX default to"
+            ),
+        },
+        used_by=("vllm_unified_attention",),
+        note="the TRITON_ATTN backend's unified attention kernel and its in-file tile helpers "
+        "(its module imports vLLM's envs, logger, platforms and KV cache interface at "
+        "import); its softmax, mask and loop-bound helpers come from vllm_attention_helpers",
+    ),
+    vllm_0340(
+        name="vllm_attention_helpers",
+        path="vllm/v1/attention/ops/triton_attention_helpers.py",
+        dest="vllm/attention_helpers.py",
+        sha256="afa46763b24b2e52253ea41eedfc80a082810568d14c662c06cc33b157dbaa6b",
+        mode="extract",
+        functions=(
+            "cdiv_fn", "apply_softcap", "resolve_seq_and_query_len", "find_seq_idx",
+            "init_softmax_M", "compute_tile_loop_bounds", "store_segm_reduce_scalars",
+            "compute_kv_seq_mask", "apply_alibi_to_score", "load_qq_bias_tile",
+            "softmax_step",
+        ),
+        used_by=("vllm_unified_attention",),
+        note="the Triton attention kernels' shared @triton.jit helpers (the launcher hands "
+        "them to the unified attention kernel's module)",
+    ),
+    vllm_0340(
+        name="vllm_rel_proj",
+        path="vllm/models/inkling/nvidia/ops/qkvr_prep.py",
+        dest="vllm/rel_proj.py",
+        sha256="b04fa3d608fd9a03639c4d5e997acf60a3bd5d0b82afc626fd449a1da9e2f83b",
+        mode="extract",
+        functions=("_rel_proj_low_latency_kernel", "_rel_proj_throughput_kernel"),
+        used_by=("vllm_rel_proj",),
+        note="Inkling's relative-position projection kernels only (its module imports "
+        "vLLM's torch utilities at import)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",
