@@ -676,6 +676,8 @@ CASES = {
     # 300 tokens, top-6 of 48 experts, EP 4 (12 local, the expert map applied), exact: v1's 1024-id steps (2 over 1,800 ids, the second masked); the variant: 256 (8, the last masked), 2 warps, 1 stage
     # 3 sequences of 5 new tokens over 19 cached (24 keys, 8-token blocks shuffled in the pool), 4 heads over 2 KV heads of 24 (padded to 32): v1's 16-row programs (8 tokens, one block a sequence) and 32-key tiles (one, masked past 24); the variant: 4-row programs (2 tokens, 3 blocks a sequence, the last partial), 8-key tiles (3 steps), 2 warps, 1 stage
     "vllm_unified_attention": ({"seqs": 3, "q_len": 5, "ctx": 19, "heads": 4, "kvheads": 2, "head": 24, "block_size": 8}, {"triton_v1": {"block_m": 4, "tile_size": 8, "num_warps": 2, "num_stages": 1}}),
+    # 700 tokens of 3 heads (2,100 rows: the throughput kernel; the decode trial's low-latency kernel is run on the GPU), extent 100: v1's 32 x 128 tiles two row tiles a program (33 x 1, the last row tile past the rows); the variant: 16 x 64 tiles four a program (33 x 2), 2 warps
+    "vllm_rel_proj": ({"tokens": 700, "heads": 3, "kvheads": 1, "head": 24, "extent": 100}, {"triton_v1": {"block_m": 16, "block_n": 64, "group_m": 4, "num_warps": 2}}),
     "vllm_expert_count": ({"tokens": 300, "experts": 48, "topk": 6, "ep": 4}, {"triton_v1": {"block": 256, "num_warps": 2, "num_stages": 1}}),
     # a 4-token block of 3 layers, 3 heads of 40 (120 values a token, head and column split across steps), 5 blocks, exact: v1's 128-value step (one, masked past 120); the variant: 32 (4, the last masked), 2 warps, 1 stage
     "vllm_kv_offload_gather": ({"layers": 3, "heads": 3, "block_size": 4, "content": 40, "blocks": 5}, {"triton_v1": {"block": 32, "num_warps": 2, "num_stages": 1}}),
