@@ -735,6 +735,30 @@ SOURCES: tuple[Source, ...] = (
         "LoRA batch info and utilities at import)",
     ),
     sglang_059(
+        name="sglang_lora_shrink",
+        path="python/sglang/srt/lora/triton_ops/chunked_sgmv_shrink.py",
+        dest="sglang/lora_shrink.py",
+        sha256="0fc208eede92c03ae046f3f8449996cd722e51c9f535d43d4e844abc3c4984fa",
+        mode="extract",
+        functions=("_chunked_lora_shrink_kernel",),
+        used_by=("sglang_lora_shrink",),
+        note="the chunked-SGMV LoRA shrink (A) kernel of the csgmv LoRA backend only, "
+        "without SGLang's cached_triton_kernel launch cache "
+        "(the module imports SGLang's LoRA batch info and utilities at import)",
+    ),
+    sglang_059(
+        name="sglang_seg_la_mtp",
+        path="python/sglang/srt/layers/attention/linear/seg_la.py",
+        dest="sglang/seg_la_mtp.py",
+        sha256="34b053c37db5277c93a495f7b2bede330c194e5c4e4a779d474d15bb65956042",
+        mode="extract",
+        functions=("seg_la_mtp_kernel",),
+        used_by=("sglang_seg_la_mtp",),
+        note="the segmented linear attention's MTP verify kernel only (the draft tokens "
+        "walked in order, each step's state written to the intermediate-state cache); the "
+        "prefill kernel is pinned apart, sglang_seg_la",
+    ),
+    sglang_059(
         name="sglang_ds_sparse_decode",
         path="python/sglang/srt/layers/attention/triton_ops/double_sparsity_attention.py",
         dest="sglang/ds_sparse_decode.py",
