@@ -750,13 +750,14 @@ SOURCES: tuple[Source, ...] = (
         name="sglang_seg_la_mtp",
         path="python/sglang/srt/layers/attention/linear/seg_la.py",
         dest="sglang/seg_la_mtp.py",
-        sha256="34b053c37db5277c93a495f7b2bede330c194e5c4e4a779d474d15bb65956042",
+        sha256="4bdbeacccd5c0f6b981dc0c2847f41e603db67a5b65a46692ebb2d8f69dab1dd",
         mode="extract",
-        functions=("seg_la_mtp_kernel",),
+        functions=("seg_la_mtp_kernel", "seg_la_sum_kernel"),
         used_by=("sglang_seg_la_mtp",),
-        note="the segmented linear attention's MTP verify kernel only (the draft tokens "
-        "walked in order, each step's state written to the intermediate-state cache); the "
-        "prefill kernel is pinned apart, sglang_seg_la",
+        note="the segmented linear attention's MTP verify kernel (the draft tokens walked "
+        "in order, each step's state written to the intermediate-state cache) and the split-"
+        "sum kernel it is followed by from 2048 tokens; the prefill kernel is pinned apart, "
+        "sglang_seg_la",
     ),
     sglang_059(
         name="sglang_ds_sparse_decode",
