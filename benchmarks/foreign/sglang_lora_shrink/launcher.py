@@ -35,12 +35,17 @@ import triton
 
 from foreign import _common
 
+# The segments, the chunk size and Triton's defaults are the same backend's as the expand's.
+from foreign.sglang_lora_expand.launcher import (
+    SGLANG_CHUNK,
+    TRITON_DEFAULT_STAGES,
+    TRITON_DEFAULT_WARPS,
+    segments,
+)
+
 LAST_INFO: dict[str, Any] = {}
-SGLANG_CHUNK = 16  # --max-lora-chunk-size's default (and MIN_CHUNK_SIZE)
 SGLANG_BLOCK_N = 16
 SGLANG_BLOCK_K = 256
-TRITON_DEFAULT_WARPS = 4
-TRITON_DEFAULT_STAGES = 3
 
 
 @dataclass(frozen=True)
@@ -50,30 +55,6 @@ class LoraShrinkConfig:
     block_k: int | None = None  # None: 256
     num_warps: int | None = None  # None: Triton's default 4 (SGLang passes none)
     num_stages: int | None = None  # None: Triton's default 3
-
-
-def segments(
-    token_lora: torch.Tensor, chunk: int
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """What `prepare_lora_batch` builds: the permutation grouping tokens by adapter (stable),
-    each segment's adapter and the segments' CSR boundaries (each adapter's run cut into
-    `chunk`-token pieces, the last shorter), all int32."""
-    device = token_lora.device
-    perm = torch.argsort(token_lora, stable=True)
-    ids, counts = torch.unique_consecutive(token_lora[perm], return_counts=True)
-    seg_w: list[int] = []
-    seg_lens: list[int] = []
-    for a, n in zip(ids.tolist(), counts.tolist(), strict=True):
-        pieces = -(-n // chunk)
-        seg_w += [a] * pieces
-        seg_lens += [chunk] * (pieces - 1) + [n - (pieces - 1) * chunk]
-    indptr = torch.zeros(len(seg_lens) + 1, dtype=torch.int32)
-    indptr[1:] = torch.tensor(seg_lens).cumsum(0)
-    return (
-        perm.to(torch.int32),
-        torch.tensor(seg_w, dtype=torch.int32, device=device),
-        indptr.to(device),
-    )
 
 
 def prepare(

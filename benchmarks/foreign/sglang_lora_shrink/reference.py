@@ -14,13 +14,8 @@ from __future__ import annotations
 
 import torch
 
-
-def token_loras(tokens: int, seqs: int, loras: int) -> torch.Tensor:
-    """The adapter of every token: `seqs` equal requests (the last takes the rest), request
-    i on adapter i % loras."""
-    per = max(1, tokens // seqs)
-    req = (torch.arange(tokens) // per).clamp_max(seqs - 1)
-    return (req % loras).to(torch.int32)
+# The same requests on the same adapters as the expand's.
+from foreign.sglang_lora_expand.reference import token_loras
 
 
 def make_inputs(
