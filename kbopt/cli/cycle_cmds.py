@@ -227,16 +227,16 @@ def make_backend(name: str, root: Path) -> MeasurementBackend:
     return RealBackend(root)
 
 
-def make_search_backend(name: str, root: Path, timeout_s: float | None = None) -> Any:
+def make_search_backend(name: str, root: Path) -> Any:
     """The backend of a search over many configurations (`kbopt ablate`, `kbopt tune`): on a
     GPU each measurement runs in a child process, so that a configuration whose launch
     faults (which leaves CUDA unusable in its process) fails alone instead of failing every
-    trial after it; `timeout_s` bounds one measurement (a launch that never ends)."""
+    trial after it (`kbopt.bench.isolated`, which also bounds one measurement's time)."""
     if name == "fake":
         return make_backend(name, root)
-    from kbopt.bench.isolated import DEFAULT_TIMEOUT_S, IsolatedBackend
+    from kbopt.bench.isolated import IsolatedBackend
 
-    return IsolatedBackend(root, timeout_s=timeout_s or DEFAULT_TIMEOUT_S)
+    return IsolatedBackend(root)
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
