@@ -44,7 +44,8 @@ SUM_WARPS, SUM_STAGES = 2, 3
 
 
 def sglang_splits(batch: int) -> tuple[int, int]:
-    """SGLang's (K_SPLIT_DIM, V_SPLIT_DIM) for a prefill batch."""
+    """SGLang's (K_SPLIT_DIM, V_SPLIT_DIM) for a batch of `batch` requests (seg_la_fwd's
+    rule, for the prefill kernel and the MTP verify kernel alike)."""
     return 32, (32 if batch <= 2 else 64)
 
 

@@ -31,14 +31,11 @@ import torch
 
 from foreign import _common
 
+# seg_la_fwd chooses the splits and the partials' sum the same way for the MTP kernel as
+# for the prefill one.
+from foreign.sglang_seg_la.launcher import SUM_KERNEL_FROM, SUM_STAGES, SUM_WARPS, sglang_splits
+
 LAST_INFO: dict[str, Any] = {}
-SUM_KERNEL_FROM = 2048  # seg_la_fwd: tmp.sum(0) below this many tokens, seg_la_sum_kernel from it
-SUM_WARPS, SUM_STAGES = 2, 3
-
-
-def sglang_splits(batch: int) -> tuple[int, int]:
-    """SGLang's (K_SPLIT_DIM, V_SPLIT_DIM) for a batch of more than one token a request."""
-    return 32, (32 if batch <= 2 else 64)
 
 
 @dataclass(frozen=True)
