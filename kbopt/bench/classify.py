@@ -196,35 +196,29 @@ def _causes(metrics: Mapping[str, float], bottleneck: Bottleneck) -> list[Findin
             )
         )
     occ = _get(metrics, "achieved_occupancy_pct")
+    regs = _get(metrics, "registers_per_thread")
     if occ is not None and occ < LOW_OCCUPANCY_PCT:
         limiter = occupancy_limiter(metrics)
-        regs = _get(metrics, "registers_per_thread")
         if limiter is not None and ctas is not None and ctas >= 1 and ctas < limiter[1]:
             # The resources would let more CTAs in than the grid has: the grid is the limit
             # (a few one-warp programs per SM), not the registers or shared memory.
-            out.append(
-                Finding(
-                    "X6",
-                    f"Achieved occupancy is {occ:.0f}% of the warps: the grid gives only "
-                    f"{ctas:.1f} CTAs per SM where {limiter[1]:.0f} could be resident, too few "
-                    "warps to hide latency.",
-                    "low occupancy (grid too small to fill the SMs)",
-                )
+            sentence = (
+                f"Achieved occupancy is {occ:.0f}% of the warps: the grid gives only "
+                f"{ctas:.1f} CTAs per SM where {limiter[1]:.0f} could be resident, too few "
+                "warps to hide latency."
             )
+            key = "low occupancy (grid too small to fill the SMs)"
         else:
             why = (
                 f"; {limiter[0]} allow only {limiter[1]:.0f} CTA(s) per SM"
                 if limiter is not None
                 else (f" at {regs:.0f} registers per thread" if regs else "")
             )
-            out.append(
-                Finding(
-                    "X6",
-                    f"Achieved occupancy is {occ:.0f}% of the warps{why}, too few to hide latency.",
-                    "low occupancy" + (f" ({limiter[0]})" if limiter else ""),
-                )
+            sentence = (
+                f"Achieved occupancy is {occ:.0f}% of the warps{why}, too few to hide latency."
             )
-    regs = _get(metrics, "registers_per_thread")
+            key = "low occupancy" + (f" ({limiter[0]})" if limiter else "")
+        out.append(Finding("X6", sentence, key))
     if regs is not None and regs > HIGH_REGISTERS:
         out.append(
             Finding(
