@@ -616,6 +616,59 @@ def test_a_designed_version_that_raises_is_a_failed_change_not_an_error(tmp_path
     assert not spec.version_path(attempt.new_version).exists()
 
 
+class FaultOnceBackend(StandInBackend):
+    """The first version the designer writes faults as an illegal memory access does on a
+    GPU: every later measurement in the same process fails the same way (CUDA's context is
+    gone), while a fresh process measures normally. A file marks that the fault happened,
+    since each measuring process starts with its own state."""
+
+    def __init__(self, root: str) -> None:
+        super().__init__(root)
+        self.broken = False
+        self.marker = Path(root) / "faulted-once"
+
+    def measure(self, spec, version, config, params=None):  # type: ignore[no-untyped-def]
+        if version != "triton_v1" and not self.marker.exists():
+            self.marker.write_text(version)
+            self.broken = True
+        if self.broken:
+            raise RuntimeError("CUDA error: an illegal memory access was encountered")
+        return super().measure(spec, version, config, params)
+
+    def device_usable(self) -> bool:
+        return not self.broken
+
+
+def test_a_designed_version_that_faults_fails_alone_when_measured_in_a_child(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kbopt cycle` on a GPU measures in a child process (as ablate and tune do): the
+    attempts after a faulting version are measured, not failed with its error."""
+    from kbopt.bench import isolated
+
+    here = _learning_project(tmp_path / "here")
+    first, after = _run_once(here, "in-process", FaultOnceBackend, max_iterations=2).record.attempts
+    assert "illegal memory access" in first.reason and "illegal memory access" in after.reason
+
+    children: list[isolated.IsolatedBackend] = []
+
+    class FaultOnceInAChild(isolated.IsolatedBackend):
+        def __init__(self, root: Path | str) -> None:
+            super().__init__(root, make=FaultOnceBackend)
+            children.append(self)
+
+    monkeypatch.setattr(isolated, "IsolatedBackend", FaultOnceInAChild)
+    root = _learning_project(tmp_path / "apart")
+    args = ["--root", str(root), "cycle", "knobby", "--designer", "catalog", "--backend", "real"]
+    args += ["--from", "triton_v1", "--target", "pct_of_floor>=99", "--counters", "off"]
+    assert main([*args, "--run-id", "apart", "--max-iterations", "2"]) == 0
+    first, after = _record(root, "apart")["attempts"]
+    assert first["status"] == AttemptStatus.ROLLED_BACK and isolated.LOST in first["reason"]
+    assert after["status"] == AttemptStatus.APPLIED, after["reason"]
+    (backend,) = children
+    assert backend.restarts == 1 and backend._conn is None  # closed when the run ended
+
+
 def _knob_entries(base: Path, *moves: tuple[str, str, str]) -> None:
     """Catalog entries (name, knob role, change) that score alike: tried in name order."""
     for name, role, op in moves:

@@ -228,10 +228,11 @@ def make_backend(name: str, root: Path) -> MeasurementBackend:
 
 
 def make_search_backend(name: str, root: Path) -> Any:
-    """The backend of a search over many configurations (`kbopt ablate`, `kbopt tune`): on a
-    GPU each measurement runs in a child process, so that a configuration whose launch
-    faults (which leaves CUDA unusable in its process) fails alone instead of failing every
-    trial after it (`kbopt.bench.isolated`, which also bounds one measurement's time)."""
+    """The backend of a search over many configurations or versions (`kbopt ablate`, `kbopt
+    tune`, `kbopt cycle`): on a GPU each measurement runs in a child process, so that a
+    configuration or a designed version whose launch faults (which leaves CUDA unusable in
+    its process) fails alone instead of failing every trial or attempt after it
+    (`kbopt.bench.isolated`, which also bounds one measurement's time)."""
     if name == "fake":
         return make_backend(name, root)
     from kbopt.bench.isolated import IsolatedBackend
@@ -407,7 +408,7 @@ def cmd_cycle(args: argparse.Namespace) -> int:
         run = cycle.resume(
             root,
             args.resume,
-            backend=make_backend(started.backend, root),
+            backend=make_search_backend(started.backend, root),
             designer=make_designer(designer_spec, root),
             designer_spec=designer_spec,
             store=store,
@@ -425,7 +426,7 @@ def cmd_cycle(args: argparse.Namespace) -> int:
             kernel=spec,
             target=args.target,
             start_version=args.start,
-            backend=make_backend(args.backend or "real", root),
+            backend=make_search_backend(args.backend or "real", root),
             designer=designer,
             designer_spec=designer_spec,
             configs=_configs(args, spec),
@@ -436,7 +437,12 @@ def cmd_cycle(args: argparse.Namespace) -> int:
             run_id=args.run_id,
             on_state=_progress(),
         )
-    record = run.run()
+    try:
+        record = run.run()
+    finally:
+        close = getattr(run.backend, "close", None)
+        if close is not None:  # the measuring child process, on a GPU
+            close()
     folder = store.display(run.folder)
     if args.json:
         print_json({"run": folder, "record": record.model_dump(mode="json")})
