@@ -1339,6 +1339,36 @@ SOURCES: tuple[Source, ...] = (
         "imports vLLM's logger and torch utilities at import)",
     ),
     vllm_0340(
+        name="vllm_prefix_prefill",
+        path="vllm/v1/attention/ops/prefix_prefill.py",
+        dest="vllm/prefix_prefill.py",
+        sha256="2057268478ee365143a62f6b6a1838bce176f5b2a806055c45fec65f4bf98ed3",
+        mode="extract",
+        functions=("_paged_kv_cache_offsets", "_fwd_kernel"),
+        shims={
+            "float8_info = torch.finfo(current_platform.fp8_dtype())": (
+                "import torch\n"
+                "float8_info = torch.finfo(torch.float8_e4m3fn)  # kbopt shim: CUDA's fp8 dtype"
+            ),
+        },
+        used_by=("vllm_prefix_prefill",),
+        note="the prefix-caching prefill attention kernel and its paged-offset helper only "
+        "(its module imports vLLM's platform at import; the kernel's FP8 bounds default to "
+        "module-level float8_info, shimmed to CUDA's e4m3fn)",
+    ),
+    vllm_0340(
+        name="vllm_gdn_gated_decode",
+        path="vllm/third_party/flash_linear_attention/ops/fused_sigmoid_gating.py",
+        dest="vllm/gdn_gated_decode.py",
+        sha256="1b9a8cce5d2ac094ba8813d406ae1dae4b5f1de7b6e26852dbffc1170a37b91c",
+        mode="extract",
+        functions=("fused_sigmoid_gating_delta_rule_update_kernel",),
+        used_by=("vllm_gdn_gated_decode",),
+        note="the fused sigmoid-gating gated delta rule decode kernel only (its module imports "
+        "vLLM's triton_utils at import; the @triton.heuristics decorator dropped, its four "
+        "flags passed by the launcher as the heuristics set them)",
+    ),
+    vllm_0340(
         name="vllm_unified_attention",
         path="vllm/v1/attention/ops/triton_unified_attention.py",
         dest="vllm/unified_attention.py",

@@ -163,6 +163,8 @@ SOURCE_FILES = {
     "vllm_attention_helpers": "vllm/attention_helpers.py",
     "vllm_rel_proj": "vllm/rel_proj.py",
     "vllm_kv_offload_gather": "vllm/kv_offload_gather.py",
+    "vllm_prefix_prefill": "vllm/prefix_prefill.py",
+    "vllm_gdn_gated_decode": "vllm/gdn_gated_decode.py",
     "vllm_lightning_decode": "vllm/lightning_decode.py",
     "vllm_batched_moe": "vllm/batched_moe.py",
     "sglang_kda_kkt": "sglang/fla_kda_kkt.py",
