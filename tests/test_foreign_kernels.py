@@ -687,6 +687,8 @@ CASES = {
     "vllm_kv_offload_gather": ({"layers": 3, "heads": 3, "block_size": 4, "content": 40, "blocks": 5}, {"triton_v1": {"block": 32, "num_warps": 2, "num_stages": 1}}),
     # 2 sequences of 37 cached + 21 new tokens, 4 heads over 2 KV heads of 24 (padded to 32, masked), 8-token blocks split by x: v1's 128-row block (masked past 21), 32-key prefix steps crossing blocks (2, the second masked), 64-key new steps (one, masked); the variant: 16-row blocks (2), 16-key prefix steps (3, the last masked), 16-key new steps, 2 warps, 2 stages
     "vllm_prefix_prefill": ({"seqs": 2, "q_len": 21, "ctx": 37, "heads": 4, "kvheads": 2, "head": 24, "block_size": 8}, {"triton_v1": {"block_m": 16, "block_size": 16, "block_n": 16, "num_warps": 2, "num_stages": 2}}),
+    # 5 decoding sequences, 2 q/k heads of 24 (BK 32, masked) and 4 value heads of 40, a pool of 6 states in the dtype updated in place: v1's 32-row blocks (2 per head, the second masked), 4 warps, 3 stages; the variant: 16 (3, the last masked), 2 warps, 1 stage
+    "vllm_gdn_gated_decode": ({"seqs": 5, "heads": 2, "vheads": 4, "dk": 24, "dv": 40}, {"triton_v1": {"block_v": 16, "num_warps": 2, "num_stages": 1}}),
     # 5 decoding sequences, 3 heads of 32, a pool of 11 bf16-or-fp32 states updated in place: v1's 32-column blocks (one per head); the variant: 8 (4 per head), 2 warps
     "vllm_lightning_decode": ({"seqs": 5, "heads": 3, "d": 32}, {"triton_v1": {"block_size": 8, "num_warps": 2}}),
     # 3 experts' 40-row slots (about 10 valid each), hidden 80, n 48: v1's 32 x 64 x 128 tiles (2 row tiles, the second past every count but a rare one, one masked K step, n masked), 4 warps, 3 stages; the variant: 16 x 16 x 32 (3 K steps, the last masked), 2 warps, 2 stages

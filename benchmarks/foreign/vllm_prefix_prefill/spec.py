@@ -104,20 +104,34 @@ SPEC = KernelSpec(
     trials=(
         Trial(
             "chunked_prefill_4x2048_over_2048_llama31_8b",
-            {"seqs": 4, "q_len": 2048, "ctx": 2048, "heads": 32, "kvheads": 8,
-             "head": 128, "block_size": 16},
+            {
+                "seqs": 4,
+                "q_len": 2048,
+                "ctx": 2048,
+                "heads": 32,
+                "kvheads": 8,
+                "head": 128,
+                "block_size": 16,
+            },
             "Llama-3.1-8B chunked prefill: 4 sequences of 2,048 new tokens over 2,048 cached "
             "each, 32 heads over 8 KV heads of 128, 16-token blocks: 2,048 programs, 413 "
             "GFLOP",
-        ),  # fmt: skip
+        ),
         Trial(
             "spec_verify_32x4_over_2048_llama31_8b",
-            {"seqs": 32, "q_len": 4, "ctx": 2048, "heads": 32, "kvheads": 8, "head": 128,
-             "block_size": 16},
+            {
+                "seqs": 32,
+                "q_len": 4,
+                "ctx": 2048,
+                "heads": 32,
+                "kvheads": 8,
+                "head": 128,
+                "block_size": 16,
+            },
             "a speculative-decoding verification step of the same model: 32 sequences of "
             "4 new tokens (3 drafts) over 2,048 cached: 1,024 programs of one 128-row block, "
             "each reading its KV head's whole prefix",
-        ),  # fmt: skip
+        ),
     ),
     backoff_dim="seqs",
     make_inputs=_make_inputs,
