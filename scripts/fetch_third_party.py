@@ -167,7 +167,7 @@ SOURCES: tuple[Source, ...] = (
                 "    return False"
             )
         },
-        used_by=("sglang_mla_decode",),
+        used_by=("sglang_mla_decode", "sglang_mha_decode"),
         note="release v0.5.9 (the file is the same in the sglang 0.5.9 wheel on PyPI); "
         "triton-only, works with triton 3.6",
     ),
