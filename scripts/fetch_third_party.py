@@ -712,6 +712,26 @@ SOURCES: tuple[Source, ...] = (
         "shimmed as tl.exp, FLA_USE_FAST_OPS unset; the launcher builds the chunk indices)",
     ),
     sglang_059(
+        name="sglang_kda_chunk_o",
+        path="python/sglang/srt/layers/attention/fla/kda.py",
+        dest="sglang/fla_kda_chunk_o.py",
+        sha256="5337d9d4b4c8bd3a937a2340fe2679a1a6c0782def9dc408519bdd7786f882ed",
+        mode="extract",
+        functions=("chunk_gla_fwd_kernel_o",),
+        shims={
+            "from sglang.srt.layers.attention.fla.op import exp, log": (
+                "@triton.jit\n"
+                "def exp(x):  # kbopt shim: fla.op's exp, tl.exp with FLA_USE_FAST_OPS unset\n"
+                "    return tl.exp(x)"
+            ),
+        },
+        used_by=("sglang_kda_chunk_o",),
+        note="Kimi Delta Attention's chunk output kernel (chunk_gla_fwd_o_gk's) only, "
+        "without its @triton.autotune (the module imports SGLang's FLA helpers at import; "
+        "fla.op's exp shimmed as tl.exp, FLA_USE_FAST_OPS unset; the launcher builds the "
+        "chunk indices)",
+    ),
+    sglang_059(
         name="sglang_ssd_chunk_state",
         path="python/sglang/srt/layers/attention/mamba/ops/ssd_chunk_state.py",
         dest="sglang/ssd_chunk_state.py",
