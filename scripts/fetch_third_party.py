@@ -829,6 +829,31 @@ SOURCES: tuple[Source, ...] = (
         "capability, at import; the launcher picks the block sizes as "
         "_get_block_sizes_for_extend_attention does)",
     ),
+    sglang_059(
+        name="sglang_moe_wna16",
+        path="python/sglang/srt/layers/moe/fused_moe_triton/fused_moe_triton_kernels.py",
+        dest="sglang/moe_wna16.py",
+        sha256="5b7572fe65c00789366da434a10a2816817aceebc45bf23e3afd8bf4bbcb1908",
+        mode="extract",
+        functions=("write_zeros_to_output", "fused_moe_kernel_gptq_awq"),
+        used_by=("sglang_moe_wna16",),
+        note="the weight-only int4/int8 MoE GEMM of the moe_wna16 method (AWQ and GPTQ MoE "
+        "layers without Marlin) and the zero-writing helper it calls only (the module imports "
+        "SGLang's utilities and quantization kernels at import; sglang_fused_moe pins the "
+        "unquantized kernel of the same file apart)",
+    ),
+    sglang_059(
+        name="sglang_conv1d_update",
+        path="python/sglang/srt/layers/attention/mamba/causal_conv1d_triton.py",
+        dest="sglang/conv1d_update.py",
+        sha256="73a4fe433c53a52cbcb777316609ef0920a026d032758b89dce4b4750202de8a",
+        mode="extract",
+        functions=("_causal_conv1d_update_kernel",),
+        used_by=("sglang_conv1d_update",),
+        note="the causal conv1d decode update only (SGLang's hybrid linear-attention backend "
+        "runs it on CUDA for every decode step of Qwen3-Next's and Kimi Linear's q, k and v "
+        "convolutions; the module's prefill kernel is sgl_kernel's CUDA one there)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",

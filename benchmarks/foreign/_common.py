@@ -176,6 +176,8 @@ SOURCE_FILES = {
     "sglang_seg_la_mtp": "sglang/seg_la_mtp.py",
     "sglang_gdn_chunk_o": "sglang/fla_chunk_o.py",
     "sglang_extend_attention": "sglang/extend_attention.py",
+    "sglang_moe_wna16": "sglang/moe_wna16.py",
+    "sglang_conv1d_update": "sglang/conv1d_update.py",
 }
 
 
