@@ -1472,6 +1472,30 @@ SOURCES: tuple[Source, ...] = (
         note="Inkling's relative-position projection kernels only (its module imports "
         "vLLM's torch utilities at import)",
     ),
+    vllm_0340(
+        name="vllm_moe_lora",
+        path="vllm/lora/ops/triton_ops/fused_moe_lora_op.py",
+        dest="vllm/moe_lora.py",
+        sha256="ecaf3d3cf2fecf7824f833533b5e304b46cacf6b11883eb639141114361d32ae",
+        mode="extract",
+        functions=("_fused_moe_lora_one_shot_kernel",),
+        used_by=("vllm_moe_lora",),
+        note="the one-shot fused MoE-LoRA shrink+expand kernel only (its module imports "
+        "vLLM's distributed collectives, platform and custom-op registry at import; the "
+        "@triton.heuristics decorator dropped, its EVEN_K passed by the launcher as the "
+        "heuristic sets it)",
+    ),
+    vllm_0340(
+        name="vllm_gdn_post_conv",
+        path="vllm/third_party/flash_linear_attention/ops/fused_gdn_prefill_post_conv.py",
+        dest="vllm/gdn_post_conv.py",
+        sha256="8b04d2bb4f578b33736753cb4bc742dcf914f417b292867f6d9d970989f8c2e3",
+        mode="extract",
+        functions=("_fused_post_conv_kernel",),
+        used_by=("vllm_gdn_post_conv",),
+        note="the GDN prefill's fused post-conv1d split, q/k L2 norm and gating kernel only "
+        "(its module imports vLLM's triton_utils at import)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",

@@ -181,6 +181,8 @@ NEEDS = {
     "vllm_expert_count": "vllm_expert_count",
     "vllm_unified_attention": "vllm_unified_attention",
     "vllm_rel_proj": "vllm_rel_proj",
+    "vllm_moe_lora": "vllm_moe_lora",
+    "vllm_gdn_post_conv": "vllm_gdn_post_conv",
     "vllm_kv_offload_gather": "vllm_kv_offload_gather",
     "vllm_prefix_prefill": "vllm_prefix_prefill",
     "vllm_gdn_gated_decode": "vllm_gdn_gated_decode",
@@ -686,6 +688,10 @@ CASES = {
     "vllm_unified_attention": ({"seqs": 3, "q_len": 5, "ctx": 19, "heads": 4, "kvheads": 2, "head": 24, "block_size": 8}, {"triton_v1": {"block_m": 4, "tile_size": 8, "num_warps": 2, "num_stages": 1}}),
     # 700 tokens of 3 heads (2,100 rows: the throughput kernel; the decode trial's low-latency kernel is run on the GPU), extent 100: v1's 32 x 128 tiles two row tiles a program (33 x 1, the last row tile past the rows); the variant: 16 x 64 tiles four a program (33 x 2), 2 warps
     "vllm_rel_proj": ({"tokens": 700, "heads": 3, "kvheads": 1, "head": 24, "extent": 100}, {"triton_v1": {"block_m": 16, "block_n": 64, "group_m": 4, "num_warps": 2}}),
+    # 70 tokens, top-2 of 6 experts, hidden 96, n 40, rank 8 (BLOCK_R 16, masked), 2 adapters and tokens without one, 2 slices added into the base: v1's 32-pair blocks (the alignment's padding, blocks past the count returning), BLOCK_K 128 (by 23 pairs per expert: one step masked past 96, EVEN_K off), one 128-wide n tile; the variant: 16-pair blocks, 32-column n tiles, 32-deep K (EVEN_K on), NPID 2 (n split in two), 2 warps, 1 stage
+    "vllm_moe_lora": ({"tokens": 70, "hidden": 96, "n": 40, "experts": 6, "top_k": 2, "rank": 8, "loras": 2, "slices": 2}, {"triton_v1": {"block_m": 16, "block_n": 32, "block_k": 32, "npid": 2, "num_warps": 2, "num_stages": 1}}),
+    # 37 prompt tokens, 3 key heads of 24 and 6 value heads of 40 (BK 32 and BV 64 masked), one fp32 norm per q/k row: v1's 16-token slabs (3, the last masked); the variant: 8 (5, the last masked), 2 warps, 1 stage
+    "vllm_gdn_post_conv": ({"tokens": 37, "k_heads": 3, "v_heads": 6, "head_k": 24, "head_v": 40}, {"triton_v1": {"block_t": 8, "num_warps": 2, "num_stages": 1}}),
     "vllm_expert_count": ({"tokens": 300, "experts": 48, "topk": 6, "ep": 4}, {"triton_v1": {"block": 256, "num_warps": 2, "num_stages": 1}}),
     # a 4-token block of 3 layers, 3 heads of 40 (120 values a token, head and column split across steps), 5 blocks, exact: v1's 128-value step (one, masked past 120); the variant: 32 (4, the last masked), 2 warps, 1 stage
     "vllm_kv_offload_gather": ({"layers": 3, "heads": 3, "block_size": 4, "content": 40, "blocks": 5}, {"triton_v1": {"block": 32, "num_warps": 2, "num_stages": 1}}),
