@@ -667,6 +667,8 @@ def test_a_designed_version_that_faults_fails_alone_when_measured_in_a_child(
     assert after["status"] == AttemptStatus.APPLIED, after["reason"]
     (backend,) = children
     assert backend.restarts == 1 and backend._conn is None  # closed when the run ended
+    events = [e["message"] for e in _record(root, "apart")["events"]]
+    assert any("measuring process was replaced 1 time" in e for e in events)
 
 
 def _knob_entries(base: Path, *moves: tuple[str, str, str]) -> None:

@@ -443,6 +443,13 @@ def cmd_cycle(args: argparse.Namespace) -> int:
         close = getattr(run.backend, "close", None)
         if close is not None:  # the measuring child process, on a GPU
             close()
+    restarts = getattr(run.backend, "restarts", 0)
+    if restarts:  # on record: some attempt's launch broke its process (or hung, or died)
+        record.log(
+            f"the measuring process was replaced {restarts} time(s): a version's launch "
+            "faulted, hung or killed it, and the attempts after it were measured in a new one"
+        )
+        run.save()
     folder = store.display(run.folder)
     if args.json:
         print_json({"run": folder, "record": record.model_dump(mode="json")})
