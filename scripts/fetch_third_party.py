@@ -854,6 +854,26 @@ SOURCES: tuple[Source, ...] = (
         "runs it on CUDA for every decode step of Qwen3-Next's and Kimi Linear's q, k and v "
         "convolutions; the module's prefill kernel is sgl_kernel's CUDA one there)",
     ),
+    sglang_059(
+        name="sglang_ssd_chunk_cumsum",
+        path="python/sglang/srt/layers/attention/mamba/ops/ssd_chunk_state.py",
+        dest="sglang/ssd_chunk_cumsum.py",
+        sha256="dfe6094310972c08d92d4e59aa48fd2194835a2dd32e8e85200e3122fd01982f",
+        mode="extract",
+        functions=("_chunk_cumsum_fwd_kernel",),
+        shims={
+            "from .mamba_ssm import softplus": (
+                "@triton.jit\n"
+                "def softplus(dt):  # kbopt shim: mamba_ssm.py's softplus (its Triton 3 branch)\n"
+                "    dt = tl.where(dt <= 20.0, tl.math.log(tl.math.exp(dt) + 1), dt)\n"
+                "    return dt"
+            ),
+        },
+        used_by=("sglang_ssd_chunk_cumsum",),
+        note="the Mamba-2 SSD prefill's first kernel only (dt's bias, softplus and clamp, "
+        "and the chunk-local cumsum of dt * A); mamba_ssm's softplus, which the module "
+        "imports relatively, written out as its Triton 3 branch",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",

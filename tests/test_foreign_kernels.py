@@ -199,6 +199,7 @@ NEEDS = {
     "sglang_extend_attention": "sglang_extend_attention",
     "sglang_moe_wna16": "sglang_moe_wna16",
     "sglang_conv1d_update": "sglang_conv1d_update",
+    "sglang_ssd_chunk_cumsum": "sglang_ssd_chunk_cumsum",
 }
 
 
@@ -727,6 +728,8 @@ CASES = {
     "sglang_moe_wna16": ({"tokens": 20, "hidden": 128, "inter": 24, "experts": 6, "topk": 2, "group": 64}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 64, "group_m": 2, "num_warps": 2, "num_stages": 1}}),
     # 5 decoding sequences in a pool of 9 slots (shuffled, 4 untouched), 300 channels, width 4 (3 state columns shifted in place), silu: v1's 256-channel blocks (the second masked); the variant: 64 (5, the last masked), 2 warps
     "sglang_conv1d_update": ({"batch": 5, "dim": 300, "width": 4, "slots": 9}, {"triton_v1": {"block_n": 64, "num_warps": 2}}),
+    # 2 batch rows of 100 tokens, 20 heads, 32-token chunks (4 chunks, the last 4 tokens long: 28 padded positions zeroed and the sum held): v1's 16-head blocks (the second 4 heads masked), 32-wide chunk tile; the variant: 8-head blocks (3, the last half masked), 1 warp
+    "sglang_ssd_chunk_cumsum": ({"batch": 2, "seqlen": 100, "nheads": 20, "chunk": 32}, {"triton_v1": {"block_h": 8, "num_warps": 1}}),
 }  # fmt: skip
 
 
