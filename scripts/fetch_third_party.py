@@ -874,6 +874,18 @@ SOURCES: tuple[Source, ...] = (
         "and the chunk-local cumsum of dt * A); mamba_ssm's softplus, which the module "
         "imports relatively, written out as its Triton 3 branch",
     ),
+    sglang_059(
+        name="sglang_ssd_varlen_states",
+        path="python/sglang/srt/layers/attention/mamba/ops/ssd_chunk_state.py",
+        dest="sglang/ssd_varlen_states.py",
+        sha256="0e9c42acb3d24d81040bcd5979e05ec9b2317b3c6b48a50f0c386644e8c40446",
+        mode="extract",
+        functions=("_chunk_state_varlen_kernel",),
+        used_by=("sglang_ssd_varlen_states",),
+        note="the Mamba-2 SSD prefill's per-sequence final states only (chunk_state_varlen, "
+        "the last kernel of mamba_chunk_scan_combined with cu_seqlens; the module imports "
+        "mamba_ssm's softplus relatively, which this kernel does not use)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",

@@ -200,6 +200,7 @@ NEEDS = {
     "sglang_moe_wna16": "sglang_moe_wna16",
     "sglang_conv1d_update": "sglang_conv1d_update",
     "sglang_ssd_chunk_cumsum": "sglang_ssd_chunk_cumsum",
+    "sglang_ssd_varlen_states": "sglang_ssd_varlen_states",
 }
 
 
@@ -730,6 +731,8 @@ CASES = {
     "sglang_conv1d_update": ({"batch": 5, "dim": 300, "width": 4, "slots": 9}, {"triton_v1": {"block_n": 64, "num_warps": 2}}),
     # 2 batch rows of 100 tokens, 20 heads, 32-token chunks (4 chunks, the last 4 tokens long: 28 padded positions zeroed and the sum held): v1's 16-head blocks (the second 4 heads masked), 32-wide chunk tile; the variant: 8-head blocks (3, the last half masked), 1 warp
     "sglang_ssd_chunk_cumsum": ({"batch": 2, "seqlen": 100, "nheads": 20, "chunk": 32}, {"triton_v1": {"block_h": 8, "num_warps": 1}}),
+    # 10 prompts of 10 tokens packed into 100, 16-token chunks: 4 span into their last chunk (the chunk state), 6 start inside it (the initial state, zero for the odd ones), 2 of those at the chunk's first token (no edge decay); 4 heads over 2 groups, headdim 24 and dstate 20 (the 16-wide tiles masked): v1's 16 x 16 x 16; the variant: 32 x 16 x 32 tiles (each tail one masked step), 2 warps, 1 stage
+    "sglang_ssd_varlen_states": ({"seqlen": 100, "seqs": 10, "nheads": 4, "headdim": 24, "ngroups": 2, "dstate": 20, "chunk": 16}, {"triton_v1": {"block_m": 32, "block_n": 16, "block_k": 32, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

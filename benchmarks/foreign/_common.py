@@ -181,6 +181,7 @@ SOURCE_FILES = {
     "sglang_moe_wna16": "sglang/moe_wna16.py",
     "sglang_conv1d_update": "sglang/conv1d_update.py",
     "sglang_ssd_chunk_cumsum": "sglang/ssd_chunk_cumsum.py",
+    "sglang_ssd_varlen_states": "sglang/ssd_varlen_states.py",
 }
 
 
