@@ -1528,6 +1528,17 @@ SOURCES: tuple[Source, ...] = (
         note="the GDN prefill's fused post-conv1d split, q/k L2 norm and gating kernel only "
         "(its module imports vLLM's triton_utils at import)",
     ),
+    vllm_0340(
+        name="vllm_qk_norm_rope_gate",
+        path="vllm/model_executor/layers/fused_qk_norm_rope.py",
+        dest="vllm/qk_norm_rope_gate.py",
+        sha256="23eb73e34479cfeb45cc0097ed6ba8018406a2a98e3d3c1d9842a77c126127a1",
+        mode="extract",
+        functions=("_fused_qk_rmsnorm_rope_gate_kernel",),
+        used_by=("vllm_qk_norm_rope_gate",),
+        note="the Qwen3-Next/Qwen3.5 attention's fused q/gate split, QK RMSNorm, partial "
+        "RoPE and gate copy kernel only (its module imports vLLM's triton_utils at import)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",

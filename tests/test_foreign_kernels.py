@@ -183,6 +183,7 @@ NEEDS = {
     "vllm_rel_proj": "vllm_rel_proj",
     "vllm_moe_lora": "vllm_moe_lora",
     "vllm_gdn_post_conv": "vllm_gdn_post_conv",
+    "vllm_qk_norm_rope_gate": "vllm_qk_norm_rope_gate",
     "vllm_kv_offload_gather": "vllm_kv_offload_gather",
     "vllm_prefix_prefill": "vllm_prefix_prefill",
     "vllm_gdn_gated_decode": "vllm_gdn_gated_decode",
@@ -694,6 +695,8 @@ CASES = {
     "vllm_moe_lora": ({"tokens": 70, "hidden": 96, "n": 40, "experts": 6, "top_k": 2, "rank": 8, "loras": 2, "slices": 2}, {"triton_v1": {"block_m": 16, "block_n": 32, "block_k": 32, "npid": 2, "num_warps": 2, "num_stages": 1}}),
     # 37 prompt tokens, 3 key heads of 24 and 6 value heads of 40 (BK 32 and BV 64 masked), one fp32 norm per q/k row: v1's 16-token slabs (3, the last masked); the variant: 8 (5, the last masked), 2 warps, 1 stage
     "vllm_gdn_post_conv": ({"tokens": 37, "k_heads": 3, "v_heads": 6, "head_k": 24, "head_v": 40}, {"triton_v1": {"block_t": 8, "num_warps": 2, "num_stages": 1}}),
+    # 13 tokens, 3 q heads and 2 KV heads of 48 (HEAD_BLOCK 64, masked) in a packed QKV row, rotary 20 (10 per half, ROT_HALF_BLOCK 16, masked; 28 pass-through), MRoPE sections 4/3/3 with h and w trailing t: v1's whole-head blocks, 1 warp, 2 stages; the variant: 128 and 32 lanes, 2 warps, 1 stage
+    "vllm_qk_norm_rope_gate": ({"tokens": 13, "q_heads": 3, "kv_heads": 2, "head_dim": 48, "rotary_dim": 20, "pos_rows": 3}, {"triton_v1": {"head_block": 128, "rot_half_block": 32, "num_warps": 2, "num_stages": 1}}),
     "vllm_expert_count": ({"tokens": 300, "experts": 48, "topk": 6, "ep": 4}, {"triton_v1": {"block": 256, "num_warps": 2, "num_stages": 1}}),
     # a 4-token block of 3 layers, 3 heads of 40 (120 values a token, head and column split across steps), 5 blocks, exact: v1's 128-value step (one, masked past 120); the variant: 32 (4, the last masked), 2 warps, 1 stage
     "vllm_kv_offload_gather": ({"layers": 3, "heads": 3, "block_size": 4, "content": 40, "blocks": 5}, {"triton_v1": {"block": 32, "num_warps": 2, "num_stages": 1}}),
