@@ -1539,6 +1539,17 @@ SOURCES: tuple[Source, ...] = (
         note="the Qwen3-Next/Qwen3.5 attention's fused q/gate split, QK RMSNorm, partial "
         "RoPE and gate copy kernel only (its module imports vLLM's triton_utils at import)",
     ),
+    vllm_0340(
+        name="vllm_gdn_initial_states",
+        path="vllm/model_executor/layers/mamba/ops/gather_initial_states.py",
+        dest="vllm/gdn_initial_states.py",
+        sha256="9fab98b8cc3859e568002f1a4a72a561d26621d17ae11927613cc9043bc3e826",
+        mode="extract",
+        functions=("_gather_initial_states_kernel",),
+        used_by=("vllm_gdn_initial_states",),
+        note="the GDN prefill's initial-state gather kernel only (its module imports vLLM's "
+        "platform and triton_utils at import)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",

@@ -184,6 +184,7 @@ NEEDS = {
     "vllm_moe_lora": "vllm_moe_lora",
     "vllm_gdn_post_conv": "vllm_gdn_post_conv",
     "vllm_qk_norm_rope_gate": "vllm_qk_norm_rope_gate",
+    "vllm_gdn_initial_states": "vllm_gdn_initial_states",
     "vllm_kv_offload_gather": "vllm_kv_offload_gather",
     "vllm_prefix_prefill": "vllm_prefix_prefill",
     "vllm_gdn_gated_decode": "vllm_gdn_gated_decode",
@@ -697,6 +698,8 @@ CASES = {
     "vllm_gdn_post_conv": ({"tokens": 37, "k_heads": 3, "v_heads": 6, "head_k": 24, "head_v": 40}, {"triton_v1": {"block_t": 8, "num_warps": 2, "num_stages": 1}}),
     # 13 tokens, 3 q heads and 2 KV heads of 48 (HEAD_BLOCK 64, masked) in a packed QKV row, rotary 20 (10 per half, ROT_HALF_BLOCK 16, masked; 28 pass-through), MRoPE sections 4/3/3 with h and w trailing t: v1's whole-head blocks, 1 warp, 2 stages; the variant: 128 and 32 lanes, 2 warps, 1 stage
     "vllm_qk_norm_rope_gate": ({"tokens": 13, "q_heads": 3, "kv_heads": 2, "head_dim": 48, "rotary_dim": 20, "pos_rows": 3}, {"triton_v1": {"head_block": 128, "rot_half_block": 32, "num_warps": 2, "num_stages": 1}}),
+    # 5 prefill sequences (2 to 3 fresh, zero-filled) from a pool of 9 slots, 3 value heads of 12 x 10 (360 values a state), exact: v1's 512-value block (one, masked past 360), 8 warps; the variant: 128 (3, the last masked), 2 warps, 1 stage
+    "vllm_gdn_initial_states": ({"seqs": 5, "slots": 9, "v_heads": 3, "head_k": 10, "head_v": 12}, {"triton_v1": {"block": 128, "num_warps": 2, "num_stages": 1}}),
     "vllm_expert_count": ({"tokens": 300, "experts": 48, "topk": 6, "ep": 4}, {"triton_v1": {"block": 256, "num_warps": 2, "num_stages": 1}}),
     # a 4-token block of 3 layers, 3 heads of 40 (120 values a token, head and column split across steps), 5 blocks, exact: v1's 128-value step (one, masked past 120); the variant: 32 (4, the last masked), 2 warps, 1 stage
     "vllm_kv_offload_gather": ({"layers": 3, "heads": 3, "block_size": 4, "content": 40, "blocks": 5}, {"triton_v1": {"block": 32, "num_warps": 2, "num_stages": 1}}),

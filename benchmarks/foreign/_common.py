@@ -165,6 +165,7 @@ SOURCE_FILES = {
     "vllm_moe_lora": "vllm/moe_lora.py",
     "vllm_gdn_post_conv": "vllm/gdn_post_conv.py",
     "vllm_qk_norm_rope_gate": "vllm/qk_norm_rope_gate.py",
+    "vllm_gdn_initial_states": "vllm/gdn_initial_states.py",
     "vllm_kv_offload_gather": "vllm/kv_offload_gather.py",
     "vllm_prefix_prefill": "vllm/prefix_prefill.py",
     "vllm_gdn_gated_decode": "vllm/gdn_gated_decode.py",
