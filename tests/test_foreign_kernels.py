@@ -60,6 +60,7 @@ NEEDS = {
     "liger_qwen2vl_mrope": None,
     "liger_mm_int8int2": None,
     "liger_neighborhood_attention": None,
+    "liger_mlp_gate_up": None,
     "sglang_prefill_attention": "sglang_prefill",
     "sglang_merge_state": "sglang_merge_state",
     "liger_mhc_coeffs": None,
@@ -449,6 +450,8 @@ CASES = {
     "liger_qwen2vl_mrope": ({"b": 1, "s": 36, "hq": 3, "hk": 2}, {"triton_v1": {"num_warps": 2}}),
     # int8 tl.dot under the interpreter; k = 4 * 64 for v1's block_k, exact int32 results
     "liger_mm_int8int2": ({"m": 5, "k": 256, "n": 24}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 32, "group_m": 2, "num_warps": 2}}),
+    # 2 sequences of 20 tokens, width 96, intermediate 40: v1's 32 x 128 x 64 boxes (the row, column and last width tiles padded by the TMA); the variant: 16 x 16 x 32 tiles over 2 x 3 tiles per sequence, swizzled in groups of 2, 2 warps, 1 stage
+    "liger_mlp_gate_up": ({"batch": 2, "seq": 20, "dim": 96, "hidden": 40}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 32, "group_m": 2, "num_warps": 2, "num_stages": 1}}),
     # 20 tokens: v1's 32-wide tiles masked, the variant's 16-wide tiles two per axis
     "liger_neighborhood_attention": ({"b": 1, "h": 2, "s": 20, "d": 16}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 16, "softmax_warps": 2}}),
     # tl.dot, fp32 and fp16; 20 tokens: v1's 64-row tiles (SGLang's off CUDA) masked, the variant's 16-row tiles cross the causal diagonal
