@@ -2216,6 +2216,18 @@ SOURCES: tuple[Source, ...] = (
         "module imports FlagGems' runtime, whose @libentry and YAML-tuned @triton.autotune "
         "wrap it)",
     ),
+    flaggems_502(
+        name="flaggems_sparse_attn_sink",
+        path="src/flag_gems/fused/sparse_attention.py",
+        dest="flag_gems/sparse_attention.py",
+        sha256="9faf080f584abfd375f47991a8d55b8e26c094cd1bbeb293b780941369c32fab",
+        mode="extract",
+        functions=("sparse_attn_triton_kernel",),
+        used_by=("flaggems_sparse_attn_sink",),
+        note="the top-k sparse attention with an attention sink (one program per query "
+        "token holds all heads, gathers its selected KV rows in BLOCK-row tl.dot steps "
+        "under an online softmax, the sink added to the denominator)",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}

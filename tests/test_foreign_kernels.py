@@ -152,6 +152,7 @@ NEEDS = {
     "vllm_xpress_latent": "vllm_xpress_latent",
     "vllm_turboquant_store": "vllm_turboquant_store",
     "flaggems_conv3d": "flaggems_conv3d",
+    "flaggems_sparse_attn_sink": "flaggems_sparse_attn_sink",
     "sglang_seg_la": "sglang_seg_la",
     "sglang_gdn_wy": "sglang_gdn_wy",
     "sglang_gdn_chunk_h": "sglang_gdn_chunk_h",
@@ -742,6 +743,8 @@ CASES = {
     "sglang_ssd_chunk_cumsum": ({"batch": 2, "seqlen": 100, "nheads": 20, "chunk": 32}, {"triton_v1": {"block_h": 8, "num_warps": 1}}),
     # 10 prompts of 10 tokens packed into 100, 16-token chunks: 4 span into their last chunk (the chunk state), 6 start inside it (the initial state, zero for the odd ones), 2 of those at the chunk's first token (no edge decay); 4 heads over 2 groups, headdim 24 and dstate 20 (the 16-wide tiles masked): v1's 16 x 16 x 16; the variant: 32 x 16 x 32 tiles (each tail one masked step), 2 warps, 1 stage
     "sglang_ssd_varlen_states": ({"seqlen": 100, "seqs": 10, "nheads": 4, "headdim": 24, "ngroups": 2, "dstate": 20, "chunk": 16}, {"triton_v1": {"block_m": 32, "block_n": 16, "block_k": 32, "num_warps": 2, "num_stages": 1}}),
+    # 2 batch rows of 40 positions, the last 20 of them queries (the first three see fewer than 24 positions, so their top-24 ends in -1s), 16 heads of width 32, top-24: v1's 64-row step (one masked step); the variant: 16-row steps (two, the second partly masked), 2 warps, 1 stage
+    "flaggems_sparse_attn_sink": ({"b": 2, "m": 20, "h": 16, "d": 32, "n": 40, "topk": 24}, {"triton_v1": {"block": 16, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 
