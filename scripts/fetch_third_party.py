@@ -1550,6 +1550,25 @@ SOURCES: tuple[Source, ...] = (
         note="the GDN prefill's initial-state gather kernel only (its module imports vLLM's "
         "platform and triton_utils at import)",
     ),
+    vllm_0340(
+        name="vllm_routing_topk",
+        path="vllm/third_party/triton_kernels/topk_details/_topk_forward.py",
+        dest="vllm/routing_topk.py",
+        sha256="4b157efa18e040546af40a1eab0cd95f75c6c0a4270a40fbd39cdf05fc9f1120",
+        mode="extract",
+        functions=(
+            "get_topmask_and_fullmask",
+            "fpval_to_key",
+            "key_to_fpval",
+            "indx_to_key",
+            "key_to_indx",
+            "streaming_topk",
+            "_topk_forward",
+        ),
+        used_by=("vllm_routing_topk",),
+        note="the vendored triton_kernels' routing top-k kernel and its key helpers (the "
+        "file imports only Triton; extracted so the copy names only what the spec launches)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",

@@ -187,6 +187,7 @@ NEEDS = {
     "vllm_gdn_post_conv": "vllm_gdn_post_conv",
     "vllm_qk_norm_rope_gate": "vllm_qk_norm_rope_gate",
     "vllm_gdn_initial_states": "vllm_gdn_initial_states",
+    "vllm_routing_topk": "vllm_routing_topk",
     "vllm_kv_offload_gather": "vllm_kv_offload_gather",
     "vllm_prefix_prefill": "vllm_prefix_prefill",
     "vllm_gdn_gated_decode": "vllm_gdn_gated_decode",
@@ -205,6 +206,7 @@ NEEDS = {
     "sglang_conv1d_update": "sglang_conv1d_update",
     "sglang_ssd_chunk_cumsum": "sglang_ssd_chunk_cumsum",
     "sglang_ssd_varlen_states": "sglang_ssd_varlen_states",
+    "sglang_mla_kv_store": "sglang_mla_kv_store",
 }
 
 
@@ -704,6 +706,8 @@ CASES = {
     "vllm_qk_norm_rope_gate": ({"tokens": 13, "q_heads": 3, "kv_heads": 2, "head_dim": 48, "rotary_dim": 20, "pos_rows": 3}, {"triton_v1": {"head_block": 128, "rot_half_block": 32, "num_warps": 2, "num_stages": 1}}),
     # 5 prefill sequences (2 to 3 fresh, zero-filled) from a pool of 9 slots, 3 value heads of 12 x 10 (360 values a state), exact: v1's 512-value block (one, masked past 360), 8 warps; the variant: 128 (3, the last masked), 2 warps, 1 stage
     "vllm_gdn_initial_states": ({"seqs": 5, "slots": 9, "v_heads": 3, "head_k": 10, "head_v": 12}, {"triton_v1": {"block": 128, "num_warps": 2, "num_stages": 1}}),
+    # 70 tokens, top-4 of 48 experts (padded to 64: the peeled last tile masked), no ties by construction: v1's 32 x 32 tiles (3 row blocks, the last masked; two expert tiles merged); the variant: 16 tokens x one 64-expert tile (2 words, the second half spare), 2 warps
+    "vllm_routing_topk": ({"tokens": 70, "experts": 48, "topk": 4}, {"triton_v1": {"block_m": 16, "block_n": 64, "num_warps": 2}}),
     "vllm_expert_count": ({"tokens": 300, "experts": 48, "topk": 6, "ep": 4}, {"triton_v1": {"block": 256, "num_warps": 2, "num_stages": 1}}),
     # a 4-token block of 3 layers, 3 heads of 40 (120 values a token, head and column split across steps), 5 blocks, exact: v1's 128-value step (one, masked past 120); the variant: 32 (4, the last masked), 2 warps, 1 stage
     "vllm_kv_offload_gather": ({"layers": 3, "heads": 3, "block_size": 4, "content": 40, "blocks": 5}, {"triton_v1": {"block": 32, "num_warps": 2, "num_stages": 1}}),

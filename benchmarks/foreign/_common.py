@@ -167,6 +167,7 @@ SOURCE_FILES = {
     "vllm_gdn_post_conv": "vllm/gdn_post_conv.py",
     "vllm_qk_norm_rope_gate": "vllm/qk_norm_rope_gate.py",
     "vllm_gdn_initial_states": "vllm/gdn_initial_states.py",
+    "vllm_routing_topk": "vllm/routing_topk.py",
     "vllm_kv_offload_gather": "vllm/kv_offload_gather.py",
     "vllm_prefix_prefill": "vllm/prefix_prefill.py",
     "vllm_gdn_gated_decode": "vllm/gdn_gated_decode.py",
@@ -185,6 +186,7 @@ SOURCE_FILES = {
     "sglang_conv1d_update": "sglang/conv1d_update.py",
     "sglang_ssd_chunk_cumsum": "sglang/ssd_chunk_cumsum.py",
     "sglang_ssd_varlen_states": "sglang/ssd_varlen_states.py",
+    "sglang_mla_kv_store": "sglang/mla_kv_store.py",
 }
 
 
