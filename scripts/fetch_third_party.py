@@ -886,6 +886,17 @@ SOURCES: tuple[Source, ...] = (
         "the last kernel of mamba_chunk_scan_combined with cu_seqlens; the module imports "
         "mamba_ssm's softplus relatively, which this kernel does not use)",
     ),
+    sglang_059(
+        name="sglang_mla_kv_store",
+        path="python/sglang/srt/mem_cache/utils.py",
+        dest="sglang/mla_kv_store.py",
+        sha256="a1215424904486becc7372d00c0430d476bb6db10224b76d5a3be57ec26e7011",
+        mode="extract",
+        functions=("set_mla_kv_buffer_kernel",),
+        used_by=("sglang_mla_kv_store",),
+        note="the MLA token-to-KV pool's latent-cache store kernel only (its module imports "
+        "SGLang's environ at import)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",

@@ -749,6 +749,8 @@ CASES = {
     "sglang_ssd_varlen_states": ({"seqlen": 100, "seqs": 10, "nheads": 4, "headdim": 24, "ngroups": 2, "dstate": 20, "chunk": 16}, {"triton_v1": {"block_m": 32, "block_n": 16, "block_k": 32, "num_warps": 2, "num_stages": 1}}),
     # 2 batch rows of 40 positions, the last 20 of them queries (the first three see fewer than 24 positions, so their top-24 ends in -1s), 16 heads of width 32, top-24: v1's 64-row step (one masked step); the variant: 16-row steps (two, the second partly masked), 2 warps, 1 stage
     "flaggems_sparse_attn_sink": ({"b": 2, "m": 20, "h": 16, "d": 32, "n": 40, "topk": 24}, {"triton_v1": {"block": 16, "num_warps": 2, "num_stages": 1}}),
+    # 9 tokens into a 30-slot pool, rows of 40 latent + 24 rope (k_rope a strided view), exact: v1's 128-value block (one, across the boundary: the two-load branch, masked past 64); the variant: 16 (two latent blocks, one across the boundary, one rope), 2 warps
+    "sglang_mla_kv_store": ({"tokens": 9, "nope": 40, "rope": 24, "slots": 30}, {"triton_v1": {"block": 16, "num_warps": 2}}),
 }  # fmt: skip
 
 
