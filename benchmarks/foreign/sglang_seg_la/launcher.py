@@ -43,6 +43,24 @@ SUM_KERNEL_FROM = 2048  # seg_la_fwd: tmp.sum(0) below this many tokens, seg_la_
 SUM_WARPS, SUM_STAGES = 2, 3
 
 
+def merge_partials(
+    mod: Any, tmp: torch.Tensor, out: torch.Tensor, use_sum_kernel: bool
+) -> torch.Tensor:
+    """The output from the K-split partials `tmp` ([k_blocks, tokens, heads, head_dim]) as
+    seg_la_fwd forms it: the one partial itself, SGLang's sum kernel from SUM_KERNEL_FROM
+    tokens, else a torch sum into `out` (for the prefill kernel and the MTP verify alike)."""
+    k_blocks, length, heads, head_dim = tmp.shape
+    if k_blocks == 1:
+        return tmp[0]
+    if use_sum_kernel:
+        mod.seg_la_sum_kernel[(length,)](
+            tmp, out, DIM=heads * head_dim, NUM_BLOCK=k_blocks, num_warps=SUM_WARPS,
+            num_stages=SUM_STAGES,
+        )  # fmt: skip
+        return out
+    return torch.sum(tmp, dim=0, out=out)
+
+
 def sglang_splits(batch: int) -> tuple[int, int]:
     """SGLang's (K_SPLIT_DIM, V_SPLIT_DIM) for a batch of `batch` requests (seg_la_fwd's
     rule, for the prefill kernel and the MTP verify kernel alike)."""
@@ -101,16 +119,7 @@ def prepare(
             HEAD_DIM=head_dim, K_SPLIT_DIM=k_split, V_SPLIT_DIM=v_split, BLOCK=block,
             EVEN=even, num_warps=warps, num_stages=stages,
         )  # fmt: skip
-        if k_blocks == 1:
-            o = tmp[0]
-        elif use_sum_kernel:
-            mod.seg_la_sum_kernel[(length,)](
-                tmp, out, DIM=heads * head_dim, NUM_BLOCK=k_blocks, num_warps=SUM_WARPS,
-                num_stages=SUM_STAGES,
-            )  # fmt: skip
-            o = out
-        else:
-            o = torch.sum(tmp, dim=0, out=out)
+        o = merge_partials(mod, tmp, out, use_sum_kernel)
         _common.record(
             LAST_INFO, handle, kernels=len(names), kernel_names=names, k_split=k_split,
             v_split=v_split, block=block, even=even, num_warps=warps, num_stages=stages,

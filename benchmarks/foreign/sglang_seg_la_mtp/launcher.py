@@ -33,7 +33,7 @@ from foreign import _common
 
 # seg_la_fwd chooses the splits and the partials' sum the same way for the MTP kernel as
 # for the prefill one.
-from foreign.sglang_seg_la.launcher import SUM_KERNEL_FROM, SUM_STAGES, SUM_WARPS, sglang_splits
+from foreign.sglang_seg_la.launcher import SUM_KERNEL_FROM, merge_partials, sglang_splits
 
 LAST_INFO: dict[str, Any] = {}
 
@@ -91,16 +91,7 @@ def prepare(
             slopes, step, HEAD_DIM=head_dim, K_SPLIT_DIM=k_split, V_SPLIT_DIM=v_split,
             num_warps=warps, num_stages=stages,
         )  # fmt: skip
-        if k_blocks == 1:
-            o = tmp[0]
-        elif use_sum_kernel:
-            mod.seg_la_sum_kernel[(length,)](
-                tmp, out, DIM=heads * head_dim, NUM_BLOCK=k_blocks, num_warps=SUM_WARPS,
-                num_stages=SUM_STAGES,
-            )  # fmt: skip
-            o = out
-        else:
-            o = torch.sum(tmp, dim=0, out=out)
+        o = merge_partials(mod, tmp, out, use_sum_kernel)
         _common.record(
             LAST_INFO, handle, kernels=len(names), kernel_names=names, k_split=k_split,
             v_split=v_split, num_warps=warps, num_stages=stages, step=step,
