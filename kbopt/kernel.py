@@ -188,6 +188,11 @@ class KernelSpec:
     matmul_dtype: str = ""
     # Catalog metrics that hold at every point (MLA: num_heads=128), for the profile.
     fixed_metrics: Mapping[str, float] = field(default_factory=dict)
+    # Catalog metrics that no single dimension is: `shape_metrics(dims)` -> {metric: value}
+    # (the row a program tiles is two parts, `row_len` = nope + rope; or a whole per-sequence
+    # state, heads x rows x columns).  A tile move reads `row_len` to know when a tile
+    # already spans the row, so a row length that is only part of the row stops it early.
+    shape_metrics: Callable[[Dims], Mapping[str, float]] | None = None
     # What kind of kernel this is, in the catalog's context tags (`kbopt vocab`: attention-
     # decode, normalization, gemm...).  Strategy selection keeps entries tied only to other
     # kinds of kernels off its profiles; contexts without a kind (memory-bound) keep the
@@ -236,6 +241,8 @@ class KernelSpec:
         out.update(
             {d.metric: float(dims[d.name]) for d in self.dims if d.metric and d.name in dims}
         )
+        if self.shape_metrics is not None:
+            out.update({k: float(v) for k, v in self.shape_metrics(dims).items()})
         return out
 
     def trial(self, name: str) -> Trial | None:
@@ -889,6 +896,30 @@ def check_spec(spec: KernelSpec, path: Path | None = None) -> list[Problem]:
                 f"fixed_metrics: unknown catalog metric {metric!r} (see `kbopt vocab`)",
                 field("fixed_metrics"),
             )
+    if spec.shape_metrics is not None:
+        # Read at every trial point by every profile and walk: an unknown metric name, a
+        # raise or a non-number would surface in each of them.
+        for t in spec.trials:
+            try:
+                shaped = dict(spec.shape_metrics(dict(t.dims)))
+            except Exception as exc:
+                bad(
+                    f"shape_metrics({spec.shape(t.dims)}) raised {type(exc).__name__}: {exc}",
+                    field("shape_metrics"),
+                )
+                break
+            for metric, value in shaped.items():
+                if metric not in METRICS:
+                    bad(
+                        f"shape_metrics: unknown catalog metric {metric!r} (see `kbopt vocab`)",
+                        field("shape_metrics"),
+                    )
+                elif not _is_count(value):
+                    bad(
+                        f"shape_metrics({spec.shape(t.dims)}) gave {metric}={value!r}; it "
+                        "must be a number of at least 0",
+                        field("shape_metrics"),
+                    )
     for name in spec.compare_with:
         if not IDENT_RE.match(name):
             bad(f"compare_with: {name!r} is not a version name", field("compare_with"))

@@ -145,6 +145,20 @@ def test_a_kernel_folder_must_be_a_package_and_import_errors_are_reported(tmp_pa
         load_spec("broken", tmp_path / "b")
 
 
+def test_shape_metrics_give_a_metric_no_single_dim_is(tmp_path: Path) -> None:
+    """A row of two parts: `row_len` is their sum, beside the dims' own metrics."""
+    spec_text = GOOD_SPEC.replace(
+        'Dim("cols", "columns", "row_len")', 'Dim("cols", "columns"), Dim("tail", "more")'
+    ).replace('"cols": 4096}}', '"cols": 4096, "tail": 64}}')
+    spec_text = spec_text.replace(
+        'entry_point="{name}",',
+        'entry_point="{name}", shape_metrics=lambda d: {{"row_len": d["cols"] + d["tail"]}},',
+    )
+    write_kernel(tmp_path, "two_part", spec=spec_text)
+    spec = load_spec("two_part", tmp_path)
+    assert spec.dim_metrics({"rows": 8, "cols": 512, "tail": 64}) == {"rows": 8.0, "row_len": 576.0}
+
+
 @pytest.mark.parametrize(
     ("old", "new", "message", "line"),
     [
@@ -192,6 +206,24 @@ def test_a_kernel_folder_must_be_a_package_and_import_errors_are_reported(tmp_pa
             "bytes_moved=lambda d: None",
             "bytes_moved(rows=1024, cols=4096) returned None",
             12,
+        ),
+        (
+            'entry_point="{name}",',
+            'entry_point="{name}", shape_metrics=lambda d: {{"row_length": 1}},',
+            "shape_metrics: unknown catalog metric 'row_length'",
+            14,
+        ),
+        (
+            'entry_point="{name}",',
+            'entry_point="{name}", shape_metrics=lambda d: {{"row_len": d["width"]}},',
+            "shape_metrics(rows=1024, cols=4096) raised KeyError: 'width'",
+            14,
+        ),
+        (
+            'entry_point="{name}",',
+            'entry_point="{name}", shape_metrics=lambda d: {{"row_len": "wide"}},',
+            "gave row_len='wide'; it must be a number",
+            14,
         ),
     ],
 )

@@ -74,7 +74,7 @@ SPEC = KernelSpec(
     ),
     dims=(
         Dim("tokens", "new tokens of the step (rows stored)", "batch"),
-        Dim("nope", "latent values per token (kv_lora_rank)", "row_len"),
+        Dim("nope", "latent values per token (kv_lora_rank)"),
         Dim("rope", "rotated key position values per token (qk_rope_head_dim)"),
         Dim("slots", "token slots of the layer's pool"),
     ),
@@ -94,6 +94,9 @@ SPEC = KernelSpec(
     ),
     backoff_dim="tokens",
     make_inputs=_make_inputs,
+    # A token's row is both parts, latent then rope (the grid is tokens x its blocks): a
+    # block of 1024 still spans it in one program.
+    shape_metrics=lambda d: {"row_len": d["nope"] + d["rope"]},
     reference=_reference,
     flops=flops,
     bytes_moved=lambda d: bytes_moved(d, SPEC.dtype),

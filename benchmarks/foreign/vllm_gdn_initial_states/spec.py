@@ -85,7 +85,7 @@ SPEC = KernelSpec(
         Dim("seqs", "prefill sequences in the step", "batch"),
         Dim("slots", "state slots of the layer's pool (at least seqs)"),
         Dim("v_heads", "value heads on this rank (one head_v x head_k state each)"),
-        Dim("head_k", "key head size", "row_len"),
+        Dim("head_k", "key head size"),
         Dim("head_v", "value head size"),
     ),
     trials=(
@@ -105,6 +105,9 @@ SPEC = KernelSpec(
     ),
     backoff_dim="seqs",
     make_inputs=_make_inputs,
+    # The row a program tiles is a sequence's whole state (the grid is its blocks x the
+    # sequences), not one key row: the tile moves stop once a block spans it.
+    shape_metrics=lambda d: {"row_len": d["v_heads"] * d["head_v"] * d["head_k"]},
     reference=_reference,
     flops=flops,
     bytes_moved=lambda d: bytes_moved(d, SPEC.dtype),
