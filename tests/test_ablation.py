@@ -1131,8 +1131,13 @@ def test_held_out_runs_are_the_first_runs_of_the_blind_sets_plans(tmp_path: Path
         doc = _two_arms(catalog, 12)
         doc["rows"].append({"arm": "random", "trials_to_within_5pct": random_, "trials": 24})
         command = f"kbopt ablate {spec or kernel} --config {config} --budget-s 90 --trials 24"
-        return {**doc, "kernel": kernel, "spec": spec, "config": {"name": config},
-                "command": command}
+        return {
+            **doc,
+            "kernel": kernel,
+            "spec": spec,
+            "config": {"name": config},
+            "command": command,
+        }
 
     older = run("add_rmsnorm", "", "large", 2, 3)
     foreign = run("k", "benchmarks/foreign/k/spec.py", "m=1,n=2", 5, 3)
@@ -1181,3 +1186,86 @@ def test_a_walking_trial_records_what_the_conditions_read_where_it_moved_from(
     assert "pct_of_floor" in first["from_metrics"]  # the start's, not the trial's own
     start_pct = doc["rows"][0]["trajectory"][0]["pct_of_floor"]
     assert first["from_metrics"]["pct_of_floor"] == pytest.approx(start_pct, rel=1e-3)
+
+
+def _start_profile(root: Path, spec: KernelSpec, cfg: TrialConfig, **counters: float) -> Any:
+    """add_rmsnorm triton_v1's timing-only profile at `cfg` on the fake, with `counters`
+    added as a profile with hardware counters would carry them."""
+    from kbopt.workflow.profiler import build_profile
+
+    m = FakeBackend(root).measure(spec, "triton_v1", cfg, None)
+    profile, _ = build_profile(m, None, "", spec)
+    return profile.model_copy(update={"measured": {**profile.measured, **counters}})
+
+
+def test_the_walks_rank_the_start_from_its_profile_with_counters(tmp_path: Path) -> None:
+    """At the starting values the walks read the profile given with --start-profile (what
+    only counters show: here a spill), elsewhere their timing-only profiles.  On the H100,
+    Liger's SwiGLU gate/up GEMM re-read its operands 69 times (dram_bytes_ratio, a counter)
+    and the timing-only walk tried the L2-grouping entry only at its sixth trial."""
+    root = _project(tmp_path, "add_rmsnorm")
+    spec = load_spec("add_rmsnorm", root)
+    cfg = TrialConfig.from_dict({"name": "large", "dims": {"rows": 8192, "hidden": 4096}})
+    store = Store(root)
+
+    def run(start_profile: Any) -> dict[str, Any]:
+        return run_ablation(
+            spec=spec,
+            backend=FakeBackend(root),
+            store=store,
+            start="triton_v1",
+            config=cfg,
+            arms=["catalog", "random"],
+            trials=3,
+            start_profile=start_profile,
+            start_profile_source="start.md",
+        )
+
+    plain = run(None)
+    spilled = run(_start_profile(root, spec, cfg, spill_bytes_per_thread=512.0))
+    spill_entry = "register-spills-from-oversized-per-thread-state"
+    assert "start_profile" not in plain
+    assert spilled["start_profile"]["source"] == "start.md"
+    for doc, spills in ((plain, False), (spilled, True)):
+        catalog = next(r for r in doc["rows"] if r["arm"] == "catalog")["trajectory"]
+        assert (spill_entry in catalog[1]["move"]) is spills, catalog[1]["move"]
+        # what the move was chosen under, for both walks: the start's counters
+        for row in doc["rows"]:
+            moved = row["trajectory"][1]["from_metrics"]
+            assert (moved.get("spill_bytes_per_thread", 0.0) == 512.0) is spills
+
+
+def test_a_start_profile_of_other_values_is_refused_before_any_trial(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kbopt.errors import KbError
+    from kbopt.workflow.ablation import start_profile_for
+
+    root = _project(tmp_path, "add_rmsnorm")
+    spec = load_spec("add_rmsnorm", root)
+    cfg = TrialConfig.from_dict({"name": "large", "dims": {"rows": 8192, "hidden": 4096}})
+    other = TrialConfig.from_dict({"name": "small", "dims": {"rows": 64, "hidden": 4096}})
+    profile = _start_profile(root, spec, other)
+    with pytest.raises(KbError, match="was measured at rows=64, hidden=4096; the ablation"):
+        start_profile_for(profile, spec, "triton_v1", cfg)
+    with pytest.raises(KbError, match="is of version triton_v1; the ablation starts from"):
+        start_profile_for(_start_profile(root, spec, cfg), spec, "triton_v2", cfg)
+    # through the command: the Markdown, and `kbopt profile --json` output
+    md = tmp_path / "start.md"
+    md.write_text(profile.render(), encoding="utf-8")
+    js = tmp_path / "start.json"
+    js.write_text(json.dumps([{"profile": profile.render()}]), encoding="utf-8")
+    for path in (md, js):
+        argv = ["--root", str(root), "ablate", "add_rmsnorm", "--backend", "fake"]
+        argv += ["--config", "large", "--trials", "3", "--start-profile", str(path)]
+        assert main(argv) == 2  # an error the user can fix
+        err = capsys.readouterr().err
+        assert "was measured at rows=64" in err and "was measured at rows=64" in err
+        assert "[ablate] catalog" not in err and "Traceback" not in err
+    good = tmp_path / "good.md"
+    good.write_text(_start_profile(root, spec, cfg).render(), encoding="utf-8")
+    out = tmp_path / "out.json"
+    argv = ["--root", str(root), "ablate", "add_rmsnorm", "--backend", "fake", "--config"]
+    argv += ["large", "--trials", "3", "--start-profile", str(good), "--out", str(out)]
+    assert main(argv) == 0
+    assert json.loads(out.read_text())["start_profile"]["source"] == str(good)

@@ -85,6 +85,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "real backend; 0: each configuration compiles on its first measured call)",
     )
     p.add_argument(
+        "--start-profile",
+        metavar="FILE",
+        help="the starting version's profile at this configuration, with hardware counters "
+        "(`kbopt profile ... --counters require`: its Markdown, or its --json output): the "
+        "catalog and random walks rank from it at the starting values instead of a "
+        "timing-only profile, as `kbopt recommend` ranks it (its ncu passes are not trials)",
+    )
+    p.add_argument(
         "--out",
         type=Path,
         metavar="FILE.json",
@@ -93,6 +101,40 @@ def register(sub: argparse._SubParsersAction) -> None:
         "written only where --out says)",
     )
     p.set_defaults(func=cmd_ablate)
+
+
+def read_start_profile(source: str, spec: KernelSpec, start: str, config: Any) -> Any:
+    """The profile in `source`: a profile's Markdown, or `kbopt profile --json` output (the
+    entry of this kernel, version and configuration when it holds several), checked
+    against the run (`start_profile_for`)."""
+    import json
+
+    from kbopt.contracts.profile import Profile
+    from kbopt.textio import read_source
+    from kbopt.workflow.ablation import start_profile_for
+
+    text, shown = read_source(source)
+    if not text.lstrip().startswith(("[", "{")):
+        return start_profile_for(Profile.parse(text, shown), spec, start, config)
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise KbError(f"not valid JSON: {exc.msg}", shown, exc.lineno) from None
+    entries = doc if isinstance(doc, list) else [doc]
+    texts = [e.get("profile") for e in entries if isinstance(e, dict)]
+    if not texts or not all(isinstance(x, str) for x in texts):
+        raise KbError(
+            "expected `kbopt profile --json` output: entries with a `profile` (its Markdown)",
+            shown,
+            1,
+        )
+    problems = []
+    for markdown in texts:
+        try:
+            return start_profile_for(Profile.parse(markdown, shown), spec, start, config)
+        except KbError as exc:
+            problems.append(exc.message)
+    raise KbError("; ".join(problems), shown, 1)
 
 
 def cmd_ablate(args: argparse.Namespace) -> int:
@@ -121,6 +163,10 @@ def cmd_ablate(args: argparse.Namespace) -> int:
         )
     config = parse_config(args.config or spec.trials[0].name, spec)
     arms = comma_items(args.arms, f"--arms {args.arms!r}", "arms")
+    # Read and matched to the run before anything is measured.
+    start_profile = (
+        read_start_profile(args.start_profile, spec, start, config) if args.start_profile else None
+    )
     if args.compile_workers is not None and args.compile_workers < 0:
         raise KbError(f"--compile-workers must be 0 or more (got {args.compile_workers})")
     cores = os.cpu_count() or 1
@@ -171,6 +217,8 @@ def cmd_ablate(args: argparse.Namespace) -> int:
             budget_s=args.budget_s,
             progress=progress,
             warmer=warmer,
+            start_profile=start_profile,
+            start_profile_source=args.start_profile or "",
         )
     finally:
         if warmer is not None:

@@ -84,6 +84,7 @@ from typing import Any, Protocol
 from kbopt.bench.backend import Measurement, MeasurementBackend, measure_with_backoff
 from kbopt.bench.trials import TrialConfig
 from kbopt.bench.warm_compile import WarmStats
+from kbopt.contracts.profile import Profile
 from kbopt.errors import KbError
 from kbopt.kernel import KernelSpec, Knob
 from kbopt.moves import NotApplicable, PlannedMove, launch_equivalents, plan_move
@@ -157,6 +158,11 @@ class Lab:
         self.first: Measurement | None = None  # provenance of the run
         self.recorded: frozenset[str] = frozenset()  # metrics a walking trial records
         self.start_repeat_us: float | None = None  # the start measured a second time
+        # The starting values' profile with hardware counters (`kbopt profile`, measured
+        # before the run: `start_profile`), and the measurement it stands for: the walks
+        # rank from it at those values, as `kbopt recommend` ranks that profile.
+        self.start_profile: Any = None
+        self.start_measurement: Measurement | None = None
 
     def measure(
         self, values: Mapping[str, Any], *, again: bool = False
@@ -266,6 +272,10 @@ class _Walk:
         off a norm, and its minimal bytes and FLOPs give the arithmetic intensity."""
         from kbopt.workflow.profiler import build_profile
 
+        if self.lab.start_profile is not None and self.current is self.lab.start_measurement:
+            # At the starting values, the profile with counters (re-reads, stalls, bank
+            # conflicts) that a timing-only profile cannot give.
+            return self.lab.start_profile
         # Built once per measured state: the ranked moves, the relaxed ones and the pairing
         # all read the same values' profile.
         if self._profiled is None or self._profiled[0] is not self.current:
@@ -621,6 +631,28 @@ def default_start(spec: KernelSpec) -> str:
     raise KbError(f"{spec.name}: no version sets any knob its spec declares; name one with --from")
 
 
+def start_profile_for(
+    profile: Profile, spec: KernelSpec, start: str, config: TrialConfig
+) -> Profile:
+    """`profile` checked against the run (the same kernel, version and dims: a profile of
+    other values would rank moves for a kernel that is not being measured), with the
+    metrics the spec derives from the dims as the spec gives them now (a profile recorded
+    before a spec's `row_len` was corrected keeps its counters, not its old row length)."""
+    dims = config.dims_dict
+    wanted = {k: float(v) for k, v in dims.items()}
+    where = f"the start profile ({profile.kernel} {profile.version})"
+    if profile.kernel != spec.name:
+        raise KbError(f"{where} is of kernel {profile.kernel}, not {spec.name}")
+    if profile.version and profile.version != start:
+        raise KbError(f"{where} is of version {profile.version}; the ablation starts from {start}")
+    got = {k: float(v) for k, v in profile.config.items() if k in wanted}
+    if got != wanted:
+        shown = ", ".join(f"{k}={v:g}" for k, v in profile.config.items())
+        raise KbError(f"{where} was measured at {shown}; the ablation measures at {config.shape}")
+    measured = {**profile.measured, **spec.dim_metrics(dims)}
+    return profile.model_copy(update={"measured": measured})
+
+
 def run_ablation(
     *,
     spec: KernelSpec,
@@ -634,8 +666,14 @@ def run_ablation(
     budget_s: float | None = None,
     progress: Callable[[str, TrialRow], None] = lambda arm, row: None,
     warmer: Warmer | None = None,
+    start_profile: Profile | None = None,
+    start_profile_source: str = "",
 ) -> dict[str, Any]:
     """Run the arms (interleaved, one trial each in turn) and return the results document.
+
+    With a `start_profile` (`kbopt profile` of the starting version at this configuration,
+    with counters), both walks read it at the starting values instead of the timing-only
+    profile, its dims' metrics taken from the spec as it is now (`start_profile_for`).
 
     With a `warmer` (`kbopt.bench.warm_compile.CompileWarmer`), each round first compiles,
     in parallel, what the arms are about to measure (`next_to_compile`)."""
@@ -663,6 +701,9 @@ def run_ablation(
         raise KbError(f"the starting point {start} fails at {config.shape}: {err0}")
     start_row = _row(1, file_values, m0, "")
     start_row.kept = True
+    if start_profile is not None:
+        lab.start_profile = start_profile_for(start_profile, spec, start, config)
+        lab.start_measurement = m0
     results: dict[str, Any] = {}
     walkers: dict[str, Any] = {}
     grid: list[dict[str, Any]] = []
@@ -729,6 +770,13 @@ def run_ablation(
             if len(res.trials) < trials and not res.stopped:
                 res.stopped = f"wall-time budget ({budget_s:g} s) reached"
     doc = _document(spec, start, config, arms, trials, seed, budget_s, lab, results, backend, store)
+    if start_profile is not None:
+        # Which profile the walks ranked from at the start: measured before the run (its
+        # ncu passes are not trials), named so the run can be repeated.
+        doc["start_profile"] = {
+            "source": start_profile_source,
+            "bottleneck": start_profile.bottleneck.value if start_profile.bottleneck else None,
+        }
     # How many configurations were compiled ahead, in how many parallel batches and how
     # much wall time: what the budget paid for besides the measurements.
     doc["compiled_ahead"] = warmer.stats.as_dict() if warmer is not None else None
