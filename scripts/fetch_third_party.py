@@ -1416,6 +1416,17 @@ SOURCES: tuple[Source, ...] = (
         "vLLM's MoE config, quantization utilities and platform at import)",
     ),
     vllm_0340(
+        name="vllm_gelu_sparse",
+        path="vllm/kernels/triton/activation.py",
+        dest="vllm/gelu_sparse.py",
+        sha256="223c9e427fa807a13d1c8ce612f83a641fbd082822fac70c010b637c4eb775b3",
+        mode="extract",
+        functions=("_gelu_and_mul_sparse_kernel",),
+        used_by=("vllm_gelu_sparse",),
+        note="Gemma 3n's activation-sparsity GELU-and-mul kernel only (its module imports "
+        "vLLM's IR op registry and platform at import)",
+    ),
+    vllm_0340(
         name="vllm_kv_offload_gather",
         path="vllm/distributed/kv_transfer/kv_connector/v1/hf3fs/utils/gather_scatter_helper.py",
         dest="vllm/kv_offload_gather.py",

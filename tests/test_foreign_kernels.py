@@ -189,6 +189,7 @@ NEEDS = {
     "vllm_gdn_initial_states": "vllm_gdn_initial_states",
     "vllm_routing_topk": "vllm_routing_topk",
     "vllm_kv_offload_gather": "vllm_kv_offload_gather",
+    "vllm_gelu_sparse": "vllm_gelu_sparse",
     "vllm_prefix_prefill": "vllm_prefix_prefill",
     "vllm_gdn_gated_decode": "vllm_gdn_gated_decode",
     "vllm_lightning_decode": "vllm_lightning_decode",
@@ -709,6 +710,8 @@ CASES = {
     # 70 tokens, top-4 of 48 experts (padded to 64: the peeled last tile masked), no ties by construction: v1's 32 x 32 tiles (3 row blocks, the last masked; two expert tiles merged); the variant: 16 tokens x one 64-expert tile (2 words, the second half spare), 2 warps
     "vllm_routing_topk": ({"tokens": 70, "experts": 48, "topk": 4}, {"triton_v1": {"block_m": 16, "block_n": 64, "num_warps": 2}}),
     "vllm_expert_count": ({"tokens": 300, "experts": 48, "topk": 6, "ep": 4}, {"triton_v1": {"block": 256, "num_warps": 2, "num_stages": 1}}),
+    # 5 token rows, intermediate 100 (gate_up 200), a cutoff per row at mean + 1.6449 std: v1's 128-lane row block (masked past 100), 1 warp; the variant: 256 lanes, 2 warps, 1 stage
+    "vllm_gelu_sparse": ({"rows": 5, "d": 100}, {"triton_v1": {"block": 256, "num_warps": 2, "num_stages": 1}}),
     # a 4-token block of 3 layers, 3 heads of 40 (120 values a token, head and column split across steps), 5 blocks, exact: v1's 128-value step (one, masked past 120); the variant: 32 (4, the last masked), 2 warps, 1 stage
     "vllm_kv_offload_gather": ({"layers": 3, "heads": 3, "block_size": 4, "content": 40, "blocks": 5}, {"triton_v1": {"block": 32, "num_warps": 2, "num_stages": 1}}),
     # 2 sequences of 37 cached + 21 new tokens, 4 heads over 2 KV heads of 24 (padded to 32, masked), 8-token blocks split by x: v1's 128-row block (masked past 21), 32-key prefix steps crossing blocks (2, the second masked), 64-key new steps (one, masked); the variant: 16-row blocks (2), 16-key prefix steps (3, the last masked), 16-key new steps, 2 warps, 2 stages
