@@ -1427,6 +1427,17 @@ SOURCES: tuple[Source, ...] = (
         "vLLM's IR op registry and platform at import)",
     ),
     vllm_0340(
+        name="vllm_mrope_positions",
+        path="vllm/v1/worker/gpu/mm/rope.py",
+        dest="vllm/mrope_positions.py",
+        sha256="3c71f6bcc409d834ba22eb93cc29259d55f5e4026b668b0e4137f7f9e436ee32",
+        mode="extract",
+        functions=("_prepare_rope_positions_kernel",),
+        used_by=("vllm_mrope_positions",),
+        note="the GPU model runner's M-RoPE position preparation kernel only (its module "
+        "imports vLLM's config, model interfaces and UVA buffer utilities at import)",
+    ),
+    vllm_0340(
         name="vllm_kv_offload_gather",
         path="vllm/distributed/kv_transfer/kv_connector/v1/hf3fs/utils/gather_scatter_helper.py",
         dest="vllm/kv_offload_gather.py",

@@ -190,6 +190,7 @@ NEEDS = {
     "vllm_routing_topk": "vllm_routing_topk",
     "vllm_kv_offload_gather": "vllm_kv_offload_gather",
     "vllm_gelu_sparse": "vllm_gelu_sparse",
+    "vllm_mrope_positions": "vllm_mrope_positions",
     "vllm_prefix_prefill": "vllm_prefix_prefill",
     "vllm_gdn_gated_decode": "vllm_gdn_gated_decode",
     "vllm_lightning_decode": "vllm_lightning_decode",
@@ -712,6 +713,8 @@ CASES = {
     "vllm_expert_count": ({"tokens": 300, "experts": 48, "topk": 6, "ep": 4}, {"triton_v1": {"block": 256, "num_warps": 2, "num_stages": 1}}),
     # 5 token rows, intermediate 100 (gate_up 200), a cutoff per row at mean + 1.6449 std: v1's 128-lane row block (masked past 100), 1 warp; the variant: 256 lanes, 2 warps, 1 stage
     "vllm_gelu_sparse": ({"rows": 5, "d": 100}, {"triton_v1": {"block": 256, "num_warps": 2, "num_stages": 1}}),
+    # 3 prompt chunks of 40 tokens and 4 decoding requests, 3 channels, a 320-wide table of 14 slots, exact: v1's 1024-token step (one, masked past 40); the variant: 16 (3 steps, the last masked), 2 warps, 1 stage
+    "vllm_mrope_positions": ({"prefills": 3, "chunk": 40, "decodes": 4, "channels": 3, "max_model_len": 320}, {"triton_v1": {"block": 16, "num_warps": 2, "num_stages": 1}}),
     # a 4-token block of 3 layers, 3 heads of 40 (120 values a token, head and column split across steps), 5 blocks, exact: v1's 128-value step (one, masked past 120); the variant: 32 (4, the last masked), 2 warps, 1 stage
     "vllm_kv_offload_gather": ({"layers": 3, "heads": 3, "block_size": 4, "content": 40, "blocks": 5}, {"triton_v1": {"block": 32, "num_warps": 2, "num_stages": 1}}),
     # 2 sequences of 37 cached + 21 new tokens, 4 heads over 2 KV heads of 24 (padded to 32, masked), 8-token blocks split by x: v1's 128-row block (masked past 21), 32-key prefix steps crossing blocks (2, the second masked), 64-key new steps (one, masked); the variant: 16-row blocks (2), 16-key prefix steps (3, the last masked), 16-key new steps, 2 warps, 2 stages

@@ -170,6 +170,7 @@ SOURCE_FILES = {
     "vllm_routing_topk": "vllm/routing_topk.py",
     "vllm_kv_offload_gather": "vllm/kv_offload_gather.py",
     "vllm_gelu_sparse": "vllm/gelu_sparse.py",
+    "vllm_mrope_positions": "vllm/mrope_positions.py",
     "vllm_prefix_prefill": "vllm/prefix_prefill.py",
     "vllm_gdn_gated_decode": "vllm/gdn_gated_decode.py",
     "vllm_lightning_decode": "vllm/lightning_decode.py",
