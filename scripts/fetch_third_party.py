@@ -897,6 +897,25 @@ SOURCES: tuple[Source, ...] = (
         note="the MLA token-to-KV pool's latent-cache store kernel only (its module imports "
         "SGLang's environ at import)",
     ),
+    sglang_059(
+        name="sglang_kda_gate",
+        path="python/sglang/srt/layers/attention/fla/kda.py",
+        dest="sglang/fla_kda_gate.py",
+        sha256="608f956b55d6c48455a7afcf21505d2efb6195e38f082bf2bc2c5eb6fe50d240",
+        mode="extract",
+        functions=("kda_gate_fwd_kernel",),
+        shims={
+            "from sglang.srt.layers.attention.fla.op import exp, log": (
+                "@triton.jit\n"
+                "def log(x):  # kbopt shim: fla.op's log, tl.log with FLA_USE_FAST_OPS unset\n"
+                "    return tl.log(x)"
+            ),
+        },
+        used_by=("sglang_kda_gate",),
+        note="Kimi Delta Attention's forget-gate kernel only, without its @triton.autotune "
+        "(the module imports SGLang's FLA helpers at import; fla.op's log shimmed as tl.log, "
+        "FLA_USE_FAST_OPS unset)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",

@@ -209,6 +209,7 @@ NEEDS = {
     "sglang_ssd_chunk_cumsum": "sglang_ssd_chunk_cumsum",
     "sglang_ssd_varlen_states": "sglang_ssd_varlen_states",
     "sglang_mla_kv_store": "sglang_mla_kv_store",
+    "sglang_kda_gate": "sglang_kda_gate",
 }
 
 
@@ -757,6 +758,8 @@ CASES = {
     "flaggems_sparse_attn_sink": ({"b": 2, "m": 20, "h": 16, "d": 32, "n": 40, "topk": 24}, {"triton_v1": {"block": 16, "num_warps": 2, "num_stages": 1}}),
     # 9 tokens into a 30-slot pool, rows of 40 latent + 24 rope (k_rope a strided view), exact: v1's 128-value block (one, across the boundary: the two-load branch, masked past 64); the variant: 16 (two latent blocks, one across the boundary, one rope), 2 warps
     "sglang_mla_kv_store": ({"tokens": 9, "nope": 40, "rope": 24, "slots": 30}, {"triton_v1": {"block": 16, "num_warps": 2}}),
+    # 50 tokens of 3 heads 24 wide (BD 32, masked; some values past the threshold 20): v1's 32-token tiles (two, the second partly masked); the variant: 16-token tiles (four), 1 warp, 1 stage
+    "sglang_kda_gate": ({"tokens": 50, "heads": 3, "head_dim": 24}, {"triton_v1": {"block_t": 16, "num_warps": 1, "num_stages": 1}}),
 }  # fmt: skip
 
 

@@ -189,6 +189,7 @@ SOURCE_FILES = {
     "sglang_ssd_chunk_cumsum": "sglang/ssd_chunk_cumsum.py",
     "sglang_ssd_varlen_states": "sglang/ssd_varlen_states.py",
     "sglang_mla_kv_store": "sglang/mla_kv_store.py",
+    "sglang_kda_gate": "sglang/fla_kda_gate.py",
 }
 
 
