@@ -2299,6 +2299,17 @@ SOURCES: tuple[Source, ...] = (
         "token holds all heads, gathers its selected KV rows in BLOCK-row tl.dot steps "
         "under an online softmax, the sink added to the denominator)",
     ),
+    flaggems_502(
+        name="flaggems_mhc_sinkhorn",
+        path="src/flag_gems/fused/mhc/hc_split_sinkhorn.py",
+        dest="flag_gems/hc_split_sinkhorn.py",
+        sha256="c7822d62e4e4979237e240c0a88d2536e5d456f34978f2b71b0e99dc31e93e97",
+        mode="extract",
+        functions=("mhc_split_sinkhorn_kernel_hcmult_4",),
+        used_by=("flaggems_mhc_sinkhorn",),
+        note="the mHC split + Sinkhorn kernel for four streams (BLOCK_N tokens per program, "
+        "each lane one token's 4 x 4 matrix in registers; the generic one-token kernel left out)",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}

@@ -153,6 +153,7 @@ NEEDS = {
     "vllm_turboquant_store": "vllm_turboquant_store",
     "flaggems_conv3d": "flaggems_conv3d",
     "flaggems_sparse_attn_sink": "flaggems_sparse_attn_sink",
+    "flaggems_mhc_sinkhorn": "flaggems_mhc_sinkhorn",
     "sglang_seg_la": "sglang_seg_la",
     "sglang_gdn_wy": "sglang_gdn_wy",
     "sglang_gdn_chunk_h": "sglang_gdn_chunk_h",
@@ -760,6 +761,8 @@ CASES = {
     "sglang_mla_kv_store": ({"tokens": 9, "nope": 40, "rope": 24, "slots": 30}, {"triton_v1": {"block": 16, "num_warps": 2}}),
     # 50 tokens of 3 heads 24 wide (BD 32, masked; some values past the threshold 20): v1's 32-token tiles (two, the second partly masked); the variant: 16-token tiles (four), 1 warp, 1 stage
     "sglang_kda_gate": ({"tokens": 50, "heads": 3, "head_dim": 24}, {"triton_v1": {"block_t": 16, "num_warps": 1, "num_stages": 1}}),
+    # 40 tokens: v1's 16 tokens and 1 warp a program (three programs, the last half masked); the variant: 32-token programs (two, the second mostly masked), 2 warps, 2 stages
+    "flaggems_mhc_sinkhorn": ({"tokens": 40}, {"triton_v1": {"block_n": 32, "num_warps": 2, "num_stages": 2}}),
 }  # fmt: skip
 
 
