@@ -84,7 +84,7 @@ SPEC = KernelSpec(
         Dim("layers", "attention layers whose caches the block is gathered from", "batch"),
         Dim("heads", "heads of the [blocks, heads, block_size, content] view (MLA: 1)"),
         Dim("block_size", "tokens per KV block (the block gathered)", "rows"),
-        Dim("content", "values per head and token", "row_len"),
+        Dim("content", "values per head and token"),
         Dim("blocks", "KV blocks of each layer's cache"),
     ),
     trials=(
@@ -103,6 +103,8 @@ SPEC = KernelSpec(
     ),
     backoff_dim="blocks",
     make_inputs=_make_inputs,
+    # A program's loop walks its token's heads x content values, not one head's content.
+    shape_metrics=lambda d: {"row_len": d["heads"] * d["content"]},
     reference=_reference,
     flops=flops,
     bytes_moved=lambda d: bytes_moved(d, SPEC.dtype),
