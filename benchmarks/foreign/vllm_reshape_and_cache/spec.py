@@ -93,6 +93,8 @@ SPEC = KernelSpec(
     ),
     backoff_dim="tokens",
     make_inputs=_make_inputs,
+    # A program's tile spans a token's kv heads x head size row (the grid is tokens x its tiles).
+    shape_metrics=lambda d: {"row_len": d["heads"] * d["head_size"]},
     reference=_reference,
     flops=lambda d: 0,
     bytes_moved=lambda d: bytes_moved(d, SPEC.dtype),
