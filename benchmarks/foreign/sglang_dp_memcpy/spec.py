@@ -74,7 +74,7 @@ SPEC = KernelSpec(
     dims=(
         Dim("ranks", "data-parallel attention ranks (the global buffer holds all of theirs)"),
         Dim("tokens", "tokens of each rank", "rows"),
-        Dim("hidden", "hidden size", "row_len"),
+        Dim("hidden", "hidden size"),
     ),
     trials=(
         Trial(
@@ -92,6 +92,8 @@ SPEC = KernelSpec(
     ),
     backoff_dim="tokens",
     make_inputs=_make_inputs,
+    # A program's block is 1-D over the rank's whole flattened buffer (tokens x hidden).
+    shape_metrics=lambda d: {"row_len": d["tokens"] * d["hidden"]},
     reference=_reference,
     flops=flops,
     bytes_moved=lambda d: bytes_moved(d, SPEC.dtype),
