@@ -28,6 +28,7 @@ _common.require_sources(__file__, "sglang_tensor_hash")
 
 ELEMENT_SIZE = _common.ELEMENT_SIZE
 CONTEXTS = ("reduction", "memory-bound", "multi-kernel")
+TILE_WORDS = 8192  # gpu_tensor_hash(tile_words=8192): no knob, part of the hash
 
 
 def bytes_moved(d: Mapping[str, int], dtype: str = "bfloat16") -> int:
@@ -84,7 +85,7 @@ SPEC = KernelSpec(
         Dim(
             "patches", "patch pairs of the image or video (Qwen2.5-VL: 2 frames x 14 x 14)", "rows"
         ),
-        Dim("width", "values per patch pair (3 channels x 2 x 14 x 14)", "row_len"),
+        Dim("width", "values per patch pair (3 channels x 2 x 14 x 14)"),
     ),
     trials=(
         Trial(
@@ -102,6 +103,11 @@ SPEC = KernelSpec(
     ),
     backoff_dim="patches",
     make_inputs=_make_inputs,
+    # block_words steps through a program's 8192-word tile (of the flattened pixels' 32-bit
+    # words), not a patch pair's values: row_len is that tile, in words like the knob.
+    shape_metrics=lambda d: {
+        "row_len": min(TILE_WORDS, d["patches"] * d["width"] * ELEMENT_SIZE[SPEC.dtype] // 4)
+    },
     reference=_reference,
     flops=flops,
     bytes_moved=lambda d: bytes_moved(d, SPEC.dtype),
