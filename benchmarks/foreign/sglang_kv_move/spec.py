@@ -92,7 +92,7 @@ SPEC = KernelSpec(
     dims=(
         Dim("layers", "the model's layers (2 x layers buffers)"),
         Dim("kv_heads", "KV heads per layer on one GPU"),
-        Dim("head_dim", "head size", "row_len"),
+        Dim("head_dim", "head size"),
         Dim("reqs", "requests of the verified batch", "batch"),
         Dim("draft_tokens", "verify tokens per request (SGLang's speculative_num_draft_tokens)"),
     ),
@@ -114,6 +114,9 @@ SPEC = KernelSpec(
     ),
     backoff_dim="reqs",
     make_inputs=_make_inputs,
+    # A program's tile is bytes_per_tile bytes of a slot's row (the buffer read as uint8):
+    # row_len is that row in bytes, kv heads x head size x the element size.
+    shape_metrics=lambda d: {"row_len": d["kv_heads"] * d["head_dim"] * ELEMENT_SIZE[SPEC.dtype]},
     reference=_reference,
     flops=flops,
     bytes_moved=lambda d: bytes_moved(d, SPEC.dtype),
