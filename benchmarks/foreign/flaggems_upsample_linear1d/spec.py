@@ -72,8 +72,9 @@ SPEC = KernelSpec(
     dims=(
         Dim("batch", "utterances in the batch", "batch"),
         Dim("channels", "feature channels per utterance", "rows"),
-        Dim("tokens", "input samples per row (speech tokens)", "row_len"),
-        Dim("frames", "output samples per row (mel frames)"),
+        Dim("tokens", "input samples per row (speech tokens)"),
+        # block_size tiles a row's output frames (the grid is rows x cdiv(frames, block)).
+        Dim("frames", "output samples per row (mel frames)", "row_len"),
     ),
     trials=(
         Trial(
