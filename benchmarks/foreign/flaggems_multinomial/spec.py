@@ -84,8 +84,9 @@ SPEC = KernelSpec(
     ),
     dims=(
         Dim("dists", "distributions sampled (rows of the CDF)", "rows"),
-        Dim("categories", "categories per distribution (the CDF's width)", "row_len"),
-        Dim("samples", "samples drawn from each distribution, with replacement"),
+        Dim("categories", "categories per distribution (the CDF's width)"),
+        # nblock tiles a distribution's samples (one lane each, binary-searching the CDF).
+        Dim("samples", "samples drawn from each distribution, with replacement", "row_len"),
     ),
     trials=(
         Trial(
