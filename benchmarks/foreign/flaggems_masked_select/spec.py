@@ -77,7 +77,7 @@ SPEC = KernelSpec(
     ),
     dims=(
         Dim("rows", "rows of the batch (sequences or token positions)", "rows"),
-        Dim("hidden", "hidden size (elements per row)", "row_len"),
+        Dim("hidden", "hidden size (elements per row)"),
         Dim("live", "rows the mask keeps"),
     ),
     trials=(
@@ -96,6 +96,8 @@ SPEC = KernelSpec(
     ),
     backoff_dim="rows",
     make_inputs=_make_inputs,
+    # A block is a span of the whole flattened input (rows x hidden), its programs' runs too.
+    shape_metrics=lambda d: {"row_len": d["rows"] * d["hidden"]},
     reference=_reference,
     flops=flops,
     bytes_moved=lambda d: bytes_moved(d, SPEC.dtype),
