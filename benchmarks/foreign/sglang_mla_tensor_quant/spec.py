@@ -80,7 +80,12 @@ SPEC = KernelSpec(
     dims=(
         Dim("tokens", "tokens of the batch (sequences of a decode step)", "rows"),
         Dim("heads", "attention heads on this GPU"),
-        Dim("head_dim", "values per head (128: q_nope; 512: the latent attention output)"),
+        # block_size is a (token, head) row's tile: it spans head_dim values (no loop).
+        Dim(
+            "head_dim",
+            "values per head (128: q_nope; 512: the latent attention output)",
+            "row_len",
+        ),
     ),
     trials=(
         Trial(
