@@ -77,8 +77,9 @@ SPEC = KernelSpec(
     ),
     dims=(
         Dim("tokens", "tokens (rows of logits)", "rows"),
-        Dim("vocab", "the target model's vocabulary (columns per input row)", "row_len"),
-        Dim("draft_vocab", "the draft vocabulary (columns selected per row)"),
+        Dim("vocab", "the target model's vocabulary (columns per input row)"),
+        # block_n tiles the selected columns (the grid's second axis is draft_vocab / block_n).
+        Dim("draft_vocab", "the draft vocabulary (columns selected per row)", "row_len"),
     ),
     trials=(
         Trial(
