@@ -70,7 +70,7 @@ SPEC = KernelSpec(
     ),
     dims=(
         Dim("tokens", "token ids checked", "rows"),
-        Dim("set_size", "ids in the set (searched)", "row_len"),
+        Dim("set_size", "ids in the set (searched)"),
     ),
     trials=(
         Trial(
@@ -87,6 +87,8 @@ SPEC = KernelSpec(
     ),
     backoff_dim="tokens",
     make_inputs=_make_inputs,
+    # block_m (tile_n) tiles the ids checked, not the set each lane searches.
+    shape_metrics=lambda d: {"row_len": d["tokens"]},
     reference=_reference,
     flops=flops,
     bytes_moved=bytes_moved,
