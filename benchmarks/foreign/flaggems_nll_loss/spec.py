@@ -76,7 +76,7 @@ SPEC = KernelSpec(
     ),
     dims=(
         Dim("tokens", "tokens of the batch (rows of log-probabilities)", "rows"),
-        Dim("vocab", "vocabulary size (the row length, the gather's stride)", "row_len"),
+        Dim("vocab", "vocabulary size (the row length, the gather's stride)"),
     ),
     trials=(
         Trial(
@@ -96,6 +96,8 @@ SPEC = KernelSpec(
     ),
     backoff_dim="tokens",
     make_inputs=_make_inputs,
+    # block_n tiles the tokens (one gathered element each), not a row of the vocabulary.
+    shape_metrics=lambda d: {"row_len": d["tokens"]},
     reference=_reference,
     flops=flops,
     bytes_moved=lambda d: bytes_moved(d, SPEC.dtype),
