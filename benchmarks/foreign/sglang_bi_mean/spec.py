@@ -76,7 +76,8 @@ SPEC = KernelSpec(
     ),
     dims=(
         Dim("outer", "size of the dimensions before the reduced one", "batch"),
-        Dim("reduced", "length of the reduced dimension"),
+        # block_size steps through a program's reduced elements (masked past the end).
+        Dim("reduced", "length of the reduced dimension", "row_len"),
         Dim(
             "inner", "size of the dimensions after it (the stride of the reduced elements)", "rows"
         ),
