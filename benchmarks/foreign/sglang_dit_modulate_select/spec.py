@@ -82,7 +82,7 @@ SPEC = KernelSpec(
     ),
     dims=(
         Dim("batch", "samples (Qwen-Image's zero_cond_t runs one)", "batch"),
-        Dim("noisy_tokens", "tokens of the noisy latent (set 0: the step's timestep)", "rows"),
+        Dim("noisy_tokens", "tokens of the noisy latent (set 0: the step's timestep)"),
         Dim("cond_tokens", "tokens of the reference images (set 1: timestep zero)"),
         Dim("hidden", "the DiT's hidden size", "row_len"),
     ),
@@ -103,6 +103,8 @@ SPEC = KernelSpec(
     ),
     backoff_dim="noisy_tokens",
     make_inputs=_make_inputs,
+    # block_l tiles a sample's whole token axis, noisy and reference tokens alike.
+    shape_metrics=lambda d: {"rows": d["noisy_tokens"] + d["cond_tokens"]},
     reference=_reference,
     flops=flops,
     bytes_moved=lambda d: bytes_moved(d, SPEC.dtype),
