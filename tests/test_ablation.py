@@ -1269,3 +1269,69 @@ def test_a_start_profile_of_other_values_is_refused_before_any_trial(
     argv += ["large", "--trials", "3", "--start-profile", str(good), "--out", str(out)]
     assert main(argv) == 0
     assert json.loads(out.read_text())["start_profile"]["source"] == str(good)
+
+
+class SharedMemoryBound(FakeBackend):
+    """64-row KV tiles fit in shared memory only at one pipeline stage: at two or more the
+    launch fails as Triton's does when a kernel needs more than an SM has."""
+
+    def measure(
+        self, spec: KernelSpec, version: str, config: TrialConfig, params: Any = None
+    ) -> Measurement:
+        p = params or {}
+        if p.get("block_n") == 64 and p.get("num_stages", 1) >= 2:
+            raise RuntimeError(
+                "OutOfResources: out of resource: shared memory, Required: 294944, "
+                "Hardware limit: 232448"
+            )
+        return super().measure(spec, version, config, params)
+
+
+def test_a_grown_tile_out_of_shared_memory_is_tried_next_with_one_stage_fewer(
+    tmp_path: Path,
+) -> None:
+    from kbopt.model import Move
+    from kbopt.workflow.ablation import Lab, RandomWalk, _row
+
+    root = _project(tmp_path, "mla_decode")
+    spec = load_spec("mla_decode", root)
+    cfg = TrialConfig.from_dict({"name": "decode", "dims": {"b": 32, "s": 1, "t": 4096}})
+    values = {**spec.knob_values("triton_v2"), "num_stages": 2}
+    lab = Lab(SharedMemoryBound(root), spec, "triton_v2", cfg, spec.knob_values("triton_v2"))
+    start_m, err = lab.measure(values)
+    assert start_m is not None
+    pool = [("grow", Move(change={"kv_tile": "x2"}))]
+    walk = RandomWalk(lab, _row(1, values, start_m, err), start_m, pool=pool, spec=spec, seed=0)
+    assert walk.step(2) and walk.step(3)
+    failed, refit = walk.result.trials[1:]
+    assert failed.status == "error" and "shared memory" in failed.note
+    assert failed.values["block_n"] == 64 and failed.values["num_stages"] == 2
+    assert refit.status == "ok" and "one stage fewer" in refit.move
+    assert (refit.values["block_n"], refit.values["num_stages"]) == (64, 1)
+    # once: a second failure of the pair is not paired again, and a shrink never is
+    assert not walk.step(4) or "one stage fewer" not in walk.result.trials[-1].move
+
+
+def test_only_a_grown_tile_gets_a_stage_fewer_and_only_where_stages_can_fall() -> None:
+    from kbopt.kernel import Knob
+    from kbopt.model import Move
+    from kbopt.moves import plan_move
+    from kbopt.workflow.search_pairing import out_of_shared_memory, stages_alongside
+
+    knobs = (
+        Knob("block_n", "int", (32, 64, 128), "kv_tile"),
+        Knob("num_stages", "int", (1, 2, 3), "pipeline_stages"),
+    )
+    values = {"block_n": 64, "num_stages": 2}
+
+    def planned(change: str) -> Any:
+        return plan_move(Move(change={"kv_tile": change}), knobs, values, {}, None)
+
+    refit = stages_alongside(planned("x2"), knobs, values, {}, None, set(), set())
+    assert refit is not None and refit.values == {"block_n": 128, "num_stages": 1}
+    assert stages_alongside(planned("/2"), knobs, values, {}, None, set(), set()) is None
+    at_one = {"block_n": 32, "num_stages": 1}
+    grown = plan_move(Move(change={"kv_tile": "x2"}), knobs, at_one, {}, None)
+    assert stages_alongside(grown, knobs, at_one, {}, None, set(), set()) is None
+    assert out_of_shared_memory("VersionFailed: ... OutOfResources: out of resource: shared memory")
+    assert not out_of_shared_memory("OutOfResources: out of resource: registers")

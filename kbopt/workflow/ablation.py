@@ -98,7 +98,7 @@ from kbopt.workflow.catalog_designer import (
 )
 from kbopt.workflow.move_record import candidate_score, place_pair, record_for
 from kbopt.workflow.search_momentum import Momentum, directions
-from kbopt.workflow.search_pairing import untried_pair
+from kbopt.workflow.search_pairing import out_of_shared_memory, stages_alongside, untried_pair
 
 ARMS = ("catalog", "random", "grid")
 # A move is kept unless it is more than 5% slower than the fastest values the arm has
@@ -233,6 +233,9 @@ class _Walk:
         # A resize just measured slower, with the warps scaled alike (`search_pairing`):
         # the next move tried, once.
         self.paired: tuple[str, PlannedMove] | None = None
+        # A grown tile that did not fit in shared memory, with one stage fewer
+        # (`search_pairing.stages_alongside`): the next move tried, once.
+        self.refit: tuple[str, PlannedMove] | None = None
         self._profiled: tuple[Measurement, Any] | None = None  # (state, its profile)
         # Every kept state, in order (trial number, values, measurement): where the walk
         # goes back to once no move is left from its best values (`_backtrack`).
@@ -316,6 +319,10 @@ class _Walk:
                 rest = [] if isinstance(self._open, str) else self._open
                 self._open = self.place_pair(self.paired, rest)
                 self.paired = None
+            if self.refit is not None:
+                rest = [] if isinstance(self._open, str) else self._open
+                self._open = [self.refit, *rest]
+                self.refit = None
         return self._open
 
     def choose(self) -> tuple[str, PlannedMove] | str:
@@ -381,6 +388,8 @@ class _Walk:
             self.rejected.add(planned.signature)
             if m is not None and m.correct:
                 self._pair(label, planned)
+            elif m is None and out_of_shared_memory(err):
+                self._refit(label, planned)
         self.result.trials.append(row)
         return True
 
@@ -403,7 +412,7 @@ class _Walk:
         """Move the walk to `values` (measured as `m`) with nothing ranked, paired, measured
         about directions or rolled back there yet (what it visited still counts)."""
         self.values, self.current = dict(values), m
-        self._open, self.paired = None, None
+        self._open, self.paired, self.refit = None, None, None
         self.momentum, self.rejected = Momentum(), set()
 
     def _reopen(self) -> tuple[str, PlannedMove] | None:
@@ -422,6 +431,21 @@ class _Walk:
         if isinstance(choice, str):
             return None
         return (f"rolled back before, tried again from the best values, {choice[0]}", choice[1])
+
+    def _refit(self, label: str, planned: PlannedMove) -> None:
+        """Queue `planned` (a grown tile that did not fit in shared memory) with one
+        pipeline stage fewer, next in either walk: the limit is the hardware's."""
+        refit = stages_alongside(
+            planned,
+            self.lab.spec.knobs_for(self.lab.version),
+            self.values,
+            self.metrics(),
+            self.current.launched,
+            self.rejected,
+            self.visited,
+        )
+        if refit is not None:
+            self.refit = (f"{label}, one stage fewer", refit)
 
     def _pair(self, label: str, planned: PlannedMove) -> None:
         """Queue `planned` (measured slower) with the warps scaled alike, when it resizes."""

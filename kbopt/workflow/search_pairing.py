@@ -15,6 +15,15 @@ with the warps scaled alike, once: the pair is not paired again.  The catalog se
 ablation's catalog arm, `kbopt cycle --designer catalog`) tries it only where the pairing's
 record in the project's measured ablations scores above the next move's
 (`move_record.place_pair`): measured, it paid less often than the moves it displaced.
+
+A tile grown past the shared memory of an SM does not compile at all (Triton: "out of
+resource: shared memory"): a software-pipelined loop holds one copy of its tiles per stage,
+so the same tile with one stage fewer needs a stage's worth less.  Such a resize is tried
+next with the pipeline stages lowered by one, once, in both walks (`stages_alongside`): the
+limit is the hardware's, not a guess.  On the H100, Liger's SwiGLU gate/up GEMM could not
+take 64-row tiles after its walk had grown the column and depth tiles (295 KB at two stages
+against 227 KB), while the random order's fastest configuration was 64-row tiles at one
+stage.
 """
 
 from __future__ import annotations
@@ -32,6 +41,10 @@ if TYPE_CHECKING:
 RESIZE_ROLES = frozenset({"tile_m", "tile_n", "rows_per_program", "kv_tile"})
 WARPS = "warps"
 NOTE = "the same work per thread: the warps scaled with the tile"
+STAGES = "pipeline_stages"
+STAGES_NOTE = "the same tile in one stage fewer of the pipeline's shared-memory buffers"
+# How a launch that needs more shared memory than an SM has fails (Triton's OutOfResources).
+OUT_OF_SHARED_MEMORY = "out of resource: shared memory"
 
 
 def warps_alongside(
@@ -74,5 +87,39 @@ def untried_pair(
     if paired is None or paired.signature in rejected:
         return None
     if frozenset({**values, **paired.values}.items()) in tried:
+        return None
+    return paired
+
+
+def out_of_shared_memory(error: str) -> bool:
+    """Whether a failed measurement's error says the launch needed more shared memory than
+    an SM has."""
+    return OUT_OF_SHARED_MEMORY in error.lower()
+
+
+def stages_alongside(
+    planned: PlannedMove,
+    knobs: Sequence[Knob],
+    values: Mapping[str, Any],
+    metrics: Mapping[str, float],
+    launched: Mapping[str, Any] | None,
+    rejected: Collection[Any],
+    tried: Collection[frozenset],
+) -> PlannedMove | None:
+    """`planned` (a resize that grows a tile and did not fit in shared memory) with the
+    pipeline stages lowered by one, or None: when it does not only grow resize roles, the
+    kernel has no stages knob that can go down, or the pair was rolled back or measured."""
+    from kbopt.model import Move
+
+    roles = set(planned.move.change)
+    if not roles <= RESIZE_ROLES or {sign for _, sign in directions(planned)} != {1}:
+        return None
+    change = {**planned.move.change, STAGES: "-1"}
+    paired = plan_move(
+        Move(change=change, note=STAGES_NOTE), knobs, values, metrics, launched, relax=True
+    )
+    if isinstance(paired, NotApplicable) or not any(c.role == STAGES for c in paired.changes):
+        return None
+    if paired.signature in rejected or frozenset({**values, **paired.values}.items()) in tried:
         return None
     return paired
