@@ -121,8 +121,9 @@ def read_start_profile(source: str, spec: KernelSpec, start: str, config: Any) -
     except json.JSONDecodeError as exc:
         raise KbError(f"not valid JSON: {exc.msg}", shown, exc.lineno) from None
     entries = doc if isinstance(doc, list) else [doc]
-    texts = [e.get("profile") for e in entries if isinstance(e, dict)]
-    if not texts or not all(isinstance(x, str) for x in texts):
+    found = [e.get("profile") for e in entries if isinstance(e, dict)]
+    texts = [x for x in found if isinstance(x, str)]
+    if not texts or len(texts) < len(entries):
         raise KbError(
             "expected `kbopt profile --json` output: entries with a `profile` (its Markdown)",
             shown,
