@@ -161,7 +161,7 @@ class Lab:
         # The starting values' profile with hardware counters (`kbopt profile`, measured
         # before the run: `start_profile`), and the measurement it stands for: the walks
         # rank from it at those values, as `kbopt recommend` ranks that profile.
-        self.start_profile: Any = None
+        self.start_profile: Profile | None = None
         self.start_measurement: Measurement | None = None
 
     def measure(

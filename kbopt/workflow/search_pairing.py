@@ -47,6 +47,50 @@ STAGES_NOTE = "the same tile in one stage fewer of the pipeline's shared-memory 
 OUT_OF_SHARED_MEMORY = "out of resource: shared memory"
 
 
+def _resize_sign(planned: PlannedMove) -> int | None:
+    """+1 or -1 when `planned` only resizes (tiles, rows per program), all one way; else None."""
+    if not set(planned.move.change) <= RESIZE_ROLES:
+        return None
+    signs = {sign for _, sign in directions(planned)}
+    return signs.pop() if len(signs) == 1 else None
+
+
+def _with_change(
+    planned: PlannedMove,
+    role: str,
+    op: str,
+    note: str,
+    knobs: Sequence[Knob],
+    values: Mapping[str, Any],
+    metrics: Mapping[str, float],
+    launched: Mapping[str, Any] | None,
+) -> PlannedMove | None:
+    """`planned`'s change with `role` changed by `op` as well, planned from `values`; None
+    when the kernel has no knob of that role that can move so."""
+    from kbopt.model import Move
+
+    change = {**planned.move.change, role: op}
+    paired = plan_move(Move(change=change, note=note), knobs, values, metrics, launched, relax=True)
+    if isinstance(paired, NotApplicable) or not any(c.role == role for c in paired.changes):
+        return None
+    return paired
+
+
+def _untried(
+    paired: PlannedMove | None,
+    values: Mapping[str, Any],
+    rejected: Collection[Any],
+    tried: Collection[frozenset],
+) -> PlannedMove | None:
+    """`paired`, unless it was rolled back already (its signature is in `rejected`) or the
+    knob values it leads to were measured (in `tried`)."""
+    if paired is None or paired.signature in rejected:
+        return None
+    if frozenset({**values, **paired.values}.items()) in tried:
+        return None
+    return paired
+
+
 def warps_alongside(
     planned: PlannedMove,
     knobs: Sequence[Knob],
@@ -57,19 +101,11 @@ def warps_alongside(
     """`planned` (a resize measured from `values`) with the warps scaled by the same
     factor, or None: when it changes anything but resize roles, changes them both ways, or
     the kernel has no warps knob that can move that way."""
-    from kbopt.model import Move
-
-    roles = set(planned.move.change)
-    if not roles <= RESIZE_ROLES:
+    sign = _resize_sign(planned)
+    if sign is None:
         return None
-    signs = {sign for _, sign in directions(planned)}
-    if len(signs) != 1:
-        return None
-    change = {**planned.move.change, WARPS: "x2" if signs == {1} else "/2"}
-    paired = plan_move(Move(change=change, note=NOTE), knobs, values, metrics, launched, relax=True)
-    if isinstance(paired, NotApplicable) or not any(c.role == WARPS for c in paired.changes):
-        return None
-    return paired
+    op = "x2" if sign > 0 else "/2"
+    return _with_change(planned, WARPS, op, NOTE, knobs, values, metrics, launched)
 
 
 def untried_pair(
@@ -84,11 +120,7 @@ def untried_pair(
     """`warps_alongside`, unless the pair was rolled back already (its signature is in
     `rejected`) or the knob values it leads to were measured (in `tried`)."""
     paired = warps_alongside(planned, knobs, values, metrics, launched)
-    if paired is None or paired.signature in rejected:
-        return None
-    if frozenset({**values, **paired.values}.items()) in tried:
-        return None
-    return paired
+    return _untried(paired, values, rejected, tried)
 
 
 def out_of_shared_memory(error: str) -> bool:
@@ -109,17 +141,7 @@ def stages_alongside(
     """`planned` (a resize that grows a tile and did not fit in shared memory) with the
     pipeline stages lowered by one, or None: when it does not only grow resize roles, the
     kernel has no stages knob that can go down, or the pair was rolled back or measured."""
-    from kbopt.model import Move
-
-    roles = set(planned.move.change)
-    if not roles <= RESIZE_ROLES or {sign for _, sign in directions(planned)} != {1}:
+    if _resize_sign(planned) != 1:
         return None
-    change = {**planned.move.change, STAGES: "-1"}
-    paired = plan_move(
-        Move(change=change, note=STAGES_NOTE), knobs, values, metrics, launched, relax=True
-    )
-    if isinstance(paired, NotApplicable) or not any(c.role == STAGES for c in paired.changes):
-        return None
-    if paired.signature in rejected or frozenset({**values, **paired.values}.items()) in tried:
-        return None
-    return paired
+    paired = _with_change(planned, STAGES, "-1", STAGES_NOTE, knobs, values, metrics, launched)
+    return _untried(paired, values, rejected, tried)
