@@ -1423,6 +1423,18 @@ SOURCES: tuple[Source, ...] = (
         "helpers only (the module imports vLLM's modular MoE kernel classes and configs at "
         "import)",
     ),
+    sglang_059(
+        name="sglang_lightning_inter",
+        path="python/sglang/srt/layers/attention/linear/lightning_attn.py",
+        dest="sglang/lightning_inter.py",
+        sha256="4ea8c41d2d212aa41678988bf3b2c67c8202d7b1eedf2c9488847c8c5259a572",
+        mode="extract",
+        functions=("_fwd_kv_parallel", "_fwd_kv_reduce", "_fwd_none_diag_kernel"),
+        used_by=("sglang_lightning_inter",),
+        note="lightning attention's three inter-block kernels only (the block states, their "
+        "decayed prefix and the queries' product with it; the diagonal and decode kernels "
+        "left out)",
+    ),
     vllm_0340(
         name="vllm_expert_count",
         path="vllm/model_executor/layers/fused_moe/utils.py",

@@ -182,6 +182,7 @@ NEEDS = {
     "vllm_quant_embedding": "vllm_quant_embedding",
     "vllm_moe_bitmatrix": "vllm_moe_bitmatrix",
     "vllm_expert_count": "vllm_expert_count",
+    "sglang_lightning_inter": "sglang_lightning_inter",
     "vllm_unified_attention": "vllm_unified_attention",
     "vllm_rel_proj": "vllm_rel_proj",
     "vllm_moe_lora": "vllm_moe_lora",
@@ -710,6 +711,8 @@ CASES = {
     "vllm_qk_norm_rope_gate": ({"tokens": 13, "q_heads": 3, "kv_heads": 2, "head_dim": 48, "rotary_dim": 20, "pos_rows": 3}, {"triton_v1": {"head_block": 128, "rot_half_block": 32, "num_warps": 2, "num_stages": 1}}),
     # 5 prefill sequences (2 to 3 fresh, zero-filled) from a pool of 9 slots, 3 value heads of 12 x 10 (360 values a state), exact: v1's 512-value block (one, masked past 360), 8 warps; the variant: 128 (3, the last masked), 2 warps, 1 stage
     "vllm_gdn_initial_states": ({"seqs": 5, "slots": 9, "v_heads": 3, "head_k": 10, "head_v": 12}, {"triton_v1": {"block": 128, "num_warps": 2, "num_stages": 1}}),
+    # 2 x 2 heads, 600 tokens (3 blocks, the last 88 tokens: a partial first sub-block), d 16, e 32, fp32 history updated in place: v1's CBLOCK 64 for both launches; the variant: 32 for the states (the partial block's shift 8), 128 for the output (the last block's second program fully masked), 2 warps, 1 stage
+    "sglang_lightning_inter": ({"batch": 2, "heads": 2, "seqlen": 600, "d": 16, "e": 32}, {"triton_v1": {"cblock_kv": 32, "cblock_out": 128, "num_warps": 2, "num_stages": 1}}),
     # 70 tokens, top-4 of 48 experts (padded to 64: the peeled last tile masked), no ties by construction: v1's 32 x 32 tiles (3 row blocks, the last masked; two expert tiles merged); the variant: 16 tokens x one 64-expert tile (2 words, the second half spare), 2 warps
     "vllm_routing_topk": ({"tokens": 70, "experts": 48, "topk": 4}, {"triton_v1": {"block_m": 16, "block_n": 64, "num_warps": 2}}),
     "vllm_expert_count": ({"tokens": 300, "experts": 48, "topk": 6, "ep": 4}, {"triton_v1": {"block": 256, "num_warps": 2, "num_stages": 1}}),
