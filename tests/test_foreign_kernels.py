@@ -56,6 +56,7 @@ NEEDS = {
     "liger_embedding": None,
     "liger_grpo_loss": None,
     "liger_moe_up_proj": None,
+    "liger_moe_down_proj": None,
     "liger_attn_res": None,
     "liger_qwen2vl_mrope": None,
     "liger_mm_int8int2": None,
@@ -452,6 +453,8 @@ CASES = {
     "liger_grpo_loss": ({"b": 2, "length": 5, "vocab": 300}, {"triton_v1": {"block_n": 128, "num_warps": 2}}),
     # tl.dot, fp32 and fp16 under the interpreter; Liger's routing kernels take most of the ~15 s
     "liger_moe_up_proj": ({"tokens": 12, "hidden": 32, "inter": 24, "experts": 3, "k": 2}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 16, "num_warps": 2}}),
+    # 12 tokens to 3 experts top-2 (24 sorted rows, ~8 per expert), hidden 36, inter 40: v1's 64-row tiles (one per expert), 128-column and 64-deep tiles (one masked step); the variant: 16-row tiles, 16 x 16 weight tiles (3 column tiles and 3 reduction steps, the last of each masked), 2 warps, 1 stage
+    "liger_moe_down_proj": ({"tokens": 12, "hidden": 36, "inter": 40, "experts": 3, "k": 2}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 16, "num_warps": 2, "num_stages": 1}}),
     # 3 blocks: the depth loop unrolled to 4, its last step guarded off
     "liger_attn_res": ({"blocks": 3, "tokens": 5, "hidden": 300}, {"triton_v1": {"num_warps": 2}}),
     # 36 patches on a 32-wide grid: height and width positions differ from the temporal one
