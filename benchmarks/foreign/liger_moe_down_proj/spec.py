@@ -101,7 +101,7 @@ SPEC = KernelSpec(
         "activation rows times each expert's down weight in tl.dot tiles, bf16 out"
     ),
     dims=(
-        Dim("tokens", "tokens routed", "rows"),
+        Dim("tokens", "tokens routed"),
         Dim("hidden", "model width (the GEMM's output columns)"),
         Dim("inter", "expert intermediate size (the GEMM's reduction)"),
         Dim("experts", "experts in the layer"),
@@ -124,6 +124,9 @@ SPEC = KernelSpec(
         ),
     ),
     backoff_dim="tokens",
+    # a routing tile's rows are one expert's assignments (tokens * k / experts on average,
+    # ~1024 and ~4 in the trials), not the tokens: block_m spans those
+    shape_metrics=lambda d: {"rows": -(-d["tokens"] * d["k"] // d["experts"])},
     make_inputs=_make_inputs,
     reference=_reference,
     flops=flops,
