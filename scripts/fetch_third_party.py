@@ -2322,6 +2322,18 @@ SOURCES: tuple[Source, ...] = (
         note="the mHC split + Sinkhorn kernel for four streams (BLOCK_N tokens per program, "
         "each lane one token's 4 x 4 matrix in registers; the generic one-token kernel left out)",
     ),
+    flaggems_502(
+        name="flaggems_mm_syrk",
+        path="src/flag_gems/ops/mm.py",
+        dest="flag_gems/mm_syrk.py",
+        sha256="2ca00ab603ae1c061aba48823a28e234bc7f77c14bd3e421304a7f48fef55276",
+        mode="extract",
+        functions=("mm_kernel_syrk",),
+        used_by=("flaggems_mm_syrk",),
+        note="aten::mm's A @ A^T path (a packed lower-triangular grid of BLOCK_M x BLOCK_M "
+        "tiles, each reading two row panels of A in BLOCK_K tl.dot steps and stored twice, "
+        "as itself and transposed; the general and stream-K GEMMs left out)",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}

@@ -155,6 +155,7 @@ NEEDS = {
     "flaggems_conv3d": "flaggems_conv3d",
     "flaggems_sparse_attn_sink": "flaggems_sparse_attn_sink",
     "flaggems_mhc_sinkhorn": "flaggems_mhc_sinkhorn",
+    "flaggems_mm_syrk": "flaggems_mm_syrk",
     "sglang_seg_la": "sglang_seg_la",
     "sglang_gdn_wy": "sglang_gdn_wy",
     "sglang_gdn_chunk_h": "sglang_gdn_chunk_h",
@@ -769,6 +770,8 @@ CASES = {
     "sglang_kda_gate": ({"tokens": 50, "heads": 3, "head_dim": 24}, {"triton_v1": {"block_t": 16, "num_warps": 1, "num_stages": 1}}),
     # 40 tokens: v1's 16 tokens and 1 warp a program (three programs, the last half masked); the variant: 32-token programs (two, the second mostly masked), 2 warps, 2 stages
     "flaggems_mhc_sinkhorn": ({"tokens": 40}, {"triton_v1": {"block_n": 32, "num_warps": 2, "num_stages": 2}}),
+    # A [40, 100]: v1's 32 x 32 tiles (2 a side, 3 programs; rows 40..63 wrap modulo 40 and are not stored), 32-deep steps (4, the last masked); the variant: 16 x 16 tiles (3 a side, 6 programs, the last row and column of tiles cut at 40), 64-deep steps (2, the second masked), 1 warp, 1 stage
+    "flaggems_mm_syrk": ({"m": 40, "k": 100}, {"triton_v1": {"block_m": 16, "block_k": 64, "num_warps": 1, "num_stages": 1}}),
 }  # fmt: skip
 
 
