@@ -102,7 +102,7 @@ SPEC = KernelSpec(
         "routed experts' gate and up weights in tl.dot tiles, SwiGLU epilogue, bf16"
     ),
     dims=(
-        Dim("tokens", "tokens routed", "rows"),
+        Dim("tokens", "tokens routed"),
         Dim("hidden", "model width (the GEMM's reduction)"),
         Dim("inter", "expert intermediate size (gate and up each)"),
         Dim("experts", "experts in the layer"),
@@ -123,6 +123,9 @@ SPEC = KernelSpec(
         ),
     ),
     backoff_dim="tokens",
+    # a routing tile's rows are one expert's assignments (tokens * k / experts on average),
+    # not the tokens: block_m spans those (as in liger_moe_down_proj)
+    shape_metrics=lambda d: {"rows": -(-d["tokens"] * d["k"] // d["experts"])},
     make_inputs=_make_inputs,
     reference=_reference,
     flops=flops,
