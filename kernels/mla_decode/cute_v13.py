@@ -263,6 +263,12 @@ class _MlaDecodeV13(_MlaDecodeV10):
     # ``CacheHintSm90::EVICT_FIRST``); Q (cp.async) and the output stores are unchanged: a
     # trace-time switch.
     kv_evict_first = False
+    # With ``kv_evict_first`` on, every launch's KV copies carry the evict-first policy
+    # (None, cute_v23), or only those of a launch whose grid has at most this many row-block
+    # CTAs per (sequence, split), the CTAs that read the same KV tiles side by side; a launch
+    # with more passes 0 (an int, cute_v24): a run-time select on the grid's x extent,
+    # ``rows / M_BLK``, the number of row blocks, since one compile serves every shape.
+    kv_evict_first_max_row_blocks: int | None = None
 
     # v11's TMA plumbing with v12's 64 x 64 latent box (plain methods, traced inline)
     kv_load_args = _MlaDecodeV11.kv_load_args
@@ -431,6 +437,9 @@ class _MlaDecodeV13(_MlaDecodeV10):
         )
         t_skh_tma, _ = self.partition_latent_tma(tma_kl, g_kl_tma, s_kh, bi)
         tma = (tma_kl, tma_kr, t_gk_tma, t_skl_tma, t_skh_tma, t_gkr_tma, t_skr_tma)
+        if cutlass.const_expr(self.kv_evict_first_max_row_blocks is not None):
+            # cute_v24: the KV copies' L2 policy operand, chosen once per launch (kv_hint)
+            tma = (*tma, self.kv_policy_for_grid())
 
         # thread copies (each warpgroup with its own 128 threads): Q, the partial tile's zeros
         thr_g2s = g2s.get_slice(wg_tidx)
@@ -782,7 +791,8 @@ class _MlaDecodeV13(_MlaDecodeV10):
         slice the elected lane arms the slice's barrier for one box (64 x 64 x 2 bytes) and the
         warp issues that box's copy on it; rows >= t_max become 0. Traced inline (a plain
         method: every branch here is on Python values)."""
-        tma_kl, tma_kr, t_gk, t_skl, t_skh, t_gkr, t_skr = tma
+        tma_kl, tma_kr, t_gk, t_skl, t_skh, t_gkr, t_skr = tma[:7]
+        hint = self.kv_hint(*tma[7:])
         slice_bytes = N_BLK * D_ROPE * (t_skl.element_type.width // 8)
         for j in range(first, first + HALF_SLICES):
             bar = s_full + (stage * SLICES + j)
@@ -792,16 +802,14 @@ class _MlaDecodeV13(_MlaDecodeV10):
                 dst = t_skl[None, (0, j, stage)]
             else:
                 dst = t_skh[None, (0, j - HALF_SLICES, stage)]
-            cute.copy(tma_kl, t_gk[None, tile, j], dst, tma_bar_ptr=bar, **self.kv_hint())
+            cute.copy(tma_kl, t_gk[None, tile, j], dst, tma_bar_ptr=bar, **hint)
         if rope:
             bar = s_full + (stage * SLICES + LATENT_SLICES)
             with cute.arch.elect_one():
                 cute.arch.mbarrier_arrive_and_expect_tx(bar, slice_bytes)
-            cute.copy(
-                tma_kr, t_gkr[None, tile], t_skr[None, stage], tma_bar_ptr=bar, **self.kv_hint()
-            )
+            cute.copy(tma_kr, t_gkr[None, tile], t_skr[None, stage], tma_bar_ptr=bar, **hint)
 
-    def kv_hint(self) -> dict[str, Any]:
+    def kv_hint(self, policy: Any = None) -> dict[str, Any]:
         """The extra keyword of a KV tile's TMA copy: none (cute_v13 to v22, whose copies
         carry CuTe DSL's default policy operand 0), or
         (``kv_evict_first``, cute_v23) ``cache_policy``, the 64-bit L2 policy operand of
@@ -809,11 +817,32 @@ class _MlaDecodeV13(_MlaDecodeV10):
         value (``CopyBulkTensorTileG2SNonExecTrait.unpack`` in
         ``cutlass/cute/nvgpu/cpasync/copy.py``); the value is CUTLASS's
         ``CacheHintSm90::EVICT_FIRST`` (``cute/arch/copy_sm90_desc.hpp``), the constant
-        FlashMLA's KV copies pass (no ``createpolicy`` in the kernel)."""
+        FlashMLA's KV copies pass (no ``createpolicy`` in the kernel). ``policy``
+        (cute_v24): the launch's operand from :meth:`kv_policy_for_grid`, given to every
+        copy."""
+        if policy is not None:
+            return {"cache_policy": policy}
         if self.kv_evict_first:
             # an Int64 holding an MLIR value: unpack reads ``.value`` as an SSA operand
             return {"cache_policy": cutlass.Int64(cutlass.Int64(L2_EVICT_FIRST).ir_value())}
         return {}
+
+    def kv_policy_for_grid(self) -> Any:
+        """cute_v24 (``kv_evict_first_max_row_blocks``): the KV copies' L2 policy operand for
+        this launch, an ``Int64`` traced once at the kernel's start (LLVM recomputes it next to
+        each copy): CUTLASS's
+        ``CacheHintSm90::EVICT_FIRST`` when the grid has at most
+        ``kv_evict_first_max_row_blocks`` row-block CTAs per (sequence, split)
+        (``nctaid.x``: the grid is ``(rows / M_BLK, splits, batch)``), the CTAs that read the
+        same KV tiles side by side; else 0, cute_v22's operand (CuTe DSL's default)."""
+        row_blocks = cute.arch.grid_dim()[0]
+        return cutlass.Int64(
+            cutlass.select_(
+                row_blocks <= self.kv_evict_first_max_row_blocks,
+                cutlass.Int64(L2_EVICT_FIRST).ir_value(),
+                cutlass.Int64(0).ir_value(),
+            )
+        )
 
     @cute.jit
     def softmax_max(

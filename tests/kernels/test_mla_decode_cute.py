@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
+from collections.abc import Callable
 
 import pytest
 import torch
@@ -167,6 +169,14 @@ EXPECTED_PTX = {
         r"cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile\.mbarrier::complete_tx"
         r"::bytes\.L2::cache_hint",
         r"mov\.u64\s+%rd\d+, 1364590687093260288;",  # 0x12F0000000000000
+        r"bar\.sync\s+3,\s*256",
+    ],
+    "cute_v24": [
+        # cute_v23's kernel, each KV TMA copy's policy chosen from the grid's row blocks
+        r"cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile\.mbarrier::complete_tx"
+        r"::bytes\.L2::cache_hint",
+        r"mov\.u32\s+%r\d+, %nctaid\.x;",
+        r"selp\.b64\s+%rd\d+, 1364590687093260288, 0, %p\d+;",  # EVICT_FIRST or 0
         r"bar\.sync\s+3,\s*256",
     ],
     "cute_v15": [
@@ -592,6 +602,108 @@ def test_cute_v23_loads_kv_tiles_with_the_evict_first_l2_policy(out_dtype: str) 
     # two PTX texts are the same line for line
     v23_as_v22 = re.sub(r"(mov\.u64\s+%rd\d+, )1364590687093260288;", r"\g<1>0;", v23)
     assert re.sub(r"cute_v23_MlaDecodeV23", "cute_v22_MlaDecodeV22", v23_as_v22) == v22
+
+
+_EVICT_FIRST = 0x12F0000000000000  # CUTLASS's CacheHintSm90::EVICT_FIRST
+
+
+def _tma_copy_policy_rules(ptx: str) -> list[Callable[[int], int]]:
+    """For each ``cp.async.bulk.tensor`` load in PTX order, its L2 policy operand as a
+    function of the grid's x extent (``nctaid.x``, the row blocks): a constant (``mov.u64``)
+    or a ``selp.b64 %rd, A, B, %p`` on ``setp.<cmp>.u32 %p, %r, N`` where ``%r`` holds
+    ``%nctaid.x``; any other definition fails the test."""
+    movs = {m.group(1): int(m.group(2)) for m in re.finditer(r"mov\.u64\s+(%rd\d+), (\d+);", ptx)}
+    grid = set(re.findall(r"mov\.u32\s+(%r\d+), %nctaid\.x;", ptx))
+    setps = {
+        m.group(2): (m.group(1), int(m.group(4)))
+        for m in re.finditer(r"setp\.(lt|le|gt|ge)\.u32\s+(%p\d+), (%r\d+), (\d+);", ptx)
+        if m.group(3) in grid
+    }
+    cmp = {
+        "lt": lambda x, n: x < n,
+        "le": lambda x, n: x <= n,
+        "gt": lambda x, n: x > n,
+        "ge": lambda x, n: x >= n,
+    }
+    selps = {
+        m.group(1): (int(m.group(2)), int(m.group(3)), m.group(4))
+        for m in re.finditer(r"selp\.b64\s+(%rd\d+), (\d+), (\d+), (%p\d+);", ptx)
+    }
+    out: list[Callable[[int], int]] = []
+    for m in re.finditer(r"cp\.async\.bulk\.tensor\.[^\s]*\s[^;]*;", ptx):
+        copy = m.group(0)
+        assert ".global.tile.mbarrier::complete_tx::bytes.L2::cache_hint " in copy, copy
+        reg = re.search(r"\], (%rd\d+);$", copy)
+        assert reg, copy
+        r = reg.group(1)
+        if r in movs:
+            out.append(lambda x, v=movs[r]: v)
+            continue
+        assert r in selps, f"{copy}: its policy register is neither a constant nor a select"
+        a, b, p = selps[r]
+        assert p in setps, f"{copy}: its select is not on the grid's x extent"
+        op, n = setps[p]
+        out.append(lambda x, a=a, b=b, op=op, n=n: a if cmp[op](x, n) else b)
+    return out
+
+
+def _without_policy_selects(ptx: str) -> list[str]:
+    """The PTX lines without those that compute a copy's policy (the ``%nctaid.x`` read, the
+    ``setp`` on it, the ``selp.b64`` on that, cute_v24) or hold cute_v23's constant (its
+    ``mov.u64``), with register and label numbers and the kernel's name made neutral and the
+    register declarations dropped: what is left to compare between cute_v23 and cute_v24."""
+    grid: set[str] = set()
+    preds: set[str] = set()
+    out = []
+    for line in ptx.split("\n"):
+        t = line.strip()
+        if t.startswith(".reg") or re.match(r"mov\.u64\s+%rd\d+, 1364590687093260288;$", t):
+            continue
+        if m := re.match(r"mov\.u32\s+(%r\d+), %nctaid\.x;$", t):
+            grid.add(m.group(1))
+            continue
+        m = re.match(r"setp\.\w+\.u32\s+(%p\d+), (%r\d+), \d+;$", t)
+        if m and m.group(2) in grid:
+            preds.add(m.group(1))
+            continue
+        m = re.match(r"selp\.b64\s+%rd\d+, 1364590687093260288, 0, (%p\d+);$", t)
+        if m and m.group(1) in preds:
+            continue
+        t = re.sub(r"cute_v\d+_MlaDecodeV\d+", "KERNEL", t)
+        t = re.sub(r"%(rd|r|p|f|fd|rs|h|hh)\d+", r"%\1", t)
+        out.append(re.sub(r"\$L__BB\d+_\d+", "$L", t))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("out_dtype", ptx_fingerprints.OUT_DTYPES)
+def test_cute_v24_keeps_kv_tiles_evict_first_only_up_to_two_row_blocks(out_dtype: str) -> None:
+    """cute_v24 = cute_v23 with each KV tile copy's L2 policy chosen per launch from the
+    grid's x extent (``nctaid.x`` = rows / 64, the row-block CTAs that read each KV tile):
+    CUTLASS's ``CacheHintSm90::EVICT_FIRST`` at 1 or 2 (decode: s = 1, 128 heads), 0 (cute_v22's
+    operand) from 3 on (b=128's s = 2: 4; speculative's s = 16: 32). The copies and the
+    barrier and product order are cute_v23's; with the select (and cute_v23's constant) taken
+    out, every line of cute_v23's PTX is in cute_v24's, and what cute_v24 has beyond it is
+    integer address arithmetic that LLVM recomputes instead of carrying (no memory access,
+    barrier, MMA or branch more)."""
+    v23 = ptx_fingerprints.version_ptx("cute_v23", out_dtype)
+    v24 = ptx_fingerprints.version_ptx("cute_v24", out_dtype)
+    r23, r24 = _tma_copy_policy_rules(v23), _tma_copy_policy_rules(v24)
+    assert len(r24) == len(r23) == 36
+    # row blocks per launch -> the policy every copy must carry
+    expected = {1: _EVICT_FIRST, 2: _EVICT_FIRST, 3: 0, 4: 0, 32: 0, 64: 0}
+    for row_blocks, policy in expected.items():
+        assert {r(row_blocks) for r in r24} == {policy}, row_blocks
+        assert {r(row_blocks) for r in r23} == {_EVICT_FIRST}
+    assert "createpolicy" not in v24
+    assert _pv_and_exchange_order(v24) == _pv_and_exchange_order(v23)
+
+    rest23, rest24 = _without_policy_selects(v23), _without_policy_selects(v24)
+    assert not Counter(rest23) - Counter(rest24), "a line of cute_v23's PTX is missing"
+    extra = Counter(rest24) - Counter(rest23)
+    allowed = r"(add|shl|shr|and|or|xor)\.[bsu]32\s|mov\.u32\s+%r, (%tid\.x|__dynamic_shmem__0);"
+    assert all(re.match(allowed, line) for line in extra), sorted(extra)
+    assert sum(extra.values()) < 60, sum(extra.values())
 
 
 def test_fingerprints_cover_every_cute_version_at_the_installed_cutlass_dsl() -> None:
