@@ -1368,6 +1368,36 @@ SOURCES: tuple[Source, ...] = (
         "sparse indexer's metadata and vLLM's indexer top-k layers at import)",
     ),
     vllm_0340(
+        name="vllm_step5_swa_decode",
+        path="vllm/models/step5/nvidia/ops/swa_decode.py",
+        dest="vllm/step5_swa_decode.py",
+        sha256="247c021f99e632ee1755113fcced6db0aa90264b472b39bb4bb5a57c9be8a4c1",
+        mode="extract",
+        functions=("_swa_decode_split", "_store_gated", "_swa_decode_combine"),
+        used_by=("vllm_step5_swa_decode",),
+        note="Step5's sliding-window GQA decode kernels (the split-window attention, its gated "
+        "store and the split combine) only (its module imports the DSA decode module's PDL "
+        "flag and gate at import); its _gate comes from vllm_step5_decode_gate",
+    ),
+    vllm_0340(
+        name="vllm_step5_decode_gate",
+        path="vllm/models/step5/common/ops/sparse_decode_attention.py",
+        dest="vllm/step5_decode_gate.py",
+        sha256="bdc0d1761e622ce7bc670e49f95154fc094008c7abf8157e83673f25c3d41b1f",
+        mode="extract",
+        functions=("_gate",),
+        shims={
+            "from vllm.triton_utils import tl, tldevice, triton": (
+                "from triton.language.extra import libdevice as tldevice  # kbopt shim: "
+                "vLLM's tldevice is Triton's libdevice (its exp, for the sigmoid)"
+            )
+        },
+        used_by=("vllm_step5_swa_decode",),
+        note="the DSA decode module's headwise sigmoid gate helper (the launcher hands it to "
+        "the sliding-window decode kernels' module; the DSA decode kernels are left out, and "
+        "the module's platform import for its PDL flag)",
+    ),
+    vllm_0340(
         name="vllm_diffusion_row_stats",
         path="vllm/model_executor/models/diffusion_gemma_sampler.py",
         dest="vllm/diffusion_row_stats.py",

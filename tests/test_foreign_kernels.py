@@ -180,6 +180,7 @@ NEEDS = {
     "sglang_mla_tensor_quant": "sglang_fp8_mla_scaled_mm",
     "sglang_scaled_mm": "sglang_fp8_mla_scaled_mm",
     "vllm_step5_indexer_scores": "vllm_step5_indexer_scores",
+    "vllm_step5_swa_decode": "vllm_step5_swa_decode",
     "vllm_diffusion_row_stats": "vllm_diffusion_row_stats",
     "vllm_quant_embedding": "vllm_quant_embedding",
     "vllm_moe_bitmatrix": "vllm_moe_bitmatrix",
@@ -696,6 +697,8 @@ CASES = {
     "sglang_scaled_mm": ({"m": 5, "n": 150, "k": 300}, {"triton_v1": {"block_m": 16, "block_n": 32, "block_k": 64, "num_warps": 2, "num_stages": 1}}),
     # 2 requests of 6 tokens (3 pairs each, 12 rows) ending contexts of 70 regions (4 packed 32-region pages per request, 3 used), 4 heads padded to 16, fp8 tl.dot under the interpreter, -inf past lengths 69, 69 and 70: v1's 32-region tiles (3 per row, the last masked); the variant: 16-region tiles (5, the last masked), 2 warps
     "vllm_step5_indexer_scores": ({"reqs": 2, "tokens": 6, "regions": 70, "heads": 4}, {"triton_v1": {"tile": 16, "num_warps": 2}}),
+    # 3 requests of 2 tokens (MTP), contexts 40, 21 and 22 (the shorter ones inside the 24-key window), 4 heads over 2 KV heads (group 2), 16-token pages: v1's plan (pack 1, one split: the gated store), 64-key steps masked; the variant: 16-key steps, 2 splits merged by the combine launch, the pair packed (rows 4), 2 warps, 1 stage, 2 combine warps
+    "vllm_step5_swa_decode": ({"reqs": 3, "q_len": 2, "ctx": 40, "window": 24, "heads": 4, "kv_heads": 2}, {"triton_v1": {"block_n": 16, "splits": 2, "pack": 2, "num_warps": 2, "num_stages": 1, "merge_warps": 2}}),
     # 2 requests of 3 canvas rows (6 rows) of 5000 logits, the noise recomputed bit for bit (ids exact), entropy and probs against fp64: v1's 4096-column steps (2 per pass, the second masked); the variant: 1024 (5, the last masked), 2 warps, 1 stage
     "vllm_diffusion_row_stats": ({"reqs": 2, "canvas": 3, "vocab": 5000}, {"triton_v1": {"block": 1024, "num_warps": 2, "num_stages": 1}}),
     # 7 ids of a 50-row int4 table, 320 columns in 5 groups of 64: v1's 512-column block (one per row, masked past 320); the variant: 128 columns (3 per row, the last half masked), 2 warps

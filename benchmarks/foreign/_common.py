@@ -158,6 +158,8 @@ SOURCE_FILES = {
     "sglang_ep_gather": "sglang/ep_gather.py",
     "sglang_fp8_mla_scaled_mm": "sglang/fp8_mla_scaled_mm.py",
     "vllm_step5_indexer_scores": "vllm/step5_indexer_scores.py",
+    "vllm_step5_swa_decode": "vllm/step5_swa_decode.py",
+    "vllm_step5_decode_gate": "vllm/step5_decode_gate.py",
     "vllm_diffusion_row_stats": "vllm/diffusion_row_stats.py",
     "vllm_quant_embedding": "vllm/quant_embedding.py",
     "vllm_moe_bitmatrix": "vllm/moe_bitmatrix.py",

@@ -15,3 +15,8 @@ def rsqrt(x):  # type: ignore[no-untyped-def]
 @triton.jit
 def tanh(x):  # type: ignore[no-untyped-def]
     return 2.0 * tl.sigmoid(2.0 * x) - 1.0
+
+
+@triton.jit
+def exp(x):  # type: ignore[no-untyped-def]
+    return tl.exp(x)
