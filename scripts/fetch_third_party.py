@@ -830,6 +830,20 @@ SOURCES: tuple[Source, ...] = (
         "_get_block_sizes_for_extend_attention does)",
     ),
     sglang_059(
+        name="sglang_extend_unified",
+        path="python/sglang/srt/layers/attention/triton_ops/extend_attention.py",
+        dest="sglang/extend_unified.py",
+        sha256="a68330473b0de2d069937877ca72433e0d6903b0105071699df45c9746300659",
+        mode="extract",
+        functions=("tanh", "_fwd_kernel_unified"),
+        used_by=("sglang_extend_unified",),
+        note="the deterministic-inference unified extend attention kernel and its tanh helper "
+        "only (the module imports SGLang's prefill attention and utils, and reads the CUDA "
+        "capability, at import; the launcher picks the block sizes as "
+        "_get_block_sizes_for_extend_attention does and builds the unified indices as "
+        "build_unified_kv_indices leaves them)",
+    ),
+    sglang_059(
         name="sglang_moe_wna16",
         path="python/sglang/srt/layers/moe/fused_moe_triton/fused_moe_triton_kernels.py",
         dest="sglang/moe_wna16.py",

@@ -209,6 +209,7 @@ NEEDS = {
     "sglang_seg_la_mtp": "sglang_seg_la_mtp",
     "sglang_gdn_chunk_o": "sglang_gdn_chunk_o",
     "sglang_extend_attention": "sglang_extend_attention",
+    "sglang_extend_unified": "sglang_extend_unified",
     "sglang_moe_wna16": "sglang_moe_wna16",
     "sglang_conv1d_update": "sglang_conv1d_update",
     "sglang_ssd_chunk_cumsum": "sglang_ssd_chunk_cumsum",
@@ -757,6 +758,8 @@ CASES = {
     "sglang_gdn_chunk_o": ({"seqs": 2, "seqlen": 70, "heads": 4, "kheads": 2, "dk": 24, "dv": 20, "chunk": 64}, {"triton_v1": {"block_k": 16, "block_v": 16, "num_warps": 2, "num_stages": 1}}),
     # 2 sequences of 37 cached + 21 new tokens, the prefixes scattered over the pool, 4 heads over 2 KV heads of 24 (BLOCK_DMODEL 32, masked): v1's 128 x 64 tiles, 4 warps (heads up to 64), 1 stage (rows and keys masked); the variant: 16 x 16 tiles (the prefix in 3 steps, the last masked; 2 row blocks), 2 warps, 2 stages
     "sglang_extend_attention": ({"seqs": 2, "prefix": 37, "extend": 21, "heads": 4, "kvheads": 2, "headdim": 24}, {"triton_v1": {"block_m": 16, "block_n": 16, "num_warps": 2, "num_stages": 2}}),
+    # 2 sequences of 37 cached + 21 new tokens (a unified list of 58 keys each, both scattered over the pool), 4 heads over 2 KV heads of 24 (BLOCK_DMODEL 32, masked), sinks: v1's 128 x 64 tiles, 4 warps, 1 stage (one row block, one key step: rows, keys and the causal part masked); the variant: 16 x 16 tiles (2 row blocks, 4 key steps each, the second block's rows cut at 5, the last step masked past 58 and past each row's causal end), 2 warps, 2 stages
+    "sglang_extend_unified": ({"seqs": 2, "prefix": 37, "extend": 21, "heads": 4, "kvheads": 2, "headdim": 24}, {"triton_v1": {"block_m": 16, "block_n": 16, "num_warps": 2, "num_stages": 2}}),
     # 20 tokens on 6 experts, top-2 (v1's 64 x 64 x 32 tiles and groups of 8 above 6 tokens), hidden 128 in groups of 64 (4 steps of 32, a group's scale and zero point met twice), n 48 (the 64-column block masked, its columns wrapping); the variant: 16 x 16 x 64 tiles (3 column blocks, 2 steps each one group), groups of 2, 2 warps, 1 stage
     "sglang_moe_wna16": ({"tokens": 20, "hidden": 128, "inter": 24, "experts": 6, "topk": 2, "group": 64}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 64, "group_m": 2, "num_warps": 2, "num_stages": 1}}),
     # 5 decoding sequences in a pool of 9 slots (shuffled, 4 untouched), 300 channels, width 4 (3 state columns shifted in place), silu: v1's 256-channel blocks (the second masked); the variant: 64 (5, the last masked), 2 warps

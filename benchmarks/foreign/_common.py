@@ -189,6 +189,7 @@ SOURCE_FILES = {
     "sglang_seg_la_mtp": "sglang/seg_la_mtp.py",
     "sglang_gdn_chunk_o": "sglang/fla_chunk_o.py",
     "sglang_extend_attention": "sglang/extend_attention.py",
+    "sglang_extend_unified": "sglang/extend_unified.py",
     "sglang_moe_wna16": "sglang/moe_wna16.py",
     "sglang_conv1d_update": "sglang/conv1d_update.py",
     "sglang_ssd_chunk_cumsum": "sglang/ssd_chunk_cumsum.py",
