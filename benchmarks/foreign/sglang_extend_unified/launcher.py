@@ -31,16 +31,13 @@ import torch
 import triton
 
 from foreign import _common
+from foreign.sglang_extend_attention import launcher as _extend
 
 LAST_INFO: dict[str, Any] = {}
-SGLANG_STAGES = 1
-
-
-def sglang_blocks(lq: int) -> tuple[int, int, int]:
-    """`_get_block_sizes_for_extend_attention`'s BLOCK_M, BLOCK_N and num_warps on CUDA
-    capability 9 (the H100s this set is timed on)."""
-    bm, bn = (128, 64) if lq <= 256 else (32, 64)
-    return bm, bn, 4 if lq <= 64 else 8
+# SGLang picks the unified kernel's tiles, warps and stages with the same helper as the
+# two-phase kernel's (`_get_block_sizes_for_extend_attention`, a fixed 1 stage).
+SGLANG_STAGES = _extend.SGLANG_STAGES
+sglang_blocks = _extend.sglang_blocks
 
 
 @dataclass(frozen=True)
