@@ -123,6 +123,25 @@ def _on_alarm(signum: int, frame: object) -> None:
     raise CommandTimeout
 
 
+def _timed_out(exc: BaseException) -> bool:
+    """Whether `exc` was raised because `--timeout` ran out: the alarm can land inside a
+    library that catches everything and raises its own error (pydantic building a
+    validator while a slow start-up imports the contracts), with the timeout as its cause."""
+    seen: set[int] = set()
+    at: BaseException | None = exc
+    while at is not None and id(at) not in seen:
+        if isinstance(at, CommandTimeout):
+            return True
+        seen.add(id(at))
+        at = at.__cause__ or at.__context__
+    return False
+
+
+def _gave_up(args: argparse.Namespace) -> int:
+    _error(args, [f"gave up after {args.timeout:g} s (--timeout)"])
+    return 124
+
+
 def _error(args: argparse.Namespace, problems: Sequence[object]) -> None:
     if getattr(args, "json", False):
         print(json.dumps({"error": [str(p) for p in problems]}, indent=2))
@@ -175,18 +194,23 @@ def _main(argv: Sequence[str] | None) -> int:
         _error(args, exc.problems if isinstance(exc, ProblemList) else [exc])
         return 2
     except CommandTimeout:
-        _error(args, [f"gave up after {args.timeout:g} s (--timeout)"])
-        return 124
+        return _gave_up(args)
     except KeyboardInterrupt:
         print("kbopt: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
     except OSError as exc:
+        if _timed_out(exc):
+            return _gave_up(args)
         # The machine said no (permissions, a full disk...): one line, never a traceback.
         where = f"{exc.filename}: " if exc.filename else ""
         _error(args, [f"{where}{exc.strerror or exc}"])
         return 2
+    except Exception as exc:
+        if not _timed_out(exc):
+            raise
+        return _gave_up(args)
     finally:
         if timer:
             signal.setitimer(signal.ITIMER_REAL, 0)

@@ -57,7 +57,9 @@ def silent_server() -> Iterator[Silent]:
     srv.close()
 
 
-def _start(root: Path, url: str, *extra: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+def _start(
+    root: Path, url: str, *extra: str, env: dict[str, str] | None = None
+) -> subprocess.Popen[str]:
     environ = {
         **os.environ,
         "ANTHROPIC_API_KEY": "test-key",
@@ -66,7 +68,19 @@ def _start(root: Path, url: str, *extra: str, env: dict[str, str] | None = None)
         **(env or {}),
     }
     return subprocess.Popen(
-        [sys.executable, "-m", "kbopt", "--root", str(root), *extra, "agent", "run", "Write a Triton kernel", "--sm", "90"],
+        [
+            sys.executable,
+            "-m",
+            "kbopt",
+            "--root",
+            str(root),
+            *extra,
+            "agent",
+            "run",
+            "Write a Triton kernel",
+            "--sm",
+            "90",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -103,7 +117,9 @@ def test_ctrl_c_stops_a_waiting_run(empty_kb: Path, silent_server: Silent) -> No
 
 
 def test_timeout_option_stops_a_waiting_run(empty_kb: Path, silent_server: str) -> None:
-    proc = _start(empty_kb, silent_server, "--timeout", "2", env={"KBOPT_AGENT_READ_TIMEOUT": "600"})
+    proc = _start(
+        empty_kb, silent_server, "--timeout", "2", env={"KBOPT_AGENT_READ_TIMEOUT": "600"}
+    )
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 124, (out, err)
     assert "--timeout" in err and "Traceback" not in err
@@ -121,8 +137,18 @@ def test_client_timeouts_come_from_the_configuration(monkeypatch: pytest.MonkeyP
     assert (client.timeout.connect, client.timeout.read) == (1.5, 9)
 
 
-@pytest.mark.parametrize(("var", "value"), [("KBOPT_AGENT_READ_TIMEOUT", "0"), ("KBOPT_AGENT_READ_TIMEOUT", "nan"), ("KBOPT_AGENT_CONNECT_TIMEOUT", "-1"), ("KBOPT_AGENT_MAX_RETRIES", "many")])
-def test_bad_timeout_settings_are_refused(monkeypatch: pytest.MonkeyPatch, var: str, value: str) -> None:
+@pytest.mark.parametrize(
+    ("var", "value"),
+    [
+        ("KBOPT_AGENT_READ_TIMEOUT", "0"),
+        ("KBOPT_AGENT_READ_TIMEOUT", "nan"),
+        ("KBOPT_AGENT_CONNECT_TIMEOUT", "-1"),
+        ("KBOPT_AGENT_MAX_RETRIES", "many"),
+    ],
+)
+def test_bad_timeout_settings_are_refused(
+    monkeypatch: pytest.MonkeyPatch, var: str, value: str
+) -> None:
     from kbopt.agents.runner import AgentConfig
     from kbopt.errors import KbError
 
@@ -145,3 +171,31 @@ def test_ctrl_c_before_the_command_runs_is_one_line(
     monkeypatch.setattr(where, interrupted)
     assert main(["vocab", "--json"]) == 130
     assert capsys.readouterr().err == "kbopt: interrupted\n"
+
+
+def test_a_timeout_wrapped_by_a_library_is_still_a_timeout(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The alarm can land inside a library that turns every exception into its own (on a
+    loaded CI machine `--timeout 2` fired while pydantic built a validator at start-up and
+    surfaced as a SchemaError traceback): the chain's timeout decides, exit 124, one line."""
+    from kbopt import cli
+    from kbopt.cli import catalog_cmds
+
+    def slow_start(args: object) -> int:
+        try:
+            raise cli.CommandTimeout
+        except BaseException as exc:
+            raise RuntimeError("Error building validator") from exc
+
+    monkeypatch.setattr(catalog_cmds, "cmd_vocab", slow_start)
+    assert cli.main(["--timeout", "30", "vocab"]) == 124
+    err = capsys.readouterr().err
+    assert "--timeout" in err and "Traceback" not in err
+
+    def plain_bug(args: object) -> int:
+        raise RuntimeError("a bug, not a timeout")
+
+    monkeypatch.setattr(catalog_cmds, "cmd_vocab", plain_bug)
+    with pytest.raises(RuntimeError, match="a bug"):
+        cli.main(["--timeout", "30", "vocab"])
