@@ -982,3 +982,64 @@ def test_the_designer_says_what_the_chosen_move_found_in_earlier_ablations(
     assert again["entry"] == chosen["entry"]
     said = "in this project's measured ablations this move beat the search's best so far in 1 of 1"
     assert said in json.dumps(_record(root, "c2"))
+
+
+REFIT_VERSION = """\
+NUM_WARPS = 4
+VECTORS = 2
+BLOCK = 256
+STAGES = 2
+# twice the block is faster (70 us) but needs one stage fewer to fit (SharedMemoryBound)
+FAKE_DURATION_US = 100 - (BLOCK / 256 - 1) * 30 + 0 * (NUM_WARPS + VECTORS + STAGES)
+FAKE_FLOOR_US = 10
+FAKE_TIMING_METRICS = {"dram_throughput_pct": 40.0}
+
+
+def knobby(x):
+    return x
+"""
+
+
+class SharedMemoryBound(StandInBackend):
+    """A 512-wide block fits in shared memory only at one pipeline stage: at two the launch
+    fails as Triton's does when a kernel needs more than an SM has."""
+
+    def measure(self, spec, version, config, params=None):  # type: ignore[no-untyped-def]
+        values = spec.knob_values(version)
+        if values.get("block") == 512 and values.get("stages", 1) >= 2:
+            raise RuntimeError(
+                "OutOfResources: out of resource: shared memory, Required: 294944, "
+                "Hardware limit: 232448"
+            )
+        return super().measure(spec, version, config, params)
+
+
+def test_a_grown_tile_out_of_shared_memory_is_designed_again_with_one_stage_fewer(
+    tmp_path: Path,
+) -> None:
+    root = _pairing_project(tmp_path)
+    kdir = root / "kernels" / "knobby"
+    spec_text = (kdir / "spec.py").read_text()
+    (kdir / "spec.py").write_text(
+        spec_text.replace(
+            '            Knob("block", "int", (128, 256, 512, 1024), "tile_n"),\n',
+            '            Knob("block", "int", (128, 256, 512, 1024), "tile_n"),\n'
+            '            Knob("stages", "int", (1, 2, 3), "pipeline_stages"),\n',
+        )
+    )
+    (kdir / "triton_v1.py").write_text(REFIT_VERSION)
+    clear_cache()
+    spec = load_spec("knobby", root)
+    assert "stages" in [k.name for k in spec.knobs_for("triton_v1")]
+    run = _run_once(root, "refit", backend=SharedMemoryBound, max_iterations=2)
+    steps = [(a.optimization, a.status) for a in run.record.attempts]
+    assert steps == [
+        ("knob-alpha", AttemptStatus.ROLLED_BACK),  # 512 wide at two stages: no fit
+        ("knob-alpha", AttemptStatus.APPLIED),  # 512 wide at one stage: 70 us
+    ], steps
+    assert "shared memory" in run.record.attempts[0].reason
+    best = spec.knob_values(run.record.attempts[-1].new_version)
+    assert (best["block"], best["stages"]) == (512, 1)
+    moves = json.loads((root / "runs" / "refit" / "catalog-moves.json").read_text())
+    assert moves["1"]["refit"] is False and moves["2"]["refit"] is True
+    assert "one pipeline stage fewer" in run.record.attempts[-1].task

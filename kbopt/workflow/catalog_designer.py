@@ -71,7 +71,8 @@ from kbopt.workflow.move_record import (
 from kbopt.workflow.record import AttemptStatus, RunRecord
 from kbopt.workflow.search_momentum import RULE_WHY, Momentum, directions
 from kbopt.workflow.search_pairing import NOTE as PAIRING_NOTE
-from kbopt.workflow.search_pairing import untried_pair
+from kbopt.workflow.search_pairing import STAGES_NOTE as REFIT_NOTE
+from kbopt.workflow.search_pairing import out_of_shared_memory, stages_alongside, untried_pair
 
 NAME = "catalog"
 STATE_FILE = "catalog-moves.json"
@@ -151,6 +152,7 @@ class Candidate:
         planned: PlannedMove,
         opp: Mapping,
         paired: bool = False,
+        refit: bool = False,
     ):
         self.entry = entry
         self.index = index
@@ -158,6 +160,8 @@ class Candidate:
         self.planned = planned
         self.opp = opp
         self.paired = paired  # the entry's move with the warps scaled alike (search_pairing)
+        # the entry's grown tile, out of shared memory, with one pipeline stage fewer
+        self.refit = refit
 
     @property
     def label(self) -> str:
@@ -481,6 +485,55 @@ class CatalogDesigner:
             momentum.push = set()  # the run went on from another version: nothing to push
         return momentum
 
+    def _last_move(
+        self, record: RunRecord, metrics: Mapping[str, float], searched: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], PlannedMove] | None:
+        """The last attempt's chosen state and its move planned again from the current
+        version, when that attempt was rolled back from the current version and its entry's
+        move still plans to the same values; else None."""
+        assert self.store is not None and self.spec is not None
+        if not record.attempts or record.attempts[-1].status is not AttemptStatus.ROLLED_BACK:
+            return None
+        chosen = self._state().get(str(record.attempts[-1].iteration)) or {}
+        if chosen.get("from_version") != record.current_version:
+            return None
+        version = record.current_version
+        try:
+            move = self.store.get(str(chosen["entry"])).moves[int(chosen["move"])]
+        except (KbError, IndexError, KeyError, ValueError):
+            return None  # the entry changed since: nothing to pair
+        knobs, values = self.spec.knobs_for(version), self.spec.knob_values(version)
+        planned = plan_move(move, knobs, values, metrics, searched.get("launched"), relax=True)
+        if isinstance(planned, NotApplicable) or planned.values != chosen.get("values"):
+            return None
+        return chosen, planned
+
+    def _retry_candidate(
+        self,
+        record: RunRecord,
+        ranked: Sequence[Mapping[str, Any]],
+        chosen: Mapping[str, Any],
+        planned: PlannedMove | None,
+        **flags: bool,
+    ) -> Candidate | None:
+        """`planned` (the last move, changed again) as a candidate of the last move's
+        entry, when every knob it sets is settable in the current version's source."""
+        assert self.spec is not None
+        if planned is None:
+            return None
+        from kbopt.workflow.knob_source import settable_knobs
+
+        names = [c.knob for c in planned.changes]
+        path = self.spec.version_path(record.current_version)
+        if len(settable_knobs(path, names)) < len(names):
+            return None
+        opp = next(
+            (r for r in ranked if r.get("id") == chosen["entry"]),
+            {"id": chosen["entry"], "unranked": True},
+        )
+        rank = chosen.get("rank")
+        return Candidate(str(chosen["entry"]), int(chosen["move"]), rank, planned, opp, **flags)
+
     def _paired_retry(
         self,
         record: RunRecord,
@@ -491,53 +544,59 @@ class CatalogDesigner:
         """The last attempt's move with the warps scaled alike (`search_pairing`), when
         that attempt only resized a tile from the current version, ran correctly and was
         rolled back as slower, and was not itself such a pair."""
-        assert self.store is not None and self.spec is not None
-        if not record.attempts:
+        last = self._last_move(record, metrics, searched)
+        if last is None:
             return None
-        last = record.attempts[-1]
-        chosen = self._state().get(str(last.iteration)) or {}
+        chosen, planned = last
+        attempt = record.attempts[-1]
         primary = next(iter(record.baseline), None)
-        measured = last.measurements.get(primary or "", {})
         if (
-            last.status is not AttemptStatus.ROLLED_BACK
-            or last.failed_correctness
-            or "duration_us" not in measured
+            attempt.failed_correctness
+            or "duration_us" not in attempt.measurements.get(primary or "", {})
             or chosen.get("paired")
-            or chosen.get("from_version") != record.current_version
         ):
             return None
-        spec, version = self.spec, record.current_version
-        try:
-            move = self.store.get(str(chosen["entry"])).moves[int(chosen["move"])]
-        except (KbError, IndexError, KeyError, ValueError):
-            return None  # the entry changed since: nothing to pair
-        knobs, values = spec.knobs_for(version), spec.knob_values(version)
-        launched = searched.get("launched")
-        planned = plan_move(move, knobs, values, metrics, launched, relax=True)
-        if isinstance(planned, NotApplicable) or planned.values != chosen.get("values"):
-            return None
+        assert self.spec is not None
+        version = record.current_version
         paired = untried_pair(
             planned,
-            knobs,
-            values,
+            self.spec.knobs_for(version),
+            self.spec.knob_values(version),
             metrics,
-            launched,
+            searched.get("launched"),
             searched["rejected"],
             searched["tried_values"],
         )
-        if paired is None:
-            return None
-        from kbopt.workflow.knob_source import settable_knobs
+        return self._retry_candidate(record, ranked, chosen, paired, paired=True)
 
-        names = [c.knob for c in paired.changes]
-        if len(settable_knobs(spec.version_path(version), names)) < len(names):
+    def _refit_retry(
+        self,
+        record: RunRecord,
+        ranked: Sequence[Mapping[str, Any]],
+        metrics: Mapping[str, float],
+        searched: Mapping[str, Any],
+    ) -> Candidate | None:
+        """The last attempt's move with one pipeline stage fewer (`search_pairing.
+        stages_alongside`), when that attempt grew a tile from the current version and its
+        launch needed more shared memory than an SM has, and was not itself such a retry."""
+        last = self._last_move(record, metrics, searched)
+        if last is None:
             return None
-        opp = next(
-            (r for r in ranked if r.get("id") == chosen["entry"]),
-            {"id": chosen["entry"], "unranked": True},
+        chosen, planned = last
+        if chosen.get("refit") or not out_of_shared_memory(record.attempts[-1].reason):
+            return None
+        assert self.spec is not None
+        version = record.current_version
+        refit = stages_alongside(
+            planned,
+            self.spec.knobs_for(version),
+            self.spec.knob_values(version),
+            metrics,
+            searched.get("launched"),
+            searched["rejected"],
+            searched["tried_values"],
         )
-        rank = chosen.get("rank")
-        return Candidate(str(chosen["entry"]), int(chosen["move"]), rank, paired, opp, True)
+        return self._retry_candidate(record, ranked, chosen, refit, refit=True)
 
     def _earlier_losses(self, record: RunRecord) -> list[tuple[frozenset, frozenset]]:
         """(knob values it started from, knob change) of every catalog move that an earlier
@@ -597,11 +656,12 @@ class CatalogDesigner:
             "launched": current_launch(record),
         }
         pair = self._paired_retry(record, ranked, metrics, searched)
+        refit = self._refit_retry(record, ranked, metrics, searched)
         found = search_candidates(
             self.store, spec, version, ranked, metrics, why_not=why_not, **searched
         )
         reopened = False
-        if not found and pair is None and rejected and _at_the_fastest(record):
+        if not found and pair is None and refit is None and rejected and _at_the_fastest(record):
             # Nothing else is open: the changes rolled back from other values are tried
             # again from these (a larger tile lost with 4 warps and won with 8).
             here_only = self._rejected(record, here_only=True)
@@ -609,7 +669,7 @@ class CatalogDesigner:
                 again = {**searched, "rejected": here_only}
                 found = search_candidates(self.store, spec, version, ranked, metrics, **again)
                 reopened = bool(found)
-        if not found and pair is None:
+        if not found and pair is None and refit is None:
             detail = "; ".join(why_not[:8]) or "no entry in scope declares moves"
             details = [f"{version}: {detail}"]
             if rejected:  # say why a second run from the same values tries nothing
@@ -633,6 +693,8 @@ class CatalogDesigner:
         if pair is not None:  # by the pairing's measured record, among the others
             moves = record_for(self.root)
             found = place_pair(pair, found, moves, lambda c: candidate_score(c, moves))
+        if refit is not None:  # next: the limit it ran into is the hardware's
+            found = [refit, *found]
         best = found[0]
         rule = momentum.rule(best.planned)
         new_version = next_version(spec, family)
@@ -652,6 +714,7 @@ class CatalogDesigner:
             "unchecked": best.planned.unchecked,
             "relaxed": best.planned.relaxed,
             "paired": best.paired,
+            "refit": best.refit,
             "momentum": rule,
         }
         self._save(state)
@@ -660,7 +723,12 @@ class CatalogDesigner:
             if best.planned.unchecked
             else ""
         )
-        if best.paired:
+        if best.refit:
+            unchecked += (
+                "; the same change did not fit in shared memory, now with one pipeline "
+                f"stage fewer ({REFIT_NOTE})"
+            )
+        elif best.paired:
             unchecked += (
                 f"; the same change measured slower alone, now with the warps scaled alike "
                 f"({PAIRING_NOTE})"

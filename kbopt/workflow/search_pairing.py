@@ -19,8 +19,8 @@ record in the project's measured ablations scores above the next move's
 A tile grown past the shared memory of an SM does not compile at all (Triton: "out of
 resource: shared memory"): a software-pipelined loop holds one copy of its tiles per stage,
 so the same tile with one stage fewer needs a stage's worth less.  Such a resize is tried
-next with the pipeline stages lowered by one, once, in both walks (`stages_alongside`): the
-limit is the hardware's, not a guess.  On the H100, Liger's SwiGLU gate/up GEMM could not
+next with the pipeline stages lowered by one, once, in both walks and in the catalog
+designer (`stages_alongside`): the limit is the hardware's, not a guess.  On the H100, Liger's SwiGLU gate/up GEMM could not
 take 64-row tiles after its walk had grown the column and depth tiles (295 KB at two stages
 against 227 KB), while the random order's fastest configuration was 64-row tiles at one
 stage.
