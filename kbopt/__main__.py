@@ -1,8 +1,6 @@
 """`python -m kbopt` is the `kbopt` command."""
 
-import sys
-
-from kbopt.cli import main
+from kbopt.cli import run
 
 if __name__ == "__main__":  # not when a spawned worker process imports it
-    sys.exit(main())
+    run()

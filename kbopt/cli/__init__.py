@@ -151,6 +151,19 @@ def _error(args: argparse.Namespace, problems: Sequence[object]) -> None:
                 print(f"kbopt: error: {line}", file=sys.stderr)
 
 
+def run() -> None:
+    """The `kbopt` command: `main`, then exit with its status.  After `--timeout` ran out,
+    objects the alarm left half-built (an HTTP client interrupted in its constructor) may
+    fail in their destructors as the process ends; Python would print each as "Exception
+    ignored" with a traceback under the one-line reason.  The command is over by then, so
+    such reports are dropped; `main` itself, called in a process that goes on, changes
+    nothing global."""
+    status = main()
+    if status == 124:
+        sys.unraisablehook = lambda unraisable: None
+    sys.exit(status)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     # Ctrl-C at any point (even while the quick path or the parser is still loading) is a
     # one-line exit 130, never a traceback.

@@ -199,3 +199,43 @@ def test_a_timeout_wrapped_by_a_library_is_still_a_timeout(
     monkeypatch.setattr(catalog_cmds, "cmd_vocab", plain_bug)
     with pytest.raises(RuntimeError, match="a bug"):
         cli.main(["--timeout", "30", "vocab"])
+
+
+HALF_BUILT = """
+import sys
+from kbopt import cli
+from kbopt.cli import catalog_cmds
+
+class HalfBuilt:  # as an HTTP client interrupted in its constructor
+    def __del__(self):
+        raise AttributeError("'HalfBuilt' object has no attribute '_state'")
+
+keep = []
+
+def slow_start(args):
+    keep.append(HalfBuilt())
+    raise cli.CommandTimeout
+
+catalog_cmds.cmd_vocab = slow_start
+sys.argv = ["kbopt", "--timeout", "30", "vocab"]
+cli.run()
+"""
+
+
+def test_after_a_timeout_the_command_ends_without_destructor_tracebacks(tmp_path: Path) -> None:
+    """On a loaded CI machine `--timeout 2` fired inside the Anthropic client's constructor,
+    and at exit the half-built client's destructor printed a traceback under the one-line
+    reason: the command drops such reports once it has given up."""
+    script = tmp_path / "half_built.py"
+    script.write_text(HALF_BUILT, encoding="utf-8")
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    assert proc.returncode == 124, proc.stderr
+    assert "--timeout" in proc.stderr
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
