@@ -35,11 +35,13 @@ import torch
 import triton
 
 from foreign import _common
+from foreign.liger_moe_up_proj import launcher as _up
 from kbopt.bench.interpreter import fix_scalar_index_if_interpreting
 
 LAST_INFO: dict[str, Any] = {}
-# liger's BLOCK_M_TOKEN and the configuration it pins with LIGER_FUSED_MOE_AUTOTUNE=0
-LIGER_LAUNCH = {"block_m": 64, "block_n": 128, "block_k": 64, "num_warps": 8, "num_stages": 2}
+# liger's BLOCK_M_TOKEN and the configuration it pins with LIGER_FUSED_MOE_AUTOTUNE=0, the
+# same for both of its MoE GEMMs
+LIGER_LAUNCH = _up.LIGER_LAUNCH
 
 
 @dataclass(frozen=True)
@@ -49,11 +51,6 @@ class LigerMoeDownProjConfig:
     block_k: int | None = None  # None: liger's pinned 64
     num_warps: int | None = None  # None: liger's pinned 8
     num_stages: int | None = None  # None: liger's pinned 2
-
-
-def _pick(cfg: LigerMoeDownProjConfig, name: str) -> int:
-    value = getattr(cfg, name)
-    return int(value) if value is not None else LIGER_LAUNCH[name]
 
 
 def prepare(
@@ -70,8 +67,8 @@ def prepare(
     experts, hidden, inter = down.shape
     if act.shape != (topk.numel(), inter):
         raise ValueError("act must hold one row of width inter per (token, expert) assignment")
-    block_m, block_n, block_k = (_pick(cfg, n) for n in ("block_m", "block_n", "block_k"))
-    warps, stages = _pick(cfg, "num_warps"), _pick(cfg, "num_stages")
+    block_m, block_n, block_k = (_up.pick(cfg, n) for n in ("block_m", "block_n", "block_k"))
+    warps, stages = _up.pick(cfg, "num_warps"), _up.pick(cfg, "num_stages")
     with torch.no_grad():
         _, expert_start, _, _, _, tile_row_start, tile_expert = liger.compute_routing_metadata(
             topk, experts, block_m_token=block_m

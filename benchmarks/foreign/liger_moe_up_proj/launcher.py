@@ -47,7 +47,9 @@ class LigerMoeUpProjConfig:
     num_stages: int | None = None  # None: liger's pinned 2
 
 
-def _pick(cfg: LigerMoeUpProjConfig, name: str) -> int:
+def pick(cfg: Any, name: str) -> int:
+    """The configuration's `name`, or liger's pinned value where it is None (the up- and
+    down-projection configurations have the same fields)."""
     value = getattr(cfg, name)
     return int(value) if value is not None else LIGER_LAUNCH[name]
 
@@ -69,8 +71,8 @@ def prepare(
     experts, two_inter, _ = gate_up.shape
     inter = two_inter // 2
     k = topk.shape[1]
-    block_m, block_n, block_k = (_pick(cfg, n) for n in ("block_m", "block_n", "block_k"))
-    warps, stages = _pick(cfg, "num_warps"), _pick(cfg, "num_stages")
+    block_m, block_n, block_k = (pick(cfg, n) for n in ("block_m", "block_n", "block_k"))
+    warps, stages = pick(cfg, "num_warps"), pick(cfg, "num_stages")
     with torch.no_grad():
         _, expert_start, x_gather, _, _, tile_row_start, tile_expert = (
             liger.compute_routing_metadata(topk, experts, block_m_token=block_m)
