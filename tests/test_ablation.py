@@ -1335,3 +1335,32 @@ def test_only_a_grown_tile_gets_a_stage_fewer_and_only_where_stages_can_fall() -
     assert stages_alongside(grown, knobs, at_one, {}, None, set(), set()) is None
     assert out_of_shared_memory("VersionFailed: ... OutOfResources: out of resource: shared memory")
     assert not out_of_shared_memory("OutOfResources: out of resource: registers")
+
+
+def test_a_deeper_k_step_or_a_tile_grown_with_its_warps_also_gets_a_stage_fewer() -> None:
+    from kbopt.kernel import Knob
+    from kbopt.model import Move
+    from kbopt.moves import plan_move
+    from kbopt.workflow.search_pairing import stages_alongside
+
+    knobs = (
+        Knob("block_m", "int", (32, 64, 128), "tile_m"),
+        Knob("block_k", "int", (32, 64, 128), "tile_k"),
+        Knob("num_warps", "int", (2, 4, 8), "warps"),
+        Knob("num_stages", "int", (1, 2, 3), "pipeline_stages"),
+    )
+    values = {"block_m": 64, "block_k": 64, "num_warps": 4, "num_stages": 2}
+
+    def refit(change: dict[str, str]) -> Any:
+        planned = plan_move(Move(change=change), knobs, values, {}, None)
+        return stages_alongside(planned, knobs, values, {}, None, set(), set())
+
+    deeper = refit({"tile_k": "x2"})
+    assert deeper is not None and deeper.values == {"block_k": 128, "num_stages": 1}
+    paired = refit({"tile_m": "x2", "warps": "x2"})
+    assert paired is not None
+    assert paired.values == {"block_m": 128, "num_warps": 8, "num_stages": 1}
+    # one tile grown and another shrunk, or the stages already moved: not a refit
+    assert refit({"tile_m": "x2", "tile_k": "/2"}) is None
+    assert refit({"tile_k": "x2", "pipeline_stages": "+1"}) is None
+    assert refit({"warps": "x2"}) is None

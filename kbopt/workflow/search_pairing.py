@@ -20,7 +20,11 @@ A tile grown past the shared memory of an SM does not compile at all (Triton: "o
 resource: shared memory"): a software-pipelined loop holds one copy of its tiles per stage,
 so the same tile with one stage fewer needs a stage's worth less.  Such a resize is tried
 next with the pipeline stages lowered by one, once, in both walks and in the catalog
-designer (`stages_alongside`): the limit is the hardware's, not a guess.  On the H100, Liger's SwiGLU gate/up GEMM could not
+designer (`stages_alongside`): the limit is the hardware's, not a guess.  Every tile counts
+here, the depth of a K step too (it sizes both operands' buffers, though not the
+accumulator), and a resize already paired with its warps is refitted the same way: on the
+H100, SGLang's lightning attention could not take a 128-deep state step at three stages
+(329 KB), nor FlagGems' A @ A^T 128-row tiles with their warps doubled at two (262 KB).  On the H100, Liger's SwiGLU gate/up GEMM could not
 take 64-row tiles after its walk had grown the column and depth tiles (295 KB at two stages
 against 227 KB), while the random order's fastest configuration was 64-row tiles at one
 stage.
@@ -39,6 +43,9 @@ if TYPE_CHECKING:
 
 # Roles whose size sets how much work one program, hence one thread, does.
 RESIZE_ROLES = frozenset({"tile_m", "tile_n", "rows_per_program", "kv_tile"})
+# Roles whose size sets a stage's shared-memory buffers: the work per program, and the depth
+# of a K step, which sizes both operands' tiles.
+SHARED_MEMORY_ROLES = RESIZE_ROLES | {"tile_k"}
 WARPS = "warps"
 NOTE = "the same work per thread: the warps scaled with the tile"
 STAGES = "pipeline_stages"
@@ -129,6 +136,18 @@ def out_of_shared_memory(error: str) -> bool:
     return OUT_OF_SHARED_MEMORY in error.lower()
 
 
+def _grows_tiles_only(planned: PlannedMove) -> bool:
+    """Whether `planned` grows at least one tile (shared-memory role) and shrinks none, with
+    nothing else changed but the warps (a resize paired with its warps) and no stages."""
+    roles = set(planned.move.change)
+    tiles = roles & SHARED_MEMORY_ROLES
+    if not tiles or not roles - tiles <= {WARPS}:
+        return False
+    by_knob = {c.knob: c.role for c in planned.changes}
+    signs = {sign for knob, sign in directions(planned) if by_knob.get(knob) in tiles}
+    return signs == {1}
+
+
 def stages_alongside(
     planned: PlannedMove,
     knobs: Sequence[Knob],
@@ -138,10 +157,11 @@ def stages_alongside(
     rejected: Collection[Any],
     tried: Collection[frozenset],
 ) -> PlannedMove | None:
-    """`planned` (a resize that grows a tile and did not fit in shared memory) with the
-    pipeline stages lowered by one, or None: when it does not only grow resize roles, the
-    kernel has no stages knob that can go down, or the pair was rolled back or measured."""
-    if _resize_sign(planned) != 1:
+    """`planned` (a move that grows tiles and did not fit in shared memory) with the
+    pipeline stages lowered by one, or None: when it shrinks a tile or changes anything but
+    tiles and warps, the kernel has no stages knob that can go down, or the pair was rolled
+    back or measured."""
+    if not _grows_tiles_only(planned):
         return None
     paired = _with_change(planned, STAGES, "-1", STAGES_NOTE, knobs, values, metrics, launched)
     return _untried(paired, values, rejected, tried)
