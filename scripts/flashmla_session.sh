@@ -9,6 +9,11 @@
 #   .whl-cutlass-xz  nvidia-cutlass-dsl 4.3.5 repacked by scripts/pack_wheel_xz.sh (~40 MB;
 #                    the 56 MiB wheel in .whl-cutlass/ is used instead when no .tar.xz is there)
 #   third_party      flashmla-src.tgz (scripts/fetch_third_party.py flashmla) and the SGLang copy
+# The call's working tree is limited to 64 MiB with what it carries, and the wheel takes 39: with
+# the committed results grown past ~17 MiB the call is refused before it starts.  This script
+# reads nothing under results/ablation or results/profiles (about 13 MiB on 2026-12-06), so move
+# them out of the checkout for the call (mv results/ablation results/profiles /tmp/aside/) and
+# back after it; `git status` then shows them deleted until they are back.
 # What comes back in $OUT (2 files):
 #   flashmla-session.log   everything printed (the bench's table last)
 #   flashmla-session.tgz   mla_decode/<stamp>-<device>.json (the results rows: copy it to
