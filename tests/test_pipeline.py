@@ -208,6 +208,26 @@ def test_a_speed_up_the_bench_did_not_record_comes_from_the_same_run(project: Pa
     assert "| triton_v2 | 10.0 | 500.0 | 100 | 0.0 | - | - |" in text
 
 
+def test_runs_whose_floors_disagree_are_named_beside_the_best(project: Path) -> None:
+    # One floor in both runs: no note.  An older run on a machine that measured lower
+    # ceilings (a floor six times longer) makes its version look best by % of floor: the
+    # page says the floors disagree and names the fastest version of the newest run.
+    assert _devlog(project) == 0
+    assert "put the floor between" not in (project / "docs/kernels/norm.md").read_text()
+    old = project / "kernels/norm/results/b-old.json"
+    rows = json.loads(old.read_text())
+    rows[0].update(floor_us=300.0, pct_of_floor=75.0)
+    old.write_text(json.dumps(rows))
+    new = project / "kernels/norm/results/a-new.json"  # triton_v1 measured in the old run only
+    rows = [r for r in json.loads(new.read_text()) if r["version"] != "triton_v1"]
+    new.write_text(json.dumps(rows))
+    assert _devlog(project) == 0
+    text = (project / "docs/kernels/norm.md").read_text()
+    assert "Best kernel version, per-call time: **triton_v1**, 400.0 us = 75.0%" in text
+    assert "put the floor between 50.0 and 300.0 us (500.0% apart" in text
+    assert "the fastest kernel version is **triton_v2**, 100.0 us." in text
+
+
 def test_devlog_check_names_the_stale_block(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
