@@ -1513,6 +1513,18 @@ SOURCES: tuple[Source, ...] = (
         "imports vLLM's config, model interfaces and UVA buffer utilities at import)",
     ),
     vllm_0340(
+        name="vllm_markov_noise",
+        path="vllm/models/kimi_k3/nvidia/specialized_decode/drafter/markov.py",
+        dest="vllm/markov_noise.py",
+        sha256="6eb2417b50650b9a139ca854fe1209f6c6fdf891d03c1a94b63f6272b1908f7f",
+        mode="extract",
+        functions=("_gumbel_log_arg32", "_markov_noise_kernel"),
+        used_by=("vllm_markov_noise",),
+        note="DSpark's precomputed Gumbel noise kernel and its jit helper only (its module "
+        "imports vLLM's logger, gumbel and draft-cache modules at import); murmur3_uniform32, "
+        "_log1p_neg_stable and spec_step_seed come from vllm_gumbel_sample",
+    ),
+    vllm_0340(
         name="vllm_kv_offload_gather",
         path="vllm/distributed/kv_transfer/kv_connector/v1/hf3fs/utils/gather_scatter_helper.py",
         dest="vllm/kv_offload_gather.py",
