@@ -2390,6 +2390,17 @@ SOURCES: tuple[Source, ...] = (
         "tiles, each reading two row panels of A in BLOCK_K tl.dot steps and stored twice, "
         "as itself and transposed; the general and stream-K GEMMs left out)",
     ),
+    flaggems_502(
+        name="flaggems_replication_pad3d",
+        path="src/flag_gems/ops/replication_pad3d.py",
+        dest="flag_gems/replication_pad3d.py",
+        sha256="fafa78cdd61b72786974e0dfd3fc83a81138e90fea4d15dc8f5a9c13df64b244",
+        mode="extract",
+        functions=("replicationpad3d_kernel",),
+        used_by=("flaggems_replication_pad3d",),
+        note="the 3-D replication padding kernel only (its module imports FlagGems' "
+        "runtime, whose @libentry and YAML-tuned @triton.autotune wrap it)",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}

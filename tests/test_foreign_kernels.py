@@ -156,6 +156,7 @@ NEEDS = {
     "flaggems_sparse_attn_sink": "flaggems_sparse_attn_sink",
     "flaggems_mhc_sinkhorn": "flaggems_mhc_sinkhorn",
     "flaggems_mm_syrk": "flaggems_mm_syrk",
+    "flaggems_replication_pad3d": "flaggems_replication_pad3d",
     "sglang_seg_la": "sglang_seg_la",
     "sglang_gdn_wy": "sglang_gdn_wy",
     "sglang_gdn_chunk_h": "sglang_gdn_chunk_h",
@@ -780,6 +781,8 @@ CASES = {
     "flaggems_mhc_sinkhorn": ({"tokens": 40}, {"triton_v1": {"block_n": 32, "num_warps": 2, "num_stages": 2}}),
     # A [40, 100]: v1's 32 x 32 tiles (2 a side, 3 programs; rows 40..63 wrap modulo 40 and are not stored), 32-deep steps (4, the last masked); the variant: 16 x 16 tiles (3 a side, 6 programs, the last row and column of tiles cut at 40), 64-deep steps (2, the second masked), 1 warp, 1 stage
     "flaggems_mm_syrk": ({"m": 40, "k": 100}, {"triton_v1": {"block_m": 16, "block_k": 64, "num_warps": 1, "num_stages": 1}}),
+    # 2 videos of 3 channels, 3 frames of 13 x 11, 2 replicated rows and columns each side and 2 frames in front (every clamp taken, 17 x 15 output slices): v1's 16 x 64 tiles (one row of a tile masked); the variant: 4 x 16 tiles (the fifth row tile three-quarters masked), 1 warp
+    "flaggems_replication_pad3d": ({"batch": 2, "channels": 3, "frames": 3, "height": 13, "width": 11, "pad_hw": 2, "pad_t": 2}, {"triton_v1": {"block_h": 4, "block_w": 16, "num_warps": 1}}),
 }  # fmt: skip
 
 
