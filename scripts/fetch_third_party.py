@@ -1479,6 +1479,17 @@ SOURCES: tuple[Source, ...] = (
         "decayed prefix and the queries' product with it; the diagonal and decode kernels "
         "left out)",
     ),
+    sglang_059(
+        name="sglang_awq_dequant",
+        path="python/sglang/srt/layers/quantization/awq_triton.py",
+        dest="sglang/awq_dequant.py",
+        sha256="b4871d0873925dc02ac3b235ab9dc3c78a31b656ad89adc32409222cc14f00f0",
+        mode="extract",
+        functions=("awq_dequantize_kernel",),
+        used_by=("sglang_awq_dequant",),
+        note="the AWQ int4 weight dequantization kernel only (the ROCm AWQ path's dequantize "
+        "before a dense matmul; the module's AWQ GEMM kernel left out)",
+    ),
     vllm_0340(
         name="vllm_expert_count",
         path="vllm/model_executor/layers/fused_moe/utils.py",

@@ -218,6 +218,7 @@ NEEDS = {
     "sglang_ssd_varlen_states": "sglang_ssd_varlen_states",
     "sglang_mla_kv_store": "sglang_mla_kv_store",
     "sglang_kda_gate": "sglang_kda_gate",
+    "sglang_awq_dequant": "sglang_awq_dequant",
 }
 
 
@@ -783,6 +784,8 @@ CASES = {
     "flaggems_mm_syrk": ({"m": 40, "k": 100}, {"triton_v1": {"block_m": 16, "block_k": 64, "num_warps": 1, "num_stages": 1}}),
     # 2 videos of 3 channels, 3 frames of 13 x 11, 2 replicated rows and columns each side and 2 frames in front (every clamp taken, 17 x 15 output slices): v1's 16 x 64 tiles (one row of a tile masked); the variant: 4 x 16 tiles (the fifth row tile three-quarters masked), 1 warp
     "flaggems_replication_pad3d": ({"batch": 2, "channels": 3, "frames": 3, "height": 13, "width": 11, "pad_hw": 2, "pad_t": 2}, {"triton_v1": {"block_h": 4, "block_w": 16, "num_warps": 1}}),
+    # a [96, 80] weight in three 32-row groups (10 packed columns): v1's 32 x 32 tiles (one column of programs, 22 packed columns masked, one row of programs per group); the variant: 8 rows x 4 packed columns (three column programs, the last half masked; four row programs per group), 2 warps
+    "sglang_awq_dequant": ({"k": 96, "n": 80, "group": 32}, {"triton_v1": {"block_x": 4, "block_y": 8, "num_warps": 2}}),
 }  # fmt: skip
 
 

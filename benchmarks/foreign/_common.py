@@ -198,6 +198,7 @@ SOURCE_FILES = {
     "sglang_ssd_varlen_states": "sglang/ssd_varlen_states.py",
     "sglang_mla_kv_store": "sglang/mla_kv_store.py",
     "sglang_kda_gate": "sglang/fla_kda_gate.py",
+    "sglang_awq_dequant": "sglang/awq_dequant.py",
 }
 
 
