@@ -120,6 +120,8 @@ def kernel_rows(root: Path) -> list[dict[str, Any]]:
         seen.add(key)
         start_us = float(start_us)
         first = catalog[1] if len(catalog) > 1 else None
+        shuffled = arms.get("random", {}).get("trajectory", [])
+        random_first = shuffled[1] if len(shuffled) > 1 else None
         start_values = catalog[0]["values"] if catalog else {}
         expected = labels[key]
         labelled: list[tuple[float, str, str]] = []
@@ -150,6 +152,17 @@ def kernel_rows(root: Path) -> list[dict[str, Any]]:
                     start_us,
                     first.get("duration_us") if first and first.get("status") == "ok" else None,
                 ),
+                "random_first_entry": move_entry(str(random_first.get("move", "")))
+                if random_first
+                else "",
+                "random_first_gain_pct": gain_pct(
+                    start_us,
+                    random_first.get("duration_us")
+                    if random_first and random_first.get("status") == "ok"
+                    else None,
+                )
+                if random_first
+                else None,
                 "catalog_first_is_label": bool(first)
                 and move_entry(str(first.get("move", ""))) in expected,
                 "label_measured": best_label is not None,
@@ -179,8 +192,14 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
     return {
         "kernels": len(rows),
-        "catalog_first": count(rows, "catalog_first_gain_pct"),
+        "catalog_first": count(
+            [r for r in rows if r["catalog_first_entry"]], "catalog_first_gain_pct"
+        ),
+        "no_first_move": sum(1 for r in rows if not r["catalog_first_entry"]),
         "catalog_first_was_label": sum(r["catalog_first_is_label"] for r in rows),
+        "random_first": count(
+            [r for r in rows if r["random_first_entry"]], "random_first_gain_pct"
+        ),
         "label_measured": len(measured),
         "label_not_measurable": len(rows) - len(measured),
         "compared": len(both),
@@ -207,7 +226,11 @@ def markdown(rows: list[dict[str, Any]], s: dict[str, Any]) -> str:
         "ablation line). A change within 2% either way is flat.",
         "",
         f"- The catalog arm's first move: gain {c['gain']}, flat {c['flat']}, loss {c['loss']}, "
-        f"failed {c['failed']}; it was a labelled entry's move on {s['catalog_first_was_label']}.",
+        f"failed {c['failed']} (no move at all on {s['no_first_move']}); it was a labelled "
+        f"entry's move on {s['catalog_first_was_label']}. "
+        f"The random order's first move (same entries' moves, shuffled) in the same runs: gain "
+        f"{s['random_first']['gain']}, flat {s['random_first']['flat']}, loss "
+        f"{s['random_first']['loss']}, failed {s['random_first']['failed']}.",
         f"- A labelled entry's move measured from the start by a walking arm on "
         f"{s['label_measured']} kernels (the catalog arm's first such trial, else the random "
         f"order's; on {s['label_not_measurable']} no walk timed one: the label has no move on "
