@@ -1547,6 +1547,17 @@ SOURCES: tuple[Source, ...] = (
         "imports vLLM's logger and torch utilities at import)",
     ),
     vllm_0340(
+        name="vllm_block_topk",
+        path="vllm/models/minimax_m3/common/ops/index_topk.py",
+        dest="vllm/block_topk.py",
+        sha256="01a449fb3af01b30c450a07bc40f6e90bdaeb76d0eab60a23cd548ee616b5ca1",
+        mode="extract",
+        functions=("_compare_and_swap", "_bitonic_merge", "_topk_index_kernel"),
+        used_by=("vllm_block_topk",),
+        note="MiniMax M3's prefill index top-k kernel and its two bitonic helpers only (its "
+        "module imports vLLM's platform and math utilities at import)",
+    ),
+    vllm_0340(
         name="vllm_prefix_prefill",
         path="vllm/v1/attention/ops/prefix_prefill.py",
         dest="vllm/prefix_prefill.py",

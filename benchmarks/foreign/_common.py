@@ -175,6 +175,7 @@ SOURCE_FILES = {
     "vllm_gdn_initial_states": "vllm/gdn_initial_states.py",
     "vllm_routing_topk": "vllm/routing_topk.py",
     "vllm_kv_offload_gather": "vllm/kv_offload_gather.py",
+    "vllm_block_topk": "vllm/block_topk.py",
     "vllm_markov_noise": "vllm/markov_noise.py",
     "vllm_gelu_sparse": "vllm/gelu_sparse.py",
     "vllm_mrope_positions": "vllm/mrope_positions.py",
