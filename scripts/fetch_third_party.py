@@ -1490,6 +1490,17 @@ SOURCES: tuple[Source, ...] = (
         note="the AWQ int4 weight dequantization kernel only (the ROCm AWQ path's dequantize "
         "before a dense matmul; the module's AWQ GEMM kernel left out)",
     ),
+    sglang_059(
+        name="sglang_fp8_kv_store",
+        path="python/sglang/srt/layers/attention/triton_ops/trtllm_fp8_kv_kernel.py",
+        dest="sglang/fp8_kv_store.py",
+        sha256="0f9b17d0436fda10d8cb2d2844e532035aec76d9ae22df402e16d35a5380412e",
+        mode="extract",
+        functions=("_process_kv_tensor", "_fused_fp8_set_kv_buffer_kernel"),
+        used_by=("sglang_fp8_kv_store",),
+        note="the TRT-LLM MHA backend's fused FP8 quantize + paged KV-cache store kernel and "
+        "its per-tensor helper only (the module's wrapper and naive fallback left out)",
+    ),
     vllm_0340(
         name="vllm_expert_count",
         path="vllm/model_executor/layers/fused_moe/utils.py",

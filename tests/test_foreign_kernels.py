@@ -220,6 +220,7 @@ NEEDS = {
     "sglang_mla_kv_store": "sglang_mla_kv_store",
     "sglang_kda_gate": "sglang_kda_gate",
     "sglang_awq_dequant": "sglang_awq_dequant",
+    "sglang_fp8_kv_store": "sglang_fp8_kv_store",
 }
 
 
@@ -789,6 +790,7 @@ CASES = {
     "flaggems_replication_pad3d": ({"batch": 2, "channels": 3, "frames": 3, "height": 13, "width": 11, "pad_hw": 2, "pad_t": 2}, {"triton_v1": {"block_h": 4, "block_w": 16, "num_warps": 1}}),
     # a [96, 80] weight in three 32-row groups (10 packed columns): v1's 32 x 32 tiles (one column of programs, 22 packed columns masked, one row of programs per group); the variant: 8 rows x 4 packed columns (three column programs, the last half masked; four row programs per group), 2 warps
     "sglang_awq_dequant": ({"k": 96, "n": 80, "group": 32}, {"triton_v1": {"block_x": 4, "block_y": 8, "num_warps": 2}}),
+    "sglang_fp8_kv_store": ({"tokens": 13, "heads": 4, "head_dim": 64, "page_size": 16}, {"triton_v1": {"block_head": 2, "block_dim": 16, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 
