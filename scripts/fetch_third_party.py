@@ -2434,6 +2434,20 @@ SOURCES: tuple[Source, ...] = (
         note="the 3-D replication padding kernel only (its module imports FlagGems' "
         "runtime, whose @libentry and YAML-tuned @triton.autotune wrap it)",
     ),
+    flaggems_502(
+        name="flaggems_bucket_topk",
+        path="src/flag_gems/fused/DSA/bin_topk.py",
+        dest="flag_gems/bin_topk.py",
+        sha256="311415046ebf401304f73b093ed533c529f103c7913294d3758be4fcd6432c9d",
+        mode="extract",
+        functions=("convert_to_uint16", "convert_to_uint32", "kernel_bucket_sort_topk"),
+        used_by=("flaggems_bucket_topk",),
+        note="the DSA indexer's bucket-sort top-k (one program per row: a 256-bin histogram "
+        "of the scores' top key byte, a suffix sum for the threshold bin, then up to four "
+        "rounds refining that bin's candidates a byte at a time) with its two key helpers; "
+        "the @triton.autotune over ten configurations dropped, the TLE-only kernel and its "
+        "helpers (FlagTree's triton.experimental.tle) left out",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}

@@ -157,6 +157,7 @@ NEEDS = {
     "flaggems_mhc_sinkhorn": "flaggems_mhc_sinkhorn",
     "flaggems_mm_syrk": "flaggems_mm_syrk",
     "flaggems_replication_pad3d": "flaggems_replication_pad3d",
+    "flaggems_bucket_topk": "flaggems_bucket_topk",
     "sglang_seg_la": "sglang_seg_la",
     "sglang_gdn_wy": "sglang_gdn_wy",
     "sglang_gdn_chunk_h": "sglang_gdn_chunk_h",
@@ -788,6 +789,7 @@ CASES = {
     "flaggems_mm_syrk": ({"m": 40, "k": 100}, {"triton_v1": {"block_m": 16, "block_k": 64, "num_warps": 1, "num_stages": 1}}),
     # 2 videos of 3 channels, 3 frames of 13 x 11, 2 replicated rows and columns each side and 2 frames in front (every clamp taken, 17 x 15 output slices): v1's 16 x 64 tiles (one row of a tile masked); the variant: 4 x 16 tiles (the fifth row tile three-quarters masked), 1 warp
     "flaggems_replication_pad3d": ({"batch": 2, "channels": 3, "frames": 3, "height": 13, "width": 11, "pad_hw": 2, "pad_t": 2}, {"triton_v1": {"block_h": 4, "block_w": 16, "num_warps": 1}}),
+    "flaggems_bucket_topk": ({"rows": 4, "s": 6000, "k": 512, "gap": 1500}, {"triton_v1": {"bs": 1024, "bss": 64, "num_warps": 4, "num_stages": 2}}),
     # a [96, 80] weight in three 32-row groups (10 packed columns): v1's 32 x 32 tiles (one column of programs, 22 packed columns masked, one row of programs per group); the variant: 8 rows x 4 packed columns (three column programs, the last half masked; four row programs per group), 2 warps
     "sglang_awq_dequant": ({"k": 96, "n": 80, "group": 32}, {"triton_v1": {"block_x": 4, "block_y": 8, "num_warps": 2}}),
     "sglang_fp8_kv_store": ({"tokens": 13, "heads": 4, "head_dim": 64, "page_size": 16}, {"triton_v1": {"block_head": 2, "block_dim": 16, "num_warps": 2, "num_stages": 1}}),
