@@ -240,7 +240,7 @@ def _config_section(ctx: Context, title: str, vrows: list[res.Row], cols: _Colum
             f"{best['time_us']:.1f} us = {best['pct_of_floor']:.1f}% of the floor "
             f"({_verdict(ctx, best['pct_of_floor'])}), {_speedups(ctx, best)}.\n"
         )
-        spread = _floor_spread(spec, vrows)
+        spread = _floor_spread(spec, vrows, latest)
         if spread is not None:
             out.append(spread)
     graphed = [r for r in vrows if r.get("pct_of_floor_graph") is not None]
@@ -276,10 +276,11 @@ def _config_section(ctx: Context, title: str, vrows: list[res.Row], cols: _Colum
 FLOOR_SPREAD_PCT = 5.0
 
 
-def _floor_spread(spec: Any, vrows: list[res.Row]) -> str | None:
+def _floor_spread(spec: KernelSpec, vrows: list[res.Row], latest: res.Row) -> str | None:
     """A note when the rows come from runs whose floors for this configuration differ by
     more than FLOOR_SPREAD_PCT: the best by % of floor then compares the runs' ceilings as
-    much as the kernels, so the fastest kernel version of the newest run is named too."""
+    much as the kernels, so the fastest kernel version of the newest run (`latest`'s) is
+    named too."""
     by_run = {r["_file"]: float(r["floor_us"]) for r in vrows if r.get("floor_us")}
     if len(by_run) < 2:
         return None
@@ -287,7 +288,6 @@ def _floor_spread(spec: Any, vrows: list[res.Row]) -> str | None:
     apart = (high - low) / low * 100
     if apart <= FLOOR_SPREAD_PCT:
         return None
-    latest = max(vrows, key=lambda r: (str(r.get("date", "")), r["_file"]))
     newest = [
         r
         for r in vrows

@@ -20,14 +20,14 @@ A tile grown past the shared memory of an SM does not compile at all (Triton: "o
 resource: shared memory"): a software-pipelined loop holds one copy of its tiles per stage,
 so the same tile with one stage fewer needs a stage's worth less.  Such a resize is tried
 next with the pipeline stages lowered by one, once, in both walks and in the catalog
-designer (`stages_alongside`): the limit is the hardware's, not a guess.  Every tile counts
-here, the depth of a K step too (it sizes both operands' buffers, though not the
-accumulator), and a resize already paired with its warps is refitted the same way: on the
-H100, SGLang's lightning attention could not take a 128-deep state step at three stages
-(329 KB), nor FlagGems' A @ A^T 128-row tiles with their warps doubled at two (262 KB).  On the H100, Liger's SwiGLU gate/up GEMM could not
-take 64-row tiles after its walk had grown the column and depth tiles (295 KB at two stages
-against 227 KB), while the random order's fastest configuration was 64-row tiles at one
-stage.
+designer (`stages_alongside`): the limit is the hardware's, not a guess.  On the H100,
+Liger's SwiGLU gate/up GEMM could not take 64-row tiles after its walk had grown the column
+and depth tiles (295 KB at two stages against 227 KB), while the random order's fastest
+configuration was 64-row tiles at one stage.  Every tile counts here, the depth of a K step
+too (it sizes both operands' buffers, though not the accumulator), and a resize already
+paired with its warps is refitted the same way: on the H100, SGLang's lightning attention
+could not take a 128-deep state step at three stages (329 KB), nor FlagGems' A @ A^T
+128-row tiles with their warps doubled at two (262 KB).
 """
 
 from __future__ import annotations
