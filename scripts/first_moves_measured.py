@@ -184,12 +184,16 @@ def fmt(gain: float | None) -> str:
     return "-" if gain is None else f"{gain:+.1f}%"
 
 
+def count(rows: list[dict[str, Any]], key: str) -> dict[str, int]:
+    """How many of `rows` the move under `key` made faster, flat, slower, or failed."""
+    return {
+        v: sum(1 for r in rows if verdict(r[key]) == v) for v in ("gain", "flat", "loss", "failed")
+    }
+
+
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     measured = [r for r in rows if r["label_measured"]]
     both = [r for r in measured if not r["catalog_first_is_label"]]
-    count = lambda items, key: {  # noqa: E731
-        v: sum(1 for r in items if verdict(r[key]) == v) for v in ("gain", "flat", "loss", "failed")
-    }
     return {
         "kernels": len(rows),
         "catalog_first": count(
