@@ -123,6 +123,11 @@ SPEC = KernelSpec(
     ),
     backoff_dim="channels",
     make_inputs=_make_inputs,
+    # block_w tiles an output row of a depth slice (width + 2 pads), block_h its output rows
+    shape_metrics=lambda d: {
+        "row_len": d["width"] + 2 * d["pad_hw"],
+        "rows": d["height"] + 2 * d["pad_hw"],
+    },
     reference=_reference,
     flops=lambda d: 0,
     bytes_moved=lambda d: bytes_moved(d, SPEC.dtype),
