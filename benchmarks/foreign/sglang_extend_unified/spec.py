@@ -105,7 +105,12 @@ SPEC = KernelSpec(
     dims=(
         Dim("seqs", "sequences in the batch", "batch"),
         Dim("prefix", "cached tokens per sequence (in the KV pool)"),
-        Dim("extend", "new tokens per sequence (the queries; their keys already in the pool)"),
+        # block_m tiles a sequence's new tokens (one sequence and head per program)
+        Dim(
+            "extend",
+            "new tokens per sequence (the queries; their keys already in the pool)",
+            "rows",
+        ),
         Dim("heads", "query heads", "num_heads"),
         Dim("kvheads", "KV heads (query heads share them)"),
         Dim("headdim", "channels per head", "head_dim"),
