@@ -74,7 +74,7 @@ SPEC = KernelSpec(
         "cast to e4m3 in 128-wide steps and written to the pool row of the token's slot"
     ),
     dims=(
-        Dim("tokens", "new tokens in the step (a program per head block, K and V)", "rows"),
+        Dim("tokens", "new tokens in the step (a program per head block, K and V)"),
         Dim("heads", "kv heads", "num_heads"),
         Dim("head_dim", "elements per head", "head_dim"),
         Dim("page_size", "tokens per page of the pool (splits a slot into page and row)"),
@@ -95,8 +95,9 @@ SPEC = KernelSpec(
     ),
     backoff_dim="tokens",
     make_inputs=_make_inputs,
-    # A program's tile spans block_head kv heads x block_dim of the head dimension.
-    shape_metrics=lambda d: {"row_len": d["heads"] * d["head_dim"]},
+    # A program's [block_head, block_dim] tile: block_head spans the kv heads (rows), its loop
+    # steps block_dim along one head's values (the row); one token per program.
+    shape_metrics=lambda d: {"row_len": d["head_dim"], "rows": d["heads"]},
     reference=_reference,
     flops=lambda d: 2 * d["tokens"] * d["heads"] * d["head_dim"],
     bytes_moved=lambda d: bytes_moved(d, SPEC.dtype),
