@@ -115,6 +115,8 @@ SPEC = KernelSpec(
     ),
     backoff_dim="reqs",
     make_inputs=_make_inputs,
+    # block_k steps along a token's causal block scores, the last token's the longest row
+    shape_metrics=lambda d: {"row_len": (d["prefix"] + d["q_len"] - 1) // SPARSE_BLOCK + 1},
     reference=_reference,
     flops=flops,
     bytes_moved=lambda d: bytes_moved(d, SPEC.dtype),
