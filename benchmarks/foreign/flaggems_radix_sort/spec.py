@@ -94,7 +94,7 @@ SPEC = KernelSpec(
         "look-back; fp32 keys ascending with int64 columns"
     ),
     dims=(
-        Dim("rows", "rows sorted (sequences whose logits are sorted)", "rows"),
+        Dim("rows", "rows sorted (sequences whose logits are sorted)"),
         Dim("columns", "columns per row (the vocabulary)", "row_len"),
     ),
     trials=(
@@ -113,6 +113,9 @@ SPEC = KernelSpec(
     ),
     backoff_dim="rows",
     make_inputs=_make_inputs,
+    # hist_tile_r and sweep_tile_r (tile_m) span a pass's bins, 2**bits (FlagGems' 4 bits:
+    # 16), not the sequences (a grid axis); the tile_n knobs step along a row's columns
+    shape_metrics=lambda d: {"rows": 2**BITS},
     reference=_reference,
     flops=flops,
     bytes_moved=bytes_moved,
