@@ -41,7 +41,9 @@
 # (SourceCounters and WarpStateStats sections; source-<version>.ncu-rep and the source page as
 # source-<version>.csv in the archive, read with scripts/stall_ledger.py; keep the CSV in
 # results/ gzipped, as stall-source-<stamp>-<device>-<version>.csv.gz; SOURCE_S, 120 s, is kept
-# for it before the bench).
+# for it before the bench).  SOURCE_CONFIG (speculative) is the configuration they are taken
+# at; another one (decode) names the files source-<version>-<config>.* and the kept CSV
+# stall-source-<stamp>-<device>-<version>-<config>.csv.gz.
 # NEW may name several versions, separated by commas.
 set -u
 OUT=${OUT:-/tmp/out}
@@ -57,6 +59,7 @@ PROFILE_S=${PROFILE_S:-90}
 MIX=${MIX:-}
 MIX_S=${MIX_S:-60}
 SOURCE=${SOURCE:-}
+SOURCE_CONFIG=${SOURCE_CONFIG:-speculative}
 DEADLINE=$(($(date +%s) + ${SESSION_S:-460}))
 WORK=/tmp/flashmla-session
 rm -rf "$WORK" && mkdir -p "$WORK/mla_decode"
@@ -178,19 +181,22 @@ PY
     fi
     if [ -n "$SOURCE" ]; then
         # where each warp waits, per SASS instruction (PC sampling, one launch per version at
-        # speculative): which barrier, mbarrier or wgmma wait holds a warpgroup up
+        # SOURCE_CONFIG): which barrier, mbarrier or wgmma wait holds a warpgroup up
+        suffix=""
+        [ "$SOURCE_CONFIG" != speculative ] && suffix="-$SOURCE_CONFIG"
         for v in ${SOURCE//,/ }; do
             left=$((DEADLINE - $(date +%s) - 5))
             [ "$left" -lt 30 ] && { echo "no time left for the source profile of $v"; break; }
-            step "ncu source counters: speculative, $v (limit ${left}s)"
+            name="source-$v$suffix"
+            step "ncu source counters: $SOURCE_CONFIG, $v (limit ${left}s)"
             timeout "$left" ncu --section SourceCounters --section WarpStateStats \
                 --clock-control none --profile-from-start off --import-source no \
-                -o "$WORK/source-$v" \
-                python3 -m kbopt.bench.ncu_target mla_decode --out "$WORK/source-$v.launches.json" \
-                --run "speculative:$v" | tail -1
-            ncu -i "$WORK/source-$v.ncu-rep" --page source --csv --print-source sass \
-                > "$WORK/source-$v.csv" 2> "$WORK/source-$v.err"
-            echo "source-$v.csv: $(wc -l < "$WORK/source-$v.csv") lines"
+                -o "$WORK/$name" \
+                python3 -m kbopt.bench.ncu_target mla_decode --out "$WORK/$name.launches.json" \
+                --run "$SOURCE_CONFIG:$v" | tail -1
+            ncu -i "$WORK/$name.ncu-rep" --page source --csv --print-source sass \
+                > "$WORK/$name.csv" 2> "$WORK/$name.err"
+            echo "$name.csv: $(wc -l < "$WORK/$name.csv") lines"
         done
     fi
     step "done (bench exit $rc)"
