@@ -209,6 +209,10 @@ DERIVED_READS: dict[str, tuple[str, ...]] = {
     "ctas_per_sm": ("launch__grid_size", SM_COUNT),
     "wave_idle_pct": ("launch__waves_per_multiprocessor", "launch__grid_size", SM_COUNT),
 }
+# The SM clock during the launch (ncu's "SM Frequency"): with clocks left alone
+# (--clock-control none) two launches' durations compare cycles only at the same clock, and
+# a CSV without it cannot say whether a time ratio is the kernels' or the clocks'.
+SM_CLOCK = "sm__cycles_elapsed.avg.per_second"
 # Also requested, though no canonical metric reads them directly.
 EXTRA_REQUESTS = (
     WARPS_PER_ISSUE,
@@ -217,6 +221,7 @@ EXTRA_REQUESTS = (
     GLOBAL_LD_REQUESTS,
     SM_COUNT,
     SHARED_WAVEFRONTS,
+    SM_CLOCK,
 )
 
 # Unit scale factors into the canonical unit of each metric (vocab.METRICS[...].unit).
