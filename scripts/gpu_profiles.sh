@@ -19,6 +19,9 @@
 # starts only when the longest line so far (BUDGET_S before the first) still fits; the
 # lines left out are listed as "not started" in the summary (run them again with ONLY=...),
 # rather than cut by the call's limit.
+# INTO (optional): a folder of the checkout the finished profiles' JSON files are also copied
+# into (e.g. results/profiles/h100-blind51), so held-out ablations in the same call can read
+# them with --start-profile without unpacking the archive.
 set -u
 OUT=${OUT:-/tmp/out}
 PLAN=${PLAN:-benchmarks/real_profiles/plan.txt}
@@ -105,5 +108,23 @@ PY
 done < <(cat $PLAN)  # unquoted: PLAN may name several files
 
 tar czf "$OUT/profiles.tgz" -C "$WORK" .
+if [[ -n "${INTO:-}" ]]; then
+    # only the profiles that were written (a failed line leaves an empty or partial file)
+    python3 - "$WORK/profiles" "$INTO" <<'PY'
+import json, shutil, sys
+from pathlib import Path
+src, dst = Path(sys.argv[1]), Path(sys.argv[2])
+dst.mkdir(parents=True, exist_ok=True)
+copied = []
+for path in sorted(src.glob("*.json")):
+    try:
+        json.loads(path.read_text())
+    except ValueError:
+        continue
+    shutil.copy(path, dst / path.name)
+    copied.append(path.name)
+print(f"copied {len(copied)} profile(s) into {dst}")
+PY
+fi
 echo "=== summary"
 printf '%s\n' "${table[@]}"
