@@ -1558,6 +1558,25 @@ SOURCES: tuple[Source, ...] = (
         "imports vLLM's logger and torch utilities at import)",
     ),
     vllm_0340(
+        name="vllm_bi_matmul",
+        path="vllm/model_executor/determinism/batch_invariant.py",
+        dest="vllm/bi_matmul.py",
+        sha256="7fdbe44d65b06a72a2a9a8faa9aa40b6f17e15b924c5c986489eb43d0d140146",
+        mode="extract",
+        functions=("_compute_pid", "matmul_kernel_persistent"),
+        shims={
+            "def _matmul_launch_metadata(": (
+                "# kbopt shim: the profiler-only launch_metadata hook (names the launch and "
+                "counts its flops for proton) left out\n"
+                "_matmul_launch_metadata = None"
+            ),
+        },
+        used_by=("vllm_bi_matmul",),
+        note="the batch-invariant persistent matmul kernel and its tile-order helper only "
+        "(VLLM_BATCH_INVARIANT's aten::mm / addmm / linear; the module imports vLLM's envs, "
+        "platform, NCCL and distributed utilities at import)",
+    ),
+    vllm_0340(
         name="vllm_block_topk",
         path="vllm/models/minimax_m3/common/ops/index_topk.py",
         dest="vllm/block_topk.py",

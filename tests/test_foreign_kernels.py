@@ -196,6 +196,7 @@ NEEDS = {
     "vllm_gdn_initial_states": "vllm_gdn_initial_states",
     "vllm_routing_topk": "vllm_routing_topk",
     "vllm_kv_offload_gather": "vllm_kv_offload_gather",
+    "vllm_bi_matmul": "vllm_bi_matmul",
     "vllm_block_topk": "vllm_block_topk",
     "vllm_markov_noise": "vllm_markov_noise",
     "vllm_gelu_sparse": "vllm_gelu_sparse",
@@ -736,6 +737,8 @@ CASES = {
     "vllm_mrope_positions": ({"prefills": 3, "chunk": 40, "decodes": 4, "channels": 3, "max_model_len": 320}, {"triton_v1": {"block": 16, "num_warps": 2, "num_stages": 1}}),
     # a 4-token block of 3 layers, 3 heads of 40 (120 values a token, head and column split across steps), 5 blocks, exact: v1's 128-value step (one, masked past 120); the variant: 32 (4, the last masked), 2 warps, 1 stage
     "vllm_kv_offload_gather": ({"layers": 3, "heads": 3, "block_size": 4, "content": 40, "blocks": 5}, {"triton_v1": {"block": 32, "num_warps": 2, "num_stages": 1}}),
+    # 37 tokens, 72 outputs, hidden 100 (no tuned entry: the dtype's default, 128 x 128 x 32 (fp32) or 128 x 256 x 64 (fp16), one masked tile and one program, K masked); the variant: 16 x 32 x 32 tiles (3 x 3 = 9 over 5 persistent programs, the second walk partial; 4 K steps, the last masked), GROUP_SIZE_M 2, 2 warps, 1 stage
+    "vllm_bi_matmul": ({"tokens": 37, "out": 72, "hidden": 100}, {"triton_v1": {"block_m": 16, "block_n": 32, "block_k": 32, "group_m": 2, "programs": 5, "num_warps": 2, "num_stages": 1}}),
     # 2 requests of 5 tokens after 4,100 context tokens (33 causal blocks each, the last forced in), 2 heads, top-8, exact: v1's 2048-block step (one, 33 live), 8 warps, 2 stages; the variant: 16-block steps (3, merged with the running best half, the last masked past one), 2 warps, 1 stage
     "vllm_block_topk": ({"heads": 2, "reqs": 2, "q_len": 5, "prefix": 4100, "topk": 8}, {"triton_v1": {"block_k": 16, "num_warps": 2, "num_stages": 1}}),
     "vllm_markov_noise": ({"reqs": 3, "steps": 2, "vocab": 3000, "slots": 7}, {"triton_v1": {"block_size": 256, "num_warps": 2, "num_stages": 1}}),
