@@ -2467,6 +2467,20 @@ SOURCES: tuple[Source, ...] = (
         "the @triton.autotune over ten configurations dropped, the TLE-only kernel and its "
         "helpers (FlagTree's triton.experimental.tle) left out",
     ),
+    flaggems_502(
+        name="flaggems_grouped_mm",
+        path="src/flag_gems/ops/group_gemm.py",
+        dest="flag_gems/group_gemm.py",
+        sha256="37c41b413b7118ca393211729829ce6e6afca37966b0be6e6b0d0032ca965e4e",
+        mode="extract",
+        functions=("grouped_launch", "grouped_mm_tma_kernel"),
+        used_by=("flaggems_grouped_mm",),
+        note="aten::_grouped_mm's Hopper path (NUM_SMS persistent programs walk one tile list "
+        "over every group's rows, each tile's K loop reading A and B through TMA tensor "
+        "descriptors in tl.dot steps) with its GROUP_M swizzle helper; the @libtuner over "
+        "seven configurations dropped, the block-pointer twin for pre-Hopper GPUs and the "
+        "pointer-array group_gemm kernels left out",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}
