@@ -89,7 +89,7 @@ SPEC = KernelSpec(
         "TMA tl.dot steps"
     ),
     dims=(
-        Dim("t", "tokens routed", "rows"),
+        Dim("t", "tokens routed"),
         Dim("topk", "experts per token (A has t * topk rows)"),
         Dim("g", "experts (groups)"),
         Dim("k", "the reduction (a multiple of 8: TMA's 16-byte strides in bf16)"),
@@ -112,6 +112,8 @@ SPEC = KernelSpec(
         ),
     ),
     backoff_dim="t",
+    # a row tile walks one expert's rows (t * topk / g on average), as liger_moe_down_proj's
+    shape_metrics=lambda d: {"rows": -(-d["t"] * d["topk"] // d["g"])},
     make_inputs=_make_inputs,
     reference=_reference,
     flops=flops,
