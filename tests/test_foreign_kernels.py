@@ -376,6 +376,17 @@ def test_spec_checks_and_versions_expose_their_knobs(name: str) -> None:
     assert spec.contexts, "the catalog contexts this kernel is an instance of"
 
 
+def test_block_topk_scores_are_distinct_so_the_top_k_is_unique() -> None:
+    # ids are checked exactly: a tie near the top-k boundary lets the kernel and torch.topk
+    # keep different ids, which the 32K trial's 32,768 rows of N(0, 1) draws did on a GPU
+    spec = _spec_or_skip("vllm_block_topk")
+    torch = pytest.importorskip("torch")
+    dims = {"heads": 2, "reqs": 3, "q_len": 40, "prefix": 4000, "topk": 16}
+    score = spec.make_inputs(dims, dtype=torch.float32, device="cpu", seed=3)[0]
+    ranks = torch.arange(score.shape[-1], dtype=score.dtype).expand_as(score)
+    assert torch.equal(score.sort(dim=-1).values, ranks)
+
+
 def test_sglang_v1_is_sglang_defaults() -> None:
     spec = _spec_or_skip("sglang_mla_decode")
     assert spec.knob_values("triton_v1") == {
