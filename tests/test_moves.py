@@ -296,5 +296,14 @@ def test_a_persistent_grid_of_one_program_per_sm_gets_twice_the_programs() -> No
     assert isinstance(plan_move(second, knobs, values, metrics, launched), NotApplicable)
     small = plan_move(first, knobs, values, {"ctas_per_sm": 0.48}, launched)
     assert isinstance(small, NotApplicable)
+    # a GEMM tile loop at 200 registers a thread: half the warps would double that
+    gemm = plan_move(
+        first, knobs, values, {"ctas_per_sm": 1.0, "registers_per_thread": 200}, launched
+    )
+    assert isinstance(gemm, NotApplicable)
+    lean = plan_move(
+        first, knobs, values, {"ctas_per_sm": 1.0, "registers_per_thread": 40}, launched
+    )
+    assert isinstance(lean, PlannedMove)
     defining = {t.expression for t in entry.triggers if t.defining}
     assert defining == {"ctas_per_sm >= 0.9", "ctas_per_sm <= 1.5"}
