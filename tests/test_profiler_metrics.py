@@ -649,6 +649,30 @@ def test_a_kernel_without_global_loads_has_no_load_efficiency() -> None:
     assert 50.0 < merged < 75.0  # the two kernels that load, by duration
 
 
+def test_loads_that_are_all_async_copies_have_no_load_efficiency() -> None:
+    """vLLM's persistent batch-invariant matmul on an H100 (2026-12-06, blind set 52): its
+    loads are Triton's pipelined cp.async copies, whose sectors the LSU counts while the
+    efficiency counter, which counts LDG bytes only, reads 0%.  Not wasted loads."""
+    data = Path(__file__).parent / "data"
+    (kernel,) = parse_csv((data / "ncu_h100_vllm_bi_matmul_2048.csv").read_text())
+    assert kernel.raw["smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"][0] == "0"
+    assert "global_load_efficiency_pct" not in kernel.metrics
+    assert kernel.metrics["sectors_per_request"] == pytest.approx(16.0)
+
+
+def test_a_side_stream_of_loads_beside_tma_reads_is_not_the_kernels_efficiency() -> None:
+    """FlagGems' TMA grouped GEMM on an H100 (2026-12-06, blind set 52): 135,168 sectors of
+    4-byte group-offset loads (12.5% efficient) beside 954 MB read from DRAM by TMA.  The
+    efficiency and sectors per request of those few loads are left out."""
+    data = Path(__file__).parent / "data"
+    (kernel,) = parse_csv((data / "ncu_h100_flaggems_grouped_mm_4096.csv").read_text())
+    raw = kernel.raw
+    assert raw["smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"][0] == "12.50"
+    assert "global_load_efficiency_pct" not in kernel.metrics
+    assert "sectors_per_request" not in kernel.metrics
+    assert kernel.metrics["dram_bytes"] > 9e8
+
+
 def test_an_impossible_counter_value_is_left_out_and_said() -> None:
     """FlagGems' repeat_interleave at a 64-token decode step on the H200 (2026-12-04,
     kbopt's counter pass): ncu read the L2 hit rate of a 2-launch call as 142%.  Before,

@@ -194,6 +194,7 @@ STALL_NCU = {
 }
 GLOBAL_LD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
 GLOBAL_LD_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+DRAM_READ = "dram__bytes_read.sum"
 SM_COUNT = "device__attribute_multiprocessor_count"
 SHARED_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
 BANK_CONFLICTS = (
@@ -345,8 +346,39 @@ def canonical_metrics(raw: Mapping[str, tuple[str, str]]) -> dict[str, float]:
         # that zero made FlagGems' embedding backward (a fill, a scatter, a cast) look
         # like strided loads on the H200.
         out.pop("global_load_efficiency_pct", None)
+    elif out.get("global_load_efficiency_pct") == 0:
+        # Sectors were fetched, yet no byte of them was requested: the efficiency counter
+        # counts the bytes of LDG instructions only, and every load of this kernel was an
+        # asynchronous copy to shared memory (cp.async, LDGSTS: Triton's pipelined tl.load),
+        # whose sectors the LSU counts all the same.  Not measured, rather than 0%: vLLM's
+        # persistent matmul (blind set 52) read as entirely wasted loads.
+        out.pop("global_load_efficiency_pct", None)
     out.update(derived_metrics(raw, out))
+    if _side_stream_loads(raw):
+        # The LSU's global loads fetched under `SIDE_STREAM_SHARE` of the bytes read from
+        # DRAM: the operands came another way (TMA), and how well these few loads use
+        # their sectors (a group-offsets vector read by every thread) says nothing about
+        # the kernel's traffic.  FlagGems' TMA grouped GEMM (blind set 52) read as 12.5%
+        # efficient from 4-byte offset loads beside 954 MB of TMA reads.
+        out.pop("global_load_efficiency_pct", None)
+        out.pop("sectors_per_request", None)
     return out
+
+
+# Below this share of the DRAM bytes read, the LSU's global loads are a side stream.
+SIDE_STREAM_SHARE = 0.05
+SECTOR_BYTES = 32
+
+
+def _side_stream_loads(raw: Mapping[str, tuple[str, str]]) -> bool:
+    """Whether the LSU's global loads fetched under `SIDE_STREAM_SHARE` of the bytes the
+    kernel read from DRAM (both counters measured, the DRAM reads above 1 MB so a kernel
+    served from L2 is never judged by it)."""
+    sectors = _raw_value(raw, GLOBAL_LD_SECTORS)
+    dram_read = _raw_value(raw, DRAM_READ)
+    if not sectors or dram_read is None or dram_read < 1e6:
+        return False
+    return sectors * SECTOR_BYTES < SIDE_STREAM_SHARE * dram_read
 
 
 def _raw_value(raw: Mapping[str, tuple[str, str]], name: str) -> float | None:
