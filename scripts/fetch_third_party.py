@@ -1588,6 +1588,17 @@ SOURCES: tuple[Source, ...] = (
         "module imports vLLM's platform and math utilities at import)",
     ),
     vllm_0340(
+        name="vllm_paged_sconv",
+        path="vllm/models/inkling/nvidia/ops/sconv.py",
+        dest="vllm/paged_sconv.py",
+        sha256="8561e6c01741dc894661070cc7fd7f87fe69840f1e12e714029f01cd4792075b",
+        mode="extract",
+        functions=("_fused_sconv_kernel",),
+        used_by=("vllm_paged_sconv",),
+        note="Inkling's fused short-convolution kernel over its paged sliding-window conv "
+        "cache only (the module's per-sequence metadata kernel left out)",
+    ),
+    vllm_0340(
         name="vllm_prefix_prefill",
         path="vllm/v1/attention/ops/prefix_prefill.py",
         dest="vllm/prefix_prefill.py",
