@@ -1501,6 +1501,18 @@ SOURCES: tuple[Source, ...] = (
         note="the TRT-LLM MHA backend's fused FP8 quantize + paged KV-cache store kernel and "
         "its per-tensor helper only (the module's wrapper and naive fallback left out)",
     ),
+    sglang_059(
+        name="sglang_kda_cumsum",
+        path="python/sglang/srt/layers/attention/fla/cumsum.py",
+        dest="sglang/fla_kda_cumsum.py",
+        sha256="4dbfd144ebcc3ff6d1ac33d33cbb4ef04a0e35ddae9b16e713ff668e832b300a",
+        mode="extract",
+        functions=("chunk_local_cumsum_vector_kernel",),
+        used_by=("sglang_kda_cumsum",),
+        note="the per-channel (vector) chunk-local cumsum kernel only, without its "
+        "@triton.autotune (Kimi Delta Attention's gate cumsum; the module's SGLang imports, "
+        "its scalar kernel and the wrappers left out)",
+    ),
     vllm_0340(
         name="vllm_expert_count",
         path="vllm/model_executor/layers/fused_moe/utils.py",

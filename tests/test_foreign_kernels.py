@@ -225,6 +225,7 @@ NEEDS = {
     "sglang_kda_gate": "sglang_kda_gate",
     "sglang_awq_dequant": "sglang_awq_dequant",
     "sglang_fp8_kv_store": "sglang_fp8_kv_store",
+    "sglang_kda_cumsum": "sglang_kda_cumsum",
 }
 
 
@@ -813,6 +814,7 @@ CASES = {
     # a [96, 80] weight in three 32-row groups (10 packed columns): v1's 32 x 32 tiles (one column of programs, 22 packed columns masked, one row of programs per group); the variant: 8 rows x 4 packed columns (three column programs, the last half masked; four row programs per group), 2 warps
     "sglang_awq_dequant": ({"k": 96, "n": 80, "group": 32}, {"triton_v1": {"block_x": 4, "block_y": 8, "num_warps": 2}}),
     "sglang_fp8_kv_store": ({"tokens": 13, "heads": 4, "head_dim": 64, "page_size": 16}, {"triton_v1": {"block_head": 2, "block_dim": 16, "num_warps": 2, "num_stages": 1}}),
+    "sglang_kda_cumsum": ({"seqs": 3, "seqlen": 20, "heads": 3, "head_dim": 40, "chunk": 16}, {"triton_v1": {"block_s": 16, "num_warps": 1}}),
 }  # fmt: skip
 
 

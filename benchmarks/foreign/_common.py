@@ -205,6 +205,7 @@ SOURCE_FILES = {
     "sglang_kda_gate": "sglang/fla_kda_gate.py",
     "sglang_awq_dequant": "sglang/awq_dequant.py",
     "sglang_fp8_kv_store": "sglang/fp8_kv_store.py",
+    "sglang_kda_cumsum": "sglang/fla_kda_cumsum.py",
 }
 
 
