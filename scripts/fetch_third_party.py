@@ -2504,6 +2504,19 @@ SOURCES: tuple[Source, ...] = (
         "seven configurations dropped, the block-pointer twin for pre-Hopper GPUs and the "
         "pointer-array group_gemm kernels left out",
     ),
+    flaggems_502(
+        name="flaggems_dsa_indexer",
+        path="src/flag_gems/fused/DSA/indexer_k_tiled.py",
+        dest="flag_gems/indexer_k_tiled.py",
+        sha256="1c11334ec30cae4f695ac5d2eb1760c9d44aab5e4c6c914d4710f2d23c4b8e01",
+        mode="extract",
+        functions=("triton_lighting_indexer_k_tiled",),
+        used_by=("flaggems_dsa_indexer",),
+        note="DeepSeek-V3.2's lightning indexer logits over ragged key windows (per query "
+        "and TK-key tile, [BQ*H, D] x [D, BK] fp16 tl.dots, relu times the head weights, "
+        "summed over heads into fp32 logits); the @triton.autotune over two warp/stage "
+        "configurations is dropped",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}

@@ -154,6 +154,7 @@ NEEDS = {
     "vllm_turboquant_store": "vllm_turboquant_store",
     "flaggems_conv3d": "flaggems_conv3d",
     "flaggems_sparse_attn_sink": "flaggems_sparse_attn_sink",
+    "flaggems_dsa_indexer": "flaggems_dsa_indexer",
     "flaggems_mhc_sinkhorn": "flaggems_mhc_sinkhorn",
     "flaggems_mm_syrk": "flaggems_mm_syrk",
     "flaggems_replication_pad3d": "flaggems_replication_pad3d",
@@ -798,6 +799,8 @@ CASES = {
     "sglang_ssd_varlen_states": ({"seqlen": 100, "seqs": 10, "nheads": 4, "headdim": 24, "ngroups": 2, "dstate": 20, "chunk": 16}, {"triton_v1": {"block_m": 32, "block_n": 16, "block_k": 32, "num_warps": 2, "num_stages": 1}}),
     # 2 batch rows of 40 positions, the last 20 of them queries (the first three see fewer than 24 positions, so their top-24 ends in -1s), 16 heads of width 32, top-24: v1's 64-row step (one masked step); the variant: 16-row steps (two, the second partly masked), 2 warps, 1 stage
     "flaggems_sparse_attn_sink": ({"b": 2, "m": 20, "h": 16, "d": 32, "n": 40, "topk": 24}, {"triton_v1": {"block": 16, "num_warps": 2, "num_stages": 1}}),
+    # 2 sequences of 40 positions, the last 21 of each queries (Q 42, K 80), 16 heads of width 32: v1's one query and one 2048-key tile per program (one masked 64-key step); the variant: query pairs (one pair straddles the two sequences' windows), 16-key steps in 16-key tiles (the overlapping tiles past the first), 2 warps, 1 stage
+    "flaggems_dsa_indexer": ({"seqs": 2, "ctx": 40, "m": 21, "h": 16, "d": 32}, {"triton_v1": {"bq": 2, "bk": 16, "tk": 16, "num_warps": 2, "num_stages": 1}}),
     # 9 tokens into a 30-slot pool, rows of 40 latent + 24 rope (k_rope a strided view), exact: v1's 128-value block (one, across the boundary: the two-load branch, masked past 64); the variant: 16 (two latent blocks, one across the boundary, one rope), 2 warps
     "sglang_mla_kv_store": ({"tokens": 9, "nope": 40, "rope": 24, "slots": 30}, {"triton_v1": {"block": 16, "num_warps": 2}}),
     # 50 tokens of 3 heads 24 wide (BD 32, masked; some values past the threshold 20): v1's 32-token tiles (two, the second partly masked); the variant: 16-token tiles (four), 1 warp, 1 stage

@@ -132,6 +132,7 @@ SOURCE_FILES = {
     "vllm_turboquant_store": "vllm/turboquant_store.py",
     "flaggems_conv3d": "flag_gems/conv3d.py",
     "flaggems_sparse_attn_sink": "flag_gems/sparse_attention.py",
+    "flaggems_dsa_indexer": "flag_gems/indexer_k_tiled.py",
     "flaggems_mhc_sinkhorn": "flag_gems/hc_split_sinkhorn.py",
     "flaggems_mm_syrk": "flag_gems/mm_syrk.py",
     "flaggems_replication_pad3d": "flag_gems/replication_pad3d.py",
