@@ -179,6 +179,14 @@ EXPECTED_PTX = {
         r"selp\.b64\s+%rd\d+, 1364590687093260288, 0, %p\d+;",  # EVICT_FIRST or 0
         r"bar\.sync\s+3,\s*256",
     ],
+    "cute_v25": [
+        # cute_v24's kernel, its in-kernel split merge with the loads batched
+        r"cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile\.mbarrier::complete_tx"
+        r"::bytes\.L2::cache_hint",
+        r"selp\.b64\s+%rd\d+, 1364590687093260288, 0, %p\d+;",
+        r"atom\.\S*add\.u32|atom\.\S*add\.s32",
+        r"ld\.global\.v4\.f32",
+    ],
     "cute_v15": [
         # cute_v7's per-tile products and its in-kernel merge, behind a persistent item loop
         r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16",
@@ -706,6 +714,90 @@ def test_cute_v24_keeps_kv_tiles_evict_first_only_up_to_two_row_blocks(out_dtype
     assert sum(extra.values()) < 60, sum(extra.values())
 
 
+def _neutral(ptx: str) -> list[str]:
+    """PTX lines with register and label numbers and the kernel's name made neutral and the
+    register declarations dropped."""
+    out = []
+    for line in ptx.replace("\x00", "").split("\n"):
+        t = line.strip()
+        if t.startswith(".reg"):
+            continue
+        t = re.sub(r"cute_v\d+_MlaDecodeV\d+", "KERNEL", t)
+        t = re.sub(r"%(rd|r|p|f|fd|rs|h|hh)\d+", r"%\1", t)
+        out.append(re.sub(r"\$L__BB\d+_\d+", "$L", t))
+    return out
+
+
+def _merge_blocks(ptx: str) -> list[list[str]]:
+    """The basic blocks of the PTX from the merge's arrival ``atom`` to the end, each a list
+    of instruction lines (a block ends at a label or after a branch)."""
+    lines = [t.strip() for t in ptx.replace("\x00", "").split("\n")]
+    start = next(i for i, t in enumerate(lines) if t.startswith("atom."))
+    blocks: list[list[str]] = [[]]
+    for t in lines[start:]:
+        if re.match(r"\$L__BB\d+_\d+:", t):
+            blocks.append([])
+        elif t and not t.startswith(("//", "{", "}", ".")):
+            blocks[-1].append(t)
+            if re.search(r"\bbra(\.uni)?\s", t) or t.startswith("ret"):
+                blocks.append([])
+    return [b for b in blocks if b]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("out_dtype", ptx_fingerprints.OUT_DTYPES)
+def test_cute_v25_batches_the_merge_loads(out_dtype: str) -> None:
+    """cute_v25 = cute_v24 with the in-kernel split merge's loads batched (the decode stall
+    samples put 885 of cute_v24's 9,312 in that merge: 24 dependent L2 round trips per warp at
+    2 splits and 2,309 cold SASS lines). One-split kernel (bf16 output): cute_v24's PTX but for
+    the name. Split kernel (fp32 partials): every line up to the merge's ``atom`` is cute_v24's;
+    after it three loops over the splits, pass 1 (8 rows' LSEs, 8 scalar loads) and pass 2 for
+    two groups of 4 rows (4 LSEs and 16 ``ld.global.v4.f32``), no load's address taken from a
+    value loaded in its loop body, and in pass 2 every load before the first ``ex2``; the same
+    stores, one atomic, the same fences; a third of cute_v24's merge code."""
+    v24 = ptx_fingerprints.version_ptx("cute_v24", out_dtype)
+    v25 = ptx_fingerprints.version_ptx("cute_v25", out_dtype)
+    if out_dtype == "bfloat16":
+        assert "atom." not in v25
+        assert v25.replace("cute_v25_MlaDecodeV25", "cute_v24_MlaDecodeV24") == v24
+        return
+    n24, n25 = _neutral(v24), _neutral(v25)
+    a24 = next(i for i, t in enumerate(n24) if t.startswith("atom."))
+    a25 = next(i for i, t in enumerate(n25) if t.startswith("atom."))
+    assert n25[:a25] == n24[:a24], "cute_v25 differs from cute_v24 before the merge"
+
+    def count(lines: list[str], pat: str) -> int:
+        return sum(1 for t in lines if re.match(pat, t))
+
+    m24, m25 = n24[a24:], n25[a25:]
+    for pat, want25, want24 in (
+        (r"ld\.global\.v4\.f32", 32, 96),
+        (r"ld\.global\.f32", 16, 256),
+        (r"ex2\.approx", 8, 24),
+        (r"max\.f32", 8, 232),
+        (r"st\.global", 17, 17),
+        (r"atom\.", 1, 1),
+        (r"fence\.acq_rel\.gpu", 2, 2),
+    ):
+        assert (count(m25, pat), count(m24, pat)) == (want25, want24), pat
+    assert len(m25) * 2 < len(m24)
+
+    loads = [b for b in _merge_blocks(v25) if any(t.startswith("ld.global") for t in b)]
+    assert [sum(t.startswith("ld.global") for t in b) for b in loads] == [8, 20, 20]
+    for body in loads:
+        loaded = set()
+        for t in body:
+            if t.startswith("ld.global"):
+                dst, addr = re.match(r"ld\.global\S*\s+(\{[^}]*\}|%\w+), \[(%\w+)", t).groups()
+                assert addr not in loaded, f"a load waits for a loaded value: {t}"
+                loaded.update(re.findall(r"%\w+", dst))
+        assert re.search(r"\bbra(\.uni)?\s", body[-1]), "the loads are not in a loop body"
+    for body in loads[1:]:  # pass 2: every load of a split before the first weight
+        last_load = max(i for i, t in enumerate(body) if t.startswith("ld.global"))
+        first_ex2 = min(i for i, t in enumerate(body) if t.startswith("ex2"))
+        assert last_load < first_ex2
+
+
 def test_fingerprints_cover_every_cute_version_at_the_installed_cutlass_dsl() -> None:
     doc = ptx_fingerprints.load()
     assert sorted(doc["versions"]) == sorted(ptx_fingerprints.cute_versions())
@@ -903,7 +995,7 @@ def test_bf16_matches_fp32_reference_on_gpu(name: str, case: tuple[int, int, int
 @pytest.mark.gpu
 @pytest.mark.parametrize(
     "name",
-    ["cute_v7", "cute_v9", *(f"cute_v{n}" for n in range(10, 18))],
+    ["cute_v7", "cute_v9", *(f"cute_v{n}" for n in range(10, 18)), "cute_v25"],
 )
 def test_in_kernel_merge_leaves_its_counters_at_zero_and_repeats_correctly(name: str) -> None:
     """The last-arriving split CTA merges and resets its arrival counter (cute_v7+): calls
