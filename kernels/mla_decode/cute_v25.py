@@ -9,7 +9,7 @@ against FlashMLA") put cute_v24's loop over KV tiles at the same samples per CTA
 FlashMLA's main kernel (60.7 against 60.0, 32 tiles each on average) and its difference in
 the tail after the last tile: 1,545 of 9,312 samples, of which the in-kernel merge by the
 later CTA of each split pair (cute_v7's ``merge_if_last``) holds 885, 13.8 per merging CTA
-out of its 79.6, ~17% of the launch. Of those 885, 373 are ``no_inst`` (the merge is 2,309
+out of its 79.7, ~17% of the launch. Of those 885, 373 are ``no_inst`` (the merge is 2,309
 SASS instructions run once per CTA, cold in the instruction cache) and 309 ``long_sb``: each
 warp merges its 8 rows one after another, and per row at 2 splits cute_v24's PTX makes 3
 dependent L2 round trips (the LSE maximum loop, which LLVM unrolled by 16, 8 and 4 and whose
@@ -48,7 +48,7 @@ PTX is unchanged (``python -m kernels.mla_decode.ptx_fingerprints --check``).
 s=1, t=4096: 2 splits, the merge runs): -4% to -10% in time (89.3 us on the H100 of
 ``20261206T142746Z`` -> 80-86 us; FlashMLA 83.6 us there), from the merge's samples
 falling from 885 to about 300-500 of a cute_v24-sized launch (its long_sb by ~3/4 with the
-round trips, its no_inst by about half with the code) out of the critical CTA's 79.6 per
+round trips, its no_inst by about half with the code) out of the critical CTA's 79.7 per
 CTA; in decode stall samples the region from the atomic to the exit at 3-6% of the kernel's
 (cute_v24: 9.5%). Speculative (b=32, s=16) and b=128 (s=2): one split, the bf16 kernel is
 cute_v24's PTX: -1% to +1% (noise). What would show it wrong: decode within +-1.5% of
