@@ -1611,6 +1611,17 @@ SOURCES: tuple[Source, ...] = (
         "cache only (the module's per-sequence metadata kernel left out)",
     ),
     vllm_0340(
+        name="vllm_greedy_argmax",
+        path="vllm/v1/worker/gpu/sample/greedy_argmax.py",
+        dest="vllm/greedy_argmax.py",
+        sha256="f44998213b0de4abccc49b09028cb77f3c86271f1fb04f701776d0e0a6d07b95",
+        mode="extract",
+        functions=("_argmax_partial", "_argmax_finish"),
+        used_by=("vllm_greedy_argmax",),
+        note="the model runner's split-vocabulary greedy argmax (partial and finish kernels; "
+        "the module's torch fallback left out)",
+    ),
+    vllm_0340(
         name="vllm_prefix_prefill",
         path="vllm/v1/attention/ops/prefix_prefill.py",
         dest="vllm/prefix_prefill.py",

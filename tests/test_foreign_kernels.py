@@ -199,6 +199,7 @@ NEEDS = {
     "vllm_routing_topk": "vllm_routing_topk",
     "vllm_kv_offload_gather": "vllm_kv_offload_gather",
     "vllm_paged_sconv": "vllm_paged_sconv",
+    "vllm_greedy_argmax": "vllm_greedy_argmax",
     "vllm_bi_matmul": "vllm_bi_matmul",
     "vllm_block_topk": "vllm_block_topk",
     "vllm_markov_noise": "vllm_markov_noise",
@@ -754,6 +755,8 @@ CASES = {
     "vllm_kv_offload_gather": ({"layers": 3, "heads": 3, "block_size": 4, "content": 40, "blocks": 5}, {"triton_v1": {"block": 32, "num_warps": 2, "num_stages": 1}}),
     # 3 requests of 5 tokens after 2 cached ones (the first tap before position 0, two from the cache through 4-token blocks), 2 heads of a 24-channel stream at columns 8..31 of a 40-wide head; v1's 8 tokens (2 programs, the second partial) x 64 channels (48 live); the variant: 4 tokens x 16 channels (4 x 3 programs), 2 warps, 1 stage
     "vllm_paged_sconv": ({"reqs": 3, "qlen": 5, "ctx": 2, "heads": 2, "ws": 24, "off_s": 8, "head_size": 40, "width": 4}, {"triton_v1": {"block_t": 4, "block_c": 16, "num_warps": 2, "num_stages": 1}}),
+    # 3 rows of 10,000 columns (a few NaN, which must lose), exact: v1's 4096-column tiles (3 splits, the last 1,808 live; the finish kernel's 4 lanes, one masked); the variant: 1024-column tiles (10 splits, the last 784 live; 16 finish lanes), 2 warps each
+    "vllm_greedy_argmax": ({"rows": 3, "vocab": 10000}, {"triton_v1": {"block": 1024, "num_warps": 2, "finish_warps": 2}}),
     # 37 tokens, 72 outputs, hidden 100 (no tuned entry: the dtype's default, 128 x 128 x 32 (fp32) or 128 x 256 x 64 (fp16), one masked tile and one program, K masked); the variant: 16 x 32 x 32 tiles (3 x 3 = 9 over 5 persistent programs, the second walk partial; 4 K steps, the last masked), GROUP_SIZE_M 2, 2 warps, 1 stage
     "vllm_bi_matmul": ({"tokens": 37, "out": 72, "hidden": 100}, {"triton_v1": {"block_m": 16, "block_n": 32, "block_k": 32, "group_m": 2, "programs": 5, "num_warps": 2, "num_stages": 1}}),
     # 2 requests of 5 tokens after 4,100 context tokens (33 causal blocks each, the last forced in), 2 heads, top-8, exact: v1's 2048-block step (one, 33 live), 8 warps, 2 stages; the variant: 16-block steps (3, merged with the running best half, the last masked past one), 2 warps, 1 stage

@@ -179,6 +179,7 @@ SOURCE_FILES = {
     "vllm_routing_topk": "vllm/routing_topk.py",
     "vllm_kv_offload_gather": "vllm/kv_offload_gather.py",
     "vllm_paged_sconv": "vllm/paged_sconv.py",
+    "vllm_greedy_argmax": "vllm/greedy_argmax.py",
     "vllm_bi_matmul": "vllm/bi_matmul.py",
     "vllm_block_topk": "vllm/block_topk.py",
     "vllm_markov_noise": "vllm/markov_noise.py",
