@@ -1513,6 +1513,17 @@ SOURCES: tuple[Source, ...] = (
         "@triton.autotune (Kimi Delta Attention's gate cumsum; the module's SGLang imports, "
         "its scalar kernel and the wrappers left out)",
     ),
+    sglang_059(
+        name="sglang_qkv_lora_b",
+        path="python/sglang/srt/lora/triton_ops/qkv_lora_b.py",
+        dest="sglang/qkv_lora_b.py",
+        sha256="651887dd815f56c7a6c366200f795e475a83093f20135111448e0badb78191a2",
+        mode="extract",
+        functions=("_qkv_lora_b_kernel",),
+        used_by=("sglang_qkv_lora_b",),
+        note="the triton LoRA backend's fused QKV B kernel only (the module imports SGLang's "
+        "LoRA batch info at import; its wrapper left out)",
+    ),
     vllm_0340(
         name="vllm_expert_count",
         path="vllm/model_executor/layers/fused_moe/utils.py",

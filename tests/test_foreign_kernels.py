@@ -228,6 +228,7 @@ NEEDS = {
     "sglang_awq_dequant": "sglang_awq_dequant",
     "sglang_fp8_kv_store": "sglang_fp8_kv_store",
     "sglang_kda_cumsum": "sglang_kda_cumsum",
+    "sglang_qkv_lora_b": "sglang_qkv_lora_b",
 }
 
 
@@ -821,6 +822,8 @@ CASES = {
     "sglang_awq_dequant": ({"k": 96, "n": 80, "group": 32}, {"triton_v1": {"block_x": 4, "block_y": 8, "num_warps": 2}}),
     "sglang_fp8_kv_store": ({"tokens": 13, "heads": 4, "head_dim": 64, "page_size": 16}, {"triton_v1": {"block_head": 2, "block_dim": 16, "num_warps": 2, "num_stages": 1}}),
     "sglang_kda_cumsum": ({"seqs": 3, "seqlen": 20, "heads": 3, "head_dim": 40, "chunk": 16}, {"triton_v1": {"block_s": 16, "num_warps": 1}}),
+    # three requests of 15, 15 and 17 tokens on two adapters, rank 24 (two 16-deep steps, the second masked), q 40 wide, k and v 24: v1's 16 x 64 tiles (every slice's columns masked past its width, the 17-token request's second row tile one live row); the variant: 32-row tiles, 16-wide column blocks (three for q, two for k and v, the k and v slices' third fully masked), one 32-deep step, 2 warps, 1 stage
+    "sglang_qkv_lora_b": ({"tokens": 47, "seqs": 3, "loras": 2, "rank": 24, "q_out": 40, "kv_out": 24}, {"triton_v1": {"block_s": 32, "block_n": 16, "block_k": 32, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

@@ -208,6 +208,7 @@ SOURCE_FILES = {
     "sglang_awq_dequant": "sglang/awq_dequant.py",
     "sglang_fp8_kv_store": "sglang/fp8_kv_store.py",
     "sglang_kda_cumsum": "sglang/fla_kda_cumsum.py",
+    "sglang_qkv_lora_b": "sglang/qkv_lora_b.py",
 }
 
 
