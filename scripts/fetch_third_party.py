@@ -2539,6 +2539,20 @@ SOURCES: tuple[Source, ...] = (
         "summed over heads into fp32 logits); the @triton.autotune over two warp/stage "
         "configurations is dropped",
     ),
+    flaggems_502(
+        name="flaggems_flash_mla",
+        path="src/flag_gems/fused/flash_mla.py",
+        dest="flag_gems/flash_mla.py",
+        sha256="4527c2c5ddb84865b3287bfd0336ba9146ec488bf89f4f22066853a8e99b1448",
+        mode="extract",
+        functions=("flash_mla_attn_kernel",),
+        shims=dict(_TLE_SHIM),
+        used_by=("flaggems_flash_mla",),
+        note="the MLA decode kernel over a paged latent KV cache (per BLOCK_H heads and "
+        "sequence, the whole context walked BLOCK_N rows at a time through the block table: "
+        "nope and rope tl.dots into one score tile, online softmax, p times the rows' first "
+        "512 columns; no KV split); its @triton.heuristics EVEN_H passed by the launcher",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}

@@ -133,6 +133,7 @@ SOURCE_FILES = {
     "flaggems_conv3d": "flag_gems/conv3d.py",
     "flaggems_sparse_attn_sink": "flag_gems/sparse_attention.py",
     "flaggems_dsa_indexer": "flag_gems/indexer_k_tiled.py",
+    "flaggems_flash_mla": "flag_gems/flash_mla.py",
     "flaggems_mhc_sinkhorn": "flag_gems/hc_split_sinkhorn.py",
     "flaggems_mm_syrk": "flag_gems/mm_syrk.py",
     "flaggems_replication_pad3d": "flag_gems/replication_pad3d.py",
