@@ -155,6 +155,7 @@ NEEDS = {
     "flaggems_conv3d": "flaggems_conv3d",
     "flaggems_sparse_attn_sink": "flaggems_sparse_attn_sink",
     "flaggems_dsa_indexer": "flaggems_dsa_indexer",
+    "flaggems_flash_mla": "flaggems_flash_mla",
     "flaggems_mhc_sinkhorn": "flaggems_mhc_sinkhorn",
     "flaggems_mm_syrk": "flaggems_mm_syrk",
     "flaggems_replication_pad3d": "flaggems_replication_pad3d",
@@ -805,6 +806,8 @@ CASES = {
     "flaggems_sparse_attn_sink": ({"b": 2, "m": 20, "h": 16, "d": 32, "n": 40, "topk": 24}, {"triton_v1": {"block": 16, "num_warps": 2, "num_stages": 1}}),
     # 2 sequences of 40 positions, the last 21 of each queries (Q 42, K 80), 16 heads of width 32: v1's one query and one 2048-key tile per program (one masked 64-key step); the variant: query pairs (one pair straddles the two sequences' windows), 16-key steps in 16-key tiles (the overlapping tiles past the first), 2 warps, 1 stage
     "flaggems_dsa_indexer": ({"seqs": 2, "ctx": 40, "m": 21, "h": 16, "d": 32}, {"triton_v1": {"bq": 2, "bk": 16, "tk": 16, "num_warps": 2, "num_stages": 1}}),
+    # 2 sequences of 48 cached tokens over 16-token pages (a shuffled 6-page pool), 16 heads, 576-wide rows (512 latent + 64 rope): v1's 64 heads per program (masked: EVEN_H off) and 64-row steps (none whole: the masked tail alone); the variant: 16 heads per program (EVEN_H on), 32-row steps (one whole, a 16-row tail), 2 warps, 1 stage
+    "flaggems_flash_mla": ({"b": 2, "h": 16, "n": 48, "d": 576, "page": 16}, {"triton_v1": {"block_h": 16, "block_n": 32, "num_warps": 2, "num_stages": 1}}),
     # 9 tokens into a 30-slot pool, rows of 40 latent + 24 rope (k_rope a strided view), exact: v1's 128-value block (one, across the boundary: the two-load branch, masked past 64); the variant: 16 (two latent blocks, one across the boundary, one rope), 2 warps
     "sglang_mla_kv_store": ({"tokens": 9, "nope": 40, "rope": 24, "slots": 30}, {"triton_v1": {"block": 16, "num_warps": 2}}),
     # 50 tokens of 3 heads 24 wide (BD 32, masked; some values past the threshold 20): v1's 32-token tiles (two, the second partly masked); the variant: 16-token tiles (four), 1 warp, 1 stage
