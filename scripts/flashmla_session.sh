@@ -137,11 +137,17 @@ PY
     left=$((DEADLINE - $(date +%s) - reserve))
     config_args=()
     for c in $CONFIGS; do config_args+=(--config "$c"); done
+    # about 10 s a version and configuration with --graph at REP_MS 200 (measured: 4 versions
+    # x 3 configurations took ~100 s): say so before a limit too short for all of them
+    need=$(( $(echo "$VERSIONS" | tr ',' '\n' | wc -l) * $(echo $CONFIGS | wc -w) * 10 ))
+    [ "$left" -lt "$need" ] && echo "warning: ${left}s may time only part of the bench (~${need}s);" \
+        "a larger SESSION_S or fewer PROFILE/MIX/SOURCE steps leave it more"
     step "kbopt bench mla_decode: $VERSIONS (limit ${left}s)"
     timeout "$left" python3 -m kbopt --root "$REPO" bench mla_decode --versions "$VERSIONS" \
         "${config_args[@]}" --graph --rep-ms "$REP_MS" --out "$WORK/mla_decode"
     rc=$?
-    [ "$rc" -eq 124 ] && echo "the bench was stopped at its time limit: no rows were written"
+    # kbopt bench writes the configurations it finished when `timeout` stops it
+    [ "$rc" -eq 124 ] && echo "the bench was stopped at its time limit: only the configurations it finished were written"
 
     if [ -n "$PROFILE" ]; then
         left=$((DEADLINE - $(date +%s) - 5))

@@ -675,6 +675,40 @@ def test_an_outer_deadline_survives_a_spec_import(tmp_path: Path) -> None:
         signal.signal(signal.SIGALRM, previous)
 
 
+def test_bench_stopped_by_sigterm_keeps_the_configurations_it_finished(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A GPU session's `timeout` stopped the bench during its second configuration: the
+    first one's rows, all timed, were lost with it.  Now they are written, and the stop
+    is an error that says how far it got."""
+    import os
+    import signal
+
+    import kbopt.bench.suite as suite
+
+    write_kernel(tmp_path, "scale")
+
+    def two_configs(*args: object, finished: list[dict[str, object]], **kw: object) -> None:
+        finished.append({"config": "small", "version": "triton_v1", "status": "error",
+                         "error": "stands in for a timed row", "device": "test gpu",
+                         "floor_us": 1.0, "floor_bound": "memory"})  # fmt: skip
+        os.kill(os.getpid(), signal.SIGTERM)  # as `timeout` does, mid-way through the next
+        raise AssertionError("not reached: the signal stops the suite")
+
+    monkeypatch.setattr(suite, "run_suite", two_configs)
+    out_dir = tmp_path / "rows"
+    argv = ["--root", str(tmp_path), "bench", "scale", "--out", str(out_dir)]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "stopped by SIGTERM (a time limit?) after 1 of" in err
+    (written,) = out_dir.iterdir()
+    assert json.loads(written.read_text())[0]["config"] == "small"
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the handler is gone
+    assert main([*argv, "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["written"] and "stopped by SIGTERM" in doc["error"][0]
+
+
 def test_a_spec_outside_kernels_imports_its_own_project_s_kernels(tmp_path: Path) -> None:
     """A foreign kernel's spec (benchmarks/foreign/x/spec.py) that reuses the project's
     kernels must get this project's `kernels` package, not one a previous load claimed."""

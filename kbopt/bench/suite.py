@@ -187,8 +187,13 @@ def run_suite(
     repeat: bool = False,
     graph: bool = False,
     progress: Progress = _stderr,
+    finished: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Every version at every configuration, in one process, against one set of ceilings."""
+    """Every version at every configuration, in one process, against one set of ceilings.
+
+    `finished`, when given, receives each configuration's rows as soon as all its versions
+    are timed, so a caller stopped part-way (`kbopt bench` on SIGTERM) still holds every
+    configuration that completed."""
     import torch
 
     from kbopt.bench.harness import measure_ceilings, software
@@ -210,7 +215,7 @@ def run_suite(
         "date": now(),
         "command": command,
     }
-    rows: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = finished if finished is not None else []
     for config in configs:
         ran, sets = alloc_sets(spec, config, progress)
         fields = config_fields(spec, ran, ceilings)

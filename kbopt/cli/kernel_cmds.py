@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shlex
+import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -282,27 +285,74 @@ def cmd_bench(args: argparse.Namespace) -> int:
         + (["--repeat"] if args.repeat else [])
         + (["--graph"] if args.graph else [])
     )
-    rows = run_suite(
-        spec,
-        versions,
-        configs,
-        rep_ms=args.rep_ms,
-        command=command_line,
-        repeat=args.repeat,
-        graph=args.graph,
+    finished: list[dict[str, Any]] = []
+    with stop_on_sigterm() as stopped, contextlib.suppress(BenchStopped):
+        run_suite(
+            spec,
+            versions,
+            configs,
+            rep_ms=args.rep_ms,
+            command=command_line,
+            repeat=args.repeat,
+            graph=args.graph,
+            finished=finished,
+        )
+    rows = finished
+    done = len({r["config"] for r in rows})
+    stop_note = (
+        f"stopped by SIGTERM (a time limit?) after {done} of {len(configs)} configurations; "
+        "the rows of the configurations it finished are kept"
+        if stopped
+        else None
     )
     folder = args.out or spec.folder / "results"
     try:
-        path = None if args.no_write else write_rows(rows, folder)
+        path = None if args.no_write or not rows else write_rows(rows, folder)
     except OSError as exc:
         return results_unwritten(args, str(folder), exc, {"rows": rows, "written": None})
     if args.json:
-        print_json({"rows": rows, "written": str(path) if path else None})
-        return 0
+        doc: dict[str, Any] = {"rows": rows, "written": str(path) if path else None}
+        if stop_note:
+            doc["error"] = [stop_note]
+        print_json(doc)
+        return 1 if stopped else 0
     if path is not None:
         print(f"[bench] wrote {len(rows)} rows to {path}", file=sys.stderr)
-    print(table(rows, spec.dim_names))
+    if rows:
+        print(table(rows, spec.dim_names))
+    if stop_note:
+        print(f"kbopt: error: bench {stop_note}", file=sys.stderr)
+        return 1
     return 0
+
+
+class BenchStopped(BaseException):
+    """Raised by the SIGTERM handler of `kbopt bench`; a BaseException so that the suite's
+    per-version `except Exception` (one broken version must not stop the matrix) lets it
+    through."""
+
+
+@contextlib.contextmanager
+def stop_on_sigterm() -> Iterator[list[bool]]:
+    """While inside: SIGTERM (what `timeout` sends) raises `BenchStopped` instead of
+    killing the process, so the configurations already timed are written.  Yields a list
+    that holds True once the signal came.  Outside the main thread signals cannot be
+    caught, and nothing changes."""
+    seen: list[bool] = []
+
+    def handler(signum: int, frame: Any) -> None:
+        seen.append(True)
+        raise BenchStopped
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        yield seen
+        return
+    try:
+        yield seen
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _chosen(text: str, known: list[str], kernel: str, note: str = "") -> list[str]:
