@@ -94,7 +94,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         sub,
         "bench",
         "Check and time a kernel's versions and baselines side by side on the GPU, with the "
-        "device's ceilings measured in the same run; writes the rows to the kernel's results/.",
+        "device's ceilings measured in the same run; writes the rows to the kernel's results/. "
+        "Stopped by SIGTERM (a time limit), it writes the configurations it finished and "
+        "exits 1.",
         "kbopt bench add_rmsnorm --versions triton_v1,triton_v5,torch --config large",
     )
     p.add_argument("kernel", help=KERNEL_HELP)
