@@ -751,6 +751,34 @@ class _MlaDecodeV13(_MlaDecodeV10):
                 -cutlass.Float32.inf if empty else row_max[r] + cute.math.log2(total, fastmath=True)
             )
 
+        self.store_and_merge(
+            m_o, m_lse, m_out, m_sem, s_arrived, m_block, split, bi, acc_o, lse, thr_pv_rs, t_cs
+        )
+
+    @cute.jit
+    def store_and_merge(
+        self,
+        m_o: cute.Tensor,
+        m_lse: cute.Tensor,
+        m_out: cute.Tensor,
+        m_sem: cute.Tensor,
+        s_arrived: cute.Tensor,
+        m_block: Any,
+        split: Any,
+        bi: Any,
+        acc_o: cute.Tensor,
+        lse: cute.Tensor,
+        thr_pv_rs: Any,
+        t_cs: cute.Tensor,
+    ) -> None:
+        """The end of the kernel, after the rows are normalised: this warpgroup's O columns
+        and warpgroup 0's LSEs to ``m_o`` / ``m_lse`` (the output itself at one split, bf16;
+        fp32 partials otherwise), then, with partials, the in-kernel merge. Traced inline
+        (cute_v26 overrides it); the PTX is the same as with the code written out."""
+        tidx, _, _ = cute.arch.thread_idx()
+        wg = tidx // WG_THREADS
+        lane = cute.arch.lane_idx()
+        n_rows = cute.size(t_cs, mode=[0])
         g_o = cute.local_tile(m_o[bi, split, None, None], (M_BLK, D_HALF), (m_block, wg))
         r_o = cute.make_rmem_tensor_like(acc_o, m_o.element_type)
         r_o.store(acc_o.load().to(m_o.element_type))
