@@ -187,6 +187,14 @@ EXPECTED_PTX = {
         r"atom\.\S*add\.u32|atom\.\S*add\.s32",
         r"ld\.global\.v4\.f32",
     ],
+    "cute_v26": [
+        # cute_v25's kernel, the last split CTA merging the others' partials into its registers
+        r"cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile\.mbarrier::complete_tx"
+        r"::bytes\.L2::cache_hint",
+        r"selp\.b64\s+%rd\d+, 1364590687093260288, 0, %p\d+;",
+        r"atom\.global\.sys\.add\.u32\s+%r\d+, \[%rd\d+\], 65536;",
+        r"ld\.global\.v2\.f32",
+    ],
     "cute_v15": [
         # cute_v7's per-tile products and its in-kernel merge, behind a persistent item loop
         r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16",
@@ -798,6 +806,70 @@ def test_cute_v25_batches_the_merge_loads(out_dtype: str) -> None:
         assert last_load < first_ex2
 
 
+_INTEGER_OPS = re.compile(r"(add|sub|mul|mad|shl|shr|and|or|xor|not|mov|setp|selp|cvt|neg)\.|@%p")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("out_dtype", ptx_fingerprints.OUT_DTYPES)
+def test_cute_v26_merges_the_other_splits_into_its_registers(out_dtype: str) -> None:
+    """cute_v26 = cute_v25 with the split merge from registers. One-split kernel (bf16
+    output): cute_v25's PTX but for the name. Split kernel (fp32 partials): up to its first
+    ``atom`` the same instructions as cute_v25's up to its first store but for ~20 integer
+    ones (LLVM's address arithmetic); the turn is taken (``atom.add`` 1) before any global
+    store; an earlier arriver's 64 ``st.global.v2.f32`` and 2 LSE stores come before a CTA
+    barrier, a fence and the ``atom.add`` of 65536 that publishes them; the last arriver polls
+    (``atom.add`` 0 in a loop), then loads only the other splits' partials (per split 64
+    ``ld.global.v2.f32`` of the P@V accumulator layout and 2 LSEs, none at an address loaded
+    in its loop) and stores the output as 64 ``st.global.b32`` (bf16 pairs)."""
+    v25 = ptx_fingerprints.version_ptx("cute_v25", out_dtype)
+    v26 = ptx_fingerprints.version_ptx("cute_v26", out_dtype)
+    if out_dtype == "bfloat16":
+        assert "atom." not in v26
+        assert v26.replace("cute_v26_MlaDecodeV26", "cute_v25_MlaDecodeV25") == v25
+        return
+    n25, n26 = _neutral(v25), _neutral(v26)
+    s25 = next(i for i, t in enumerate(n25) if t.startswith("st.global"))
+    a26 = next(i for i, t in enumerate(n26) if t.startswith("atom."))
+
+    def ops(lines: list[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for t in lines:
+            if t and not t.startswith(("//", "{", "}", ".", "$")) and not _INTEGER_OPS.match(t):
+                out[t.split()[0]] = out.get(t.split()[0], 0) + 1
+        return out
+
+    assert ops(n26[:a26]) == ops(n25[:s25]), "cute_v26 differs from cute_v25 before the merge"
+    assert abs(a26 - s25) < 0.01 * s25
+
+    tail = n26[a26:]
+    atoms = [i for i, t in enumerate(tail) if t.startswith("atom.")]
+    assert [re.sub(r".*, ", "", tail[i]) for i in atoms] == ["1;", "0;", "65536;"]
+    stores = [i for i, t in enumerate(tail) if t.startswith("st.global")]
+    assert not any(t.startswith("st.global") for t in n26[:a26]), "a store before the turn"
+    partial = [i for i in stores if tail[i].startswith(("st.global.v2.f32", "st.global.f32"))]
+    assert len(partial) == 66 and max(partial) < atoms[2]
+    between = tail[max(partial) : atoms[2]]
+    bar = max(i for i, t in enumerate(between) if t.startswith("bar.sync"))
+    assert any(t.startswith("fence.acq_rel.gpu") for t in between[bar:])
+    assert sum(t.startswith("fence.acq_rel.gpu") for t in tail) == 3
+    spin = next(b for b in _merge_blocks(v26) if any(t.endswith(", 0;") for t in b))
+    assert re.search(r"\bbra\s", spin[-1]), "the poll is not a loop"
+
+    loads = [b for b in _merge_blocks(v26) if any(t.startswith("ld.global") for t in b)]
+    assert [sum(t.startswith("ld.global") for t in b) for b in loads] == [2, 66]
+    assert sum(t.startswith("ld.global.v2.f32") for t in loads[1]) == 64
+    for body in loads:
+        loaded = set()
+        for t in body:
+            if t.startswith("ld.global"):
+                dst, addr = re.match(r"ld\.global\S*\s+(\{[^}]*\}|%\w+), \[(%\w+)", t).groups()
+                assert addr not in loaded, f"a load waits for a loaded value: {t}"
+                loaded.update(re.findall(r"%\w+", dst))
+    last_load = max(i for i, t in enumerate(tail) if t.startswith("ld.global.v2.f32"))
+    out = [i for i in stores if tail[i].startswith("st.global.b32")]
+    assert len(out) == 64 and min(out) > last_load
+
+
 def test_fingerprints_cover_every_cute_version_at_the_installed_cutlass_dsl() -> None:
     doc = ptx_fingerprints.load()
     assert sorted(doc["versions"]) == sorted(ptx_fingerprints.cute_versions())
@@ -995,7 +1067,7 @@ def test_bf16_matches_fp32_reference_on_gpu(name: str, case: tuple[int, int, int
 @pytest.mark.gpu
 @pytest.mark.parametrize(
     "name",
-    ["cute_v7", "cute_v9", *(f"cute_v{n}" for n in range(10, 18)), "cute_v25"],
+    ["cute_v7", "cute_v9", *(f"cute_v{n}" for n in range(10, 18)), "cute_v25", "cute_v26"],
 )
 def test_in_kernel_merge_leaves_its_counters_at_zero_and_repeats_correctly(name: str) -> None:
     """The last-arriving split CTA merges and resets its arrival counter (cute_v7+): calls
