@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import re
 import shlex
 import sys
 from collections import defaultdict
@@ -84,8 +85,11 @@ def tally(rows: Iterable[dict[str, Any]], key: Any) -> list[dict[str, Any]]:
     return sorted(out, key=lambda r: (-r["trials"], r["group"]))
 
 
-def tables(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+def tables(
+    rows: list[dict[str, Any]], spills: dict[str, str] | None = None
+) -> dict[str, list[dict[str, Any]]]:
     catalog = [r for r in rows if r["arm"] == "catalog"]
+    spills = spills or {}
     first_moves = [r for r in rows if r["n"] == 2]
     return {
         "catalog arm, every move, by source": tally(catalog, lambda r: r["source"]),
@@ -104,11 +108,57 @@ def tables(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
         "both walking arms, by knob change": tally(
             [r for r in rows if r["changes"]], lambda r: " + ".join(r["changes"])
         ),
+        "both walking arms, the moves that double the warps to halve each thread's registers, "
+        "by whether the start spilled": tally(
+            [
+                r
+                for r in rows
+                if r["entry"] in REGISTER_ENTRIES
+                and r["changes"] == ["warps x2"]
+                and not r["paired"]
+            ],
+            lambda r: f"{r['entry']}: {spills.get(r['file'], 'start not profiled')}",
+        ),
         "both walking arms, by the search rule that placed the move (runs that record it)": tally(
             [r for r in rows if r.get("momentum") is not None],
             lambda r: r["momentum"] or "no rule (the arm's own order)",
         ),
     }
+
+
+# Entries whose move gives the program twice the warps to halve each thread's registers.
+REGISTER_ENTRIES = (
+    "triton-register-budget-num-warps-maxnreg",
+    "register-spills-from-oversized-per-thread-state",
+)
+
+
+def start_metrics(doc: dict[str, Any]) -> dict[str, float] | None:
+    """The start's profile metrics of one ablation run: the profile JSON it names
+    (`start_profile.source`), else the blind set's profile Markdown of the same kernel and
+    configuration; None when neither is in the repository."""
+    source = (doc.get("start_profile") or {}).get("source")
+    if source and (REPO / source).is_file():
+        return json.loads((REPO / source).read_text())[0]["metrics"]
+    dims = (doc.get("config") or {}).get("dims") or {}
+    stem = "_".join(f"{k}_{v}" for k, v in dims.items())
+    for path in sorted(REPO.glob(f"benchmarks/real_profiles*/{doc['kernel']}--*--{stem}.md")):
+        found = re.findall(r"^\| (\w+) \| ([-\d.e+]+) \|", path.read_text(), re.M)
+        return {name: float(value) for name, value in found}
+    return None
+
+
+def spills_at_the_start(docs: list[dict[str, Any]]) -> dict[str, str]:
+    """Per results file: whether its start spilled registers (`spill_bytes_per_thread`)."""
+    out = {}
+    for doc in docs:
+        metrics = start_metrics(doc)
+        if metrics is None or "spill_bytes_per_thread" not in metrics:
+            out[doc["_file"]] = "start not profiled"
+        else:
+            spilled = metrics["spill_bytes_per_thread"] > 0
+            out[doc["_file"]] = "start spilled" if spilled else "start did not spill"
+    return out
 
 
 def first_move_duel(rows: list[dict[str, Any]], *, past_only: bool) -> dict[str, int]:
@@ -229,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
         "runs": len(docs),
         "trials": len(rows),
         "files": [d["_file"] for d in docs],
-        "tables": tables(rows),
+        "tables": tables(rows, spills_at_the_start(docs)),
         "pairing": pairing_against_position(rows),
         "first_move_duel": {
             "every other kernel's runs": first_move_duel(rows, past_only=False),

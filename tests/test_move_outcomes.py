@@ -131,3 +131,26 @@ def test_the_warps_alongside_are_set_against_moves_at_the_same_position() -> Non
         "advanced": 1,
         "expected_at_the_same_position": 0.5,
     }
+
+
+def test_register_moves_are_split_by_whether_the_start_spilled() -> None:
+    mod = load_script("move_outcomes")
+    spilled = {"source": "results/profiles/h100-blind53/sglang_kda_cumsum--triton_v1--seqs_1_seqlen_8192_heads_32_head_dim_128_chunk_64.json"}  # fmt: skip
+    clean = {"source": "results/profiles/h100-blind52/vllm_bi_matmul--triton_v1--tokens_2048_out_4096_hidden_12288.json"}  # fmt: skip
+    docs = [
+        {"_file": "a.json", "kernel": "sglang_kda_cumsum", "start_profile": spilled},
+        {"_file": "b.json", "kernel": "vllm_bi_matmul", "start_profile": clean},
+        {"_file": "c.json", "kernel": "nowhere", "config": {"dims": {"n": 1}}},
+    ]
+    assert mod.spills_at_the_start(docs) == {
+        "a.json": "start spilled",
+        "b.json": "start did not spill",
+        "c.json": "start not profiled",
+    }
+    row = {"arm": "random", "n": 2, "entry": "triton-register-budget-num-warps-maxnreg",
+           "changes": ["warps x2"], "paired": False, "relaxed": False, "gain_pct": 30.0,
+           "source": "random order", "first_run": True, "file": "a.json"}  # fmt: skip
+    table = mod.tables([row], {"a.json": "start spilled"})
+    (split,) = [v for k, v in table.items() if "by whether the start spilled" in k]
+    assert split[0]["group"] == "triton-register-budget-num-warps-maxnreg: start spilled"
+    assert split[0]["advanced"] == 1
