@@ -18,6 +18,9 @@ Variants:
 - `keep-bytes-needs-a-full-wave`: `keep-enough-bytes-in-flight` is left out when the grid
   fills less than one wave (`ctas_per_sm < 1`), as its own text says it is not the first
   move there.
+- `risk-discount-S`: an entry's score is scaled by 1 - S if its risk is high and by 1 - S/2
+  if medium, so that an easily reverted move comes before a risky one of about the same
+  score (today risk orders only scores within 0.01 of each other).
 - `label-prior-S`: each entry's score gets S x ln((L + 1) / (T + 1)), L the profiles whose
   labels name the entry and T those whose unchanged top 3 holds it: an entry the ranking
   puts forward more often than experts name it goes down, one named more often than put
@@ -117,6 +120,22 @@ def keep_bytes_needs_a_full_wave(evaluate: Evaluate) -> Evaluate:
         return evaluate(card, metrics, relevance, bottleneck, weights)
 
     return variant
+
+
+def risk_discount(scale: float) -> Callable[[Evaluate], Evaluate]:
+    factors = {"high": 1.0 - scale, "medium": 1.0 - scale / 2}
+
+    def wrap(evaluate: Evaluate) -> Evaluate:
+        def variant(card, metrics, relevance, bottleneck, weights):  # type: ignore[no-untyped-def]
+            out = evaluate(card, metrics, relevance, bottleneck, weights)
+            if out is None:
+                return None
+            value, *rest = out
+            return (value * factors.get(card.risk, 1.0), *rest)
+
+        return variant
+
+    return wrap
 
 
 def score(sets: dict[str, list[tuple[str, Any, dict[str, Any]]]], store: Any) -> dict[str, Any]:
@@ -242,6 +261,8 @@ def measure() -> dict[str, Any]:
         "surprise-1.0": surprise(rates, 1.0),
         "surprise-2.3": surprise(rates, 2.3),
         "keep-bytes-needs-a-full-wave": keep_bytes_needs_a_full_wave,
+        "risk-discount-0.1": risk_discount(0.1),
+        "risk-discount-0.2": risk_discount(0.2),
     }
     original = ranking.evaluate
     results = {}
