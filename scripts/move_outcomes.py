@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import re
 import shlex
 import sys
 from collections import defaultdict
@@ -46,6 +45,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+from kbopt.contracts.profile import Profile  # noqa: E402
 from kbopt.workflow.ablation import load_results  # noqa: E402
 from kbopt.workflow.move_record import (  # noqa: E402
     ADVANCED_PCT,
@@ -143,8 +143,7 @@ def start_metrics(doc: dict[str, Any]) -> dict[str, float] | None:
     dims = (doc.get("config") or {}).get("dims") or {}
     stem = "_".join(f"{k}_{v}" for k, v in dims.items())
     for path in sorted(REPO.glob(f"benchmarks/real_profiles*/{doc['kernel']}--*--{stem}.md")):
-        found = re.findall(r"^\| (\w+) \| ([-\d.e+]+) \|", path.read_text(), re.M)
-        return {name: float(value) for name, value in found}
+        return dict(Profile.parse(path.read_text(encoding="utf-8"), str(path)).measured)
     return None
 
 
