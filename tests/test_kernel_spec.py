@@ -675,14 +675,15 @@ def test_an_outer_deadline_survives_a_spec_import(tmp_path: Path) -> None:
         signal.signal(signal.SIGALRM, previous)
 
 
-def test_bench_stopped_by_sigterm_keeps_the_configurations_it_finished(
+def test_bench_stopped_part_way_keeps_the_configurations_it_finished(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A GPU session's `timeout` stopped the bench during its second configuration: the
-    first one's rows, all timed, were lost with it.  Now they are written, and the stop
-    is an error that says how far it got."""
+    first one's rows, all timed, were lost with it.  Now they are written, by SIGTERM or
+    kbopt's own --timeout, and the stop is an error that says how far it got."""
     import os
     import signal
+    import time
 
     import kbopt.bench.suite as suite
 
@@ -707,6 +708,21 @@ def test_bench_stopped_by_sigterm_keeps_the_configurations_it_finished(
     assert main([*argv, "--json"]) == 1
     doc = json.loads(capsys.readouterr().out)
     assert doc["written"] and "stopped by SIGTERM" in doc["error"][0]
+
+    def slow_second(*args: object, finished: list[dict[str, object]], **kw: object) -> None:
+        finished.append(dict(row))
+        time.sleep(5)  # --timeout's alarm lands here
+
+    row = {"config": "small", "version": "triton_v1", "status": "error", "error": "stand-in",
+           "device": "test gpu", "floor_us": 1.0, "floor_bound": "memory"}  # fmt: skip
+    monkeypatch.setattr(suite, "run_suite", slow_second)
+    late = tmp_path / "late"
+    base = ["--root", str(tmp_path), "--timeout", "0.5", "bench", "scale", "--out", str(late)]
+    assert main(base) == 124  # the command's own timeout status, after the rows are written
+    err = capsys.readouterr().err
+    assert "stopped by --timeout after 1 of" in err and "gave up after 0.5 s" in err
+    (kept,) = late.iterdir()
+    assert json.loads(kept.read_text())[0]["config"] == "small"
 
 
 def test_a_spec_outside_kernels_imports_its_own_project_s_kernels(tmp_path: Path) -> None:

@@ -95,8 +95,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "bench",
         "Check and time a kernel's versions and baselines side by side on the GPU, with the "
         "device's ceilings measured in the same run; writes the rows to the kernel's results/. "
-        "Stopped by SIGTERM (a time limit), it writes the configurations it finished and "
-        "exits 1.",
+        "Stopped part-way (SIGTERM from a time limit, --timeout, Ctrl-C), it still writes the "
+        "configurations it finished.",
         "kbopt bench add_rmsnorm --versions triton_v1,triton_v5,torch --config large",
     )
     p.add_argument("kernel", help=KERNEL_HELP)
@@ -287,24 +287,39 @@ def cmd_bench(args: argparse.Namespace) -> int:
         + (["--repeat"] if args.repeat else [])
         + (["--graph"] if args.graph else [])
     )
+    from kbopt.cli import CommandTimeout
+
+    # The rows of every configuration timed to the end, kept when the run is stopped part-way:
+    # by SIGTERM (a session's `timeout`), by `--timeout` or by Ctrl-C.
     finished: list[dict[str, Any]] = []
-    with stop_on_sigterm() as stopped, contextlib.suppress(BenchStopped):
-        run_suite(
-            spec,
-            versions,
-            configs,
-            rep_ms=args.rep_ms,
-            command=command_line,
-            repeat=args.repeat,
-            graph=args.graph,
-            finished=finished,
-        )
+    stop: BaseException | None = None
+    with stop_on_sigterm():
+        try:
+            run_suite(
+                spec,
+                versions,
+                configs,
+                rep_ms=args.rep_ms,
+                command=command_line,
+                repeat=args.repeat,
+                graph=args.graph,
+                finished=finished,
+            )
+        except (BenchStopped, CommandTimeout, KeyboardInterrupt) as exc:
+            stop = exc
     rows = finished
     done = len({r["config"] for r in rows})
+    how = (
+        "stopped by SIGTERM (a time limit?)"
+        if isinstance(stop, BenchStopped)
+        else "stopped by --timeout"
+        if isinstance(stop, CommandTimeout)
+        else "interrupted"
+    )
     stop_note = (
-        f"stopped by SIGTERM (a time limit?) after {done} of {len(configs)} configurations; "
-        "the rows of the configurations it finished are kept"
-        if stopped
+        f"{how} after {done} of {len(configs)} configurations; the rows of the "
+        "configurations it finished are kept"
+        if stop is not None
         else None
     )
     folder = args.out or spec.folder / "results"
@@ -317,15 +332,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if stop_note:
             doc["error"] = [stop_note]
         print_json(doc)
-        return 1 if stopped else 0
-    if path is not None:
-        print(f"[bench] wrote {len(rows)} rows to {path}", file=sys.stderr)
-    if rows:
-        print(table(rows, spec.dim_names))
-    if stop_note:
-        print(f"kbopt: error: bench {stop_note}", file=sys.stderr)
-        return 1
-    return 0
+    else:
+        if path is not None:
+            print(f"[bench] wrote {len(rows)} rows to {path}", file=sys.stderr)
+        if rows:
+            print(table(rows, spec.dim_names))
+        if stop_note:
+            print(f"kbopt: error: bench {stop_note}", file=sys.stderr)
+    if isinstance(stop, (CommandTimeout, KeyboardInterrupt)):
+        raise stop  # the command's own exit status and message (124 for --timeout, 130)
+    return 1 if stop is not None else 0
 
 
 class BenchStopped(BaseException):
