@@ -376,7 +376,10 @@ def _side_stream_loads(raw: Mapping[str, tuple[str, str]]) -> bool:
     served from L2 is never judged by it)."""
     sectors = _raw_value(raw, GLOBAL_LD_SECTORS)
     dram_read = _raw_value(raw, DRAM_READ)
-    if not sectors or dram_read is None or dram_read < 1e6:
+    if not sectors or dram_read is None:
+        return False
+    dram_read = _to_canonical("dram_bytes", dram_read, raw[DRAM_READ][1])  # in bytes
+    if dram_read < 1e6:
         return False
     return sectors * SECTOR_BYTES < SIDE_STREAM_SHARE * dram_read
 
