@@ -14,7 +14,7 @@ import json
 import signal
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from kbopt.errors import KbError, ProblemList
 
@@ -119,7 +119,12 @@ def seconds(text: str) -> float:
     return value
 
 
+# Set once `--timeout` ran out in this process (read by `run`'s unraisable hook).
+_ALARM_FIRED: list[bool] = []
+
+
 def _on_alarm(signum: int, frame: object) -> None:
+    _ALARM_FIRED.append(True)
     raise CommandTimeout
 
 
@@ -156,12 +161,17 @@ def run() -> None:
     objects the alarm left half-built (an HTTP client interrupted in its constructor) may
     fail in their destructors as the process ends; Python would print each as "Exception
     ignored" with a traceback under the one-line reason.  The command is over by then, so
-    such reports are dropped; `main` itself, called in a process that goes on, changes
-    nothing global."""
-    status = main()
-    if status == 124:
-        sys.unraisablehook = lambda unraisable: None
-    sys.exit(status)
+    such reports are dropped, from the moment the alarm fired (the half-built object may
+    be collected while `main` is still unwinding, before it returns); `main` itself,
+    called in a process that goes on, changes nothing global."""
+    report = sys.unraisablehook
+
+    def drop_after_timeout(unraisable: Any) -> None:
+        if not _ALARM_FIRED:
+            report(unraisable)
+
+    sys.unraisablehook = drop_after_timeout
+    sys.exit(main())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
