@@ -351,24 +351,21 @@ class BenchStopped(BaseException):
 
 
 @contextlib.contextmanager
-def stop_on_sigterm() -> Iterator[list[bool]]:
+def stop_on_sigterm() -> Iterator[None]:
     """While inside: SIGTERM (what `timeout` sends) raises `BenchStopped` instead of
-    killing the process, so the configurations already timed are written.  Yields a list
-    that holds True once the signal came.  Outside the main thread signals cannot be
-    caught, and nothing changes."""
-    seen: list[bool] = []
+    killing the process, so the configurations already timed are written.  Outside the
+    main thread signals cannot be caught, and nothing changes."""
 
     def handler(signum: int, frame: Any) -> None:
-        seen.append(True)
         raise BenchStopped
 
     try:
         previous = signal.signal(signal.SIGTERM, handler)
     except ValueError:  # not the main thread
-        yield seen
+        yield
         return
     try:
-        yield seen
+        yield
     finally:
         signal.signal(signal.SIGTERM, previous)
 
