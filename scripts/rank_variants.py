@@ -21,6 +21,11 @@ Variants:
 - `risk-discount-S`: an entry's score is scaled by 1 - S if its risk is high and by 1 - S/2
   if medium, so that an easily reverted move comes before a risky one of about the same
   score (today risk orders only scores within 0.01 of each other).
+- `margin-S`: the trigger part of an entry's score is scaled by 1 + S x m, m the widest
+  margin by which one of its fired symptom conditions holds: ln(threshold / value) for a
+  `<` condition, ln(value / threshold) for a `>` one, over ln 16 and at most 1 (a grid of
+  0.06 CTAs a SM against `ctas_per_sm < 1` counts fully; thresholds at 0 and shape facts
+  count nothing).  Today a trigger met by a factor of sixteen counts as one just met.
 - `label-prior-S`: each entry's score gets S x ln((L + 1) / (T + 1)), L the profiles whose
   labels name the entry and T those whose unchanged top 3 holds it: an entry the ranking
   puts forward more often than experts name it goes down, one named more often than put
@@ -244,6 +249,40 @@ def label_prior_cross_validated(
     return out
 
 
+def _margin(op: str, value: float, threshold: float) -> float:
+    """How far a holding condition is past its threshold, 0 (just met) to 1 (16 times)."""
+    if threshold <= 0 or value <= 0:
+        return 0.0
+    ratio = threshold / value if op in ("<", "<=") else value / threshold
+    return max(0.0, min(1.0, math.log(ratio) / math.log(16.0))) if ratio > 1 else 0.0
+
+
+def margin(scale: float) -> Callable[[Evaluate], Evaluate]:
+    def wrap(evaluate: Evaluate) -> Evaluate:
+        def variant(card, metrics, relevance, bottleneck, weights):  # type: ignore[no-untyped-def]
+            verdict = evaluate(card, metrics, relevance, bottleneck, weights)
+            if verdict is None:
+                return None
+            score, coverage, fired, failed, trigger = verdict
+            fired_set = set(fired)
+            widest = max(
+                (
+                    _margin(op, metrics[m], v)
+                    for cond in card.conditions()
+                    if not card.is_fact(cond)
+                    for m, op, v, e in cond
+                    if e in fired_set and m in metrics
+                ),
+                default=0.0,
+            )
+            rest, term = _trigger_term(card, relevance, bottleneck, score)
+            return rest + term * (1.0 + scale * widest), coverage, fired, failed, trigger
+
+        return variant
+
+    return wrap
+
+
 def measure() -> dict[str, Any]:
     import kbopt.ranking as ranking
     from kbopt.store import Store
@@ -263,6 +302,8 @@ def measure() -> dict[str, Any]:
         "keep-bytes-needs-a-full-wave": keep_bytes_needs_a_full_wave,
         "risk-discount-0.1": risk_discount(0.1),
         "risk-discount-0.2": risk_discount(0.2),
+        "margin-0.3": margin(0.3),
+        "margin-0.6": margin(0.6),
     }
     original = ranking.evaluate
     results = {}
