@@ -2453,6 +2453,28 @@ SOURCES: tuple[Source, ...] = (
         "wrap it)",
     ),
     flaggems_502(
+        name="flaggems_gdn_fused_kkt_inv",
+        path="src/flag_gems/fused/FLA/fused_cumsum_kkt_solve_tril.py",
+        dest="flag_gems/fla_fused_cumsum_kkt_solve_tril.py",
+        sha256="74c85c4d0d932fe7723d3921bd0f57c7931cec36cde9c12b52a8eb451d02f2e9",
+        mode="extract",
+        functions=("chunk_gated_delta_rule_fused_cumsum_kkt_solve_tril_kernel",),
+        shims={
+            "from flag_gems.fused.FLA.triton_ops_helper import exp, make_tensor_descriptor": (
+                "@triton.jit\n"
+                "def exp(x):  # kbopt shim: FlagGems' FLA exp, tl.exp with FLA_USE_FAST_OPS unset\n"
+                "    return tl.exp(x)\n\n\n"
+                "make_tensor_descriptor = tl.make_tensor_descriptor  # kbopt shim: Triton >= 3.4's"
+            ),
+        },
+        used_by=("flaggems_gdn_fused_kkt_inv",),
+        note="the gated delta rule's fused chunk prologue (one program per 64-token chunk and "
+        "head: cumsum of the log gates, beta K K^T * exp(g_i - g_j) by BK-wide tl.dots, then "
+        "the inverse of I + A by 16x16 blocks), without its @libentry / @triton.heuristics / "
+        "@libtuner (the module imports FlagGems' FLA index, solve_tril and utils at import; "
+        "its exp and make_tensor_descriptor shimmed as Triton's)",
+    ),
+    flaggems_502(
         name="flaggems_sparse_attn_sink",
         path="src/flag_gems/fused/sparse_attention.py",
         dest="flag_gems/sparse_attention.py",
