@@ -795,6 +795,18 @@ SOURCES: tuple[Source, ...] = (
         "label-score kernel is pinned apart, sglang_ds_label_scores)",
     ),
     sglang_059(
+        name="sglang_ds_dense_decode",
+        path="python/sglang/srt/layers/attention/triton_ops/double_sparsity_attention.py",
+        dest="sglang/ds_dense_decode.py",
+        sha256="0874024ee432c4046a9d66fdde50860127545aed941ec0cd3646f1503dfea68f",
+        mode="extract",
+        functions=("_fwd_kernel_flash_decode_stage1", "_fwd_kernel_flash_decode_stage2"),
+        used_by=("sglang_ds_dense_decode",),
+        note="the Double Sparsity backend's dense flash decode (below the sparse threshold) "
+        "and its split merge only (the module reads SGLang's server arguments and the CUDA "
+        "capability at import; the sparse kernels are pinned apart, sglang_ds_sparse_decode)",
+    ),
+    sglang_059(
         name="sglang_gdn_chunk_o",
         path="python/sglang/srt/layers/attention/fla/chunk_o.py",
         dest="sglang/fla_chunk_o.py",
