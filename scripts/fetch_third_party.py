@@ -1582,6 +1582,17 @@ SOURCES: tuple[Source, ...] = (
         "_log1p_neg_stable and spec_step_seed come from vllm_gumbel_sample",
     ),
     vllm_0340(
+        name="vllm_moe_mul_sum",
+        path="vllm/model_executor/layers/fused_moe/moe_fused_mul_sum.py",
+        dest="vllm/moe_mul_sum.py",
+        sha256="ab300e38370a517bda10172e1adf4e02e4ef3f86f8d4154ee4e3383f08b3f1f1",
+        mode="extract",
+        functions=("moe_fused_mul_sum_kernel",),
+        used_by=("vllm_moe_mul_sum",),
+        note="the Humming MoE experts' weighted top-k sum kernel only (its module imports "
+        "vLLM's platform and torch's fake tensors at import)",
+    ),
+    vllm_0340(
         name="vllm_kv_offload_gather",
         path="vllm/distributed/kv_transfer/kv_connector/v1/hf3fs/utils/gather_scatter_helper.py",
         dest="vllm/kv_offload_gather.py",

@@ -191,6 +191,7 @@ NEEDS = {
     "vllm_quant_embedding": "vllm_quant_embedding",
     "vllm_moe_bitmatrix": "vllm_moe_bitmatrix",
     "vllm_expert_count": "vllm_expert_count",
+    "vllm_moe_mul_sum": "vllm_moe_mul_sum",
     "sglang_lightning_inter": "sglang_lightning_inter",
     "vllm_unified_attention": "vllm_unified_attention",
     "vllm_rel_proj": "vllm_rel_proj",
@@ -755,6 +756,8 @@ CASES = {
     "vllm_gelu_sparse": ({"rows": 5, "d": 100}, {"triton_v1": {"block": 256, "num_warps": 2, "num_stages": 1}}),
     # 3 prompt chunks of 40 tokens and 4 decoding requests, 3 channels, a 320-wide table of 14 slots, exact: v1's 1024-token step (one, masked past 40); the variant: 16 (3 steps, the last masked), 2 warps, 1 stage
     "vllm_mrope_positions": ({"prefills": 3, "chunk": 40, "decodes": 4, "channels": 3, "max_model_len": 320}, {"triton_v1": {"block": 16, "num_warps": 2, "num_stages": 1}}),
+    # 37 tokens, top-5 of 24 experts, EP 3 (8 local: about two thirds of the slots skipped, their NaN rows never read), hidden 300: v1's CPU-branch 512-column step (one, masked past 300); the variant: 128 (3, the last masked), 2 warps, 1 stage
+    "vllm_moe_mul_sum": ({"tokens": 37, "topk": 5, "hidden": 300, "experts": 24, "ep": 3}, {"triton_v1": {"block_k": 128, "num_warps": 2, "num_stages": 1}}),
     # a 4-token block of 3 layers, 3 heads of 40 (120 values a token, head and column split across steps), 5 blocks, exact: v1's 128-value step (one, masked past 120); the variant: 32 (4, the last masked), 2 warps, 1 stage
     "vllm_kv_offload_gather": ({"layers": 3, "heads": 3, "block_size": 4, "content": 40, "blocks": 5}, {"triton_v1": {"block": 32, "num_warps": 2, "num_stages": 1}}),
     # 3 requests of 5 tokens after 2 cached ones (the first tap before position 0, two from the cache through 4-token blocks), 2 heads of a 24-channel stream at columns 8..31 of a 40-wide head; v1's 8 tokens (2 programs, the second partial) x 64 channels (48 live); the variant: 4 tokens x 16 channels (4 x 3 programs), 2 warps, 1 stage

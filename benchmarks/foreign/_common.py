@@ -170,6 +170,7 @@ SOURCE_FILES = {
     "vllm_quant_embedding": "vllm/quant_embedding.py",
     "vllm_moe_bitmatrix": "vllm/moe_bitmatrix.py",
     "vllm_expert_count": "vllm/expert_count.py",
+    "vllm_moe_mul_sum": "vllm/moe_mul_sum.py",
     "sglang_lightning_inter": "sglang/lightning_inter.py",
     "vllm_unified_attention": "vllm/unified_attention.py",
     "vllm_attention_helpers": "vllm/attention_helpers.py",
