@@ -775,6 +775,19 @@ def check_spec(spec: KernelSpec, path: Path | None = None) -> list[Problem]:
             )
     for dup in sorted({n for n in names if names.count(n) > 1}):
         bad(f"dims: {dup!r} is declared twice", named("Dim", dup), field("dims"))
+    by_metric: dict[str, list[str]] = {}
+    for d in spec.dims:
+        if d.metric is not None:
+            by_metric.setdefault(d.metric, []).append(d.name)
+    for metric, dims in sorted(by_metric.items()):
+        if len(dims) > 1:
+            bad(
+                f"dims: {' and '.join(dims)} all map to the catalog metric {metric!r}, so a "
+                f"profile holds only {dims[-1]}'s value; map one of them to another metric, "
+                f"or give the combined value in shape_metrics",
+                named("Dim", dims[-1]),
+                field("dims"),
+            )
     if spec.backoff_dim not in names:
         bad(
             f"backoff_dim {spec.backoff_dim!r} is not one of the dims ({', '.join(names)})",

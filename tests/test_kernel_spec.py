@@ -169,6 +169,12 @@ def test_shape_metrics_give_a_metric_no_single_dim_is(tmp_path: Path) -> None:
             6,
         ),
         (
+            'Dim("cols", "columns", "row_len")',
+            'Dim("cols", "columns", "rows")',
+            "rows and cols all map to the catalog metric 'rows', so a profile holds only cols'",
+            6,
+        ),
+        (
             'backoff_dim="rows"',
             'backoff_dim="batch"',
             "backoff_dim 'batch' is not one of the dims",
@@ -374,6 +380,40 @@ def test_kernel_list_and_check_in_this_repository(capsys: pytest.CaptureFixture[
     assert main(["--root", str(REPO), "kernel", "check", "add_rmsnorm", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["ok"] and out["spec"]["dims"][1]["metric"] == "row_len"
+
+
+def test_kernel_check_names_the_shape_facts_the_catalog_reads_and_the_spec_leaves_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An attention-decode spec without a KV length cannot fire `kv_len >= 1024`
+    (`split-kv-decode`): the check says so and how to state it; once a dim maps to it, the
+    note goes, and a spec naming no kind of kernel gets none."""
+    import shutil
+
+    shutil.copytree(REPO / "docs" / "knowledge", tmp_path / "docs" / "knowledge")
+    decode = GOOD_SPEC.replace(
+        'entry_point="{name}",', 'entry_point="{name}", contexts=("attention-decode",),'
+    )
+    write_kernel(tmp_path, "dec", spec=decode)
+    env = ["--root", str(tmp_path), "kernel", "check", "dec"]
+    assert main([*env, "--json"]) == 0
+    gaps = json.loads(capsys.readouterr().out)["unstated_shape_metrics"]
+    assert "split-kv-decode" in gaps["kv_len"] and "row_len" not in gaps
+    assert main(env) == 0
+    out = capsys.readouterr().out
+    assert "kv_len: " in out and "Dim('n', '...', 'kv_len')" in out
+    shutil.rmtree(tmp_path / "kernels")
+    write_kernel(
+        tmp_path,
+        "dec",
+        spec=decode.replace('Dim("rows", "rows", "rows")', 'Dim("rows", "r", "kv_len")'),
+    )
+    assert main([*env, "--json"]) == 0
+    assert "kv_len" not in json.loads(capsys.readouterr().out)["unstated_shape_metrics"]
+    shutil.rmtree(tmp_path / "kernels")
+    write_kernel(tmp_path, "dec", spec=decode.replace('"attention-decode"', '"memory-bound"'))
+    assert main([*env, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["unstated_shape_metrics"] == {}
 
 
 def test_a_broken_version_is_refused_by_the_fake_backend_and_leaves_the_others(

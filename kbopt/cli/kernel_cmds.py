@@ -188,6 +188,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     knob_values = {v: spec.knob_values(v) for v in spec.version_files()}
     baselines, notes = _baseline_report(spec)
     todo = placeholders(spec)
+    gaps = _shape_gaps(spec, _root(args))
     if args.json:
         print_json(
             {
@@ -197,6 +198,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 "knob_values": knob_values,
                 "baselines": baselines,
                 "baseline_notes": notes,
+                "unstated_shape_metrics": gaps,
             }
         )
         return 0
@@ -210,6 +212,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(f"  baselines: {', '.join(baselines) or 'none'}")
     for note in notes:
         print(f"    {note}")
+    if gaps:
+        print(
+            "  shape facts the catalog's entries for this kind of kernel read and this spec "
+            "does not state (map a dim to the metric, Dim('n', '...', 'kv_len'), or give it in "
+            "fixed_metrics or shape_metrics, so that those triggers can fire):"
+        )
+        for metric, names in gaps.items():
+            print(f"    {metric}: {', '.join(names)}")
     if todo:
         print(
             f"  {len(todo)} text(s) still hold the scaffold's TODO placeholder (valid, but "
@@ -218,6 +228,21 @@ def cmd_check(args: argparse.Namespace) -> int:
         for p in todo:
             print(f"    {p}")
     return 0
+
+
+def _shape_gaps(spec: Any, root: Path) -> dict[str, list[str]]:
+    """The problem-shape metrics the project's catalog reads for this kind of kernel and the
+    spec leaves unstated ({} where the project has no catalog to read)."""
+    from kbopt.errors import KbError
+    from kbopt.spec_gaps import unstated_shape_metrics
+    from kbopt.store import Store
+    from kbopt.strategy import catalog_cards
+
+    try:
+        cards = catalog_cards(Store(root))
+    except KbError:
+        return {}
+    return unstated_shape_metrics(spec, cards)
 
 
 def _baseline_report(spec: Any) -> tuple[list[str], list[str]]:

@@ -93,8 +93,8 @@ SPEC = KernelSpec(
     ),
     dims=(
         Dim("b", "sequences in the decode batch (one query token each)", "rows"),
-        Dim("h", "query heads on this GPU"),
-        Dim("n", "cached tokens per sequence (a multiple of page)"),
+        Dim("h", "query heads on this GPU", "num_heads"),
+        Dim("n", "cached tokens per sequence (a multiple of page)", "kv_len"),
         Dim("d", "latent row width: 512 latent columns then the rope ones (576)"),
         Dim("page", "tokens per cache page (a power of two)"),
     ),

@@ -91,7 +91,7 @@ SPEC = KernelSpec(
         "head, gate cumsum, gated beta K K^T by tl.dot and (I + A)^-1 by 16x16 blocks, bf16"
     ),
     dims=(
-        Dim("b", "sequences (fixed length, no cu_seqlens)", "rows"),
+        Dim("b", "sequences (fixed length, no cu_seqlens)", "batch"),
         Dim("t", "tokens per sequence", "rows"),
         Dim("h", "value heads on this GPU"),
         Dim("hg", "key heads on this GPU (h a multiple)"),

@@ -111,7 +111,7 @@ SPEC = KernelSpec(
     ),
     dims=(
         Dim("batch", "requests in the decode step", "batch"),
-        Dim("ctx", "the longest request's context tokens (the others 3/4 of it to all)"),
+        Dim("ctx", "the longest request's context tokens (the others 3/4 of it to all)", "kv_len"),
         Dim("heads", "query heads", "num_heads"),
         Dim("kv_heads", "KV heads"),
         Dim("head_dim", "channels per head (16, 32, 64 or 128)", "head_dim"),

@@ -93,7 +93,7 @@ SPEC = KernelSpec(
     dims=(
         Dim("tokens", "token rows of the MoE layer on this rank", "batch"),
         Dim("topk", "experts per token"),
-        Dim("hidden", "the model's hidden size (the down projection's output width)"),
+        Dim("hidden", "the model's hidden size (the down projection's output width)", "row_len"),
         Dim("experts", "routed experts of the model, over all ranks"),
         Dim("ep", "expert-parallel ranks (this rank holds experts / ep of them; 1: no map)"),
     ),
