@@ -106,7 +106,7 @@ SPEC = KernelSpec(
         "weighted head sum, fp32 logits"
     ),
     dims=(
-        Dim("seqs", "sequences packed in the batch", "rows"),
+        Dim("seqs", "sequences packed in the batch", "batch"),
         Dim("ctx", "positions (key rows) per sequence"),
         Dim("m", "query tokens per sequence (its last m positions)", "rows"),
         Dim("h", "indexer heads (a power of two)"),

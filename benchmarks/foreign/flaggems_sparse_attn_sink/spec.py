@@ -85,7 +85,7 @@ SPEC = KernelSpec(
         "softmax, bf16"
     ),
     dims=(
-        Dim("b", "batch rows (each its own KV)", "rows"),
+        Dim("b", "batch rows (each its own KV)", "batch"),
         Dim("m", "query tokens per batch row", "rows"),
         Dim("h", "query heads on this GPU (a power of two, at least 16)"),
         Dim("d", "latent head width (a power of two)"),

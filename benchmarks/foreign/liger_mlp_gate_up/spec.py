@@ -102,7 +102,7 @@ SPEC = KernelSpec(
         "dense dual GEMM over TMA descriptors in tl.dot tiles, L2-swizzled, SwiGLU epilogue"
     ),
     dims=(
-        Dim("batch", "sequences (a grid axis of its own)", "rows"),
+        Dim("batch", "sequences (a grid axis of its own)", "batch"),
         Dim("seq", "tokens per sequence", "rows"),
         Dim("dim", "model width (the GEMM's reduction)"),
         Dim("hidden", "MLP intermediate size (gate and up each)"),
