@@ -21,6 +21,8 @@ Variants:
 - `risk-discount-S`: an entry's score is scaled by 1 - S if its risk is high and by 1 - S/2
   if medium, so that an easily reverted move comes before a risky one of about the same
   score (today risk orders only scores within 0.01 of each other).
+- `idle-gpu-first-S`: S is added to the score of an entry that fired a `ctas_per_sm <`
+  condition where the grid gives under a quarter of a CTA a SM.
 - `margin-S`: the trigger part of an entry's score is scaled by 1 + S x m, m the widest
   margin by which one of its fired symptom conditions holds: ln(threshold / value) for a
   `<` condition, ln(value / threshold) for a `>` one, over ln 16 and at most 1 (a grid of
@@ -283,6 +285,24 @@ def margin(scale: float) -> Callable[[Evaluate], Evaluate]:
     return wrap
 
 
+def idle_gpu_first(bonus: float) -> Callable[[Evaluate], Evaluate]:
+    def wrap(evaluate: Evaluate) -> Evaluate:
+        def variant(card, metrics, relevance, bottleneck, weights):  # type: ignore[no-untyped-def]
+            verdict = evaluate(card, metrics, relevance, bottleneck, weights)
+            if verdict is None:
+                return None
+            score, *rest = verdict
+            grid = metrics.get("ctas_per_sm")
+            fills = any(e.startswith("ctas_per_sm <") for e in verdict[2])
+            if grid is not None and grid < 0.25 and fills:
+                score += bonus
+            return (score, *rest)
+
+        return variant
+
+    return wrap
+
+
 def measure() -> dict[str, Any]:
     import kbopt.ranking as ranking
     from kbopt.store import Store
@@ -304,6 +324,8 @@ def measure() -> dict[str, Any]:
         "risk-discount-0.2": risk_discount(0.2),
         "margin-0.3": margin(0.3),
         "margin-0.6": margin(0.6),
+        "idle-gpu-first-0.1": idle_gpu_first(0.1),
+        "idle-gpu-first-0.2": idle_gpu_first(0.2),
     }
     original = ranking.evaluate
     results = {}
