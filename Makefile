@@ -30,14 +30,14 @@ run: setup
 
 lint: setup
 	$(BIN)/ruff check kbopt tests kernels
-	$(BIN)/ruff format --check kbopt
+	$(BIN)/ruff format --check kbopt tests
 	$(BIN)/mypy
 	$(BIN)/kbopt lint
 	$(BIN)/kbopt catalog --check
 	$(BIN)/kbopt devlog --check --all
 
 format: setup
-	$(BIN)/ruff format kbopt
+	$(BIN)/ruff format kbopt tests
 	$(BIN)/ruff check --fix kbopt tests kernels
 
 test: setup lint

@@ -255,7 +255,8 @@ def test_lenient_on_what_chatty_profilers_write() -> None:
 
 
 def test_a_provenance_comment_may_come_before_the_title() -> None:
-    text = "<!-- measured on NVIDIA H200; command: kbopt profile k v1 -->\n" + Profile.parse(
-        SEED_SHAPED
-    ).render()
+    text = (
+        "<!-- measured on NVIDIA H200; command: kbopt profile k v1 -->\n"
+        + Profile.parse(SEED_SHAPED).render()
+    )
     assert Profile.parse(text) == Profile.parse(SEED_SHAPED)

@@ -64,8 +64,21 @@ def test_the_kernels_own_tests_accept_a_copied_version(tmp_path: Path) -> None:
         description="triton_v1 with block 256 -> 1024",
     )
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-         "tests/kernels/test_add_rmsnorm.py", "-k", "declares_its_knobs or spec_loads"],
-        cwd=root, capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-x",
+            "-p",
+            "no:cacheprovider",
+            "tests/kernels/test_add_rmsnorm.py",
+            "-k",
+            "declares_its_knobs or spec_loads",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 0, proc.stdout[-2000:]

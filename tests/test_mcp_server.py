@@ -219,14 +219,25 @@ def test_every_request_read_is_answered_even_after_input_closes(kb_copy: Path) -
         "jsonrpc": "2.0",
         "id": 1,
         "method": "initialize",
-        "params": {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+        "params": {
+            "protocolVersion": "2024-11-05",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
     }
     lines = [
         json.dumps(init),
         json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         "garbage{",
         json.dumps({"jsonrpc": "2.0", "id": 2, "methodx": "ping"}),
-        json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "search", "arguments": {"query": "split"}}}),
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/call",
+                "params": {"name": "search", "arguments": {"query": "split"}},
+            }
+        ),
         json.dumps({"jsonrpc": "2.0", "id": 4, "method": "no/such/method"}),
         json.dumps({"jsonrpc": "2.0", "id": 5, "method": "ping"}),
     ]

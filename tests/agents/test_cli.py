@@ -92,7 +92,19 @@ def test_tool_command_runs_a_tool_and_reports_errors(capsys: pytest.CaptureFixtu
     assert main([*argv, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["ok"] and {"KbError", "ProblemList"} <= {n["name"] for n in out["result"]["names"]}
-    assert main(["agent", "tool", "read_file", *as_profiler, "--input", '{"path": "../outside-the-project.py"}']) == 1
+    assert (
+        main(
+            [
+                "agent",
+                "tool",
+                "read_file",
+                *as_profiler,
+                "--input",
+                '{"path": "../outside-the-project.py"}',
+            ]
+        )
+        == 1
+    )
     assert "outside the project root" in capsys.readouterr().err
     assert main(["agent", "tool", "read_file", *as_profiler, "--input", "{nope"]) == 2
     assert main(["agent", "tool", "frobnicate", *as_profiler]) == 2

@@ -68,7 +68,14 @@ ROUTES = [
         (TRITON, TILEIR),
         (),
     ),
-    ("tileir-generate", "Écrivez et benchmarkez un kernel TileIR", None, False, (TRITON, TILEIR), ()),
+    (
+        "tileir-generate",
+        "Écrivez et benchmarkez un kernel TileIR",
+        None,
+        False,
+        (TRITON, TILEIR),
+        (),
+    ),
     ("tileir-generate", "Write an nvtriton kernel for RMSNorm", None, False, (TRITON, TILEIR), ()),
     ("tileir-optimize", "Optimiser pour TileIR", None, False, (TRITON, TILEIR), ()),
     (

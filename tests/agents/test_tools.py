@@ -58,7 +58,9 @@ def test_symlink_escapes_are_refused(project: Path, tmp_path: Path) -> None:
 def test_a_folder_is_said_to_be_a_folder(project: Path) -> None:
     ctx = ctx_for(project, roles.TRITON)
     assert err(ctx, "read_file", {"path": "kernels"}) == "kernels is a folder, not a file"
-    assert "kernels is a folder" in err(ctx, "edit_file", {"path": "kernels", "old": "a", "new": "b"})
+    assert "kernels is a folder" in err(
+        ctx, "edit_file", {"path": "kernels", "old": "a", "new": "b"}
+    )
     assert err(ctx, "read_file", {"path": "kernels/nope.py"}) == "no such file: kernels/nope.py"
 
 

@@ -114,7 +114,12 @@ def test_writes_go_to_the_project_and_leave_the_bundled_files_alone(
     assert (kdir / "optimizations/fill-tensor-core-tile-m.md").is_file()
 
     converted = store.convert_kind(
-        "stream-k-persistent-scheduling", evidence=_evidence(), context="Slower on my shapes.", failure="The combine pass costs more than the split gains on short caches.", revealed_by=[MetricEffect(metric="kernel_count")], trigger=Trigger.parse("kv_len <= 64")
+        "stream-k-persistent-scheduling",
+        evidence=_evidence(),
+        context="Slower on my shapes.",
+        failure="The combine pass costs more than the split gains on short caches.",
+        revealed_by=[MetricEffect(metric="kernel_count")],
+        trigger=Trigger.parse("kv_len <= 64"),
     )
     assert converted == kdir / "anti-patterns/stream-k-persistent-scheduling.md"
     listed = [e for e in store.entries() if e.name == "stream-k-persistent-scheduling"]
@@ -195,7 +200,14 @@ def test_search_and_recommend_in_a_project_find_bundled_entries(project: Path) -
         assert (shown if shown.is_absolute() else project / shown).is_file(), o.path
 
     # Converting a bundled entry hides the bundled file: one document, the project's.
-    store.convert_kind("split-kv-decode", evidence=_evidence(), context="Slower here.", failure="The combine pass costs more than the split gains on short caches.", revealed_by=[MetricEffect(metric="kernel_count")], trigger=Trigger.parse("kv_len <= 64"))
+    store.convert_kind(
+        "split-kv-decode",
+        evidence=_evidence(),
+        context="Slower here.",
+        failure="The combine pass costs more than the split gains on short caches.",
+        revealed_by=[MetricEffect(metric="kernel_count")],
+        trigger=Trigger.parse("kv_len <= 64"),
+    )
     found = [h for h in search("split kv", store=store, limit=20) if h.id == "split-kv-decode"]
     assert [(h.kind, h.layer) for h in found] == [("anti-pattern", PROJECT)]
     store.delete("split-kv-decode")

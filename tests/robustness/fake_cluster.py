@@ -82,7 +82,9 @@ class FakeSlurm:
         self.jobs.mkdir(exist_ok=True)
         for name, text in (("srun", SRUN), ("squeue", SQUEUE)):
             path = self.bin / name
-            path.write_text(text.replace("__JOBS__", str(self.jobs)).replace("__LOG__", str(self.log)))
+            path.write_text(
+                text.replace("__JOBS__", str(self.jobs)).replace("__LOG__", str(self.log))
+            )
             path.chmod(0o755)
 
     def set_state(self, job: str, state: str | None) -> None:
@@ -126,13 +128,17 @@ class Sshd:
 
     @classmethod
     def start(cls, folder: Path) -> Sshd | None:
-        sshd = shutil.which("sshd") or ("/usr/sbin/sshd" if Path("/usr/sbin/sshd").exists() else None)
+        sshd = shutil.which("sshd") or (
+            "/usr/sbin/sshd" if Path("/usr/sbin/sshd").exists() else None
+        )
         keygen = shutil.which("ssh-keygen")
         if sshd is None or keygen is None or shutil.which("ssh") is None:
             return None
         folder.mkdir(parents=True, exist_ok=True)
         for name in ("host", "client"):
-            subprocess.run([keygen, "-q", "-t", "ed25519", "-N", "", "-f", str(folder / name)], check=True)
+            subprocess.run(
+                [keygen, "-q", "-t", "ed25519", "-N", "", "-f", str(folder / name)], check=True
+            )
         shutil.copy(folder / "client.pub", folder / "authorized_keys")
         port = _free_port()
         config = folder / "sshd_config"
@@ -193,7 +199,9 @@ class Sshd:
 
     def stop(self) -> None:
         for sock in self.control_dir.glob("*"):
-            subprocess.run(["ssh", "-O", "exit", "-o", f"ControlPath={sock}", "x"], capture_output=True)
+            subprocess.run(
+                ["ssh", "-O", "exit", "-o", f"ControlPath={sock}", "x"], capture_output=True
+            )
         self.proc.terminate()
         try:
             self.proc.wait(5)

@@ -84,8 +84,14 @@ def test_edit_file_keeps_exec_bit_crlf_and_bom(proj: Path) -> None:
     path.write_bytes(b"\xef\xbb\xbf#!/usr/bin/env python\r\nBLOCK = 64\r\nprint(BLOCK)\r\n")
     path.chmod(0o755)
     ok(c, "backup_file", {"path": "kernels/k/run.py"})
-    ok(c, "edit_file", {"path": "kernels/k/run.py", "old": "BLOCK = 64\nprint", "new": "BLOCK = 128\nprint"})
-    assert path.read_bytes() == b"\xef\xbb\xbf#!/usr/bin/env python\r\nBLOCK = 128\r\nprint(BLOCK)\r\n"
+    ok(
+        c,
+        "edit_file",
+        {"path": "kernels/k/run.py", "old": "BLOCK = 64\nprint", "new": "BLOCK = 128\nprint"},
+    )
+    assert (
+        path.read_bytes() == b"\xef\xbb\xbf#!/usr/bin/env python\r\nBLOCK = 128\r\nprint(BLOCK)\r\n"
+    )
     assert mode(path) == 0o755
 
 
@@ -253,16 +259,22 @@ REFUSED_PATHS = [
 
 @pytest.mark.parametrize("path", REFUSED_PATHS)
 @pytest.mark.parametrize("tool", ["backup_file", "revert_file", "discard_backup"])
-def test_orchestrator_cannot_back_up_or_revert_protected_paths(proj: Path, path: str, tool: str) -> None:
+def test_orchestrator_cannot_back_up_or_revert_protected_paths(
+    proj: Path, path: str, tool: str
+) -> None:
     c = ctx(proj, roles.ORCHESTRATOR)
     out = call_tool(c, tool, {"path": path} if path else {"path": "."})
-    assert out.is_error and ("not writable" in out.content or "knowledge base" in out.content), out.content
+    assert out.is_error and ("not writable" in out.content or "knowledge base" in out.content), (
+        out.content
+    )
 
 
 @pytest.mark.parametrize("path", [p for p in REFUSED_PATHS if p not in ("", "./")])
 def test_designer_cannot_write_protected_paths(proj: Path, path: str) -> None:
     out = call_tool(ctx(proj, roles.KERNEL_DESIGNER), "write_file", {"path": path, "content": "x"})
-    assert out.is_error and ("not writable" in out.content or "knowledge base" in out.content), out.content
+    assert out.is_error and ("not writable" in out.content or "knowledge base" in out.content), (
+        out.content
+    )
 
 
 def test_the_commit_erasing_attack_is_refused(proj: Path) -> None:
@@ -277,7 +289,9 @@ def test_the_commit_erasing_attack_is_refused(proj: Path) -> None:
 def test_a_link_to_a_protected_place_is_not_a_way_in(proj: Path) -> None:
     (proj / "kernels" / "k" / "hooks").symlink_to(proj / ".git" / "hooks")
     c = ctx(proj, roles.KERNEL_DESIGNER)
-    assert "not writable" in err(c, "write_file", {"path": "kernels/k/hooks/pre-commit", "content": "x"})
+    assert "not writable" in err(
+        c, "write_file", {"path": "kernels/k/hooks/pre-commit", "content": "x"}
+    )
     assert not (proj / ".git" / "hooks" / "pre-commit").exists()
 
 
@@ -313,7 +327,9 @@ def test_claude_code_routing_hook_blocks_a_wrong_task(tmp_path: Path) -> None:
 
     settings = tmp_path / ".claude" / "settings.json"
     settings.parent.mkdir()
-    settings.write_text('{"permissions": {"allow": ["Read"]}, "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": []}]}}')
+    settings.write_text(
+        '{"permissions": {"allow": ["Read"]}, "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": []}]}}'
+    )
     assert not claude_hooks.is_current(tmp_path)
     assert claude_hooks.register(tmp_path) and not claude_hooks.register(tmp_path)
     data = json.loads(settings.read_text())
@@ -324,7 +340,10 @@ def test_claude_code_routing_hook_blocks_a_wrong_task(tmp_path: Path) -> None:
         payload = {"tool_name": "Task", "tool_input": {"subagent_type": subagent, "prompt": prompt}}
         return subprocess.run(
             [sys.executable, "-m", "kbopt", "agent", "check-task"],
-            input=json.dumps(payload), capture_output=True, text=True, timeout=60,
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
 
     r = hook(roles.TRITON, "Générez un kernel CuTe DSL pour l'opération GEMM")
@@ -333,7 +352,13 @@ def test_claude_code_routing_hook_blocks_a_wrong_task(tmp_path: Path) -> None:
     assert r.returncode == 2 and "tileir-no-scratch" in r.stderr
     assert hook(roles.CUTE, "Générez un kernel CuTe DSL pour l'opération GEMM").returncode == 0
     assert hook("Explore", "look around").returncode == 0  # Claude Code's own agents pass
-    r = subprocess.run([sys.executable, "-m", "kbopt", "agent", "check-task"], input="not json", capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "kbopt", "agent", "check-task"],
+        input="not json",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 2 and "Traceback" not in r.stderr
 
 
@@ -355,11 +380,15 @@ def test_claude_code_edit_hook_blocks_a_change_without_a_backup(tmp_path: Path) 
         return {"tool_name": tool, "tool_input": {"file_path": path}, "cwd": str(tmp_path)}
 
     why = check_edit(call("Edit", str(kernel)), tmp_path)
-    assert why is not None and "kernels/toy/triton_v1.py has no backup" in why and "backup_file" in why
+    assert (
+        why is not None and "kernels/toy/triton_v1.py has no backup" in why and "backup_file" in why
+    )
     assert check_edit(call("Write", "kernels/toy/triton_v2.py"), tmp_path) is None  # a new file
     assert check_edit(call("Edit", "/etc/hosts"), tmp_path) is None  # not the project's
     assert check_edit(call("Read", str(kernel)), tmp_path) is None  # not an edit
-    assert "backups" in (check_edit(call("Write", ".kbopt-cache/backups/x/manifest.json"), tmp_path) or "")
+    assert "backups" in (
+        check_edit(call("Write", ".kbopt-cache/backups/x/manifest.json"), tmp_path) or ""
+    )
     Backups(tmp_path).backup(kernel)
     assert check_edit(call("MultiEdit", str(kernel)), tmp_path) is None
 
@@ -367,8 +396,17 @@ def test_claude_code_edit_hook_blocks_a_change_without_a_backup(tmp_path: Path) 
     other.write_text("y = 2\n")
     r = subprocess.run(
         [sys.executable, "-m", "kbopt", "agent", "check-edit"],
-        input=json.dumps(call("Edit", str(other))), capture_output=True, text=True, timeout=60,
+        input=json.dumps(call("Edit", str(other))),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert r.returncode == 2 and "kernels/toy/spec.py has no backup" in r.stderr
-    r = subprocess.run([sys.executable, "-m", "kbopt", "agent", "check-edit"], input="not json", capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "kbopt", "agent", "check-edit"],
+        input="not json",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 2 and "Traceback" not in r.stderr

@@ -44,26 +44,81 @@ def _bytes(edit: Callable[[str], bytes | str]) -> Callable[[str], bytes]:
 # (case, how VALID is broken, fragment of the message, line of the first problem or None)
 ENTRY_CASES: list[tuple[str, Callable[[str], bytes], str, int | None]] = [
     # encodings
-    ("latin-1", lambda t: t.replace("Splits the work.", "Splits the wörk.").encode("latin-1"), "not UTF-8", 21),
+    (
+        "latin-1",
+        lambda t: t.replace("Splits the work.", "Splits the wörk.").encode("latin-1"),
+        "not UTF-8",
+        21,
+    ),
     ("utf-16", lambda t: t.encode("utf-16"), "not UTF-8", 1),
-    ("overlong-utf8", lambda t: t.encode() .replace(b"Splits", b"Spl\xc0\xafits"), "not UTF-8", 21),
+    ("overlong-utf8", lambda t: t.encode().replace(b"Splits", b"Spl\xc0\xafits"), "not UTF-8", 21),
     ("surrogate-bytes", lambda t: t.encode().replace(b"Splits", b"\xed\xa0\x80"), "not UTF-8", 21),
     ("nul-byte", _sub("Splits the work.", "Splits\x00 the work."), "control character U+0000", 21),
-    ("escape-char", _sub("Splits the work.", "Splits \x1b[31mthe work."), "control character U+001B", 21),
-    ("c1-next-line", _sub("Splits the work.", "Splits\x85the work."), "control character U+0085", 21),
+    (
+        "escape-char",
+        _sub("Splits the work.", "Splits \x1b[31mthe work."),
+        "control character U+001B",
+        21,
+    ),
+    (
+        "c1-next-line",
+        _sub("Splits the work.", "Splits\x85the work."),
+        "control character U+0085",
+        21,
+    ),
     # dates
-    ("impossible-date", _sub("created: 2026-12-01", "created: 2026-02-30"), "not a real calendar date", 10),
-    ("year-zero", _sub("created: 2026-12-01", "created: 0000-01-01"), "not a real calendar date", 10),
-    ("month-13", _sub("updated: 2026-12-02", "updated: 2026-13-02"), "not a real calendar date", 11),
-    ("date-and-time", _sub("created: 2026-12-01", "created: 2026-12-01 10:00:00"), "YYYY-MM-DD", 10),
+    (
+        "impossible-date",
+        _sub("created: 2026-12-01", "created: 2026-02-30"),
+        "not a real calendar date",
+        10,
+    ),
+    (
+        "year-zero",
+        _sub("created: 2026-12-01", "created: 0000-01-01"),
+        "not a real calendar date",
+        10,
+    ),
+    (
+        "month-13",
+        _sub("updated: 2026-12-02", "updated: 2026-13-02"),
+        "not a real calendar date",
+        11,
+    ),
+    (
+        "date-and-time",
+        _sub("created: 2026-12-01", "created: 2026-12-01 10:00:00"),
+        "YYYY-MM-DD",
+        10,
+    ),
     ("date-as-int", _sub("created: 2026-12-01", "created: 20261201"), "YYYY-MM-DD", 10),
     ("date-as-words", _sub("created: 2026-12-01", "created: yesterday"), "YYYY-MM-DD", 10),
     ("date-out-of-range", _sub("created: 2026-12-01", "created: 1900-01-01"), "outside", 10),
-    ("updated-before-created", _sub("updated: 2026-12-02", "updated: 2026-11-02"), "before created", 11),
+    (
+        "updated-before-created",
+        _sub("updated: 2026-12-02", "updated: 2026-11-02"),
+        "before created",
+        11,
+    ),
     # numbers
-    ("400-digit-trigger", _sub("`ctas_per_sm < 1`", "`ctas_per_sm < " + "9" * 400 + "`"), "finite", 18),
-    ("pct-trigger-over-100", _sub("`ctas_per_sm < 1`", "`dram_throughput_pct < 150`"), "outside 0..100", 18),
-    ("negative-count-trigger", _sub("`ctas_per_sm < 1`", "`registers_per_thread > -5`"), "outside", 18),
+    (
+        "400-digit-trigger",
+        _sub("`ctas_per_sm < 1`", "`ctas_per_sm < " + "9" * 400 + "`"),
+        "finite",
+        18,
+    ),
+    (
+        "pct-trigger-over-100",
+        _sub("`ctas_per_sm < 1`", "`dram_throughput_pct < 150`"),
+        "outside 0..100",
+        18,
+    ),
+    (
+        "negative-count-trigger",
+        _sub("`ctas_per_sm < 1`", "`registers_per_thread > -5`"),
+        "outside",
+        18,
+    ),
     ("exponent-trigger", _sub("`ctas_per_sm < 1`", "`ctas_per_sm < 1e3`"), "metric op number", 18),
     ("unknown-trigger-metric", _sub("`ctas_per_sm < 1`", "`speed < 1`"), "unknown metric", 18),
     ("gain-bool", _sub("expected_gain_pct: 30", "expected_gain_pct: true"), "not a number", 7),
@@ -71,11 +126,31 @@ ENTRY_CASES: list[tuple[str, Callable[[str], bytes], str, int | None]] = [
     ("gain-nan", _sub("expected_gain_pct: 30", "expected_gain_pct: .nan"), "finite", 7),
     ("gain-inf", _sub("expected_gain_pct: 30", "expected_gain_pct: .inf"), "finite", 7),
     ("gain-overflow", _sub("expected_gain_pct: 30", "expected_gain_pct: 1.0e+400"), "finite", 7),
-    ("gain-exponent-text", _sub("expected_gain_pct: 30", "expected_gain_pct: 1e4"), "not a number", 7),
-    ("gain-negative", _sub("expected_gain_pct: 30", "expected_gain_pct: -5"), "greater than or equal", 7),
-    ("gain-huge", _sub("expected_gain_pct: 30", "expected_gain_pct: 5000"), "less than or equal", 7),
+    (
+        "gain-exponent-text",
+        _sub("expected_gain_pct: 30", "expected_gain_pct: 1e4"),
+        "not a number",
+        7,
+    ),
+    (
+        "gain-negative",
+        _sub("expected_gain_pct: 30", "expected_gain_pct: -5"),
+        "greater than or equal",
+        7,
+    ),
+    (
+        "gain-huge",
+        _sub("expected_gain_pct: 30", "expected_gain_pct: 5000"),
+        "less than or equal",
+        7,
+    ),
     # names
-    ("name-with-newline", _sub("name: sample-opt", 'name: "sample-opt\\n"'), "invalid entry name", 2),
+    (
+        "name-with-newline",
+        _sub("name: sample-opt", 'name: "sample-opt\\n"'),
+        "invalid entry name",
+        2,
+    ),
     ("name-double-dash", _sub("name: sample-opt", "name: sample--opt"), "invalid entry name", 2),
     ("name-reserved", _sub("name: sample-opt", "name: index"), "kept for the site", 2),
     ("name-too-long", _sub("name: sample-opt", "name: " + "a" * 81), "invalid entry name", 2),
@@ -83,33 +158,104 @@ ENTRY_CASES: list[tuple[str, Callable[[str], bytes], str, int | None]] = [
     ("name-path", _sub("name: sample-opt", "name: ../../etc/passwd"), "invalid entry name", 2),
     ("name-list", _sub("name: sample-opt", "name: [a, b]"), "name", 2),
     ("name-number", _sub("name: sample-opt", "name: 123"), "name", 2),
-    ("target-not-a-name", _sub("## Interactions\n", "## Interactions\n- composes `Bad_Target`: x\n"), "not an entry name", 45),
-    ("interacts-with-itself", _sub("## Interactions\n", "## Interactions\n- composes `sample-opt`: x\n"), "interact with itself", 44),
+    (
+        "target-not-a-name",
+        _sub("## Interactions\n", "## Interactions\n- composes `Bad_Target`: x\n"),
+        "not an entry name",
+        45,
+    ),
+    (
+        "interacts-with-itself",
+        _sub("## Interactions\n", "## Interactions\n- composes `sample-opt`: x\n"),
+        "interact with itself",
+        44,
+    ),
     # YAML
     ("duplicate-key", _sub("risk: low", "risk: low\nrisk: high"), "appears twice", 9),
-    ("yaml-alias", _sub("bottlenecks: [memory]", "bottlenecks: &b [memory]\nx: *b"), "anchors or aliases", 2),
-    ("yaml-not-mapping", lambda t: ("---\n- a\n- b\n---\n" + t.split("---\n", 2)[2]).encode(), "mapping", 2),
+    (
+        "yaml-alias",
+        _sub("bottlenecks: [memory]", "bottlenecks: &b [memory]\nx: *b"),
+        "anchors or aliases",
+        2,
+    ),
+    (
+        "yaml-not-mapping",
+        lambda t: ("---\n- a\n- b\n---\n" + t.split("---\n", 2)[2]).encode(),
+        "mapping",
+        2,
+    ),
     ("yaml-syntax", _sub("kind: optimization", "kind: [optimization"), "not valid YAML", None),
-    ("yaml-unclosed", lambda t: t.replace("---\n\n# Sample", "\n# Sample", 1).encode(), "not closed", 1),
+    (
+        "yaml-unclosed",
+        lambda t: t.replace("---\n\n# Sample", "\n# Sample", 1).encode(),
+        "not closed",
+        1,
+    ),
     ("unknown-key", _sub("risk: low", "risk: low\nowner: me"), "unknown front-matter key", 9),
-    ("applies-to-string", _sub("applies_to: [attention-decode]", "applies_to: attention-decode"), "applies_to", 4),
+    (
+        "applies-to-string",
+        _sub("applies_to: [attention-decode]", "applies_to: attention-decode"),
+        "applies_to",
+        4,
+    ),
     ("bottlenecks-empty", _sub("bottlenecks: [memory]", "bottlenecks: []"), "bottlenecks", 5),
     ("impact-unknown", _sub("impact: high", "impact: huge"), "impact", 6),
-    ("unknown-context", _sub("applies_to: [attention-decode]", "applies_to: [toaster]"), "unknown context", 4),
+    (
+        "unknown-context",
+        _sub("applies_to: [attention-decode]", "applies_to: [toaster]"),
+        "unknown context",
+        4,
+    ),
     # template
     ("empty-file", lambda t: b"", "front matter", 1),
     ("no-front-matter", lambda t: t.split("---\n", 2)[2].encode(), "front matter", 1),
     ("no-title", _sub("# Sample optimization\n", ""), "title", None),
     ("empty-title", _sub("# Sample optimization", "# "), "title", None),
-    ("section-twice", _sub("## Pitfalls", "## Mechanism\nagain\n\n## Pitfalls"), "appears twice", None),
-    ("section-out-of-order", _sub("## Mechanism\nSplits the work.\n\n## Affected Metrics", "## Affected Metrics\n- `dram_throughput_pct`: rises.\n\n## Mechanism\nSplits the work.\n\n## Affected Metrics-x"), "section", None),
+    (
+        "section-twice",
+        _sub("## Pitfalls", "## Mechanism\nagain\n\n## Pitfalls"),
+        "appears twice",
+        None,
+    ),
+    (
+        "section-out-of-order",
+        _sub(
+            "## Mechanism\nSplits the work.\n\n## Affected Metrics",
+            "## Affected Metrics\n- `dram_throughput_pct`: rises.\n\n## Mechanism\nSplits the work.\n\n## Affected Metrics-x",
+        ),
+        "section",
+        None,
+    ),
     ("unknown-section", _sub("## Pitfalls", "## Notes\nx\n\n## Pitfalls"), "unknown section", None),
     ("fence-unclosed", _sub("x = 1\n```", "x = 1\n"), "fence", None),
-    ("evidence-no-command", _sub("Source type: external report", "Source type: local experiment"), "Command", None),
-    ("evidence-row-cells", _sub("| b=1 | 10 us | 5 us | -50% |", "| b=1 | 10 us | -50% |"), "cells", None),
-    ("evidence-header", _sub("| Config | Before | After | Change |", "| A | B | C | D |"), "header", None),
+    (
+        "evidence-no-command",
+        _sub("Source type: external report", "Source type: local experiment"),
+        "Command",
+        None,
+    ),
+    (
+        "evidence-row-cells",
+        _sub("| b=1 | 10 us | 5 us | -50% |", "| b=1 | 10 us | -50% |"),
+        "cells",
+        None,
+    ),
+    (
+        "evidence-header",
+        _sub("| Config | Before | After | Change |", "| A | B | C | D |"),
+        "header",
+        None,
+    ),
     ("evidence-no-source", _sub("Source: Some paper (2023), A100\n", ""), "source", None),
-    ("evidence-impossible-date", _sub("Source: Some paper (2023), A100\n", "Source: Some paper (2023), A100\nDate: 2026-02-30\n"), "not a real calendar date", None),
+    (
+        "evidence-impossible-date",
+        _sub(
+            "Source: Some paper (2023), A100\n",
+            "Source: Some paper (2023), A100\nDate: 2026-02-30\n",
+        ),
+        "not a real calendar date",
+        None,
+    ),
 ]
 
 # Inputs an entry file may have that are fine and must be accepted as they are.
@@ -138,17 +284,28 @@ def test_an_entry_can_come_from_standard_input(empty_kb: Path) -> None:
     assert (empty_kb / "docs/knowledge/optimizations/sample-opt.md").read_text() == VALID
 
 
-def test_interaction_with_an_unknown_entry_is_refused_at_its_line(empty_kb: Path, tmp_path: Path) -> None:
+def test_interaction_with_an_unknown_entry_is_refused_at_its_line(
+    empty_kb: Path, tmp_path: Path
+) -> None:
     # The entry parses; the store finds the unknown target, and points at its bullet.
     draft = _draft(tmp_path, (VALID + "- requires `no-such-entry-xyz`: needs it\n").encode())
     r = call(empty_kb, "add", str(draft))
-    clean_error(r, "interaction points at unknown entry 'no-such-entry-xyz'", located=f"{draft}:45:")
+    clean_error(
+        r, "interaction points at unknown entry 'no-such-entry-xyz'", located=f"{draft}:45:"
+    )
     assert not list((empty_kb / "docs" / "knowledge").rglob("*.md")), "nothing may be written"
 
 
-@pytest.mark.parametrize(("case", "edit", "fragment", "line"), ENTRY_CASES, ids=[c[0] for c in ENTRY_CASES])
+@pytest.mark.parametrize(
+    ("case", "edit", "fragment", "line"), ENTRY_CASES, ids=[c[0] for c in ENTRY_CASES]
+)
 def test_bad_entry_is_refused_at_its_line(
-    empty_kb: Path, tmp_path: Path, case: str, edit: Callable[[str], bytes], fragment: str, line: int | None
+    empty_kb: Path,
+    tmp_path: Path,
+    case: str,
+    edit: Callable[[str], bytes],
+    fragment: str,
+    line: int | None,
 ) -> None:
     draft = _draft(tmp_path, edit(VALID))
     r = call(empty_kb, "add", str(draft))
@@ -164,7 +321,9 @@ def test_bad_entry_is_refused_at_its_line(
 
 
 @pytest.mark.parametrize(("case", "edit"), ENTRY_ACCEPTED, ids=[c[0] for c in ENTRY_ACCEPTED])
-def test_good_entry_variants_are_accepted(empty_kb: Path, tmp_path: Path, case: str, edit: Callable[[str], bytes]) -> None:
+def test_good_entry_variants_are_accepted(
+    empty_kb: Path, tmp_path: Path, case: str, edit: Callable[[str], bytes]
+) -> None:
     r = call(empty_kb, "add", str(_draft(tmp_path, edit(VALID))), "--json")
     assert r.rc == 0, r.both
     assert strict_json(r.out)["id"] == "sample-opt"  # type: ignore[index]
@@ -205,6 +364,7 @@ def _make_socket(path: Path) -> None:
     finally:
         os.chdir(here)
 
+
 def _special(tmp_path: Path, kind: str) -> str:
     if kind == "fifo":
         path = tmp_path / "pipe.md"
@@ -230,14 +390,27 @@ def _special(tmp_path: Path, kind: str) -> str:
     raise AssertionError(kind)
 
 
-SPECIAL_FILES = [("fifo", "FIFO"), ("folder", "folder"), ("device", "device"), ("socket", "socket"), ("missing", "cannot read"), ("huge", "limit")]
+SPECIAL_FILES = [
+    ("fifo", "FIFO"),
+    ("folder", "folder"),
+    ("device", "device"),
+    ("socket", "socket"),
+    ("missing", "cannot read"),
+    ("huge", "limit"),
+]
 
 
 @pytest.mark.parametrize(("kind", "fragment"), SPECIAL_FILES, ids=[k for k, _ in SPECIAL_FILES])
 @pytest.mark.parametrize("command", ["add", "recommend", "autopilot"])
-def test_special_files_are_refused_without_reading(empty_kb: Path, tmp_path: Path, kind: str, fragment: str, command: str) -> None:
+def test_special_files_are_refused_without_reading(
+    empty_kb: Path, tmp_path: Path, kind: str, fragment: str, command: str
+) -> None:
     path = _special(tmp_path, kind)
-    argv = {"add": ["add", path], "recommend": ["recommend", path], "autopilot": ["agent", "autopilot", path, "--dry-run"]}[command]
+    argv = {
+        "add": ["add", path],
+        "recommend": ["recommend", path],
+        "autopilot": ["agent", "autopilot", path, "--dry-run"],
+    }[command]
     clean_error(call(empty_kb, *argv), fragment)
 
 
@@ -256,25 +429,54 @@ PROFILE = """## Profile: k v1 | b=1
 
 PROFILE_CASES: list[tuple[str, Callable[[str], bytes], str]] = [
     ("latin-1", lambda t: t.replace("few CTAs", "peu de CTAs é").encode("latin-1"), "not UTF-8"),
-    ("trailing-garbage", _sub("| ctas_per_sm | 0.5 |", "| ctas_per_sm | 12abc |"), "expected a number"),
+    (
+        "trailing-garbage",
+        _sub("| ctas_per_sm | 0.5 |", "| ctas_per_sm | 12abc |"),
+        "expected a number",
+    ),
     ("decimal-comma", _sub("| ctas_per_sm | 0.5 |", "| ctas_per_sm | 0,24 |"), "use a point"),
     ("overflow", _sub("| ctas_per_sm | 0.5 |", "| ctas_per_sm | 1e999 |"), "finite"),
     ("nan", _sub("| ctas_per_sm | 0.5 |", "| ctas_per_sm | nan |"), "expected a number"),
     ("inf", _sub("| ctas_per_sm | 0.5 |", "| ctas_per_sm | inf |"), "expected a number"),
-    ("minus-inf", _sub("| ctas_per_sm | 0.5 |", "| ctas_per_sm | -Infinity |"), "expected a number"),
+    (
+        "minus-inf",
+        _sub("| ctas_per_sm | 0.5 |", "| ctas_per_sm | -Infinity |"),
+        "expected a number",
+    ),
     ("negative-count", _sub("| ctas_per_sm | 0.5 |", "| registers_per_thread | -3 |"), "outside"),
-    ("pct-metric-over-100", _sub("| ctas_per_sm | 0.5 |", "| l2_hit_rate_pct | 150 |"), "outside 0..100"),
+    (
+        "pct-metric-over-100",
+        _sub("| ctas_per_sm | 0.5 |", "| l2_hit_rate_pct | 150 |"),
+        "outside 0..100",
+    ),
     ("wrong-unit", _sub("| ctas_per_sm | 0.5 |", "| duration_us | 5 ms |"), "expected a number"),
     ("empty-value", _sub("| ctas_per_sm | 0.5 |", "| ctas_per_sm |  |"), "expected a number"),
     ("duplicate-metric", lambda t: (t + "| ctas_per_sm | 0.7 |\n").encode(), "listed twice"),
-    ("duplicate-via-ncu-name", lambda t: (t + "| launch__registers_per_thread | 96 |\n| registers_per_thread | 64 |\n").encode(), "listed twice"),
+    (
+        "duplicate-via-ncu-name",
+        lambda t: (
+            t + "| launch__registers_per_thread | 96 |\n| registers_per_thread | 64 |\n"
+        ).encode(),
+        "listed twice",
+    ),
     ("unknown-metric", _sub("| ctas_per_sm | 0.5 |", "| speed | 3 |"), "unknown metric"),
     ("negative-duration", _sub("| 10 us |", "| -10 us |"), ">= 0"),
     ("duration-overflow", _sub("| 10 us |", "| 1e999 us |"), "finite"),
     ("occupancy-150", _sub("| 20% |", "| 150% |"), "outside 0..100"),
     ("dram-negative", _sub("| 40% |", "| -1% |"), "outside 0..100"),
-    ("duplicate-stage", _sub("| main | 10 us | 10% | 40% | 20% | Memory | few CTAs |", "| main | 10 us | 10% | 40% | 20% | Memory | a |\n| main | 5 us | 10% | 40% | 20% | Memory | b |"), "listed twice"),
-    ("stage-cells", _sub("| main | 10 us | 10% | 40% | 20% | Memory | few CTAs |", "| main | 10 us |"), "cells"),
+    (
+        "duplicate-stage",
+        _sub(
+            "| main | 10 us | 10% | 40% | 20% | Memory | few CTAs |",
+            "| main | 10 us | 10% | 40% | 20% | Memory | a |\n| main | 5 us | 10% | 40% | 20% | Memory | b |",
+        ),
+        "listed twice",
+    ),
+    (
+        "stage-cells",
+        _sub("| main | 10 us | 10% | 40% | 20% | Memory | few CTAs |", "| main | 10 us |"),
+        "cells",
+    ),
     ("stage-columns", _sub("| Stage | Duration |", "| Stage | Time |"), "columns"),
     ("title-nan", _sub("| b=1", "| b=nan"), "dim=number"),
     ("title-overflow", _sub("| b=1", "| b=1e999"), "finite"),
@@ -287,24 +489,65 @@ PROFILE_CASES: list[tuple[str, Callable[[str], bytes], str]] = [
     ("comment-only", lambda t: b"<!-- device: H200 -->\n", "starts with"),
     ("two-profiles", lambda t: (t + "## Profile: k v2\n").encode(), "one profile per document"),
     ("nul", _sub("few CTAs", "few\x00CTAs"), "control character"),
-    ("gain-overflow", lambda t: (t + "### Top 3 Opportunities (ranked by estimated impact)\n1. X -- est. " + "9" * 400 + "% gain\n").encode(), "plausible"),
-    ("bottleneck-unknown", lambda t: (t + "### Bottleneck: Toaster-bound\n").encode(), "not Memory"),
-    ("metrics-header-only", lambda t: t.split("|--------|")[0].encode(), "Metrics table has no rows"),
-    ("stages-header-and-separator-only", _sub("| main | 10 us | 10% | 40% | 20% | Memory | few CTAs |\n", ""), "Stages table has no rows"),
-    ("no-metrics-at-all", lambda t: b"## Profile: k v1 | b=1\n### Bottleneck: Memory-bound\nRoot cause: x.\n", "gives no metrics"),
+    (
+        "gain-overflow",
+        lambda t: (
+            t
+            + "### Top 3 Opportunities (ranked by estimated impact)\n1. X -- est. "
+            + "9" * 400
+            + "% gain\n"
+        ).encode(),
+        "plausible",
+    ),
+    (
+        "bottleneck-unknown",
+        lambda t: (t + "### Bottleneck: Toaster-bound\n").encode(),
+        "not Memory",
+    ),
+    (
+        "metrics-header-only",
+        lambda t: t.split("|--------|")[0].encode(),
+        "Metrics table has no rows",
+    ),
+    (
+        "stages-header-and-separator-only",
+        _sub("| main | 10 us | 10% | 40% | 20% | Memory | few CTAs |\n", ""),
+        "Stages table has no rows",
+    ),
+    (
+        "no-metrics-at-all",
+        lambda t: b"## Profile: k v1 | b=1\n### Bottleneck: Memory-bound\nRoot cause: x.\n",
+        "gives no metrics",
+    ),
 ]
 
 PROFILE_ACCEPTED: list[tuple[str, Callable[[str], bytes], dict[str, float]]] = [
     ("plain", lambda t: t.encode(), {"ctas_per_sm": 0.5}),
-    ("thousands-separator", _sub("| ctas_per_sm | 0.5 |", "| registers_per_thread | 1,024 |"), {"registers_per_thread": 1024.0}),
-    ("unit-in-cell", _sub("| ctas_per_sm | 0.5 |", "| dram_throughput_pct | 41 % |"), {"dram_throughput_pct": 41.0}),
-    ("pct-of-floor-over-100", _sub("| ctas_per_sm | 0.5 |", "| pct_of_floor | 104 |"), {"pct_of_floor": 104.0}),
+    (
+        "thousands-separator",
+        _sub("| ctas_per_sm | 0.5 |", "| registers_per_thread | 1,024 |"),
+        {"registers_per_thread": 1024.0},
+    ),
+    (
+        "unit-in-cell",
+        _sub("| ctas_per_sm | 0.5 |", "| dram_throughput_pct | 41 % |"),
+        {"dram_throughput_pct": 41.0},
+    ),
+    (
+        "pct-of-floor-over-100",
+        _sub("| ctas_per_sm | 0.5 |", "| pct_of_floor | 104 |"),
+        {"pct_of_floor": 104.0},
+    ),
     ("crlf", lambda t: t.replace("\n", "\r\n").encode(), {"ctas_per_sm": 0.5}),
 ]
 
 
-@pytest.mark.parametrize(("case", "edit", "fragment"), PROFILE_CASES, ids=[c[0] for c in PROFILE_CASES])
-def test_bad_profile_is_refused_with_valid_json(empty_kb: Path, tmp_path: Path, case: str, edit: Callable[[str], bytes], fragment: str) -> None:
+@pytest.mark.parametrize(
+    ("case", "edit", "fragment"), PROFILE_CASES, ids=[c[0] for c in PROFILE_CASES]
+)
+def test_bad_profile_is_refused_with_valid_json(
+    empty_kb: Path, tmp_path: Path, case: str, edit: Callable[[str], bytes], fragment: str
+) -> None:
     path = tmp_path / "profile.md"
     path.write_bytes(edit(PROFILE))
     errors = json_error(call(empty_kb, "recommend", str(path), "--json"), fragment)
@@ -315,7 +558,9 @@ def test_bad_profile_is_refused_with_valid_json(empty_kb: Path, tmp_path: Path, 
 def test_partial_profile_is_ranked_with_a_warning(empty_kb: Path, tmp_path: Path) -> None:
     path = tmp_path / "profile.md"
     path.write_text(PROFILE)  # Stages and Metrics, no Bottleneck section
-    warning = f"kbopt: warning: {path}: no `### Bottleneck` section: the ranking rests on 5 metrics only"
+    warning = (
+        f"kbopt: warning: {path}: no `### Bottleneck` section: the ranking rests on 5 metrics only"
+    )
     r = call(empty_kb, "recommend", str(path))
     assert r.rc == 0 and warning in r.err.splitlines(), r.both
     r = call(empty_kb, "recommend", str(path), "--json")
@@ -326,8 +571,16 @@ def test_partial_profile_is_ranked_with_a_warning(empty_kb: Path, tmp_path: Path
     assert r.rc == 0 and "no number in the Evidence line names a metric" in r.err, r.both
 
 
-@pytest.mark.parametrize(("case", "edit", "metrics"), PROFILE_ACCEPTED, ids=[c[0] for c in PROFILE_ACCEPTED])
-def test_good_profile_variants_are_accepted(empty_kb: Path, tmp_path: Path, case: str, edit: Callable[[str], bytes], metrics: dict[str, float]) -> None:
+@pytest.mark.parametrize(
+    ("case", "edit", "metrics"), PROFILE_ACCEPTED, ids=[c[0] for c in PROFILE_ACCEPTED]
+)
+def test_good_profile_variants_are_accepted(
+    empty_kb: Path,
+    tmp_path: Path,
+    case: str,
+    edit: Callable[[str], bytes],
+    metrics: dict[str, float],
+) -> None:
     path = tmp_path / "profile.md"
     path.write_bytes(edit(PROFILE))
     r = call(empty_kb, "recommend", str(path), "--json")
@@ -337,7 +590,9 @@ def test_good_profile_variants_are_accepted(empty_kb: Path, tmp_path: Path, case
 
 
 def test_profile_from_stdin_is_checked_like_a_file(empty_kb: Path) -> None:
-    r = call(empty_kb, "recommend", "-", "--json", stdin=PROFILE.replace("few", "é").encode("latin-1"))
+    r = call(
+        empty_kb, "recommend", "-", "--json", stdin=PROFILE.replace("few", "é").encode("latin-1")
+    )
     json_error(r, "not UTF-8")
     r = call(empty_kb, "recommend", "-", "--json", stdin=PROFILE.encode())
     assert r.rc == 0 and strict_json(r.out)
@@ -364,23 +619,61 @@ def test_library_profile_refuses_non_finite_values() -> None:
 ANALYSIS = "Primary bottleneck: memory-bound\nEvidence: Memory bandwidth at 40% of peak\nRecommendations:\n1. [High] Split the KV cache\n"
 
 ANALYSIS_CASES: list[tuple[str, Callable[[str], bytes], str, int]] = [
-    ("empty-bottleneck", _sub("Primary bottleneck: memory-bound", "Primary bottleneck:"), "is empty", 1),
-    ("unknown-bottleneck", _sub("memory-bound", "fast-bound"), "unknown bottleneck 'fast-bound'", 1),
-    ("bottleneck-twice", lambda t: (t + "Primary bottleneck: compute-bound\n").encode(), "appears twice", 5),
+    (
+        "empty-bottleneck",
+        _sub("Primary bottleneck: memory-bound", "Primary bottleneck:"),
+        "is empty",
+        1,
+    ),
+    (
+        "unknown-bottleneck",
+        _sub("memory-bound", "fast-bound"),
+        "unknown bottleneck 'fast-bound'",
+        1,
+    ),
+    (
+        "bottleneck-twice",
+        lambda t: (t + "Primary bottleneck: compute-bound\n").encode(),
+        "appears twice",
+        5,
+    ),
     ("evidence-out-of-range", _sub("at 40% of peak", "at 140% of peak"), "outside 0..100", 2),
     ("bad-recommendation", _sub("1. [High]", "1. [Urgent]"), "recommendation reads", 4),
-    ("recommendations-inline", _sub("Recommendations:", "Recommendations: do it"), "numbered lines", 3),
+    (
+        "recommendations-inline",
+        _sub("Recommendations:", "Recommendations: do it"),
+        "numbered lines",
+        3,
+    ),
     ("stray-text", lambda t: ("hello\n" + t).encode(), "expected", 1),
-    ("a-profile-instead", lambda t: b"<!-- device: H200 -->\n## Profile: k v1\n### Stages\n| a | b |\n", "this is a profile", 2),
+    (
+        "a-profile-instead",
+        lambda t: b"<!-- device: H200 -->\n## Profile: k v1\n### Stages\n| a | b |\n",
+        "this is a profile",
+        2,
+    ),
     ("latin-1", lambda t: t.replace("Split", "Séparer").encode("latin-1"), "not UTF-8", 4),
 ]
 
 
-@pytest.mark.parametrize(("case", "edit", "fragment", "line"), ANALYSIS_CASES, ids=[c[0] for c in ANALYSIS_CASES])
-def test_bad_analysis_is_refused(empty_kb: Path, tmp_path: Path, case: str, edit: Callable[[str], bytes], fragment: str, line: int) -> None:
+@pytest.mark.parametrize(
+    ("case", "edit", "fragment", "line"), ANALYSIS_CASES, ids=[c[0] for c in ANALYSIS_CASES]
+)
+def test_bad_analysis_is_refused(
+    empty_kb: Path,
+    tmp_path: Path,
+    case: str,
+    edit: Callable[[str], bytes],
+    fragment: str,
+    line: int,
+) -> None:
     path = tmp_path / "analysis.md"
     path.write_bytes(edit(ANALYSIS))
-    clean_error(call(empty_kb, "agent", "autopilot", str(path), "--dry-run"), fragment, located=f"{path}:{line}:")
+    clean_error(
+        call(empty_kb, "agent", "autopilot", str(path), "--dry-run"),
+        fragment,
+        located=f"{path}:{line}:",
+    )
     if case not in ("stray-text", "a-profile-instead"):  # recommend tells them by the first line
         json_error(call(empty_kb, "recommend", str(path), "--json"), fragment)
 
@@ -405,9 +698,21 @@ ARGUMENT_CASES: list[tuple[str, list[str], str]] = [
     ("sm-text", ["agent", "route", "Write a kernel", "--sm", "hopper"], "SM version"),
     ("max-turns-zero", ["agent", "run", "x", "--dry-run", "--max-turns", "0"], "positive integer"),
     ("timeout-zero", ["--timeout", "0", "list"], "more than 0"),
-    ("timeout-before-and-after", ["--timeout", "1", "list", "--timeout", "100"], "--timeout given both before list (1 s) and after it (100 s)"),
-    ("search-scope-contradicts-language", ["search", "split", "--scope", "language", "--language", "shared"], "contradict"),
-    ("search-shared-scope-with-a-language", ["search", "split", "--scope", "shared", "--language", "triton"], "contradict"),
+    (
+        "timeout-before-and-after",
+        ["--timeout", "1", "list", "--timeout", "100"],
+        "--timeout given both before list (1 s) and after it (100 s)",
+    ),
+    (
+        "search-scope-contradicts-language",
+        ["search", "split", "--scope", "language", "--language", "shared"],
+        "contradict",
+    ),
+    (
+        "search-shared-scope-with-a-language",
+        ["search", "split", "--scope", "shared", "--language", "triton"],
+        "contradict",
+    ),
     ("timeout-nan", ["--timeout", "nan", "list"], "seconds"),
     ("timeout-negative", ["--timeout", "-5", "list"], "seconds"),
     ("show-name-newline", ["show", "sample-opt\n"], "invalid entry name"),
@@ -416,12 +721,28 @@ ARGUMENT_CASES: list[tuple[str, list[str], str]] = [
     ("new-reserved", ["new", "optimization", "index"], "kept for the site"),
     ("new-upper", ["new", "anti-pattern", "Bad"], "invalid entry name"),
     ("new-unknown-kind", ["new", "trick", "a-b"], "invalid choice"),
-    ("tool-input-not-json", ["agent", "tool", "show_entry", "--role", "orchestrator", "--input", "{"], "not JSON"),
-    ("tool-unknown", ["agent", "tool", "rm_rf", "--role", "orchestrator", "--input", "{}"], "unknown tool"),
+    (
+        "tool-input-not-json",
+        ["agent", "tool", "show_entry", "--role", "orchestrator", "--input", "{"],
+        "not JSON",
+    ),
+    (
+        "tool-unknown",
+        ["agent", "tool", "rm_rf", "--role", "orchestrator", "--input", "{}"],
+        "unknown tool",
+    ),
     ("tool-no-role", ["agent", "tool", "show_entry", "--input", "{}"], "--role"),
-    ("tool-unknown-role", ["agent", "tool", "show_entry", "--role", "root", "--input", "{}"], "invalid choice"),
+    (
+        "tool-unknown-role",
+        ["agent", "tool", "show_entry", "--role", "root", "--input", "{}"],
+        "invalid choice",
+    ),
     ("autopilot-missing", ["agent", "autopilot", "nope.md", "--dry-run"], "cannot read"),
-    ("route-to-unknown", ["agent", "route", "Write a Triton kernel", "--to", "kernel-cuda-specialist"], "unknown delegate"),
+    (
+        "route-to-unknown",
+        ["agent", "route", "Write a Triton kernel", "--to", "kernel-cuda-specialist"],
+        "unknown delegate",
+    ),
     ("list-unknown-language", ["list", "--language", "cobol"], "unknown language"),
     ("profile-budget-nan", ["profile", "k", "v1", "--budget-s", "nan"], "positive number"),
     ("tune-budget-negative", ["tune", "k", "v1", "--budget-min", "-5"], "positive number"),
@@ -430,15 +751,33 @@ ARGUMENT_CASES: list[tuple[str, list[str], str]] = [
     ("site-port-out-of-range", ["site", "serve", "--port", "99999"], "TCP port"),
     ("site-jobs-zero", ["site", "build", "-j", "0"], "not a count"),
     ("cycle-max-iterations-zero", ["cycle", "k", "--max-iterations", "0"], "positive integer"),
-    ("read-timeout-zero", ["agent", "run", "x", "--dry-run", "--read-timeout", "0"], "positive number"),
+    (
+        "read-timeout-zero",
+        ["agent", "run", "x", "--dry-run", "--read-timeout", "0"],
+        "positive number",
+    ),
     # A dry run refuses what the real run would.
-    ("dry-run-bad-price", ["agent", "run", "x", "--sm", "90", "--dry-run", "--price", "bogus"], "--price: expected"),
-    ("dry-run-negative-price", ["agent", "run", "x", "--sm", "90", "--dry-run", "--price", "m=-1,2"], "numbers >= 0"),
-    ("dry-run-empty-model", ["agent", "run", "x", "--sm", "90", "--dry-run", "--model", ""], "not a model id"),
+    (
+        "dry-run-bad-price",
+        ["agent", "run", "x", "--sm", "90", "--dry-run", "--price", "bogus"],
+        "--price: expected",
+    ),
+    (
+        "dry-run-negative-price",
+        ["agent", "run", "x", "--sm", "90", "--dry-run", "--price", "m=-1,2"],
+        "numbers >= 0",
+    ),
+    (
+        "dry-run-empty-model",
+        ["agent", "run", "x", "--sm", "90", "--dry-run", "--model", ""],
+        "not a model id",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("case", "argv", "fragment"), ARGUMENT_CASES, ids=[c[0] for c in ARGUMENT_CASES])
+@pytest.mark.parametrize(
+    ("case", "argv", "fragment"), ARGUMENT_CASES, ids=[c[0] for c in ARGUMENT_CASES]
+)
 def test_bad_argument_is_refused(empty_kb: Path, case: str, argv: list[str], fragment: str) -> None:
     clean_error(call(empty_kb, *argv), fragment)
 
@@ -475,13 +814,25 @@ def test_a_kbopt_root_that_does_not_exist_is_refused_not_created(
     assert not nowhere.exists()
 
 
-def test_bad_lock_timeout_setting_is_refused(empty_kb: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bad_lock_timeout_setting_is_refused(
+    empty_kb: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("KBOPT_LOCK_TIMEOUT", "soon")
     clean_error(call(empty_kb, "add", str(_draft(tmp_path, VALID.encode()))), "KBOPT_LOCK_TIMEOUT")
 
 
 def test_tool_input_that_is_not_an_object_is_a_tool_error(empty_kb: Path) -> None:
-    r = call(empty_kb, "agent", "tool", "show_entry", "--role", "orchestrator", "--input", "[1]", "--json")
+    r = call(
+        empty_kb,
+        "agent",
+        "tool",
+        "show_entry",
+        "--role",
+        "orchestrator",
+        "--input",
+        "[1]",
+        "--json",
+    )
     assert r.rc == 1 and "Traceback" not in r.both
     data = strict_json(r.out)
     assert data == {"ok": False, "result": data["result"], "error": [data["result"]]}  # type: ignore[index]
@@ -522,7 +873,9 @@ def _odd(kdir: Path, kind: str, tmp_path: Path) -> tuple[Path, str]:
         link.symlink_to(tmp_path)
         return link, "not followed"
     if kind == "latin-1":
-        path.write_bytes(VALID.replace("sample-opt", "odd-one").replace("Splits", "Sépare").encode("latin-1"))
+        path.write_bytes(
+            VALID.replace("sample-opt", "odd-one").replace("Splits", "Sépare").encode("latin-1")
+        )
         return path, "not UTF-8"
     if kind == "newline-name":
         odd = folder / "odd-one\n.md"
@@ -534,11 +887,25 @@ def _odd(kdir: Path, kind: str, tmp_path: Path) -> tuple[Path, str]:
     raise AssertionError(kind)
 
 
-ODD_FILES = ["link-out", "link-to-etc", "broken-link", "link-loop", "fifo", "folder", "socket", "folder-link", "latin-1", "bad-date", "newline-name"]
+ODD_FILES = [
+    "link-out",
+    "link-to-etc",
+    "broken-link",
+    "link-loop",
+    "fifo",
+    "folder",
+    "socket",
+    "folder-link",
+    "latin-1",
+    "bad-date",
+    "newline-name",
+]
 
 
 @pytest.mark.parametrize("kind", ODD_FILES)
-def test_odd_file_in_the_knowledge_base_is_reported_never_read(empty_kb: Path, tmp_path: Path, kind: str) -> None:
+def test_odd_file_in_the_knowledge_base_is_reported_never_read(
+    empty_kb: Path, tmp_path: Path, kind: str
+) -> None:
     kdir = empty_kb / "docs" / "knowledge"
     good = kdir / "optimizations" / "sample-opt.md"
     good.parent.mkdir(parents=True)
@@ -567,7 +934,9 @@ def test_odd_file_in_the_knowledge_base_is_reported_never_read(empty_kb: Path, t
     assert r.rc == 1 and fragment in r.err, r.both
 
 
-def test_lock_that_cannot_be_taken_names_its_holder(empty_kb: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lock_that_cannot_be_taken_names_its_holder(
+    empty_kb: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import multiprocessing as mp
 
     from kbopt import Store
@@ -603,7 +972,9 @@ def test_timeout_stops_any_command(empty_kb: Path, tmp_path: Path, where: str) -
     from kbopt import Store
 
     draft = str(_draft(tmp_path, VALID.encode()))
-    argv = ["--timeout", "1", "add", draft] if where == "before" else ["add", draft, "--timeout", "1"]
+    argv = (
+        ["--timeout", "1", "add", draft] if where == "before" else ["add", draft, "--timeout", "1"]
+    )
     fifo_lock = Store(empty_kb)
     with fifo_lock.locked():  # held by this process: a second taker waits
         import subprocess
@@ -621,7 +992,9 @@ def test_timeout_stops_any_command(empty_kb: Path, tmp_path: Path, where: str) -
 
 
 def test_a_huge_request_routes_in_linear_time(empty_kb: Path) -> None:
-    r = call(empty_kb, "agent", "route", "x" * 200_000 + ".py", "--sm", "90", "--json")  # under the deadline
+    r = call(
+        empty_kb, "agent", "route", "x" * 200_000 + ".py", "--sm", "90", "--json"
+    )  # under the deadline
     assert r.rc == 0 and strict_json(r.out)["rule"] == "ampere-hopper"  # type: ignore[index]
 
 
@@ -630,28 +1003,54 @@ def test_tool_validation_errors_are_one_line(empty_kb: Path, tmp_path: Path) -> 
     assert call(empty_kb, "add", str(draft)).rc == 0
     for tool, inp in (
         ("narrow_conditions", '{"name": "sample-opt", "contexts": ["two\\nlines"]}'),
-        ("add_interaction", '{"name": "sample-opt", "relation": "composes", "target": "sample-opt"}'),
-        ("record_evidence", '{"name": "sample-opt", "source_type": "external report", "source": "a\\nb", "rows": [{"config": "a", "before": "b", "after": "c", "change": "d"}]}'),
+        (
+            "add_interaction",
+            '{"name": "sample-opt", "relation": "composes", "target": "sample-opt"}',
+        ),
+        (
+            "record_evidence",
+            '{"name": "sample-opt", "source_type": "external report", "source": "a\\nb", "rows": [{"config": "a", "before": "b", "after": "c", "change": "d"}]}',
+        ),
     ):
         r = call(empty_kb, "agent", "tool", tool, "--role", "orchestrator", "--input", inp)
         assert r.rc == 1 and len(r.err.strip().splitlines()) == 1 and "pydantic" not in r.err, r.err
-    r = call(empty_kb, "agent", "tool", "read_file", "--role", "profiler", "--input", '{"path": "a\\u0000b"}')
+    r = call(
+        empty_kb,
+        "agent",
+        "tool",
+        "read_file",
+        "--role",
+        "profiler",
+        "--input",
+        '{"path": "a\\u0000b"}',
+    )
     assert r.rc == 1 and "control character" in r.err
 
 
-@pytest.mark.parametrize(("case", "argv", "fragment"), ARGUMENT_CASES, ids=[c[0] for c in ARGUMENT_CASES])
-def test_bad_argument_under_json_is_a_json_error(empty_kb: Path, case: str, argv: list[str], fragment: str) -> None:
+@pytest.mark.parametrize(
+    ("case", "argv", "fragment"), ARGUMENT_CASES, ids=[c[0] for c in ARGUMENT_CASES]
+)
+def test_bad_argument_under_json_is_a_json_error(
+    empty_kb: Path, case: str, argv: list[str], fragment: str
+) -> None:
     """An agent that asked for --json gets JSON back, even for a usage error."""
     errors = json_error(call(empty_kb, *argv, "--json"), "")
     assert errors and all(isinstance(e, str) and e for e in errors)
 
 
-def test_no_write_goes_through_a_link_out_of_the_knowledge_base(empty_kb: Path, tmp_path: Path) -> None:
+def test_no_write_goes_through_a_link_out_of_the_knowledge_base(
+    empty_kb: Path, tmp_path: Path
+) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     (empty_kb / "docs" / "knowledge" / "optimizations").symlink_to(outside)
-    clean_error(call(empty_kb, "add", str(_draft(tmp_path, VALID.encode()))), "leads out of the knowledge base")
-    clean_error(call(empty_kb, "new", "optimization", "fresh-idea"), "leads out of the knowledge base")
+    clean_error(
+        call(empty_kb, "add", str(_draft(tmp_path, VALID.encode()))),
+        "leads out of the knowledge base",
+    )
+    clean_error(
+        call(empty_kb, "new", "optimization", "fresh-idea"), "leads out of the knowledge base"
+    )
     assert list(outside.iterdir()) == []
 
 
@@ -663,7 +1062,9 @@ def test_a_lock_link_never_truncates_its_target(empty_kb: Path, tmp_path: Path) 
     assert precious.read_text() == "keep me\n"
 
 
-def test_the_lock_owner_note_is_replaced_not_written_through(empty_kb: Path, tmp_path: Path) -> None:
+def test_the_lock_owner_note_is_replaced_not_written_through(
+    empty_kb: Path, tmp_path: Path
+) -> None:
     precious = tmp_path / "precious.txt"
     precious.write_text("keep me\n")
     (empty_kb / "docs" / "knowledge" / ".kbopt.lock.owner").symlink_to(precious)
@@ -674,13 +1075,30 @@ def test_the_lock_owner_note_is_replaced_not_written_through(empty_kb: Path, tmp
 @pytest.mark.parametrize(
     ("tool", "role", "inp", "fragment"),
     [
-        ("update_devlog", "profiler", {"kernel": "k", "section": "entry", "text": "x", "heading": "v2\n## Overview"}, "one line"),
-        ("run_tests", "perf-profiling-specialist", {"path": "tests", "keyword": "a\nb"}, "one line"),
+        (
+            "update_devlog",
+            "profiler",
+            {"kernel": "k", "section": "entry", "text": "x", "heading": "v2\n## Overview"},
+            "one line",
+        ),
+        (
+            "run_tests",
+            "perf-profiling-specialist",
+            {"path": "tests", "keyword": "a\nb"},
+            "one line",
+        ),
         ("search_catalog", "profiler", {"query": "split\u001b[2J"}, "control character"),
-        ("delegate", "orchestrator", {"specialist": "kernel-triton-specialist", "task": "Write\u0000"}, "control character"),
+        (
+            "delegate",
+            "orchestrator",
+            {"specialist": "kernel-triton-specialist", "task": "Write\u0000"},
+            "control character",
+        ),
     ],
 )
-def test_tool_inputs_refuse_control_characters_and_split_lines(empty_kb: Path, tool: str, role: str, inp: dict[str, object], fragment: str) -> None:
+def test_tool_inputs_refuse_control_characters_and_split_lines(
+    empty_kb: Path, tool: str, role: str, inp: dict[str, object], fragment: str
+) -> None:
     import json as _json
 
     r = call(empty_kb, "agent", "tool", tool, "--role", role, "--input", _json.dumps(inp), "--json")

@@ -82,10 +82,20 @@ def fake_ssh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return log
 
 
-def test_commands_run_in_the_allocation_from_the_quoted_root(fake_ssh: Path, slurm: FakeSlurm, remote_root: Path, local_root: Path) -> None:
+def test_commands_run_in_the_allocation_from_the_quoted_root(
+    fake_ssh: Path, slurm: FakeSlurm, remote_root: Path, local_root: Path
+) -> None:
     ctx = _context(remote_root, slurm, srun_args=("--gpus=1",))
     ex = RemoteExecutor(ctx, local_root)
-    r = ex.run([sys.executable, "-c", "import os, sys; print(os.getcwd()); print(sys.argv[1])", "a 'b' $HOME ; c"], timeout=60)
+    r = ex.run(
+        [
+            sys.executable,
+            "-c",
+            "import os, sys; print(os.getcwd()); print(sys.argv[1])",
+            "a 'b' $HOME ; c",
+        ],
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
     cwd, arg = r.stdout.splitlines()
     assert cwd == str(remote_root) and arg == "a 'b' $HOME ; c"
@@ -95,11 +105,18 @@ def test_commands_run_in_the_allocation_from_the_quoted_root(fake_ssh: Path, slu
     argv = ctx.wrap(["true"])
     assert argv[0] == "ssh" and argv[-2] == "me@login"
     joined = " ".join(argv[:-1])
-    for option in ("BatchMode=yes", "ControlMaster=auto", "ControlPath=~/.ssh/kbopt-%C", "ControlPersist=600"):
+    for option in (
+        "BatchMode=yes",
+        "ControlMaster=auto",
+        "ControlPath=~/.ssh/kbopt-%C",
+        "ControlPersist=600",
+    ):
         assert option in joined
 
 
-def test_login_commands_and_remote_file_checks(fake_ssh: Path, slurm: FakeSlurm, remote_root: Path, local_root: Path) -> None:
+def test_login_commands_and_remote_file_checks(
+    fake_ssh: Path, slurm: FakeSlurm, remote_root: Path, local_root: Path
+) -> None:
     ex = RemoteExecutor(_context(remote_root, slurm), local_root)
     assert ex.exists("tests/test_remote_only.py") and ex.exists("kernels/toy/spec.py")
     assert not ex.exists("tests/missing.py")
@@ -107,8 +124,15 @@ def test_login_commands_and_remote_file_checks(fake_ssh: Path, slurm: FakeSlurm,
     assert slurm.calls() == []  # file checks run on the login node, not in a job step
 
 
-def test_tools_check_remote_files_on_the_cluster(fake_ssh: Path, slurm: FakeSlurm, remote_root: Path, local_root: Path) -> None:
-    ctx = ToolContext(root=local_root, store=Store(local_root), executor=RemoteExecutor(_context(remote_root, slurm), local_root), role=roles.PROFILING)
+def test_tools_check_remote_files_on_the_cluster(
+    fake_ssh: Path, slurm: FakeSlurm, remote_root: Path, local_root: Path
+) -> None:
+    ctx = ToolContext(
+        root=local_root,
+        store=Store(local_root),
+        executor=RemoteExecutor(_context(remote_root, slurm), local_root),
+        role=roles.PROFILING,
+    )
     out = call_tool(ctx, "run_tests", {"path": "tests/test_remote_only.py"})
     assert not out.is_error, out.content
     assert json.loads(out.content)["ok"] is True
@@ -118,7 +142,9 @@ def test_tools_check_remote_files_on_the_cluster(fake_ssh: Path, slurm: FakeSlur
     assert out.is_error and "does not exist on me@login" in out.content
 
 
-def test_allocation_is_checked_alive(fake_ssh: Path, slurm: FakeSlurm, remote_root: Path, local_root: Path) -> None:
+def test_allocation_is_checked_alive(
+    fake_ssh: Path, slurm: FakeSlurm, remote_root: Path, local_root: Path
+) -> None:
     ex = RemoteExecutor(_context(remote_root, slurm), local_root)
     assert ex.check_alive() == "RUNNING"
     slurm.set_state(JOB, "COMPLETED")
@@ -129,7 +155,9 @@ def test_allocation_is_checked_alive(fake_ssh: Path, slurm: FakeSlurm, remote_ro
         ex.check_alive()
 
 
-def test_delegation_stops_the_run_when_the_allocation_ended(fake_ssh: Path, slurm: FakeSlurm, remote_root: Path, local_root: Path) -> None:
+def test_delegation_stops_the_run_when_the_allocation_ended(
+    fake_ssh: Path, slurm: FakeSlurm, remote_root: Path, local_root: Path
+) -> None:
     delegated: list[str] = []
     ctx = ToolContext(
         root=local_root,
@@ -146,11 +174,15 @@ def test_delegation_stops_the_run_when_the_allocation_ended(fake_ssh: Path, slur
     assert delegated == [roles.TRITON]
 
 
-def test_wrapper_line_typed_in_a_shell_runs_in_the_quoted_root(fake_ssh: Path, slurm: FakeSlurm, remote_root: Path) -> None:
+def test_wrapper_line_typed_in_a_shell_runs_in_the_quoted_root(
+    fake_ssh: Path, slurm: FakeSlurm, remote_root: Path
+) -> None:
     ctx = _context(remote_root, slurm)
     line = ctx.wrapper_line()
     assert "<command>" in line
-    r = subprocess.run(line.replace("<command>", "pwd"), shell=True, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        line.replace("<command>", "pwd"), shell=True, capture_output=True, text=True, timeout=60
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == str(remote_root)
     # A workdir with a quote survives only if it is quoted inside the remote line too.
@@ -167,7 +199,14 @@ def test_block_names_setup_wrapper_and_checks(slurm: FakeSlurm, remote_root: Pat
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("host", "-oProxyCommand=touch /tmp/x"), ("host", "a b"), ("workdir", "/x\nrm -rf /"), ("setup", "a\nb"), ("job_id", "1; rm"), ("ssh_args", ["-o\nx"])],
+    [
+        ("host", "-oProxyCommand=touch /tmp/x"),
+        ("host", "a b"),
+        ("workdir", "/x\nrm -rf /"),
+        ("setup", "a\nb"),
+        ("job_id", "1; rm"),
+        ("ssh_args", ["-o\nx"]),
+    ],
 )
 def test_contexts_that_would_inject_are_refused(tmp_path: Path, field: str, value: object) -> None:
     data = {"host": "h", "job_id": "1", "workdir": "/w", field: value}
@@ -182,19 +221,56 @@ def _write_ctx(path: Path, ctx: RemoteContext) -> Path:
     return path
 
 
-def test_dry_run_shows_the_remote_block(slurm: FakeSlurm, remote_root: Path, local_root: Path, tmp_path: Path) -> None:
+def test_dry_run_shows_the_remote_block(
+    slurm: FakeSlurm, remote_root: Path, local_root: Path, tmp_path: Path
+) -> None:
     ctx_file = _write_ctx(tmp_path / "ctx.json", _context(remote_root, slurm))
-    r = call(local_root, "agent", "run", "Write a Triton kernel", "--sm", "90", "--dry-run", "--remote", str(ctx_file), "--json")
+    r = call(
+        local_root,
+        "agent",
+        "run",
+        "Write a Triton kernel",
+        "--sm",
+        "90",
+        "--dry-run",
+        "--remote",
+        str(ctx_file),
+        "--json",
+    )
     assert r.rc == 0, r.both
     data = json.loads(r.out)
     assert "## Remote Execution Context" in data["task"] and data["remote"]["job_id"] == JOB
-    r = call(local_root, "agent", "run", "Write a Triton kernel", "--sm", "90", "--dry-run", "--remote", str(ctx_file))
+    r = call(
+        local_root,
+        "agent",
+        "run",
+        "Write a Triton kernel",
+        "--sm",
+        "90",
+        "--dry-run",
+        "--remote",
+        str(ctx_file),
+    )
     assert "## Remote Execution Context" in r.out and "Wrapper: ssh" in r.out
 
 
-def test_cycle_remote_runs_kbopt_cycle_in_the_allocation(fake_ssh: Path, slurm: FakeSlurm, remote_root: Path, local_root: Path, tmp_path: Path) -> None:
+def test_cycle_remote_runs_kbopt_cycle_in_the_allocation(
+    fake_ssh: Path, slurm: FakeSlurm, remote_root: Path, local_root: Path, tmp_path: Path
+) -> None:
     ctx_file = _write_ctx(tmp_path / "ctx.json", _context(remote_root, slurm))
-    argv = [sys.executable, "-m", "kbopt", "--root", str(local_root), "cycle", "toy", "--resume", "no-such-run", "--remote", str(ctx_file)]
+    argv = [
+        sys.executable,
+        "-m",
+        "kbopt",
+        "--root",
+        str(local_root),
+        "cycle",
+        "toy",
+        "--resume",
+        "no-such-run",
+        "--remote",
+        str(ctx_file),
+    ]
     r = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=os.environ.copy())
     # The remote kbopt ran (in the remote root, as a job step) and its answer came back.
     (call_line,) = slurm.calls()
@@ -216,16 +292,29 @@ def test_every_cycle_option_is_forwarded_by_remote() -> None:
     sub = next(a for a in parser._actions if a.dest == "command")
     cycle = sub.choices["cycle"]
     # --timeout bounds the local command (and with it ssh); it is not the remote one's.
-    dests = {a.dest for a in cycle._actions} - {"help", "json", "kernel", "remote", "timeout_after_command"}
-    assert dests == {attr for _, attr in REMOTE_CYCLE_OPTIONS}, "forward new cycle options in REMOTE_CYCLE_OPTIONS"
+    dests = {a.dest for a in cycle._actions} - {
+        "help",
+        "json",
+        "kernel",
+        "remote",
+        "timeout_after_command",
+    }
+    assert dests == {attr for _, attr in REMOTE_CYCLE_OPTIONS}, (
+        "forward new cycle options in REMOTE_CYCLE_OPTIONS"
+    )
 
 
 def test_bad_remote_context_file_is_one_line(local_root: Path, tmp_path: Path) -> None:
     bad = tmp_path / "ctx.json"
     bad.write_text('{"host": "-oProxyCommand=x", "job_id": "1", "workdir": "/w"}')
-    clean_error(call(local_root, "cycle", "toy", "--resume", "x", "--remote", str(bad)), "ssh destination")
+    clean_error(
+        call(local_root, "cycle", "toy", "--resume", "x", "--remote", str(bad)), "ssh destination"
+    )
     os.mkfifo(tmp_path / "fifo.json")
-    clean_error(call(local_root, "cycle", "toy", "--resume", "x", "--remote", str(tmp_path / "fifo.json")), "FIFO")
+    clean_error(
+        call(local_root, "cycle", "toy", "--resume", "x", "--remote", str(tmp_path / "fifo.json")),
+        "FIFO",
+    )
 
 
 # --------------------------------------------------------------------------- with a real sshd
@@ -235,7 +324,9 @@ def test_bad_remote_context_file_is_one_line(local_root: Path, tmp_path: Path) -
 def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
     server = Sshd.start(tmp_path_factory.mktemp("sshd"))
     if server is None:
-        pytest.skip("OpenSSH's sshd is not installed or cannot start here: the fake-ssh tests above cover the command lines")
+        pytest.skip(
+            "OpenSSH's sshd is not installed or cannot start here: the fake-ssh tests above cover the command lines"
+        )
     yield server
     server.stop()
 
@@ -250,7 +341,9 @@ def _real_context(sshd: Sshd, remote_root: Path, slurm: FakeSlurm) -> RemoteCont
     )
 
 
-def test_real_ssh_runs_in_the_allocation_and_multiplexes(sshd: Sshd, slurm: FakeSlurm, remote_root: Path, local_root: Path) -> None:
+def test_real_ssh_runs_in_the_allocation_and_multiplexes(
+    sshd: Sshd, slurm: FakeSlurm, remote_root: Path, local_root: Path
+) -> None:
     ctx = _real_context(sshd, remote_root, slurm)
     ex = RemoteExecutor(ctx, local_root)
     assert ex.check_alive() == "RUNNING"
@@ -261,7 +354,12 @@ def test_real_ssh_runs_in_the_allocation_and_multiplexes(sshd: Sshd, slurm: Fake
     # One master connection, reused: its control socket exists and answers.
     sockets = list(sshd.control_dir.iterdir())
     assert len(sockets) == 1
-    check = subprocess.run(["ssh", "-O", "check", "-o", f"ControlPath={sockets[0]}", "x"], capture_output=True, text=True, timeout=30)
+    check = subprocess.run(
+        ["ssh", "-O", "check", "-o", f"ControlPath={sockets[0]}", "x"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert check.returncode == 0, check.stderr
     assert ex.exists("tests/test_remote_only.py") and not ex.exists("tests/nope.py")
     slurm.set_state(JOB, "COMPLETED")
@@ -269,12 +367,32 @@ def test_real_ssh_runs_in_the_allocation_and_multiplexes(sshd: Sshd, slurm: Fake
         ex.check_alive()
 
 
-def test_real_ssh_wrapper_line_and_cycle(sshd: Sshd, slurm: FakeSlurm, remote_root: Path, local_root: Path, tmp_path: Path) -> None:
+def test_real_ssh_wrapper_line_and_cycle(
+    sshd: Sshd, slurm: FakeSlurm, remote_root: Path, local_root: Path, tmp_path: Path
+) -> None:
     ctx = _real_context(sshd, remote_root, slurm)
-    r = subprocess.run(ctx.wrapper_line().replace("<command>", "pwd"), shell=True, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        ctx.wrapper_line().replace("<command>", "pwd"),
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0 and r.stdout.strip() == str(remote_root), r.stderr
     ctx_file = _write_ctx(tmp_path / "ctx.json", ctx)
-    argv = [sys.executable, "-m", "kbopt", "--root", str(local_root), "cycle", "toy", "--resume", "no-such-run", "--remote", str(ctx_file)]
+    argv = [
+        sys.executable,
+        "-m",
+        "kbopt",
+        "--root",
+        str(local_root),
+        "cycle",
+        "toy",
+        "--resume",
+        "no-such-run",
+        "--remote",
+        str(ctx_file),
+    ]
     r = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert any("cycle toy" in c and "--resume no-such-run" in c for c in slurm.calls())
     assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr

@@ -54,7 +54,11 @@ def _change(rng: random.Random, top: Path) -> str:
             shutil.rmtree(target)
         else:
             target.unlink()
-    elif op == "to_dir" and os.path.lexists(target) and not (target.is_dir() and not target.is_symlink()):
+    elif (
+        op == "to_dir"
+        and os.path.lexists(target)
+        and not (target.is_dir() and not target.is_symlink())
+    ):
         target.unlink()
         target.mkdir()
         (target / "planted.py").write_text("planted\n")
@@ -84,10 +88,18 @@ def _setup(root: Path, shape: str) -> Path:
     (k / "latest.py").symlink_to("v1.py")
     (k / "sub").mkdir()
     (k / "sub" / "a.py").write_text("a\n")
-    return {"file": k / "v1.py", "script": k / "run.sh", "link": k / "latest.py", "folder": k, "absent": k / "v2.py"}[shape]
+    return {
+        "file": k / "v1.py",
+        "script": k / "run.sh",
+        "link": k / "latest.py",
+        "folder": k,
+        "absent": k / "v2.py",
+    }[shape]
 
 
-TRIALS = [(shape, seed) for shape in ("file", "script", "link", "folder", "absent") for seed in range(30)]
+TRIALS = [
+    (shape, seed) for shape in ("file", "script", "link", "folder", "absent") for seed in range(30)
+]
 
 
 @pytest.mark.parametrize(("shape", "seed"), TRIALS)
