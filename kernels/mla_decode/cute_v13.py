@@ -752,7 +752,19 @@ class _MlaDecodeV13(_MlaDecodeV10):
             )
 
         self.store_and_merge(
-            m_o, m_lse, m_out, m_sem, s_arrived, m_block, split, bi, acc_o, lse, thr_pv_rs, t_cs
+            m_o,
+            m_lse,
+            m_out,
+            m_sem,
+            s_arrived,
+            m_block,
+            split,
+            bi,
+            acc_o,
+            lse,
+            thr_pv_rs,
+            t_cs,
+            s_ql,
         )
 
     @cute.jit
@@ -770,11 +782,14 @@ class _MlaDecodeV13(_MlaDecodeV10):
         lse: cute.Tensor,
         thr_pv_rs: Any,
         t_cs: cute.Tensor,
+        s_q: cute.Tensor,
     ) -> None:
         """The end of the kernel, after the rows are normalised: this warpgroup's O columns
         and warpgroup 0's LSEs to ``m_o`` / ``m_lse`` (the output itself at one split, bf16;
         fp32 partials otherwise), then, with partials, the in-kernel merge. Traced inline
-        (cute_v26 overrides it); the PTX is the same as with the code written out."""
+        (cute_v26 overrides it); the PTX is the same as with the code written out. ``s_q``:
+        the latent Q tile in shared memory, idle by now (every score wgmma has been waited on
+        before the epilogue's CTA barrier); unused here, cute_v27 stages its output there."""
         tidx, _, _ = cute.arch.thread_idx()
         wg = tidx // WG_THREADS
         lane = cute.arch.lane_idx()

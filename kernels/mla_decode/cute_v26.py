@@ -123,6 +123,7 @@ class _MlaDecodeV26(_MlaDecodeV25):
         lse: cute.Tensor,
         thr_pv_rs: Any,
         t_cs: cute.Tensor,
+        s_q: cute.Tensor,
     ):
         """Arrive first (one relaxed ``atom.add`` of 1, nothing to release yet); an earlier
         arriver stores its partial and LSE as before and then publishes them (CTA barrier,
@@ -144,6 +145,7 @@ class _MlaDecodeV26(_MlaDecodeV25):
                 lse,
                 thr_pv_rs,
                 t_cs,
+                s_q,
             )
         else:
             tidx, _, _ = cute.arch.thread_idx()
@@ -179,7 +181,7 @@ class _MlaDecodeV26(_MlaDecodeV25):
             else:
                 cute.arch.fence_acq_rel_gpu()
                 self.merge_from_registers(
-                    m_o, m_lse, m_out, m_block, split, bi, acc_o, lse, thr_pv_rs, t_cs
+                    m_o, m_lse, m_out, m_block, split, bi, acc_o, lse, thr_pv_rs, t_cs, s_q
                 )
                 if tidx == 0:
                     m_sem[bi, m_block] = 0  # ready for the next call
@@ -197,12 +199,14 @@ class _MlaDecodeV26(_MlaDecodeV25):
         lse: cute.Tensor,
         thr_pv_rs: Any,
         t_cs: cute.Tensor,
+        s_q: cute.Tensor,
     ):
         """The last arriver's merge, in the P@V accumulator layout each thread already holds
         (its 2 rows x 64 columns of its warpgroup's 256): ``top`` = max of the LSEs, this
         split's O weighted by ``2^(lse - top)`` in place, each other split's partial rows
         loaded in the same layout (64-bit pairs) and added with its weight, then
-        ``acc * rcp(den)`` to the output's dtype and stored as the one-split kernel stores."""
+        ``acc * rcp(den)`` to the output's dtype and stored as the one-split kernel stores.
+        ``s_q``: the idle latent Q tile, passed on to :meth:`store_merged`."""
         tidx, _, _ = cute.arch.thread_idx()
         wg = tidx // WG_THREADS
         n_rows = cute.size(t_cs, mode=[0])
@@ -234,6 +238,24 @@ class _MlaDecodeV26(_MlaDecodeV25):
                     acc_o_mn[r, None].store(acc_o_mn[r, None].load() + part.load() * w)
         for r in cutlass.range_constexpr(n_rows):
             acc_o_mn[r, None].store(acc_o_mn[r, None].load() * cute.arch.rcp_approx(den[r]))
+        self.store_merged(m_out, m_block, bi, acc_o, thr_pv_rs, s_q)
+
+    @cute.jit
+    def store_merged(
+        self,
+        m_out: cute.Tensor,
+        m_block: cutlass.Int32,
+        bi: cutlass.Int32,
+        acc_o: cute.Tensor,
+        thr_pv_rs: Any,
+        s_q: cute.Tensor,
+    ):
+        """The merged, normalised O to the output's dtype and stored from the accumulator
+        layout, as the one-split kernel stores (64 ``st.global.b32`` of bf16 pairs a thread);
+        ``s_q`` unused (cute_v27 replaces this method). Traced inline: the same PTX as with
+        the code written out in :meth:`merge_from_registers`."""
+        tidx, _, _ = cute.arch.thread_idx()
+        wg = tidx // WG_THREADS
         g_out = cute.local_tile(m_out[bi, None, None], (M_BLK, D_HALF), (m_block, wg))
         r_out = cute.make_rmem_tensor_like(acc_o, m_out.element_type)
         r_out.store(acc_o.load().to(m_out.element_type))

@@ -195,6 +195,14 @@ EXPECTED_PTX = {
         r"atom\.global\.sys\.add\.u32\s+%r\d+, \[%rd\d+\], 65536;",
         r"ld\.global\.v2\.f32",
     ],
+    "cute_v27": [
+        # cute_v26's kernel, the merged output staged in the Q tile and stored as whole rows
+        r"cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile\.mbarrier::complete_tx"
+        r"::bytes\.L2::cache_hint",
+        r"atom\.global\.sys\.add\.u32\s+%r\d+, \[%rd\d+\], 65536;",
+        r"stmatrix\.sync\.aligned\.m8n8\.x4\.b16",
+        r"st\.global\.v4\.b32",
+    ],
     "cute_v15": [
         # cute_v7's per-tile products and its in-kernel merge, behind a persistent item loop
         r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16",
@@ -870,6 +878,128 @@ def test_cute_v26_merges_the_other_splits_into_its_registers(out_dtype: str) -> 
     assert len(out) == 64 and min(out) > last_load
 
 
+def _ops(lines: list[str]) -> dict[str, int]:
+    """Opcode counts of neutral PTX lines, integer arithmetic and predicates left out."""
+    out: dict[str, int] = {}
+    for t in lines:
+        if t and not t.startswith(("//", "{", "}", ".", "$")) and not _INTEGER_OPS.match(t):
+            out[t.split()[0]] = out.get(t.split()[0], 0) + 1
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("out_dtype", ptx_fingerprints.OUT_DTYPES)
+def test_cute_v27_stores_the_merged_output_as_rows_through_shared_memory(out_dtype: str) -> None:
+    """cute_v27 = cute_v26 with the last arriver's bf16 output staged in shared memory. One-split
+    kernel (bf16 output): cute_v26's PTX but for the name. Split kernel (fp32 partials): up to
+    its first ``atom`` the same lines as cute_v26's but for integer ones moved; after it the
+    same turn, poll, publish, partial stores, merge loads, fences and conversions, with the 64
+    32-bit ``st.global.b32`` of the output replaced by 16 ``stmatrix.x4`` (after the merge's
+    last load), a 128-thread ``bar.sync`` (a warpgroup's own barrier, not the CTA's), 16
+    ``ld.shared.v4.b32`` and 16 ``st.global.v4.b32`` four rows (4,096 bytes) apart: each warp
+    instruction one 512-byte row segment. No 32-bit global store of the output is left."""
+    v26 = ptx_fingerprints.version_ptx("cute_v26", out_dtype)
+    v27 = ptx_fingerprints.version_ptx("cute_v27", out_dtype)
+    if out_dtype == "bfloat16":
+        assert "atom." not in v27
+        assert v27.replace("cute_v27_MlaDecodeV27", "cute_v26_MlaDecodeV26") == v26
+        return
+    n26, n27 = _neutral(v26), _neutral(v27)
+    a26 = next(i for i, t in enumerate(n26) if t.startswith("atom."))
+    a27 = next(i for i, t in enumerate(n27) if t.startswith("atom."))
+    assert a27 == a26
+    head26 = [t for t in n26[:a26] if not _INTEGER_OPS.match(t)]
+    head27 = [t for t in n27[:a27] if not _INTEGER_OPS.match(t)]
+    assert head27 == head26, "cute_v27 differs from cute_v26 before the turn"
+
+    t26, t27 = _ops(n26[a26:]), _ops(n27[a27:])
+    changed = {k: (t26.get(k, 0), t27.get(k, 0)) for k in t26.keys() | t27.keys()}
+    changed = {k: v for k, v in changed.items() if v[0] != v[1]}
+    assert changed == {
+        "st.global.b32": (64, 0),
+        "stmatrix.sync.aligned.m8n8.x4.b16": (0, 16),
+        "bar.sync": (2, 3),
+        "ld.shared.v4.b32": (0, 16),
+        "st.global.v4.b32": (0, 16),
+    }, changed
+
+    tail = n27[a27:]
+    last_load = max(i for i, t in enumerate(tail) if t.startswith("ld.global.v2.f32"))
+    stsm = [i for i, t in enumerate(tail) if t.startswith("stmatrix.")]
+    bar = [i for i, t in enumerate(tail) if t.startswith("bar.sync")][-1]
+    lds = [i for i, t in enumerate(tail) if t.startswith("ld.shared.v4.b32")]
+    stg = [i for i, t in enumerate(tail) if t.startswith("st.global.v4.b32")]
+    assert last_load < min(stsm) and max(stsm) < bar < min(lds) and max(lds) < min(stg)
+    assert re.match(r"bar\.sync %r, 128;", tail[bar]), tail[bar]
+    assert not any(t.startswith("st.global.b32") for t in n27)
+    offsets = [re.search(r"\[%rd(\+\d+)?\]", tail[i]).group(1) or "+0" for i in stg]
+    assert [int(o) for o in offsets] == [4096 * k for k in range(16)], offsets
+
+
+@pytest.mark.slow
+def test_cute_v27_output_copies_cover_the_tile_once_each_way() -> None:
+    """cute_v27's two output copies, traced on the CPU for each of a warpgroup's 128 threads:
+    the stmatrix copy built over the P@V MMA reads the retiled O registers in the order of the
+    tile coordinates it writes, which are those the MMA's accumulator partition gives them
+    (as cute_v20's P store); and the row copy gives each thread 16 accesses of 8 contiguous
+    columns of one row, lane l of warp w at columns 8 l.. of rows w, w + 4, ..., so a warp's
+    access is one row's 256 columns. Each copy covers the 64 x 256 tile once."""
+    import cutlass
+    import cutlass.cute as cute
+    from cutlass.cute.nvgpu import warpgroup
+
+    from kernels.mla_decode.cute_v10 import D_HALF, M_BLK, WG_THREADS
+    from kernels.mla_decode.cute_v27 import ROW_CHUNK, ROW_THREADS
+
+    seen: list[tuple[list[str], list[str], list[str]]] = []
+
+    @cute.jit
+    def probe() -> None:
+        dtype = cutlass.BFloat16
+        mma = cute_common.wgmma_tiled(
+            dtype,
+            M_BLK,
+            D_HALF,
+            warpgroup.OperandSource.RMEM,
+            warpgroup.OperandMajorMode.MN,
+        )
+        atom = cute.make_copy_atom(cute.nvgpu.warp.StMatrix8x8x16bOp(False, 4), dtype)
+        stsm = cute.make_tiled_copy_C(atom, mma.get_slice(0))  # as cute_v27 builds it
+        rows = cute.make_tiled_copy_tv(
+            cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), dtype, num_bits_per_copy=128),
+            cute.make_layout((WG_THREADS // ROW_THREADS, ROW_THREADS), stride=(ROW_THREADS, 1)),
+            cute.make_layout((1, ROW_CHUNK)),
+        )
+        tile = cute.make_identity_tensor((M_BLK, D_HALF))
+        for t in cutlass.range_constexpr(WG_THREADS):  # unrolled: static coordinates
+            wanted = stsm.get_slice(t).partition_S(tile)
+            handed = stsm.get_slice(t).retile(mma.get_slice(t).partition_C(tile))
+            read = rows.get_slice(t).partition_S(tile)
+            seen.append(
+                (
+                    [str(wanted[i]) for i in range(cute.size(wanted))],
+                    [str(handed[i]) for i in range(cute.size(handed))],
+                    [str(read[i]) for i in range(cute.size(read))],
+                )
+            )
+
+    cute_common.compile_ptx(probe)
+    assert len(seen) == WG_THREADS
+    assert all(wanted == handed for wanted, handed, _ in seen)
+    for coords in ([c for w, _, _ in seen for c in w], [c for _, _, r in seen for c in r]):
+        assert "?" not in "".join(coords)  # static: every coordinate was known at trace time
+        assert len(coords) == len(set(coords)) == M_BLK * D_HALF
+    for t, (_, _, read) in enumerate(seen):
+        pairs = [tuple(int(x) for x in re.findall(r"\d+", c)) for c in read]
+        warp, lane = divmod(t, ROW_THREADS)
+        want = [
+            (warp + 4 * k, ROW_CHUNK * lane + j)
+            for k in range(M_BLK // 4)
+            for j in range(ROW_CHUNK)
+        ]
+        assert sorted(pairs) == want, (t, pairs[:9])
+
+
 def test_fingerprints_cover_every_cute_version_at_the_installed_cutlass_dsl() -> None:
     doc = ptx_fingerprints.load()
     assert sorted(doc["versions"]) == sorted(ptx_fingerprints.cute_versions())
@@ -1067,7 +1197,14 @@ def test_bf16_matches_fp32_reference_on_gpu(name: str, case: tuple[int, int, int
 @pytest.mark.gpu
 @pytest.mark.parametrize(
     "name",
-    ["cute_v7", "cute_v9", *(f"cute_v{n}" for n in range(10, 18)), "cute_v25", "cute_v26"],
+    [
+        "cute_v7",
+        "cute_v9",
+        *(f"cute_v{n}" for n in range(10, 18)),
+        "cute_v25",
+        "cute_v26",
+        "cute_v27",
+    ],
 )
 def test_in_kernel_merge_leaves_its_counters_at_zero_and_repeats_correctly(name: str) -> None:
     """The last-arriving split CTA merges and resets its arrival counter (cute_v7+): calls
