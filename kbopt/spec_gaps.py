@@ -3,9 +3,12 @@
 Entries for a kind of kernel often gate on the problem's shape (`split-kv-decode` wants
 `kv_len >= 1024`).  A spec tells the profile those facts only where a dimension maps to the
 metric (`Dim("n", "cached tokens", "kv_len")`), `fixed_metrics` or `shape_metrics` give it.
-One that does not leaves such a trigger unmeasured: the entry still ranks, but with less
-evidence than a kernel of the same shape whose spec states it (a blind set's 8-sequence MLA
-decode, whose spec gave no KV length, ranked the KV split eighth).  `kbopt kernel check`
+Facts of the launch (`heads_per_program`, `num_splits`) may instead be recorded by each
+version's launch (`launch_info(...)["metrics"]`), which a check without a GPU cannot see.
+A fact given neither way leaves such a trigger unmeasured: the entry still ranks, but with
+less evidence than a kernel whose spec states it (a blind set's 8-sequence MLA decode, whose
+spec gave no KV length, ranked the KV split eighth; a decode whose spec gave no heads per
+program could not fire the grouped-heads entries).  `kbopt kernel check`
 lists the gaps so a spec's author can close them.
 """
 
@@ -14,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from kbopt.ranking import CALL_CONTEXTS, PROPERTY_CONTEXTS, SHAPE_METRICS, Card
+from kbopt.metric_sources import SPEC_METRICS
+from kbopt.ranking import CALL_CONTEXTS, PROPERTY_CONTEXTS, Card
 
 
 def stated_metrics(spec: Any) -> set[str]:
@@ -39,6 +43,6 @@ def unstated_shape_metrics(spec: Any, cards: Iterable[Card]) -> dict[str, list[s
         if not (card.contexts - CALL_CONTEXTS - PROPERTY_CONTEXTS) & kinds:
             continue
         for metric, _, _, _ in card.triggers:
-            if metric in SHAPE_METRICS and metric not in stated:
+            if metric in SPEC_METRICS and metric not in stated:
                 gaps.setdefault(metric, set()).add(card.name)
     return {m: sorted(names) for m, names in sorted(gaps.items())}

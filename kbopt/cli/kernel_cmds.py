@@ -214,9 +214,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"    {note}")
     if gaps:
         print(
-            "  shape facts the catalog's entries for this kind of kernel read and this spec "
-            "does not state (map a dim to the metric, Dim('n', '...', 'kv_len'), or give it in "
-            "fixed_metrics or shape_metrics, so that those triggers can fire):"
+            "  facts of the problem or the launch that the catalog's entries for this kind of "
+            "kernel read and this spec "
+            "does not state (map a dim to the metric, Dim('n', '...', 'kv_len'), give it in "
+            "fixed_metrics or shape_metrics, or have each version's launch record it in "
+            "launch_info's metrics, so that those triggers can fire):"
         )
         for metric, names in gaps.items():
             print(f"    {metric}: {', '.join(names)}")

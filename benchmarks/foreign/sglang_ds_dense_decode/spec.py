@@ -146,4 +146,7 @@ SPEC = KernelSpec(
     compare_with=("torch",),
     launch_info=_launch_info,
     contexts=CONTEXTS,
+    # Every stage-1 program scores one query head, whatever the knobs: its KV head's rows are
+    # read once for each of the group's query heads.
+    fixed_metrics={"heads_per_program": 1},
 )
