@@ -1536,6 +1536,18 @@ SOURCES: tuple[Source, ...] = (
         note="the triton LoRA backend's fused QKV B kernel only (the module imports SGLang's "
         "LoRA batch info at import; its wrapper left out)",
     ),
+    sglang_059(
+        name="sglang_rms_norm_gated",
+        path="python/sglang/srt/layers/attention/fla/layernorm_gated.py",
+        dest="sglang/fla_rms_norm_gated.py",
+        sha256="c64145abd0cba1f55933ee5dcb821d931bd1c56db1affe7bd04177e987891db9",
+        mode="extract",
+        functions=("_layer_norm_fwd_1pass_kernel",),
+        used_by=("sglang_rms_norm_gated",),
+        note="the gated (group) RMSNorm / LayerNorm forward kernel only (the module imports "
+        "SGLang's server arguments and utilities at import; its wrappers and the SM-count "
+        "rows-per-block rule left out)",
+    ),
     vllm_0340(
         name="vllm_expert_count",
         path="vllm/model_executor/layers/fused_moe/utils.py",

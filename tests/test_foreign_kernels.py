@@ -233,6 +233,7 @@ NEEDS = {
     "sglang_fp8_kv_store": "sglang_fp8_kv_store",
     "sglang_kda_cumsum": "sglang_kda_cumsum",
     "sglang_qkv_lora_b": "sglang_qkv_lora_b",
+    "sglang_rms_norm_gated": "sglang_rms_norm_gated",
 }
 
 
@@ -836,6 +837,8 @@ CASES = {
     "sglang_kda_cumsum": ({"seqs": 3, "seqlen": 20, "heads": 3, "head_dim": 40, "chunk": 16}, {"triton_v1": {"block_s": 16, "num_warps": 1}}),
     # three requests of 15, 15 and 17 tokens on two adapters, rank 24 (two 16-deep steps, the second masked), q 40 wide, k and v 24: v1's 16 x 64 tiles (every slice's columns masked past its width, the 17-token request's second row tile one live row); the variant: 32-row tiles, 16-wide column blocks (three for q, two for k and v, the k and v slices' third fully masked), one 32-deep step, 2 warps, 1 stage
     "sglang_qkv_lora_b": ({"tokens": 47, "seqs": 3, "loras": 2, "rank": 24, "q_out": 40, "kv_out": 24}, {"triton_v1": {"block_s": 32, "block_n": 16, "block_k": 32, "num_warps": 2, "num_stages": 1}}),
+    # 13 tokens x 3 heads of 40 (39 rows, BLOCK_N 64 masked past 40): v1's 4 rows a program from the interpreter's 4 SMs (10 programs, the last 3 rows live), 1 warp; the variant: 16 rows (3 programs, the last 7 live), 2 warps
+    "sglang_rms_norm_gated": ({"tokens": 13, "heads": 3, "head_dim": 40}, {"triton_v1": {"rows_per_block": 16, "num_warps": 2}}),
 }  # fmt: skip
 
 

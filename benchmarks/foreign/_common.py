@@ -213,6 +213,7 @@ SOURCE_FILES = {
     "sglang_fp8_kv_store": "sglang/fp8_kv_store.py",
     "sglang_kda_cumsum": "sglang/fla_kda_cumsum.py",
     "sglang_qkv_lora_b": "sglang/qkv_lora_b.py",
+    "sglang_rms_norm_gated": "sglang/fla_rms_norm_gated.py",
 }
 
 
