@@ -2417,6 +2417,18 @@ SOURCES: tuple[Source, ...] = (
         "without its @libentry and YAML-tuned @libtuner; the forward kernels are left out",
     ),
     flaggems_502(
+        name="flaggems_sdpa_masked_fwd",
+        path="src/flag_gems/ops/attention.py",
+        dest="flag_gems/attention_fwd.py",
+        sha256="0c1b8395b176199e422571344372508bb9dcdd58404a117eef5e5b3a2495f671",
+        mode="extract",
+        functions=("_attn_fwd_inner", "_attn_fwd"),
+        used_by=("flaggems_sdpa_masked_fwd",),
+        note="scaled_dot_product_attention's forward (Triton tutorial 06's FlashAttention-2 "
+        "forward with an additive attention mask tile and grouped-query heads), without its "
+        "@libentry and YAML-tuned @libtuner; the backward kernels are left out",
+    ),
+    flaggems_502(
         name="flaggems_grouped_topk",
         path="src/flag_gems/fused/grouped_topk.py",
         dest="flag_gems/grouped_topk.py",

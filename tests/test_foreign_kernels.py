@@ -144,6 +144,7 @@ NEEDS = {
     "flaggems_topk_softmax": "flaggems_topk_softmax",
     "sglang_ds_label_scores": "sglang_ds_label_scores",
     "flaggems_attention_bwd": "flaggems_attention_bwd",
+    "flaggems_sdpa_masked_fwd": "flaggems_sdpa_masked_fwd",
     "flaggems_grouped_topk": "flaggems_grouped_topk",
     "sglang_embedding_lora_a": "sglang_embedding_lora_a",
     "flaggems_multinomial": "flaggems_multinomial",
@@ -661,6 +662,8 @@ CASES = {
     "sglang_ds_label_scores": ({"batch": 3, "ctx": 256, "heads": 4, "kv_heads": 2, "channels": 16}, {"triton_v1": {"block_n": 128, "num_warps": 1}}),
     # 2 query heads per KV head (4 on 2), 256 tokens, head dim 32, causal, dk and dv summed per KV head: v1's 128 key rows per program (2 per head; 16-row diagonal steps, then 32; dQ in 16- then 32-key steps); the variant: 64 key and query rows per program (4 per head), 64-row dK/dV steps (32 on the diagonal), 64-key dQ steps, 8 warps, 3 stages
     "flaggems_attention_bwd": ({"batch": 1, "heads": 4, "kv_heads": 2, "seq": 256, "head_dim": 32}, {"triton_v1": {"block_m1": 64, "block_n1": 64, "block_n2": 64, "num_warps": 8, "num_stages": 3}}),
+    # 3 sequences padded to 80 tokens (the first full, the others 40 to 80 real), 4 query heads on 2 KV heads, head dim 128: v1's 128 x 128 tile (one program of 80 masked-tail query rows per head, one key step partly out of range); the variant: 32 x 32 tiles (three query programs, three key steps, the last half out of range), 4 warps, 2 stages
+    "flaggems_sdpa_masked_fwd": ({"batch": 3, "heads": 4, "kv_heads": 2, "seq": 80, "head_dim": 128}, {"triton_v1": {"block_m": 32, "block_n": 32, "num_warps": 4, "num_stages": 2}}),
     # 13 tokens over 48 experts in 4 groups of 12 (16-lane group tiles and a 64-lane expert tile, masked), top-2 groups, top-4 experts: v1's 4 warps for both launches; the variant: 1 and 2 warps
     "flaggems_grouped_topk": ({"tokens": 13, "experts": 48, "groups": 4, "topk_group": 2, "topk": 4}, {"triton_v1": {"group_warps": 1, "select_warps": 2}}),
     # 6 requests of about 7 tokens (the grid padded to the longest), 8 slots of max rank 24 (ranks 24, 12, 6, 3 and an empty slot in use), a 300-token vocabulary, exact: v1's one masked 128-rank step; the variant: 16-rank steps (two for rank 24, the second masked), 2 warps, 1 stage

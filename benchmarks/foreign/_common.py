@@ -122,6 +122,7 @@ SOURCE_FILES = {
     "flaggems_topk_softmax": "flag_gems/topk_softmax.py",
     "sglang_ds_label_scores": "sglang/double_sparsity_attention.py",
     "flaggems_attention_bwd": "flag_gems/attention_bwd.py",
+    "flaggems_sdpa_masked_fwd": "flag_gems/attention_fwd.py",
     "flaggems_grouped_topk": "flag_gems/grouped_topk.py",
     "sglang_embedding_lora_a": "sglang/embedding_lora_a.py",
     "flaggems_multinomial": "flag_gems/multinomial.py",
