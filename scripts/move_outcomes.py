@@ -86,10 +86,12 @@ def tally(rows: Iterable[dict[str, Any]], key: Any) -> list[dict[str, Any]]:
 
 
 def tables(
-    rows: list[dict[str, Any]], spills: dict[str, str] | None = None
+    rows: list[dict[str, Any]],
+    spills: dict[str, str] | None = None,
+    spill_sizes: dict[str, str] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     catalog = [r for r in rows if r["arm"] == "catalog"]
-    spills = spills or {}
+    spills, spill_sizes = spills or {}, spill_sizes or {}
     first_moves = [r for r in rows if r["n"] == 2]
     return {
         "catalog arm, every move, by source": tally(catalog, lambda r: r["source"]),
@@ -118,6 +120,17 @@ def tables(
                 and not r["paired"]
             ],
             lambda r: f"{r['entry']}: {spills.get(r['file'], 'start not profiled')}",
+        ),
+        "both walking arms, the moves that double the warps to halve each thread's registers, "
+        "by how much the start spilled": tally(
+            [
+                r
+                for r in rows
+                if r["entry"] in REGISTER_ENTRIES
+                and r["changes"] == ["warps x2"]
+                and not r["paired"]
+            ],
+            lambda r: f"{r['entry']}: {spill_sizes.get(r['file'], 'start not profiled')}",
         ),
         "both walking arms, by the search rule that placed the move (runs that record it)": tally(
             [r for r in rows if r.get("momentum") is not None],
@@ -157,6 +170,27 @@ def spills_at_the_start(docs: list[dict[str, Any]]) -> dict[str, str]:
         else:
             spilled = metrics["spill_bytes_per_thread"] > 0
             out[doc["_file"]] = "start spilled" if spilled else "start did not spill"
+    return out
+
+
+# Where the warps-doubling move's record splits (`triton-register-budget-num-warps-maxnreg`).
+MANY_SPILLED_BYTES = 512
+
+
+def spill_sizes_at_the_start(docs: list[dict[str, Any]]) -> dict[str, str]:
+    """Per results file: whether its start spilled many registers, a few, or none."""
+    out = {}
+    for doc in docs:
+        metrics = start_metrics(doc)
+        spilled = None if metrics is None else metrics.get("spill_bytes_per_thread")
+        if spilled is None:
+            out[doc["_file"]] = "start not profiled"
+        elif spilled >= MANY_SPILLED_BYTES:
+            out[doc["_file"]] = f"start spilled {MANY_SPILLED_BYTES} bytes a thread or more"
+        elif spilled > 0:
+            out[doc["_file"]] = f"start spilled under {MANY_SPILLED_BYTES} bytes a thread"
+        else:
+            out[doc["_file"]] = "start did not spill"
     return out
 
 
@@ -278,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         "runs": len(docs),
         "trials": len(rows),
         "files": [d["_file"] for d in docs],
-        "tables": tables(rows, spills_at_the_start(docs)),
+        "tables": tables(rows, spills_at_the_start(docs), spill_sizes_at_the_start(docs)),
         "pairing": pairing_against_position(rows),
         "first_move_duel": {
             "every other kernel's runs": first_move_duel(rows, past_only=False),
