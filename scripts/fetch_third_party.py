@@ -1821,6 +1821,17 @@ SOURCES: tuple[Source, ...] = (
         note="the vendored triton_kernels' routing top-k kernel and its key helpers (the "
         "file imports only Triton; extracted so the copy names only what the spec launches)",
     ),
+    vllm_0340(
+        name="vllm_vit_rotary",
+        path="vllm/vllm_flash_attn/ops/triton/rotary.py",
+        dest="vllm/vit_rotary.py",
+        sha256="f65b36641dd1e37aa3b286cfd64a332d9b1d93a81b546aeed57fa6444cc28a63",
+        mode="extract",
+        functions=("rotary_kernel",),
+        used_by=("vllm_vit_rotary",),
+        note="the bundled flash-attention rotary kernel only (Tri Dao's, copied into vLLM; "
+        "its apply_rotary wrapper left out, the launcher launching the kernel as it does)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",

@@ -215,6 +215,7 @@ SOURCE_FILES = {
     "sglang_kda_cumsum": "sglang/fla_kda_cumsum.py",
     "sglang_qkv_lora_b": "sglang/qkv_lora_b.py",
     "sglang_rms_norm_gated": "sglang/fla_rms_norm_gated.py",
+    "vllm_vit_rotary": "vllm/vit_rotary.py",
 }
 
 
