@@ -162,15 +162,11 @@ def start_metrics(doc: dict[str, Any]) -> dict[str, float] | None:
 
 def spills_at_the_start(docs: list[dict[str, Any]]) -> dict[str, str]:
     """Per results file: whether its start spilled registers (`spill_bytes_per_thread`)."""
-    out = {}
-    for doc in docs:
-        metrics = start_metrics(doc)
-        if metrics is None or "spill_bytes_per_thread" not in metrics:
-            out[doc["_file"]] = "start not profiled"
-        else:
-            spilled = metrics["spill_bytes_per_thread"] > 0
-            out[doc["_file"]] = "start spilled" if spilled else "start did not spill"
-    return out
+    coarse = {"start not profiled", "start did not spill"}
+    return {
+        f: size if size in coarse else "start spilled"
+        for f, size in spill_sizes_at_the_start(docs).items()
+    }
 
 
 # Where the warps-doubling move's record splits (`triton-register-budget-num-warps-maxnreg`).
