@@ -203,6 +203,14 @@ EXPECTED_PTX = {
         r"stmatrix\.sync\.aligned\.m8n8\.x4\.b16",
         r"st\.global\.v4\.b32",
     ],
+    "cute_v28": [
+        # cute_v27's kernel, the one-split output staged in the Q tile and stored as whole rows
+        r"cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile\.mbarrier::complete_tx"
+        r"::bytes\.L2::cache_hint",
+        r"stmatrix\.sync\.aligned\.m8n8\.x4\.b16",
+        r"bar\.sync\s+%r\d+, 128;",
+        r"st\.global\.v4\.b32",
+    ],
     "cute_v15": [
         # cute_v7's per-tile products and its in-kernel merge, behind a persistent item loop
         r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16",
@@ -1000,6 +1008,90 @@ def test_cute_v27_output_copies_cover_the_tile_once_each_way() -> None:
         assert sorted(pairs) == want, (t, pairs[:9])
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("out_dtype", ptx_fingerprints.OUT_DTYPES)
+def test_cute_v28_stores_the_one_split_output_as_rows_through_shared_memory(out_dtype: str) -> None:
+    """cute_v28 = cute_v27 with the one-split kernel's bf16 output staged in shared memory.
+    Split kernel (fp32 partials): cute_v27's PTX but for the name. One-split kernel (bf16
+    output): up to the output store the same lines as cute_v27's but for integer ones; after
+    it the 64 32-bit ``st.global.b32`` of the output replaced by 16 ``stmatrix.x4``, a
+    128-thread ``bar.sync`` (a warpgroup's own barrier), 16 ``ld.shared.v4.b32`` and 16
+    ``st.global.v4.b32``, then the same two LSE stores. The Q tile is idle there: after the
+    epilogue's CTA barrier (``bar.sync 0``, behind every ``wgmma.wait_group``) nothing reads
+    or loads shared memory asynchronously (no ``wgmma``, ``cp.async``, ``mbarrier``) and no
+    branch goes back: one work item per CTA, no later Q load."""
+    v27 = ptx_fingerprints.version_ptx("cute_v27", out_dtype)
+    v28 = ptx_fingerprints.version_ptx("cute_v28", out_dtype)
+    if out_dtype == "float32":
+        assert v28.replace("cute_v28_MlaDecodeV28", "cute_v27_MlaDecodeV27") == v27
+        return
+    assert "atom." not in v28
+    n27, n28 = _neutral(v27), _neutral(v28)
+    s27 = next(i for i, t in enumerate(n27) if t.startswith("st.global.b32"))
+    p_stores = sum(t.startswith("stmatrix.") for t in n27)  # cute_v20's P stores
+    s28 = [i for i, t in enumerate(n28) if t.startswith("stmatrix.")][p_stores]
+    head27 = [t for t in n27[:s27] if not _INTEGER_OPS.match(t)]
+    head28 = [t for t in n28[:s28] if not _INTEGER_OPS.match(t)]
+    assert head28 == head27, "cute_v28 differs from cute_v27 before the output store"
+
+    t27, t28 = _ops(n27[s27:]), _ops(n28[s28:])
+    changed = {k: (t27.get(k, 0), t28.get(k, 0)) for k in t27.keys() | t28.keys()}
+    changed = {k: v for k, v in changed.items() if v[0] != v[1]}
+    assert changed == {
+        "st.global.b32": (64, 0),
+        "stmatrix.sync.aligned.m8n8.x4.b16": (0, 16),
+        "bar.sync": (0, 1),
+        "ld.shared.v4.b32": (0, 16),
+        "st.global.v4.b32": (0, 16),
+    }, changed
+    assert t28.get("st.global.f32") == 2  # the LSEs, as before
+
+    tail = n28[s28:]
+    stsm = [i for i, t in enumerate(tail) if t.startswith("stmatrix.")]
+    (bar,) = [i for i, t in enumerate(tail) if t.startswith("bar.sync")]
+    lds = [i for i, t in enumerate(tail) if t.startswith("ld.shared.v4.b32")]
+    stg = [i for i, t in enumerate(tail) if t.startswith("st.global.v4.b32")]
+    lse = [i for i, t in enumerate(tail) if t.startswith("st.global.f32")]
+    assert max(stsm) < bar < min(lds) and max(lds) < min(stg) and max(stg) < min(lse)
+    assert re.match(r"bar\.sync %r, 128;", tail[bar]), tail[bar]
+    assert not any(t.startswith("st.global.b32") for t in n28)
+
+    # the Q tile is idle from the epilogue's CTA barrier on (raw lines: label numbers kept)
+    raw = [
+        t.strip() for t in v28.replace("\x00", "").split("\n") if not t.strip().startswith(".reg")
+    ]
+    first = [i for i, t in enumerate(raw) if t.startswith("stmatrix.")][p_stores]
+    cta = max(i for i, t in enumerate(raw[:first]) if re.match(r"bar\.sync\s+0;", t))
+    last_wait = max(i for i, t in enumerate(raw) if t.startswith("wgmma.wait_group"))
+    assert last_wait < cta
+    after = raw[cta:]
+    assert not any(t.startswith(("wgmma.", "cp.async", "mbarrier.")) for t in after)
+    labels = {t[:-1]: i for i, t in enumerate(after) if t.startswith("$L") and t.endswith(":")}
+    branches = [(i, t) for i, t in enumerate(after) if re.search(r"\bbra(\.uni)?\s", t)]
+    assert branches and all(  # forward only: no loop back to a Q load or a wgmma
+        labels.get(t.rstrip(";").split()[-1], -1) > i for i, t in branches
+    ), branches
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", [(4, 16, 517, True), (3, 16, 700, True)], ids=str)
+def test_cute_v28_one_split_output_equals_cute_v27s(case: tuple[int, int, int, bool]) -> None:
+    """cute_v28 changes only how the one-split kernel stores its bf16 output: same values,
+    same rows, so its output equals cute_v27's bit for bit (and every element is written)."""
+    from kernels.mla_decode import cute_v27, cute_v28
+
+    b, s, t, ragged = case
+    q, kv, lens, sc = ref.make_inputs(b, s, t, dtype=torch.bfloat16, device="cuda", ragged=ragged)
+    junk = torch.full((b * s * ref.N_HEADS * ref.D_V * 16,), float("nan"), device="cuda")
+    del junk
+    want = cute_v27.mla_decode(q, kv, lens, sc).clone()
+    got = cute_v28.mla_decode(q, kv, lens, sc)
+    torch.cuda.synchronize()
+    assert cute_common.LAST_INFO["splits"] == 1  # the one-split kernel ran
+    assert torch.isfinite(got.float()).all()
+    assert torch.equal(got, want)
+
+
 def test_fingerprints_cover_every_cute_version_at_the_installed_cutlass_dsl() -> None:
     doc = ptx_fingerprints.load()
     assert sorted(doc["versions"]) == sorted(ptx_fingerprints.cute_versions())
@@ -1204,6 +1296,7 @@ def test_bf16_matches_fp32_reference_on_gpu(name: str, case: tuple[int, int, int
         "cute_v25",
         "cute_v26",
         "cute_v27",
+        "cute_v28",
     ],
 )
 def test_in_kernel_merge_leaves_its_counters_at_zero_and_repeats_correctly(name: str) -> None:
