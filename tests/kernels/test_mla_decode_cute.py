@@ -895,6 +895,13 @@ def _ops(lines: list[str]) -> dict[str, int]:
     return out
 
 
+def _changed_ops(before: list[str], after: list[str]) -> dict[str, tuple[int, int]]:
+    """{opcode: (count before, count after)} for the opcodes whose counts differ."""
+    old, new = _ops(before), _ops(after)
+    counts = {k: (old.get(k, 0), new.get(k, 0)) for k in old.keys() | new.keys()}
+    return {k: v for k, v in counts.items() if v[0] != v[1]}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("out_dtype", ptx_fingerprints.OUT_DTYPES)
 def test_cute_v27_stores_the_merged_output_as_rows_through_shared_memory(out_dtype: str) -> None:
@@ -920,9 +927,7 @@ def test_cute_v27_stores_the_merged_output_as_rows_through_shared_memory(out_dty
     head27 = [t for t in n27[:a27] if not _INTEGER_OPS.match(t)]
     assert head27 == head26, "cute_v27 differs from cute_v26 before the turn"
 
-    t26, t27 = _ops(n26[a26:]), _ops(n27[a27:])
-    changed = {k: (t26.get(k, 0), t27.get(k, 0)) for k in t26.keys() | t27.keys()}
-    changed = {k: v for k, v in changed.items() if v[0] != v[1]}
+    changed = _changed_ops(n26[a26:], n27[a27:])
     assert changed == {
         "st.global.b32": (64, 0),
         "stmatrix.sync.aligned.m8n8.x4.b16": (0, 16),
@@ -1034,9 +1039,7 @@ def test_cute_v28_stores_the_one_split_output_as_rows_through_shared_memory(out_
     head28 = [t for t in n28[:s28] if not _INTEGER_OPS.match(t)]
     assert head28 == head27, "cute_v28 differs from cute_v27 before the output store"
 
-    t27, t28 = _ops(n27[s27:]), _ops(n28[s28:])
-    changed = {k: (t27.get(k, 0), t28.get(k, 0)) for k in t27.keys() | t28.keys()}
-    changed = {k: v for k, v in changed.items() if v[0] != v[1]}
+    changed = _changed_ops(n27[s27:], n28[s28:])
     assert changed == {
         "st.global.b32": (64, 0),
         "stmatrix.sync.aligned.m8n8.x4.b16": (0, 16),
@@ -1044,7 +1047,7 @@ def test_cute_v28_stores_the_one_split_output_as_rows_through_shared_memory(out_
         "ld.shared.v4.b32": (0, 16),
         "st.global.v4.b32": (0, 16),
     }, changed
-    assert t28.get("st.global.f32") == 2  # the LSEs, as before
+    assert _ops(n28[s28:]).get("st.global.f32") == 2  # the LSEs, as before
 
     tail = n28[s28:]
     stsm = [i for i, t in enumerate(tail) if t.startswith("stmatrix.")]
