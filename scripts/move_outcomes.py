@@ -20,6 +20,8 @@ advanced the search), and how often more than 5%:
   `warps /2`...);
 - the warps-alongside repeats of a resize measured slower, against what the other moves made
   at the same trial of the same arm advanced (`pairing_against_position`);
+- by whether every change of the move had lost badly (`BAD_LOSS_PCT`) earlier in the same
+  arm's run;
 - by the search rule that placed the move (push on, the other way...: `search_momentum`), in
   the runs whose trials record it.
 
@@ -55,6 +57,7 @@ from kbopt.workflow.move_record import (  # noqa: E402
     row_key,
     trial_outcomes,
 )
+from kbopt.workflow.search_momentum import BAD_LOSS_PCT  # noqa: E402
 
 __all__ = ["parse_move", "trial_outcomes"]  # what the tests read through this script
 
@@ -131,6 +134,13 @@ def tables(
                 and not r["paired"]
             ],
             lambda r: f"{r['entry']}: {spill_sizes.get(r['file'], 'start not profiled')}",
+        ),
+        "both walking arms, by whether every change of the move had lost badly earlier in the "
+        f"run (more than {BAD_LOSS_PCT:g}% slower than the arm's best so far)": tally(
+            [r for r in rows if r["changes"] and not r["paired"]],
+            lambda r: "repeats changes that lost badly"
+            if r["repeats_a_bad_loss"]
+            else "some change had not lost badly",
         ),
         "both walking arms, by the search rule that placed the move (runs that record it)": tally(
             [r for r in rows if r.get("momentum") is not None],

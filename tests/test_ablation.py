@@ -998,6 +998,77 @@ def test_after_a_clear_loss_the_other_way_comes_first(tmp_path: Path, seed: int)
     assert not near.reverse
 
 
+class MoreWarpsRunTwiceAsSlow(AdjustedBackend):
+    """Past four warps, twice as slow from any values; half the block is a little faster,
+    twice the block a little slower, one more stage the same."""
+
+    def adjust(self, m: Measurement, params: dict[str, Any]) -> None:
+        block = {128: 95.0, 256: 100.0, 512: 105.0}.get(params.get("block", 256), 110.0)
+        m.duration_us = block * (2.0 if params.get("num_warps", 4) > 4 else 1.0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_direction_that_lost_badly_goes_last_even_after_going_back(
+    tmp_path: Path, seed: int
+) -> None:
+    """Twice the warps ran twice as slow: from then on, from any values (going back to
+    earlier ones included), a move that only doubles the warps again comes after every
+    other open move; a clear win in that direction would clear the mark."""
+    from kbopt.model import Move
+    from kbopt.moves import plan_move
+    from kbopt.workflow.ablation import RandomWalk, _row
+    from kbopt.workflow.search_momentum import BAD_LOSS_PCT, LOST_BADLY, Momentum, directions
+
+    spec, lab, values, start_m, err = _rmsnorm_lab(tmp_path, MoreWarpsRunTwiceAsSlow, warps=4)
+    more_warps = Move(change={"warps": "x2"})
+    pool = [
+        ("more warps", more_warps),
+        ("narrower", Move(change={"tile_n": "/2"})),
+        ("wider", Move(change={"tile_n": "x2"})),
+        ("deeper", Move(change={"pipeline_stages": "+1"})),
+    ]
+    walk = RandomWalk(lab, _row(1, values, start_m, err), start_m, pool=pool, spec=spec, seed=seed)
+    planned = plan_move(more_warps, spec.knobs_for("triton_v1"), values, {}, start_m.launched)
+    walk._open = [("more warps", planned)]  # as if the walk had drawn it first
+    assert walk.step(2) and walk.result.trials[-1].kept is False  # 200 us against 100
+    assert ("num_warps", 1) in walk.momentum.lost_badly
+    n = 3
+    while walk.step(n) and n < 24:
+        n += 1
+    # Each later move that only doubles the warps was placed last by the rule (a wider
+    # block repeated with twice the warps is another move: the pairing's).
+    again = [
+        t
+        for t in walk.result.trials[2:]
+        if t.values.get("num_warps", 4) > 4 and "warps alongside" not in t.move
+    ]
+    assert again and all(t.momentum == LOST_BADLY for t in again), [t.move for t in again]
+    # Going back to earlier values keeps the mark, and forgets the rest.
+    walk.momentum.reverse.add(("block", 1))
+    walk._search_afresh_from(values, start_m)
+    assert ("num_warps", 1) in walk.momentum.lost_badly and not walk.momentum.reverse
+    # The order: after flat directions; a clear win in the direction clears the mark.
+    m = Momentum()
+    m.measured({("num_warps", 1)}, False, -(BAD_LOSS_PCT + 1))
+    m.measured({("num_stages", 1)}, True, 0.0)  # kept, not faster: flat
+    warps_up = plan_move(more_warps, spec.knobs_for("triton_v1"), values, {}, start_m.launched)
+    deeper = plan_move(
+        Move(change={"pipeline_stages": "+1"}),
+        spec.knobs_for("triton_v1"),
+        values,
+        {},
+        start_m.launched,
+    )
+    assert directions(warps_up) == {("num_warps", 1)}
+    assert m.order([warps_up, deeper], lambda p: p) == [deeper, warps_up]
+    m.measured({("num_warps", 1)}, True, 5.0)
+    assert not m.lost_badly
+    # A loss short of the mark points the other way, but does not mark the direction.
+    near = Momentum()
+    near.measured({("num_warps", 1)}, False, -(BAD_LOSS_PCT - 1))
+    assert near.reverse and not near.lost_badly
+
+
 class TwoBasins(AdjustedBackend):
     """Twice the block wins first (90 us), and every move from there loses; the best region
     is the other way: half the warps (97 us, slower than 90) and then half again (60 us)."""

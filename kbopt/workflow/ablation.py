@@ -126,7 +126,8 @@ class TrialRow:
     # what its moves found (scripts/move_outcomes.py)
     from_metrics: dict[str, float] = field(default_factory=dict)
     # catalog / random: the search rule that placed the move, if any (`Momentum.rule`:
-    # "push on", "the other way", "undoes a win", "flat"), so each rule can be judged
+    # "push on", "the other way", "undoes a win", "flat", "lost badly before"), so each
+    # rule can be judged
     momentum: str = ""
 
 
@@ -410,10 +411,11 @@ class _Walk:
 
     def _search_afresh_from(self, values: dict[str, Any], m: Measurement) -> None:
         """Move the walk to `values` (measured as `m`) with nothing ranked, paired, measured
-        about directions or rolled back there yet (what it visited still counts)."""
+        about directions or rolled back there yet (what it visited, and the directions that
+        lost badly, still count)."""
         self.values, self.current = dict(values), m
         self._open, self.paired, self.refit = None, None, None
-        self.momentum, self.rejected = Momentum(), set()
+        self.momentum, self.rejected = self.momentum.carried_over(), set()
 
     def _reopen(self) -> tuple[str, PlannedMove] | None:
         """Once per best values, when no kept values have a move left: the knob changes

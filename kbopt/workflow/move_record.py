@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from kbopt.workflow.search_momentum import BAD_LOSS_PCT
+
 ADVANCED_PCT = 1.0  # faster than the arm's best so far by more than this: the search advanced
 PRIOR_TRIALS = 4.0  # the base rate counts as this many trials in every move's score
 
@@ -93,11 +95,15 @@ def trial_outcomes(docs: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
             if arm.get("arm") not in ("catalog", "random"):
                 continue
             best: float | None = None
+            # Knob changes of this arm's moves measured far slower than its best so far.
+            lost_badly: set[str] = set()
             for trial in arm.get("trajectory", []):
                 ok = trial.get("status") == "ok" and trial.get("duration_us")
                 duration = float(trial["duration_us"]) if ok else None
                 if int(trial.get("n", 0)) > 1 and trial.get("move") and best is not None:
                     gain = (best - duration) / best * 100 if duration is not None else None
+                    move = parse_move(str(trial["move"]))
+                    changes = set(move["changes"])
                     rows.append(
                         {
                             "kernel": key[0],
@@ -107,12 +113,15 @@ def trial_outcomes(docs: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                             "arm": arm["arm"],
                             "n": int(trial["n"]),
                             "first_run": first_run,
-                            **parse_move(str(trial["move"])),
+                            **move,
                             # None in runs made before the trials recorded it
                             "momentum": trial.get("momentum"),
                             "gain_pct": None if gain is None else round(gain, 2),
+                            "repeats_a_bad_loss": bool(changes) and changes <= lost_badly,
                         }
                     )
+                    if gain is not None and gain < -BAD_LOSS_PCT:
+                        lost_badly |= changes
                 if duration is not None and (best is None or duration < best):
                     best = duration
     return rows

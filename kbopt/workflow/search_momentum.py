@@ -19,7 +19,13 @@ as a pattern search does:
   along a coordinate; here the opposite way comes first once the ranked way has clearly
   lost (on the H200, FlagGems' cumsum, max pooling and bicubic resize each lost with a
   ranked tile doubling and gained with the halving the search reached later).  Reversing a
-  clear win is not the other way: such a move still waits.
+  clear win is not the other way: such a move still waits;
+- **lost badly before**: a move more than `BAD_LOSS_PCT` slower than the best so far marks
+  its directions for the rest of the search, from any values (a walk that goes back to
+  earlier values keeps this, though it forgets the other rules): a move only in those
+  directions goes after every other, until one of them is kept with a clear gain.  On an
+  H100, FlagGems' fused GDN prologue doubled its warps from five different values, 58-72%
+  slower each time, with five of its 24 trials.
 
 A direction is (knob, +1 or -1), read from a planned move's knob changes (from the value
 the knob launched with where it was left unset).
@@ -39,6 +45,12 @@ CLEAR_GAIN_PCT = 1.0
 # A move at least this much slower than the best so far is a clear loss: well past the
 # slowdown a walk keeps (a plateau's noise), so the direction, not the noise, lost.
 CLEAR_LOSS_PCT = 10.0
+# A move at least this much slower than the best so far lost badly: its directions go last
+# for the rest of the search, from any values.  In the committed runs, a move whose every
+# change had already lost this badly earlier in the same arm advanced far less often than
+# the other moves (results/moves/move-outcomes.md, the table "by whether every change of the
+# move had lost badly earlier in the run").
+BAD_LOSS_PCT = 50.0
 
 Direction = tuple[str, int]
 T = TypeVar("T")
@@ -64,13 +76,15 @@ def pushes_only(planned: PlannedMove, among: Collection[Direction]) -> bool:
 
 
 PUSH, FLAT, UNDOES_A_WIN, OTHER_WAY = "push on", "flat", "undoes a win", "the other way"
-RULE_RANK = {PUSH: 0, OTHER_WAY: 0, "": 1, UNDOES_A_WIN: 2, FLAT: 3}
+LOST_BADLY = "lost badly before"
+RULE_RANK = {PUSH: 0, OTHER_WAY: 0, "": 1, UNDOES_A_WIN: 2, FLAT: 3, LOST_BADLY: 4}
 # Why a rule placed a move where it is, in words a run's record can show beside the move.
 RULE_WHY = {
     PUSH: "the last kept move was a clear win, so the same direction goes first once more",
     OTHER_WAY: "a move measured clearly slower, so its opposite direction goes first",
     UNDOES_A_WIN: "it only reverses a direction that won clearly, so it waits behind the rest",
     FLAT: "its direction was kept without a gain, so it waits until some move is faster",
+    LOST_BADLY: "its direction ran far slower earlier in this search, so it goes last",
 }
 
 
@@ -82,12 +96,19 @@ class Momentum:
     uphill: set[Direction] = field(default_factory=set)
     flat: set[Direction] = field(default_factory=set)
     reverse: set[Direction] = field(default_factory=set)
+    lost_badly: set[Direction] = field(default_factory=set)
+
+    def carried_over(self) -> Momentum:
+        """What a search moved back to earlier values still knows: the directions that
+        lost badly (the other rules read the values it left)."""
+        return Momentum(lost_badly=set(self.lost_badly))
 
     def measured(self, moved: Iterable[Direction], kept: bool, gain_pct: float) -> None:
         """Update after one measured move: `gain_pct` is how much faster than the best so
         far it ran (negative when slower), `kept` whether the search went on from it."""
         moved = set(moved)
         if kept and gain_pct > CLEAR_GAIN_PCT:
+            self.lost_badly -= moved  # measured faster now: the bad loss was the values'
             self.push = moved
             self.uphill = (self.uphill - moved) | {(knob, -sign) for knob, sign in moved}
         else:
@@ -100,12 +121,16 @@ class Momentum:
                 self.flat |= moved
         elif gain_pct < -CLEAR_LOSS_PCT:
             self.reverse |= {(knob, -sign) for knob, sign in moved}
+            if gain_pct < -BAD_LOSS_PCT:
+                self.lost_badly |= moved
 
     def rule(self, planned: PlannedMove) -> str:
         """Which of the rules places `planned` (a key of `RULE_RANK`; "" for none): what a
         trial records, so that each rule's moves can be counted apart (move_outcomes.py)."""
         if pushes_only(planned, self.push):
             return PUSH
+        if pushes_only(planned, self.lost_badly):
+            return LOST_BADLY
         if pushes_only(planned, self.flat):
             return FLAT
         if pushes_only(planned, self.uphill):
@@ -114,7 +139,7 @@ class Momentum:
 
     def rank(self, planned: PlannedMove) -> int:
         """0: pushes on, or goes the other way from a clear loss; 1: anything else; 2: only
-        undoes a clear win; 3: only flat."""
+        undoes a clear win; 3: only flat; 4: only directions that lost badly."""
         return RULE_RANK[self.rule(planned)]
 
     def _leads(self, planned: PlannedMove) -> bool:
@@ -122,6 +147,8 @@ class Momentum:
         win on, or goes the other way from a clear loss without undoing a win."""
         if pushes_only(planned, self.push):
             return True
+        if pushes_only(planned, self.lost_badly):
+            return False
         return pushes_only(planned, self.reverse) and not pushes_only(planned, self.uphill)
 
     def with_pushes(
