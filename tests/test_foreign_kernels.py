@@ -399,6 +399,43 @@ def test_block_topk_scores_are_distinct_so_the_top_k_is_unique() -> None:
     assert torch.equal(score.sort(dim=-1).values, ranks)
 
 
+def test_flaggems_sdpa_default_drops_stages_that_do_not_fit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # On an H100 the tuned list's first configuration (4 stages) needs 384 KiB of shared
+    # memory at a 128-wide head: FlagGems' tuner drops it and takes the next kept one; a
+    # stage count set on purpose fails as it is
+    _spec_or_skip("flaggems_sdpa_masked_fwd")
+    torch = pytest.importorskip("torch")
+    errors = pytest.importorskip("triton.runtime.errors")
+    from foreign import _common
+    from foreign.flaggems_sdpa_masked_fwd import launcher
+
+    tried = []
+
+    class Kernel:
+        def __getitem__(self, grid):
+            def launch(*args, num_stages, **kw):
+                tried.append(num_stages)
+                if num_stages > 2:
+                    raise errors.OutOfResources(393216, 232448, "shared memory")
+                return None
+
+            return launch
+
+    monkeypatch.setattr(_common, "load_source", lambda name: type("M", (), {"_attn_fwd": Kernel()}))
+    monkeypatch.setattr(_common, "record", lambda info, handle, **kw: info.update(kw))
+    q = torch.zeros(1, 2, 8, 128)
+    k = v = torch.zeros(1, 1, 8, 128)
+    mask = torch.zeros(1, 2, 8, 8)
+    launcher.prepare(launcher.SdpaMaskedFwdConfig(), q, k, v, mask)()
+    assert tried == [4, 3, 2] and launcher.LAST_INFO["num_stages"] == 2
+    tried.clear()
+    with pytest.raises(errors.OutOfResources):
+        launcher.prepare(launcher.SdpaMaskedFwdConfig(num_stages=3), q, k, v, mask)()
+    assert tried == [3]
+
+
 def test_sglang_v1_is_sglang_defaults() -> None:
     spec = _spec_or_skip("sglang_mla_decode")
     assert spec.knob_values("triton_v1") == {

@@ -16,8 +16,10 @@ FlagGems' launch: `@libtuner` over the tuning YAML's `attention` entry (BLOCK_M,
 32/64/128, PRE_LOAD_V, warps 4/8, stages 2/3/4, generated last value first and kept only
 for (BLOCK_M, BLOCK_N, warps) (128, 32, 4) or (128, 128, 8)) plus 24 small-head configs
 (BLOCK_N 16, 32), keyed on KV_CTX and the head dim.  Knobs: BLOCK_M, BLOCK_N, warps and
-stages, None keeping the kept list's first (128, 128, 8, 4); PRE_LOAD_V stays at that
-configuration's False (a load-order switch no catalog role names).  BLOCK_N may
+stages, None keeping the kept list's first (128, 128, 8, 4), or, where its 4 stages do not
+fit in shared memory (a 128-wide head on Hopper needs 384 KiB), the next kept ones, 3 and
+then 2 stages, as the tuner skips a configuration that fails to compile; PRE_LOAD_V stays
+at that configuration's False (a load-order switch no catalog role names).  BLOCK_N may
 not exceed the head dim (the kernel's static assert).  The output and M are made in
 `prepare`, as FlagGems makes them per call.
 """
@@ -72,8 +74,29 @@ def prepare(
     m = torch.empty(batch, heads, seq, dtype=torch.float32, device=q.device)
     grid = ((seq + bm - 1) // bm, batch * heads, 1)
 
+    from triton.runtime.errors import OutOfResources
+
     def launch() -> tuple[torch.Tensor, torch.Tensor]:
-        handle = mod._attn_fwd[grid](
+        nonlocal stages
+        while True:
+            try:
+                handle = run(stages)
+                break
+            except OutOfResources:
+                # FlagGems' tuner drops a configuration that does not fit and times the
+                # next kept one: the same tiles with one stage fewer, down to 2.
+                if cfg.num_stages is not None or stages <= 2:
+                    raise
+                stages -= 1
+        _common.record(
+            LAST_INFO, handle, kernels=1, kernel_names=["_attn_fwd"], block_m=bm,
+            block_n=bn, pre_load_v=pre, num_warps=warps, num_stages=stages,
+            programs=grid[0] * grid[1],
+        )  # fmt: skip
+        return o, m
+
+    def run(stages: int) -> Any:
+        return mod._attn_fwd[grid](
             q, k, v, mask, sm_scale, m, o,
             q.stride(0), q.stride(1), q.stride(2), q.stride(3),
             k.stride(0), k.stride(1), k.stride(2), k.stride(3),
@@ -84,11 +107,5 @@ def prepare(
             BLOCK_M=bm, BLOCK_N=bn, STAGE=1, HAS_ATTN_MASK=True, PRE_LOAD_V=pre,
             num_warps=warps, num_stages=stages,
         )  # fmt: skip
-        _common.record(
-            LAST_INFO, handle, kernels=1, kernel_names=["_attn_fwd"], block_m=bm,
-            block_n=bn, pre_load_v=pre, num_warps=warps, num_stages=stages,
-            programs=grid[0] * grid[1],
-        )  # fmt: skip
-        return o, m
 
     return launch

@@ -68,7 +68,8 @@ TRITON_KNOBS = (
     Knob("num_warps", "int", (None, 4, 8), "warps",
          "warps per program (the YAML's two); None: the tuned list's first, 8"),
     Knob("num_stages", "int", (None, 2, 3, 4), "pipeline_stages",
-         "software pipelining stages of the key loop; None: the tuned list's first, 4"),
+         "software pipelining stages of the key loop; None: the tuned list's first, 4 (3 or 2 "
+         "where 4 do not fit in shared memory)"),
 )  # fmt: skip
 
 SPEC = KernelSpec(

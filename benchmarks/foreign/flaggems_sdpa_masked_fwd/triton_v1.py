@@ -1,5 +1,6 @@
 """FlagGems' masked SDPA forward with FlagGems' own configuration: the first configuration
-of its tuned list (BLOCK_M 128, BLOCK_N 128, 8 warps, 4 stages; PRE_LOAD_V off); the output
+of its tuned list (BLOCK_M 128, BLOCK_N 128, 8 warps, 4 stages, or 3 or 2 where 4 do not
+fit in shared memory, as FlagGems' tuner drops a configuration that fails; PRE_LOAD_V off); the output
 and M made outside the timed call."""
 
 from __future__ import annotations
