@@ -1832,6 +1832,17 @@ SOURCES: tuple[Source, ...] = (
         note="the bundled flash-attention rotary kernel only (Tri Dao's, copied into vLLM; "
         "its apply_rotary wrapper left out, the launcher launching the kernel as it does)",
     ),
+    vllm_0340(
+        name="vllm_m3_sparse_prefill",
+        path="vllm/models/minimax_m3/nvidia/ops/sparse_prefill.py",
+        dest="vllm/m3_sparse_prefill.py",
+        sha256="d638953e614fa4c5fc2903bdd34d62e73fee4f27e05f02d1a9210fffc47f686e",
+        mode="extract",
+        functions=("_gqa_sparse_fwd_tiled_kernel",),
+        used_by=("vllm_m3_sparse_prefill",),
+        note="MiniMax M3's Hopper query-tiled block-sparse GQA prefill kernel only (its module "
+        "imports MiniMax M3's common sparse-attention ops, which import vLLM's platform)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",
