@@ -1548,6 +1548,18 @@ SOURCES: tuple[Source, ...] = (
         "SGLang's server arguments and utilities at import; its wrappers and the SM-count "
         "rows-per-block rule left out)",
     ),
+    sglang_059(
+        name="sglang_mla_decode_rope",
+        path="python/sglang/srt/layers/attention/triton_ops/rocm_mla_decode_rope.py",
+        dest="sglang/mla_decode_rope.py",
+        sha256="91212af3cef0e9c840861724c415de68b07db2e8e27eac3f48d9a0eeba8a55f6",
+        mode="extract",
+        functions=("tanh", "_fwd_grouped_kernel_stage1_rope"),
+        used_by=("sglang_mla_decode_rope",),
+        note="the rope-fused grouped MLA decode stage 1 and its tanh only (the module imports "
+        "decode_attention's split merge, whose 0.5.9 signature its wrapper no longer matches, "
+        "and asks the Triton driver for the backend at import)",
+    ),
     vllm_0340(
         name="vllm_expert_count",
         path="vllm/model_executor/layers/fused_moe/utils.py",

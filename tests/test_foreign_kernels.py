@@ -217,6 +217,7 @@ NEEDS = {
     "sglang_ssd_chunk_state": "sglang_ssd_chunk_state",
     "sglang_lora_expand": "sglang_lora_expand",
     "sglang_ds_sparse_decode": "sglang_ds_sparse_decode",
+    "sglang_mla_decode_rope": "sglang_mla_decode_rope",
     "sglang_ds_dense_decode": "sglang_ds_dense_decode",
     "sglang_kda_chunk_o": "sglang_kda_chunk_o",
     "sglang_lora_shrink": "sglang_lora_shrink",
@@ -832,6 +833,8 @@ CASES = {
     # 2 sequences of 70 tokens (two 64-token chunks each, the second cut at 6), 3 heads, dk 24 (BK 32: one masked step), dv 20 (BV 64: masked): v1's first autotune config; the variant: 16-deep key steps (the second masked), 16 columns (two programs, the second masked), 4 warps, 1 stage
     "sglang_kda_chunk_o": ({"seqs": 2, "seqlen": 70, "heads": 3, "dk": 24, "dv": 20, "chunk": 64}, {"triton_v1": {"block_k": 16, "block_v": 16, "num_warps": 4, "num_stages": 1}}),
     "sglang_ds_sparse_decode": ({"batch": 3, "ctx": 60, "heads": 4, "kv_heads": 2, "head_dim": 32, "heavy": 40}, {"triton_v1": {"block_seq": 16, "block_n": 8, "num_warps": 2, "num_stages": 1, "merge_warps": 2, "merge_stages": 1}}),
+    # 3 requests of 40, 33 and 36 tokens on a permuted pool, 20 heads over one latent head of rank 24 (BLOCK_C 32, masked) and rope 16, 4 splits (10 tokens each; 9, 9, 9, 6; 9 each), the last token's rope part rotated in the kernel: v1's 32-token steps (one per split, masked), 16 heads per program (2 groups, the second masked at 4); the variant: 16-token steps, 32 heads per program (one group, 12 masked), 2 warps, 1 stage
+    "sglang_mla_decode_rope": ({"batch": 3, "ctx": 40, "heads": 20, "rank": 24, "rope": 16, "splits": 4}, {"triton_v1": {"block_n": 16, "block_h": 32, "num_warps": 2, "num_stages": 1}}),
     # 3 requests of 60, 53 and 46 tokens (pool rows permuted), 4 query heads over 2 KV heads of 32: v1's one 256-position split (masked past each length) in 16-position steps (the fourth cut), one split merged; the variant: 16-position splits (4, 4 and 3: the last program of the shorter requests storing nothing) in 8-position steps, 2 warps, 1 stage, the merge with 2 warps, 1 stage
     "sglang_ds_dense_decode": ({"batch": 3, "ctx": 60, "heads": 4, "kv_heads": 2, "head_dim": 32}, {"triton_v1": {"block_seq": 16, "block_n": 8, "num_warps": 2, "num_stages": 1, "merge_warps": 2, "merge_stages": 1}}),
     # 45 tokens of 5 requests on 3 adapters (18, 18 and 9 tokens), rank 8, 3 slices (24 columns), hidden 200: v1's 16-token segments (5, two cut at 2 and one at 9), 16-column blocks (2, the second masked), one 256-deep step (masked); the variant: 32-token segments (3), 64-deep steps (4, the last masked), 2 warps, 1 stage

@@ -197,6 +197,7 @@ SOURCE_FILES = {
     "sglang_ssd_chunk_state": "sglang/ssd_chunk_state.py",
     "sglang_lora_expand": "sglang/lora_expand.py",
     "sglang_ds_sparse_decode": "sglang/ds_sparse_decode.py",
+    "sglang_mla_decode_rope": "sglang/mla_decode_rope.py",
     "sglang_ds_dense_decode": "sglang/ds_dense_decode.py",
     "sglang_kda_chunk_o": "sglang/fla_kda_chunk_o.py",
     "sglang_lora_shrink": "sglang/lora_shrink.py",
