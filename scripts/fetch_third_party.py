@@ -2568,6 +2568,18 @@ SOURCES: tuple[Source, ...] = (
         "under an online softmax, the sink added to the denominator)",
     ),
     flaggems_502(
+        name="flaggems_bincount",
+        path="src/flag_gems/fused/bincount.py",
+        dest="flag_gems/bincount.py",
+        sha256="fbfd5cc8fa5aefba25a4fcca3bee2706c4bd8267e3421013cffe7d9a516b510d",
+        mode="extract",
+        functions=("fused_max_bincount_kernel",),
+        used_by=("flaggems_bincount",),
+        note="the unweighted bincount's fused pass (per BLOCK_SIZE ids, an atomic max of "
+        "the block's largest id and one atomic add per id into an int64 histogram); the "
+        "weighted variants and the second pass for ids past the pre-sized histogram left out",
+    ),
+    flaggems_502(
         name="flaggems_mhc_sinkhorn",
         path="src/flag_gems/fused/mhc/hc_split_sinkhorn.py",
         dest="flag_gems/hc_split_sinkhorn.py",

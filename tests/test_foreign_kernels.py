@@ -155,6 +155,7 @@ NEEDS = {
     "vllm_turboquant_store": "vllm_turboquant_store",
     "flaggems_conv3d": "flaggems_conv3d",
     "flaggems_sparse_attn_sink": "flaggems_sparse_attn_sink",
+    "flaggems_bincount": "flaggems_bincount",
     "flaggems_gdn_fused_kkt_inv": "flaggems_gdn_fused_kkt_inv",
     "flaggems_dsa_indexer": "flaggems_dsa_indexer",
     "flaggems_flash_mla": "flaggems_flash_mla",
@@ -857,6 +858,8 @@ CASES = {
     "sglang_ssd_varlen_states": ({"seqlen": 100, "seqs": 10, "nheads": 4, "headdim": 24, "ngroups": 2, "dstate": 20, "chunk": 16}, {"triton_v1": {"block_m": 32, "block_n": 16, "block_k": 32, "num_warps": 2, "num_stages": 1}}),
     # 2 batch rows of 40 positions, the last 20 of them queries (the first three see fewer than 24 positions, so their top-24 ends in -1s), 16 heads of width 32, top-24: v1's 64-row step (one masked step); the variant: 16-row steps (two, the second partly masked), 2 warps, 1 stage
     "flaggems_sparse_attn_sink": ({"b": 2, "m": 20, "h": 16, "d": 32, "n": 40, "topk": 24}, {"triton_v1": {"block": 16, "num_warps": 2, "num_stages": 1}}),
+    # 50 tokens routed top-4 of 24 experts: 200 ids, v1's one 256-id program with 2 warps (56 lanes masked) into an 8192-count histogram; the variant: 64-id programs (four, the last partly masked), 1 warp
+    "flaggems_bincount": ({"tokens": 50, "topk": 4, "experts": 24}, {"triton_v1": {"block_size": 64, "num_warps": 1}}),
     # 2 sequences of 100 tokens (the second chunk cut at 36), 4 value heads over 2 key heads of width 64: v1 (BK 64, one step); the variant: BK 32 (two steps), 2 warps, 1 stage
     "flaggems_gdn_fused_kkt_inv": ({"b": 2, "t": 100, "h": 4, "hg": 2, "kd": 64}, {"triton_v1": {"bk": 32, "num_warps": 2, "num_stages": 1}}),
     # 2 sequences of 40 positions, the last 21 of each queries (Q 42, K 80), 16 heads of width 32: v1's one query and one 2048-key tile per program (one masked 64-key step); the variant: query pairs (one pair straddles the two sequences' windows), 16-key steps in 16-key tiles (the overlapping tiles past the first), 2 warps, 1 stage

@@ -133,6 +133,7 @@ SOURCE_FILES = {
     "vllm_turboquant_store": "vllm/turboquant_store.py",
     "flaggems_conv3d": "flag_gems/conv3d.py",
     "flaggems_sparse_attn_sink": "flag_gems/sparse_attention.py",
+    "flaggems_bincount": "flag_gems/bincount.py",
     "flaggems_gdn_fused_kkt_inv": "flag_gems/fla_fused_cumsum_kkt_solve_tril.py",
     "flaggems_dsa_indexer": "flag_gems/indexer_k_tiled.py",
     "flaggems_flash_mla": "flag_gems/flash_mla.py",
