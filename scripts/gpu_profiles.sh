@@ -100,7 +100,8 @@ except ValueError:  # the profile failed: its log's last lines are printed above
     print("(no profile written)")
 else:
     for run in d if isinstance(d, list) else [d]:
-        print(run["profile"])
+        # `kbopt profile --json` answers {"error": [...]} when the kernel could not run
+        print(run["profile"] if "profile" in run else "\n".join(run.get("error", ["(no profile)"])))
 PY
     table+=("$(printf '%-60s rc=%-3s %4ss (budget %ss)' "$name" "$rc" "$took" "$BUDGET_S")")
     printf '%s\n' "${table[@]}" > "$WORK/summary.txt"
@@ -118,8 +119,10 @@ dst.mkdir(parents=True, exist_ok=True)
 copied = []
 for path in sorted(src.glob("*.json")):
     try:
-        json.loads(path.read_text())
+        doc = json.loads(path.read_text())
     except ValueError:
+        continue
+    if isinstance(doc, dict) and "error" in doc:  # the kernel did not run: no profile
         continue
     shutil.copy(path, dst / path.name)
     copied.append(path.name)
