@@ -257,6 +257,12 @@ class _MlaDecodeV13(_MlaDecodeV10):
     # barrier only after it (False, cute_v22: FlashMLA's remote P@V, which polls no TMA
     # barrier): a trace-time switch.
     remote_pv_waits_slices = True
+    # Warpgroup 0 waits for its own P_a V_a[:, :256] (and refills stage 0's columns 0..255 and
+    # rope) before it syncs on MAX_B and posts P0 (False), or only after it has posted P0
+    # (True, cute_v29: the rescaled P_a goes to P0 from registers of its own, since the
+    # in-flight P_a V_a still reads P_a's; needs ``rescale_o_after_p0_ready``, O0 being that
+    # product's accumulator): a trace-time switch.
+    p0_before_own_pv_wait = False
     # The KV tile copies (the eight 64 x 64 latent boxes and the rope box of each tile) are
     # issued with CuTe DSL's default L2 policy operand, 0 (False), or with the evict-first
     # policy (True, cute_v23: FlashMLA's ``launch_kv_tiles_copy_tma``,
@@ -574,12 +580,13 @@ class _MlaDecodeV13(_MlaDecodeV10):
                 warpgroup.fence()
                 _pv(mma_pv_rs, acc_o, acc_as_wgmma_a(r_p), t_bvl, 0)
                 warpgroup.commit_group()
-                warpgroup.wait_group(0)
-                # stage 0's cols 0..255 and rope: last read by this warpgroup, just now
-                if next_a:
-                    self.sync_before_refill(WG_LOCAL[0])
-                    if warp_idx == PRODUCER_WARP[0]:
-                        self.tma_slices(tma, s_full, tile_a + 2, 0, 0, True)
+                if cutlass.const_expr(not self.p0_before_own_pv_wait):
+                    warpgroup.wait_group(0)
+                    # stage 0's cols 0..255 and rope: last read by this warpgroup, just now
+                    if next_a:
+                        self.sync_before_refill(WG_LOCAL[0])
+                        if warp_idx == PRODUCER_WARP[0]:
+                            self.tma_slices(tma, s_full, tile_a + 2, 0, 0, True)
                 # m_b from warpgroup 1: rescale P_a and O0 from m_a to m_b
                 cute.arch.barrier(barrier_id=MAX_B, number_of_threads=THREADS)
                 for r in cutlass.range_constexpr(n_rows):
@@ -593,13 +600,27 @@ class _MlaDecodeV13(_MlaDecodeV10):
                     row_sum[r] = row_sum[r] * c1
                     row_max[r] = m_b
                 # P0 is free: warpgroup 1's P0 V_a of the last pair completed before its MAX_B
-                r_p.store(acc_s.load().to(dtype))
-                cute.copy(p_store, self.p_source(r_p, p_store, wg_tidx), t_sp0)
+                if cutlass.const_expr(self.p0_before_own_pv_wait):
+                    # cute_v29: P_a V_a may still be reading r_p; P0 from registers of its own
+                    r_p0 = cute.make_rmem_tensor_like(acc_s, dtype)
+                    r_p0.store(acc_s.load().to(dtype))
+                    cute.copy(p_store, self.p_source(r_p0, p_store, wg_tidx), t_sp0)
+                else:
+                    r_p.store(acc_s.load().to(dtype))
+                    cute.copy(p_store, self.p_source(r_p, p_store, wg_tidx), t_sp0)
                 cute.arch.fence_view_async_shared()
                 cute.arch.barrier_arrive(barrier_id=P0_READY, number_of_threads=THREADS)
+                if cutlass.const_expr(self.p0_before_own_pv_wait):
+                    # P_a V_a completes here, after P0 is posted: then O0 is rescaled (below)
+                    # and stage 0's cols 0..255 and rope, last read by it, are refilled
+                    warpgroup.wait_group(0)
+                    if next_a:
+                        self.sync_before_refill(WG_LOCAL[0])
+                        if warp_idx == PRODUCER_WARP[0]:
+                            self.tma_slices(tma, s_full, tile_a + 2, 0, 0, True)
                 if cutlass.const_expr(self.rescale_o_after_p0_ready):
-                    # O0's last product (P_a V_a) completed before MAX_B; its next (P_b V_b)
-                    # is issued below, so the rescale lands in between, off warpgroup 1's path
+                    # O0's last product (P_a V_a) completed (before MAX_B; cute_v29: just above);
+                    # P_b V_b is issued below, so the rescale lands in between, off wg 1's path
                     for r in cutlass.range_constexpr(n_rows):
                         acc_o_mn[r, None] = acc_o_mn[r, None].load() * o_scale[r]
                 # O0 += P_b V_b[:, :256] with P_b from P1
