@@ -211,6 +211,13 @@ EXPECTED_PTX = {
         r"bar\.sync\s+%r\d+, 128;",
         r"st\.global\.v4\.b32",
     ],
+    "cute_v29": [
+        # cute_v28's kernel, warpgroup 0 posting P0 before it waits for its own P_a V_a
+        r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16 \{[^}]*\}, \{",
+        r"bar\.arrive\s+3,\s*256;\s*\n\s*// end inline asm\s*\n\s*wgmma\.wait_group\.sync\.aligned\s+0;",
+        r"stmatrix\.sync\.aligned\.m8n8\.x4\.b16",
+        r"st\.global\.v4\.b32",
+    ],
     "cute_v15": [
         # cute_v7's per-tile products and its in-kernel merge, behind a persistent item loop
         r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16",
@@ -1095,6 +1102,93 @@ def test_cute_v28_one_split_output_equals_cute_v27s(case: tuple[int, int, int, b
     assert torch.equal(got, want)
 
 
+def _wg0_hand_over(lines: list[str]) -> tuple[int, int]:
+    """Warpgroup 0's span in neutral PTX lines: from its MAX_A arrival (``bar.arrive 1``) to
+    its P1_READY sync (``bar.sync 4``), both included."""
+    first = next(i for i, t in enumerate(lines) if re.match(r"bar\.arrive 1, 256;", t))
+    last = next(i for i, t in enumerate(lines) if re.match(r"bar\.sync 4, 256;", t))
+    return first, last + 1
+
+
+def _hand_over_order(lines: list[str]) -> list[str]:
+    """The synchronising lines of a span, in order: wgmma fences, issues, commits and waits,
+    named barriers, stmatrix, the proxy fence, the refill's arming and TMA copies."""
+    keys = (
+        r"wgmma\.\w+",
+        r"bar\.(arrive|sync) \d+",
+        r"stmatrix",
+        r"fence\.proxy\.async",
+        r"mbarrier\.arrive\.expect_tx",
+        r"cp\.async\.bulk\.tensor",
+    )
+    out = []
+    for t in lines:
+        m = re.match("|".join(keys), t)
+        if m:
+            out.append(m.group(0) + (" " + t.split()[-1] if t.startswith("wgmma.wait") else ""))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("out_dtype", ptx_fingerprints.OUT_DTYPES)
+def test_cute_v29_posts_p0_before_waiting_for_its_own_pv(out_dtype: str) -> None:
+    """cute_v29 = cute_v28 with warpgroup 0 posting P0 before it waits for its own P_a V_a.
+    Both kernels (the loop is shared): outside warpgroup 0's span from its MAX_A arrival to
+    its P1_READY sync the non-integer PTX lines are cute_v28's, in order; inside it the same
+    lines in another order: cute_v28 waits for P_a V_a (``wait_group 0``) and refills stage 0
+    (five armed TMA boxes) before the MAX_B sync, cute_v29 syncs on MAX_B, stores and posts P0
+    first and waits and refills after ``bar.arrive 3``; the 128 multiplies of O0's rescale
+    follow that wait (O0 is P_a V_a's accumulator)."""
+    n28 = _neutral(ptx_fingerprints.version_ptx("cute_v28", out_dtype))
+    n29 = _neutral(ptx_fingerprints.version_ptx("cute_v29", out_dtype))
+    a28, b28 = _wg0_hand_over(n28)
+    a29, b29 = _wg0_hand_over(n29)
+
+    def kept(lines: list[str]) -> list[str]:
+        return [t for t in lines if not _INTEGER_OPS.match(t)]
+
+    assert kept(n29[:a29]) == kept(n28[:a28])
+    assert kept(n29[b29:]) == kept(n28[b28:])
+    assert sorted(kept(n29[a29:b29])) == sorted(kept(n28[a28:b28]))
+
+    issue = ["wgmma.fence", *["wgmma.mma_async"] * 4, "wgmma.commit_group"]
+    refill = ["mbarrier.arrive.expect_tx", "cp.async.bulk.tensor"] * 5
+    post = ["bar.sync 2", *["stmatrix"] * 4, "fence.proxy.async", "bar.arrive 3"]
+    wait = ["wgmma.wait_group 0;"]
+    v28_order = ["bar.arrive 1", *issue, *wait, *refill, *post, "bar.sync 4"]
+    assert _hand_over_order(n28[a28:b28]) == v28_order
+    v29_order = ["bar.arrive 1", *issue, *post, *wait, *refill, "bar.sync 4"]
+    assert _hand_over_order(n29[a29:b29]) == v29_order
+    span = n29[a29:b29]
+    w = next(i for i, t in enumerate(span) if t.startswith("wgmma.wait_group"))
+    muls = [i for i, t in enumerate(span) if re.match(r"mul(\.rn|\.ftz)*\.f32", t)]
+    assert sum(i > w for i in muls) == 128  # O0's rescale: 64 x 256 fp32 over 128 threads
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(
+    "case", [(4, 16, 517, True), (3, 16, 700, True), (3, 1, 2000, True)], ids=str
+)
+def test_cute_v29_output_equals_cute_v28s(case: tuple[int, int, int, bool]) -> None:
+    """cute_v29 reorders warpgroup 0's hand-over only: the same products on the same operands
+    and the same arithmetic per value, so its output equals cute_v28's bit for bit, with one
+    split (bf16 kernel) and with several (fp32 partials and the merge)."""
+    from kernels.mla_decode import cute_v28, cute_v29
+
+    b, s, t, ragged = case
+    q, kv, lens, sc = ref.make_inputs(b, s, t, dtype=torch.bfloat16, device="cuda", ragged=ragged)
+    for i in range(b):  # NaN in cache rows past each length must not leak in either
+        kv[i, int(lens[i]) :] = float("nan")
+    want = cute_v28.mla_decode(q, kv, lens, sc).clone()
+    splits_28 = cute_common.LAST_INFO["splits"]
+    got = cute_v29.mla_decode(q, kv, lens, sc)
+    torch.cuda.synchronize()
+    assert cute_common.LAST_INFO["splits"] == splits_28
+    assert (splits_28 == 1) == (s == 16)  # both kernels are exercised
+    assert torch.isfinite(got.float()).all()
+    assert torch.equal(got, want)
+
+
 def test_fingerprints_cover_every_cute_version_at_the_installed_cutlass_dsl() -> None:
     doc = ptx_fingerprints.load()
     assert sorted(doc["versions"]) == sorted(ptx_fingerprints.cute_versions())
@@ -1300,6 +1394,7 @@ def test_bf16_matches_fp32_reference_on_gpu(name: str, case: tuple[int, int, int
         "cute_v26",
         "cute_v27",
         "cute_v28",
+        "cute_v29",
     ],
 )
 def test_in_kernel_merge_leaves_its_counters_at_zero_and_repeats_correctly(name: str) -> None:
