@@ -139,7 +139,7 @@ def tables(
         f"run (more than {BAD_LOSS_PCT:g}% slower than the arm's best so far)": tally(
             [r for r in rows if r["changes"] and not r["paired"]],
             lambda r: "repeats changes that lost badly"
-            if r["repeats_a_bad_loss"]
+            if r.get("repeats_a_bad_loss")
             else "some change had not lost badly",
         ),
         "both walking arms, by the search rule that placed the move (runs that record it)": tally(

@@ -248,3 +248,19 @@ def test_each_row_carries_the_rule_that_placed_its_move_when_the_run_recorded_it
     trials[2]["momentum"] = "push on"
     rows = trial_outcomes([doc])
     assert [r["momentum"] for r in rows] == [None, "push on"]  # None: not recorded
+
+
+def test_a_row_says_whether_every_change_had_lost_badly_earlier_in_the_arm() -> None:
+    # tile_n x2 runs 60% slower than the best (100): a later tile_n x2 repeats a bad loss; a
+    # 40% loss (warps /2) marks nothing
+    doc = _doc("a", (WIDER, 160.0), (FEWER, 140.0), (WIDER, 99.0), (FEWER, 98.0))
+    rows = trial_outcomes([doc])
+    assert [r["repeats_a_bad_loss"] for r in rows] == [False, False, True, False]
+    other_arm = _doc("b", (WIDER, 160.0), arm="random")["rows"][0]
+    doc["rows"].insert(0, other_arm)  # another arm's bad loss does not count in this one
+    assert [r["repeats_a_bad_loss"] for r in trial_outcomes([doc])][1:] == [
+        False,
+        False,
+        True,
+        False,
+    ]
