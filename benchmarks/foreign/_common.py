@@ -346,6 +346,25 @@ class ElementwiseBoolOps(ast.NodeTransformer):
         return None if self.drop_asserts else node
 
 
+class DropDeviceAssertBranches(ast.NodeTransformer):
+    """For `load_source_rewritten`: an `if` whose body only calls `tl.device_assert` (and
+    has no `else`) is dropped.  Without debugging the assert compiles to nothing, so the
+    kernel the GPU runs is the same; the branch's condition alone can stop compiled Triton
+    (SGLang's rope-fused MLA decode tests `cur_head == 0` on a vector of heads, which
+    Triton 3.6 refuses as an ambiguous truth value)."""
+
+    def visit_If(self, node: ast.If) -> ast.AST | None:
+        self.generic_visit(node)
+        only_asserts = all(
+            isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Attribute)
+            and stmt.value.func.attr == "device_assert"
+            for stmt in node.body
+        )
+        return None if only_asserts and not node.orelse else node
+
+
 def load_source_rewritten(source: str, rewrite: Any) -> ModuleType:
     """Import a fetched file once with `rewrite` (an ``ast.NodeTransformer``) applied to it,
     from a copy written to a temporary folder, under its own private module name: for

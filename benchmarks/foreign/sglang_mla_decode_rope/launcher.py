@@ -25,7 +25,6 @@ model and the backend, are made in `prepare` (zeroed: a split left empty is not 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
@@ -52,13 +51,14 @@ class MlaDecodeRopeConfig:
 
 
 def module() -> ModuleType:
-    """The fetched kernel; under the CPU interpreter with its `a and b` on a tensor (the
-    debug assert's condition) read element-wise, as compiled Triton reads it."""
-    if os.environ.get("TRITON_INTERPRET") == "1":
-        return _common.load_source_rewritten(
-            "sglang_mla_decode_rope", _common.ElementwiseBoolOps(ops=("and",))
-        )
-    return _common.load_source("sglang_mla_decode_rope")
+    """The fetched kernel without its debug assert's branch, on the GPU and under the CPU
+    interpreter alike: the branch tests `cur_batch == 0 and cur_head == 0` with `cur_head`
+    a vector of 16 heads, which Triton 3.6 will not compile (an ambiguous truth value; found
+    by scripts/triton_fit_check.py before the kernel ever ran on a GPU).  Without debugging
+    `tl.device_assert` compiles to nothing, so the kernel is otherwise upstream's."""
+    return _common.load_source_rewritten(
+        "sglang_mla_decode_rope", _common.DropDeviceAssertBranches()
+    )
 
 
 def prepare(
