@@ -110,7 +110,7 @@ class _Handle:
 
 
 def check(
-    spec_path: str,
+    spec: Any,
     dims_list: list[dict[str, int]],
     arch: int,
     limit: int = 0,
@@ -124,13 +124,11 @@ def check(
 
     import torch
 
-    from kbopt.kernel import load_spec
-
-    spec = load_spec(spec_path)
     versions, errors = spec.load_versions()
     rows: list[dict[str, Any]] = []
     for name, err in sorted(errors.items()):
         rows.append({"version": name, "dims": None, "error": f"did not load: {err}"})
+    unused = set(knobs or {})
     for name in versions:
         # a version's launch configuration, with the knobs asked for set (a version whose
         # configuration has no such field is checked as it is)
@@ -141,6 +139,12 @@ def check(
             mod.CONFIG = dataclasses.replace(
                 config, **{k: v for k, v in knobs.items() if k in fields}
             )
+            unused -= fields
+    if unused:
+        raise SystemExit(
+            f"error: --knob {', '.join(sorted(unused))}: no version's launch configuration "
+            "has such a knob"
+        )
     for dims in dims_list:
         inputs = spec.make_inputs(dims, dtype=getattr(torch, spec.dtype), device="cpu", seed=0)
         for name, version in sorted(versions.items()):
@@ -198,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     limit = SM90_SHARED_LIMIT
     knobs = parse_config(",".join(args.knob)) if args.knob else None
-    rows = check(args.spec, dims_list, args.arch, limit, knobs)
+    rows = check(spec, dims_list, args.arch, limit, knobs)
     # a call stopped by a kernel too big for the GPU (its launcher had no smaller one to try)
     too_big = [r for r in rows if r.get("error", "").startswith("OutOfResources")]
     failed = [r for r in rows if "error" in r and r not in too_big]

@@ -58,9 +58,13 @@ def test_a_fixed_configuration_that_does_not_fit_fails_the_check() -> None:
 
 
 def test_bad_arguments_are_refused_with_a_message() -> None:
-    done = _run(str(SPEC), "--config", "batch=two")
+    # a kernel of this repository: no third-party source needed to load its spec
+    done = _run("add_rmsnorm", "--config", "rows=two")
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "expected name=integer pairs" in done.stderr + done.stdout
+    done = _run("add_rmsnorm", "--config", "rows=8,hidden=64", "--knob", "no_such_knob=3")
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "no version's launch configuration has such a knob" in done.stderr
     done = _run("no/such/spec.py")
     assert done.returncode == 2 and "Traceback" not in done.stderr
 
@@ -84,3 +88,14 @@ def test_debug_assert_branches_are_dropped_and_nothing_else() -> None:
     out = ast.unparse(tree)
     assert "only the last split" not in out
     assert "if a:" in out and "if b:" in out and "tl.device_assert(b)" in out
+
+
+def test_this_repository_s_kernels_compile_for_sm90_without_a_gpu() -> None:
+    pytest.importorskip("triton")
+    done = _run("add_rmsnorm", "--config", "rows=64,hidden=4096", "--json")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    rows = {r["version"]: r for r in json.loads(done.stdout)["rows"]}
+    v7 = rows["triton_v7"]
+    assert "error" not in v7 and v7["kernels"], v7
+    # the compiler's figure for the reduction's scratch, under the GPU's limit
+    assert all(0 < k["shared_bytes"] <= 232_448 for k in v7["kernels"])
