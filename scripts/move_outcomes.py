@@ -135,6 +135,15 @@ def tables(
             ],
             lambda r: f"{r['entry']}: {spill_sizes.get(r['file'], 'start not profiled')}",
         ),
+        "both walking arms, the moves that add a pipeline stage (preconditions held), by how "
+        f"close to its floor the kernel ran before (pct_of_floor, {NEAR_FLOOR_PCT:g}% the split)": tally(
+            [
+                r
+                for r in rows
+                if r["changes"] == ["pipeline_stages +1"] and not r["paired"] and not r["relaxed"]
+            ],
+            lambda r: f"{r['entry']}: {floor_band(r.get('from_pct_of_floor'))}",
+        ),
         "both walking arms, by whether every change of the move had lost badly earlier in the "
         f"run (more than {BAD_LOSS_PCT:g}% slower than the arm's best so far)": tally(
             [r for r in rows if r["changes"] and not r["paired"]],
@@ -147,6 +156,21 @@ def tables(
             lambda r: r["momentum"] or "no rule (the arm's own order)",
         ),
     }
+
+
+# Where the pipeline-stage moves' record splits (`keep-enough-bytes-in-flight`,
+# `triton-num-stages-software-pipelining`): a kernel this close to its floor.
+NEAR_FLOOR_PCT = 60
+
+
+def floor_band(pct: float | None) -> str:
+    if pct is None:
+        return "not recorded"
+    return (
+        f"at {NEAR_FLOOR_PCT}% of the floor or more"
+        if pct >= NEAR_FLOOR_PCT
+        else (f"under {NEAR_FLOOR_PCT}% of the floor")
+    )
 
 
 # Entries whose move gives the program twice the warps to halve each thread's registers.

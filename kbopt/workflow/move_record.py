@@ -118,6 +118,11 @@ def trial_outcomes(docs: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                             "momentum": trial.get("momentum"),
                             "gain_pct": None if gain is None else round(gain, 2),
                             "repeats_a_bad_loss": bool(changes) and changes <= lost_badly,
+                            # how close to its floor the values it moved from ran (None in
+                            # runs made before the trials recorded their metrics)
+                            "from_pct_of_floor": (trial.get("from_metrics") or {}).get(
+                                "pct_of_floor"
+                            ),
                         }
                     )
                     if gain is not None and gain < -BAD_LOSS_PCT:
