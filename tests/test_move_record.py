@@ -264,3 +264,10 @@ def test_a_row_says_whether_every_change_had_lost_badly_earlier_in_the_arm() -> 
         True,
         False,
     ]
+
+
+def test_a_row_carries_how_close_to_its_floor_the_values_it_moved_from_ran() -> None:
+    doc = _doc("a", (WIDER, 90.0), (FEWER, 80.0))
+    doc["rows"][0]["trajectory"][1]["from_metrics"] = {"pct_of_floor": 72.5}
+    rows = trial_outcomes([doc])
+    assert [r["from_pct_of_floor"] for r in rows] == [72.5, None]  # None: not recorded
