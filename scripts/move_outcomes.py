@@ -20,6 +20,8 @@ advanced the search), and how often more than 5%:
   `warps /2`...);
 - the warps-alongside repeats of a resize measured slower, against what the other moves made
   at the same trial of the same arm advanced (`pairing_against_position`);
+- the moves that add a pipeline stage, by whether the values they moved from ran at
+  `NEAR_FLOOR_PCT`% of the floor or more;
 - by whether every change of the move had lost badly (`BAD_LOSS_PCT`) earlier in the same
   arm's run;
 - by the search rule that placed the move (push on, the other way...: `search_momentum`), in
@@ -166,11 +168,9 @@ NEAR_FLOOR_PCT = 60
 def floor_band(pct: float | None) -> str:
     if pct is None:
         return "not recorded"
-    return (
-        f"at {NEAR_FLOOR_PCT}% of the floor or more"
-        if pct >= NEAR_FLOOR_PCT
-        else (f"under {NEAR_FLOOR_PCT}% of the floor")
-    )
+    if pct >= NEAR_FLOOR_PCT:
+        return f"at {NEAR_FLOOR_PCT}% of the floor or more"
+    return f"under {NEAR_FLOOR_PCT}% of the floor"
 
 
 # Entries whose move gives the program twice the warps to halve each thread's registers.

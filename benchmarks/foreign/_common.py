@@ -368,8 +368,10 @@ class DropDeviceAssertBranches(ast.NodeTransformer):
 def load_source_rewritten(source: str, rewrite: Any) -> ModuleType:
     """Import a fetched file once with `rewrite` (an ``ast.NodeTransformer``) applied to it,
     from a copy written to a temporary folder, under its own private module name: for
-    constructs the Triton CPU interpreter reads differently from compiled Triton.  The
-    plain file is loaded first, so a missing fetch fails with the same message."""
+    constructs the Triton CPU interpreter reads differently from compiled Triton, or that
+    compiled Triton does not accept as upstream wrote them.  One rewrite per source: the
+    module is cached by the source's name alone.  The plain file is loaded first, so a
+    missing fetch fails with the same message."""
     import tempfile
 
     name = f"_kbopt_third_party_{source}_interpreted"

@@ -95,7 +95,7 @@ def prepare(
         )  # fmt: skip
         return o, m
 
-    def run(stages: int) -> Any:
+    def run(num_stages: int) -> Any:
         return mod._attn_fwd[grid](
             q, k, v, mask, sm_scale, m, o,
             q.stride(0), q.stride(1), q.stride(2), q.stride(3),
@@ -105,7 +105,7 @@ def prepare(
             o.stride(0), o.stride(1), o.stride(2), o.stride(3),
             batch, heads, kv_heads, heads // kv_heads, seq, k.shape[2], dim,
             BLOCK_M=bm, BLOCK_N=bn, STAGE=1, HAS_ATTN_MASK=True, PRE_LOAD_V=pre,
-            num_warps=warps, num_stages=stages,
+            num_warps=warps, num_stages=num_stages,
         )  # fmt: skip
 
     return launch
