@@ -1537,6 +1537,18 @@ SOURCES: tuple[Source, ...] = (
         "LoRA batch info at import; its wrapper left out)",
     ),
     sglang_059(
+        name="sglang_dit_rotary",
+        path="python/sglang/jit_kernel/diffusion/triton/rotary.py",
+        dest="sglang/dit_rotary.py",
+        sha256="c0ac81a67d290ebaa49feb70bf6456bd3da9058c08179ad956cdd692cb7c0b67",
+        mode="extract",
+        functions=("_rotary_embedding_kernel",),
+        used_by=("sglang_dit_rotary",),
+        note="the diffusion runtime's rotary kernel only, without its @triton.autotune (the "
+        "module imports SGLang's multimodal_gen platform at import; apply_rotary_embedding "
+        "left out, the launcher launching the kernel as it does, one autotune config a version)",
+    ),
+    sglang_059(
         name="sglang_rms_norm_gated",
         path="python/sglang/srt/layers/attention/fla/layernorm_gated.py",
         dest="sglang/fla_rms_norm_gated.py",

@@ -237,6 +237,7 @@ NEEDS = {
     "sglang_kda_cumsum": "sglang_kda_cumsum",
     "sglang_qkv_lora_b": "sglang_qkv_lora_b",
     "sglang_rms_norm_gated": "sglang_rms_norm_gated",
+    "sglang_dit_rotary": "sglang_dit_rotary",
     "vllm_vit_rotary": "vllm_vit_rotary",
     "vllm_m3_sparse_prefill": "vllm_m3_sparse_prefill",
 }
@@ -887,6 +888,7 @@ CASES = {
     "sglang_qkv_lora_b": ({"tokens": 47, "seqs": 3, "loras": 2, "rank": 24, "q_out": 40, "kv_out": 24}, {"triton_v1": {"block_s": 32, "block_n": 16, "block_k": 32, "num_warps": 2, "num_stages": 1}}),
     # 13 tokens x 3 heads of 40 (39 rows, BLOCK_N 64 masked past 40): v1's 4 rows a program from the interpreter's 4 SMs (10 programs, the last 3 rows live), 1 warp; the variant: 16 rows (3 programs, the last 7 live), 2 warps
     "sglang_rms_norm_gated": ({"tokens": 13, "heads": 3, "head_dim": 40}, {"triton_v1": {"rows_per_block": 16, "num_warps": 2}}),
+    "sglang_dit_rotary": ({"tokens": 19, "heads": 3, "head_dim": 40}, {"triton_v1": {"block_hs_half": 16, "num_warps": 1, "num_stages": 2}}),
     # q and k over 21 tokens, 3 heads of 40 (all 40 rotated, on a 5 x 5 patch grid): v1's 64-column tile (20 of each 32-wide half live), 8 tokens a program (3 blocks, the last 5 live, 18 programs), 4 warps; the variant: 4 tokens a program (6 blocks, the last 1 live), a 128-column tile (20 of 64 live per half), 1 warp
     "vllm_vit_rotary": ({"qk": 2, "tokens": 21, "heads": 3, "head_dim": 40}, {"triton_v1": {"block_m": 4, "block_k": 128, "num_warps": 1}}),
     # 2 requests of 30 tokens after 240 (3 pages each, permuted in a 6-page pool), 2 KV heads of 4 query heads of 32, top-2: tokens before 256 keep both causal blocks, later ones their own and one of two (the other masked); v1's 16-token tiles (two, the second cut at 14; 64 rows), 4 warps (vLLM's formula), 3 stages; the variant: 8-token tiles (four, the last cut at 6), 4 warps, 1 stage

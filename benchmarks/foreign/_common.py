@@ -217,6 +217,7 @@ SOURCE_FILES = {
     "sglang_kda_cumsum": "sglang/fla_kda_cumsum.py",
     "sglang_qkv_lora_b": "sglang/qkv_lora_b.py",
     "sglang_rms_norm_gated": "sglang/fla_rms_norm_gated.py",
+    "sglang_dit_rotary": "sglang/dit_rotary.py",
     "vllm_vit_rotary": "vllm/vit_rotary.py",
     "vllm_m3_sparse_prefill": "vllm/m3_sparse_prefill.py",
 }
