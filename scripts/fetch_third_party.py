@@ -2603,6 +2603,20 @@ SOURCES: tuple[Source, ...] = (
         "each lane one token's 4 x 4 matrix in registers; the generic one-token kernel left out)",
     ),
     flaggems_502(
+        name="flaggems_mhc_pre",
+        path="src/flag_gems/fused/mhc/mhc_pre.py",
+        dest="flag_gems/mhc_pre.py",
+        sha256="ee13045ad82c80a6889b2c7e4f27514f07e79fd95151071ad9ddf64ecd9dd473",
+        mode="extract",
+        functions=("_mhc_pre_fused_kernel_hc_mult_4_impl", "mhc_pre_fused_kernel_hc_mult_4"),
+        used_by=("flaggems_mhc_pre",),
+        note="the mHC pre block's fused kernel for four streams (one program per token: the "
+        "streams' sum of squares BLOCK_H at a time, the 24 projected logits normalised, "
+        "scaled and biased, pre / post sigmoids, a 4 x 4 Sinkhorn in registers, then a "
+        "second pass mixing the four streams into the layer input; the cuBLAS projection "
+        "and the generic-HC kernel left out)",
+    ),
+    flaggems_502(
         name="flaggems_mm_syrk",
         path="src/flag_gems/ops/mm.py",
         dest="flag_gems/mm_syrk.py",

@@ -160,6 +160,7 @@ NEEDS = {
     "flaggems_dsa_indexer": "flaggems_dsa_indexer",
     "flaggems_flash_mla": "flaggems_flash_mla",
     "flaggems_mhc_sinkhorn": "flaggems_mhc_sinkhorn",
+    "flaggems_mhc_pre": "flaggems_mhc_pre",
     "flaggems_mm_syrk": "flaggems_mm_syrk",
     "flaggems_replication_pad3d": "flaggems_replication_pad3d",
     "flaggems_bucket_topk": "flaggems_bucket_topk",
@@ -873,6 +874,8 @@ CASES = {
     "sglang_kda_gate": ({"tokens": 50, "heads": 3, "head_dim": 24}, {"triton_v1": {"block_t": 16, "num_warps": 1, "num_stages": 1}}),
     # 40 tokens: v1's 16 tokens and 1 warp a program (three programs, the last half masked); the variant: 32-token programs (two, the second mostly masked), 2 warps, 2 stages
     "flaggems_mhc_sinkhorn": ({"tokens": 40}, {"triton_v1": {"block_n": 32, "num_warps": 2, "num_stages": 2}}),
+    # 5 tokens of 4 bf16 streams 300 wide (bf16 whatever the dtype): v1's 256-column steps (2 per stream and pass, the second masked at 44), 4 warps, 1 stage; the variant: 128-column steps (3, the last masked), 2 warps, 2 stages
+    "flaggems_mhc_pre": ({"tokens": 5, "hidden": 300}, {"triton_v1": {"block_h": 128, "num_warps": 2, "num_stages": 2}}),
     # A [40, 100]: v1's 32 x 32 tiles (2 a side, 3 programs; rows 40..63 wrap modulo 40 and are not stored), 32-deep steps (4, the last masked); the variant: 16 x 16 tiles (3 a side, 6 programs, the last row and column of tiles cut at 40), 64-deep steps (2, the second masked), 1 warp, 1 stage
     "flaggems_mm_syrk": ({"m": 40, "k": 100}, {"triton_v1": {"block_m": 16, "block_k": 64, "num_warps": 1, "num_stages": 1}}),
     # 2 videos of 3 channels, 3 frames of 13 x 11, 2 replicated rows and columns each side and 2 frames in front (every clamp taken, 17 x 15 output slices): v1's 16 x 64 tiles (one row of a tile masked); the variant: 4 x 16 tiles (the fifth row tile three-quarters masked), 1 warp

@@ -138,6 +138,7 @@ SOURCE_FILES = {
     "flaggems_dsa_indexer": "flag_gems/indexer_k_tiled.py",
     "flaggems_flash_mla": "flag_gems/flash_mla.py",
     "flaggems_mhc_sinkhorn": "flag_gems/hc_split_sinkhorn.py",
+    "flaggems_mhc_pre": "flag_gems/mhc_pre.py",
     "flaggems_mm_syrk": "flag_gems/mm_syrk.py",
     "flaggems_replication_pad3d": "flag_gems/replication_pad3d.py",
     "flaggems_bucket_topk": "flag_gems/bin_topk.py",
