@@ -1263,6 +1263,30 @@ SOURCES: tuple[Source, ...] = (
         "module imports vLLM's TurboQuant decode ops at import; the fp8-key kernel is left out)",
     ),
     vllm_0340(
+        name="vllm_turboquant_decode",
+        path="vllm/v1/attention/ops/triton_turboquant_decode.py",
+        dest="vllm/turboquant_decode.py",
+        sha256="9bca049319b813fb03ac24c215b04dfb73da032ccaceddbbca883b56bb3ee366",
+        mode="extract",
+        functions=("_tq_decode_stage1",),
+        used_by=("vllm_turboquant_decode",),
+        note="TurboQuant's split-KV decode attention stage 1 only (its module imports vLLM's "
+        "platforms and the Triton decode attention module at import; the bulk dequant kernel "
+        "is left out); its split merge comes from vllm_decode_stage2",
+    ),
+    vllm_0340(
+        name="vllm_decode_stage2",
+        path="vllm/v1/attention/ops/triton_decode_attention.py",
+        dest="vllm/decode_stage2.py",
+        sha256="11d1206c6c2cd4cfc2dd79eec905704fa29df9176dc8269161edcf7241584229",
+        mode="extract",
+        functions=("_fwd_kernel_stage2",),
+        used_by=("vllm_turboquant_decode",),
+        note="the Triton decode attention's split merge (log-sum-exp reduction) only, which "
+        "TurboQuant's decode launches as its second stage (its module imports vLLM's logger "
+        "and platforms at import)",
+    ),
+    vllm_0340(
         name="vllm_topk_topp",
         path="vllm/v1/sample/ops/topk_topp_triton.py",
         dest="vllm/topk_topp.py",

@@ -153,6 +153,7 @@ NEEDS = {
     "sglang_sla_attention": "sglang_sla_attention",
     "vllm_xpress_latent": "vllm_xpress_latent",
     "vllm_turboquant_store": "vllm_turboquant_store",
+    "vllm_turboquant_decode": "vllm_turboquant_decode",
     "flaggems_conv3d": "flaggems_conv3d",
     "flaggems_sparse_attn_sink": "flaggems_sparse_attn_sink",
     "flaggems_bincount": "flaggems_bincount",
@@ -723,6 +724,8 @@ CASES = {
     "vllm_xpress_latent": ({"reqs": 3, "block": 5, "rank": 16, "mlp_hidden": 64, "vocab": 100}, {"triton_v1": {"hidden_tile": 16, "num_warps": 2, "num_stages": 1}}),
     # 21 tokens (slots shuffled over 3 pages of 16), 2 KV heads, head size 24 (a 32-lane tile: masked lanes, 3 of 4 3-bit groups and 12 of 16 value bytes stored), 3-bit keys and 4-bit values, exact as bytes: v1's 4 warps, 1 stage; the variant: 1 warp, 2 stages
     "vllm_turboquant_store": ({"tokens": 21, "kv_heads": 2, "head_dim": 24, "key_bits": 3, "value_bits": 4}, {"triton_v1": {"num_warps": 1, "num_stages": 2}}),
+    # 3 requests of 40, 33 and 36 tokens on shuffled 16-token pages, 6 heads over 2 KV heads of 24 (BLOCK_D 32 masked), 3-bit keys and 4-bit values: v1's 32 splits of 2 tokens (the last ones empty), 4 tokens a step; the variant: 4 splits, 8 tokens a step (the last masked), 2 warps, 2 stages, merge 2 warps 1 stage
+    "vllm_turboquant_decode": ({"batch": 3, "ctx": 40, "heads": 6, "kv_heads": 2, "head_dim": 24, "key_bits": 3, "value_bits": 4}, {"triton_v1": {"num_kv_splits": 4, "block_kv": 8, "num_warps": 2, "num_stages": 2, "merge_warps": 2, "merge_stages": 1}}),
     # 37 patches of 3 channels x 2 frames x 4 x 4 pixels (32 taps of 3 live channels in a 16-wide step) into 40 channels: v1's one masked 512-patch tile and 16-channel tiles (3, the last masked); the variant: 16-patch tiles (3, the last masked), 32-channel tiles (2, the second masked), 2 warps, 1 stage
     "flaggems_conv3d": ({"patches": 37, "channels": 3, "temporal_patch": 2, "patch": 4, "embed": 40}, {"triton_v1": {"block_ni_do_ho_wo": 16, "block_co": 32, "block_ci": 16, "num_warps": 2, "num_stages": 1}}),
     # 3 requests of 700 tokens (2100: the sum kernel's path; the first and third read their states, the second's stale slot is not read), 1 head of 64, slots shuffled over a 7-state pool, fp32 tl.dot: v1's 32-column K splits (2 partials) and a 64-wide V tile, 32-token steps (the 22nd masked); the variant: 16 x 32 state tiles (4 partials), 16-token steps (the 44th masked), 1 warp, 1 stage

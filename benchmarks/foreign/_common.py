@@ -131,6 +131,8 @@ SOURCE_FILES = {
     "sglang_sla_attention": "sglang/sla_attention.py",
     "vllm_xpress_latent": "vllm/xpress_kernels.py",
     "vllm_turboquant_store": "vllm/turboquant_store.py",
+    "vllm_turboquant_decode": "vllm/turboquant_decode.py",
+    "vllm_decode_stage2": "vllm/decode_stage2.py",
     "flaggems_conv3d": "flag_gems/conv3d.py",
     "flaggems_sparse_attn_sink": "flag_gems/sparse_attention.py",
     "flaggems_bincount": "flag_gems/bincount.py",
