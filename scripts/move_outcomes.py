@@ -25,7 +25,12 @@ advanced the search), and how often more than 5%:
 - by whether every change of the move had lost badly (`BAD_LOSS_PCT`) earlier in the same
   arm's run;
 - by the search rule that placed the move (push on, the other way...: `search_momentum`), in
-  the runs whose trials record it.
+  the runs whose trials record it;
+- the reduction tile (`tile_k`, `kv_tile`), which no entry halves: per start condition
+  (`TILE_CONDITIONS`, chosen before counting), whether each run's best trial had a smaller
+  tile than the start's launched one, how often the grid arm's trials with a smaller tile
+  beat the start against those with the same or a larger one, and the walking arms' moves
+  of those roles against the other moves at the same position (`tile_table`).
 
     .venv/bin/python scripts/move_outcomes.py   # writes results/moves/move-outcomes.*
 
@@ -38,8 +43,10 @@ as a property of the move.
 from __future__ import annotations
 
 import argparse
+import ast
 import datetime as dt
 import json
+import re
 import shlex
 import sys
 from collections import defaultdict
@@ -276,6 +283,295 @@ def pairing_against_position(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+# ------------------------------------------------------------------ reduction tile
+# Would a move that halves the reduction tile (`tile_k`, `kv_tile`) help?  No catalog entry
+# makes it, so the walking arms rarely try it; the grid arm samples the knob grid at random,
+# so its trials with a smaller tile than the start and those with a larger one are compared
+# at the same footing.  The start-profile conditions below were chosen before any outcome
+# was counted, from thresholds catalog entries already read (a smaller reduction tile means
+# less shared memory a stage and a smaller accumulator slice a thread, so the memory and
+# register conditions are its mechanism; the wave and floor ones are controls).
+REDUCTION_ROLES = ("tile_k", "kv_tile")
+TILE_CONDITIONS: tuple[tuple[str, str, Any], ...] = (
+    ("occupancy_limit_shared_mem <= 2", "occupancy_limit_shared_mem", lambda v: v <= 2),
+    ("shared_mem_per_block_kb >= 100", "shared_mem_per_block_kb", lambda v: v >= 100),
+    ("registers_per_thread >= 128", "registers_per_thread", lambda v: v >= 128),
+    ("shared_bank_conflict_pct > 10", "shared_bank_conflict_pct", lambda v: v > 10),
+    ("stall_short_scoreboard_pct >= 15", "stall_short_scoreboard_pct", lambda v: v >= 15),
+    ("ctas_per_sm < 1", "ctas_per_sm", lambda v: v < 1),
+    (f"pct_of_floor >= {NEAR_FLOOR_PCT}", "pct_of_floor", lambda v: v >= NEAR_FLOOR_PCT),
+)
+_LAUNCHED = r"{} None \(launched as ([^)\s]+)\)"
+
+
+def spec_knob_roles(spec: str, root: Path = REPO) -> dict[str, str]:
+    """Each knob's role as the spec's `Knob(...)` calls declare it, read from the file's
+    syntax (loading a foreign spec needs its fetched third-party sources)."""
+    path = root / spec if (root / spec).is_file() else root / "kernels" / spec / "spec.py"
+    if not path.is_file():
+        return {}
+    roles: dict[str, str] = {}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        func = getattr(node, "func", None)
+        if (
+            not isinstance(node, ast.Call)
+            or getattr(func, "id", getattr(func, "attr", "")) != "Knob"
+        ):
+            continue
+        args = {i: a for i, a in enumerate(node.args)}
+        args.update({kw.arg: kw.value for kw in node.keywords if kw.arg})
+        name, role = args.get("name", args.get(0)), args.get("role", args.get(3))
+        if isinstance(name, ast.Constant) and isinstance(role, ast.Constant):
+            roles[str(name.value)] = str(role.value)
+    return roles
+
+
+def start_profile(doc: dict[str, Any]) -> dict[str, float] | None:
+    """The start's metrics: those the walking arms' first moves recorded moving from
+    (`from_metrics`), else the start's profile (`start_metrics`)."""
+    for arm in doc.get("rows", []):
+        for trial in arm.get("trajectory", []):
+            if int(trial.get("n", 0)) == 2 and trial.get("from_metrics"):
+                return dict(trial["from_metrics"])
+    return start_metrics(doc)
+
+
+def start_launched(doc: dict[str, Any]) -> dict[str, Any]:
+    """What the start's launch recorded choosing (`measurement.launched`) in a profile of
+    the same kernel, version and configuration under `results/profiles/` (the one the run
+    names first), or {}."""
+    dims = (doc.get("config") or {}).get("dims") or {}
+    stem = "_".join(f"{k}_{v}" for k, v in dims.items())
+    named = (doc.get("start_profile") or {}).get("source")
+    found = [REPO / named] if named and (REPO / named).is_file() else []
+    found += sorted(
+        REPO.glob(f"results/profiles/*/{doc['kernel']}--{doc.get('start_version')}--{stem}.json")
+    )
+    for path in found:
+        try:
+            launched = json.loads(path.read_text())[0]["measurement"]["launched"]
+        except (ValueError, LookupError, TypeError):
+            continue
+        if isinstance(launched, dict):
+            return launched
+    return {}
+
+
+def _number(value: Any) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def tile_runs(
+    docs: list[dict[str, Any]],
+    roles_of: Any = spec_knob_roles,
+    profile_of: Any = start_profile,
+    launched_of: Any = start_launched,
+) -> list[dict[str, Any]]:
+    """One row per run and reduction-tile knob: the start's value (the launched value where
+    the start leaves the knob to the kernel, read from a move's "launched as" or the start's
+    profiled launch; a trial that
+    leaves it to the kernel counts at that value too), the grid's smallest and largest
+    values, the best trial's value over every arm, the grid arm's trials as (value, gain
+    over the start in %), and the start's conditions (None: metric not in its profile)."""
+    out = []
+    for doc in docs:
+        roles = roles_of(doc["spec"])
+        profile = profile_of(doc) or {}
+        trials = [
+            t
+            for arm in doc.get("rows", [])
+            for t in arm.get("trajectory", [])
+            if t.get("status") == "ok" and t.get("duration_us")
+        ]
+        moves = " ".join(str(t.get("move", "")) for t in trials)
+        for knob, values in (doc.get("knobs") or {}).items():
+            role = roles.get(knob)
+            if role not in REDUCTION_ROLES or not trials:
+                continue
+            start_values = doc["rows"][0]["trajectory"][0]["values"]
+            start = start_values.get(knob)
+            if start is None:
+                found = re.search(_LAUNCHED.format(re.escape(knob)), moves)
+                start = found.group(1) if found else launched_of(doc).get(knob)
+            start = _number(start)
+
+            def value(t: dict[str, Any], knob: str = knob, start: float | None = start) -> Any:
+                v = t["values"].get(knob)
+                return start if v is None else _number(v)
+
+            best = min(trials, key=lambda t: float(t["duration_us"]))
+            start_us = float(doc.get("start_us") or doc["rows"][0]["trajectory"][0]["duration_us"])
+            grid = [
+                (value(t), round((start_us - float(t["duration_us"])) / start_us * 100, 2))
+                for arm in doc["rows"]
+                if arm.get("arm") == "grid"
+                for t in arm.get("trajectory", [])
+                if int(t.get("n", 0)) > 1 and t.get("status") == "ok" and t.get("duration_us")
+            ]
+            grid_values = [v for v in (_number(x) for x in values) if v is not None]
+            conditions = {}
+            for label, metric, test in TILE_CONDITIONS:
+                measured = _number(profile.get(metric))
+                conditions[label] = None if measured is None else bool(test(measured))
+            out.append(
+                {
+                    "file": doc.get("_file", ""),
+                    "kernel": doc.get("kernel"),
+                    "knob": knob,
+                    "role": role,
+                    "start": start,
+                    "smallest": min(grid_values, default=None),
+                    "largest": max(grid_values, default=None),
+                    "best": value(best),
+                    "best_gain_pct": round(
+                        (start_us - float(best["duration_us"])) / start_us * 100, 2
+                    ),
+                    "grid": grid,
+                    "conditions": conditions,
+                }
+            )
+    return out
+
+
+def direction(value: float | None, start: float | None) -> str:
+    if value is None or start is None:
+        return "unknown"
+    return "smaller" if value < start else "larger" if value > start else "same"
+
+
+def tile_table(
+    runs: list[dict[str, Any]], moves: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """Per reduction role and start condition (every run; each condition held / not held):
+    (a) runs whose best trial over every arm had a smaller tile than the start, the same,
+    a larger one (only runs whose start launched a known value with room both ways in the
+    grid); (b) the grid arm's trials with a smaller tile than the start's, and with a
+    larger or the same one, and how many were more than 5% faster than the start;
+    (c) the walking arms' moves that changed the role, by direction, and how many advanced
+    against how many the other moves at the same trial of the same arm would have."""
+    moves = moves or []
+    at: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0])
+    for r in moves:
+        if r["changes"] and not r["paired"]:
+            at[(r["arm"], r["n"])][0] += 1
+            at[(r["arm"], r["n"])][1] += advanced(r)
+    groups: list[tuple[str, str, Any]] = [("every run", "", lambda c: True)]
+    for label, _, _ in TILE_CONDITIONS:
+        groups.append((label, "held", lambda c, k=label: c.get(k) is True))
+        groups.append((label, "not held", lambda c, k=label: c.get(k) is False))
+    out = []
+    for role in REDUCTION_ROLES:
+        for label, state, test in groups:
+            members = [r for r in runs if r["role"] == role and test(r["conditions"])]
+            both_ways = [
+                r
+                for r in members
+                if r["start"] is not None
+                and r["smallest"] is not None
+                and r["smallest"] < r["start"] < r["largest"]
+            ]
+            best = [
+                direction(r["best"], r["start"]) if r["best_gain_pct"] > ADVANCED_PCT else "none"
+                for r in both_ways
+            ]
+            grid = [(direction(v, r["start"]), g) for r in members for v, g in r["grid"]]
+            smaller = [g for d, g in grid if d == "smaller"]
+            other = [g for d, g in grid if d in ("larger", "same")]
+            files = {r["file"] for r in members}
+            walked = {"smaller": [0, 0, 0.0], "larger": [0, 0, 0.0]}
+            for m in moves:
+                if m["file"] not in files or m["paired"] or not at[(m["arm"], m["n"])][0]:
+                    continue
+                for change in m["changes"]:
+                    if change.split()[0] == role:
+                        op = change.split()[1]
+                        key = "smaller" if op[0] in "/-" or op in ("down", "min") else "larger"
+                        n, hits = at[(m["arm"], m["n"])]
+                        walked[key][0] += 1
+                        walked[key][1] += advanced(m)
+                        walked[key][2] += hits / n
+            out.append(
+                {
+                    "role": role,
+                    "condition": label if not state else f"{label}: {state}",
+                    "runs": len({r["file"] for r in members}),
+                    "kernels": len({r["kernel"] for r in members}),
+                    "best_smaller_kernels": len(
+                        {
+                            r["kernel"]
+                            for r in both_ways
+                            if r["best_gain_pct"] > ADVANCED_PCT
+                            and direction(r["best"], r["start"]) == "smaller"
+                        }
+                    ),
+                    "runs_room_both_ways": len(both_ways),
+                    "best_smaller": best.count("smaller"),
+                    "best_same": best.count("same"),
+                    "best_larger": best.count("larger"),
+                    "best_none": best.count("none"),
+                    "grid_smaller_trials": len(smaller),
+                    "grid_smaller_faster": sum(g > ADVANCED_PCT for g in smaller),
+                    "grid_smaller_clear": sum(g > CLEAR_PCT for g in smaller),
+                    "grid_other_trials": len(other),
+                    "grid_other_faster": sum(g > ADVANCED_PCT for g in other),
+                    "grid_other_clear": sum(g > CLEAR_PCT for g in other),
+                    "walk_smaller": [*walked["smaller"][:2], round(walked["smaller"][2], 1)],
+                    "walk_larger": [*walked["larger"][:2], round(walked["larger"][2], 1)],
+                }
+            )
+    return out
+
+
+def _share(hits: int, trials: int) -> str:
+    return f"{hits}/{trials} ({100 * hits / trials:.0f}%)" if trials else "0/0"
+
+
+def render_tile_table(rows: list[dict[str, Any]]) -> list[str]:
+    """`tile_table`'s rows as the Markdown section "Smaller reduction tile"."""
+    out = [
+        "**Smaller reduction tile** (`tile_k`, `kv_tile`; no entry halves them), by start "
+        "condition (chosen before the counts were looked at; a run whose start profile lacks "
+        "the metric is in neither half).  Runs of one kernel repeat (*Kernels*: how many "
+        "distinct kernels the runs are of), so a kernel run many times weighs as many runs.  *Best*: runs whose start had values both ways in "
+        "the grid, by the best trial over every arm: a smaller tile than the start's launched "
+        f"one / the same / larger / nothing over {ADVANCED_PCT:g}% faster.  *Grid*: the grid "
+        f"arm's trials (random points of the knob grid) more than {ADVANCED_PCT:g}% / "
+        f"{CLEAR_PCT:g}% faster than the start, with a smaller tile and with the same or a "
+        "larger one.  *Walk*: the walking arms' moves that made the tile smaller / larger, "
+        "advanced, against what the other moves at the same trial of the same arm give.",
+        "",
+        "| Role | Start condition | Runs | Kernels | Best smaller / same / larger / none | "
+        "Kernels whose best was smaller | Grid smaller "
+        f"tile: >{ADVANCED_PCT:g}% / >{CLEAR_PCT:g}% | Grid same or larger: >{ADVANCED_PCT:g}% "
+        f"/ >{CLEAR_PCT:g}% | Walk smaller: advanced (expected) | Walk larger: advanced "
+        "(expected) |",
+        "|------|-----------------|------|---------|-------------------------------------|----"
+        "-------------------------|---------------"
+        "-----------|------------------------------|-----------------------------------|----"
+        "-------------------------------|",
+    ]
+    for r in rows:
+        walk = [
+            f"{r[k][1]} of {r[k][0]} ({r[k][2]:g})" if r[k][0] else "-"
+            for k in ("walk_smaller", "walk_larger")
+        ]
+        out.append(
+            f"| {r['role']} | {r['condition']} | {r['runs']} | {r['kernels']} | "
+            f"{r['best_smaller']} / {r['best_same']} / {r['best_larger']} / {r['best_none']} "
+            f"of {r['runs_room_both_ways']} | {r['best_smaller_kernels']} | "
+            f"{_share(r['grid_smaller_faster'], r['grid_smaller_trials'])} / "
+            f"{r['grid_smaller_clear']} | "
+            f"{_share(r['grid_other_faster'], r['grid_other_trials'])} / "
+            f"{r['grid_other_clear']} | {walk[0]} | {walk[1]} |"
+        )
+    if not rows:
+        out.append("| *(no run yet)* | | | | | | | | | |")
+    return [*out, ""]
+
+
 def render(result: dict[str, Any]) -> str:
     out = [
         f"Moves of the walking arms in {result['runs']} real `kbopt ablate` runs "
@@ -311,6 +607,7 @@ def render(result: dict[str, Any]) -> str:
         f"{pairing['expected_at_the_same_position']:g} of {pairing['trials']}.",
         "",
     ]
+    out += render_tile_table(result.get("reduction_tile", []))
     for title, rows in result["tables"].items():
         out += [
             f"**{title[0].upper() + title[1:]}**",
@@ -344,6 +641,7 @@ def main(argv: list[str] | None = None) -> int:
         "files": [d["_file"] for d in docs],
         "tables": tables(rows, spills_at_the_start(docs), spill_sizes_at_the_start(docs)),
         "pairing": pairing_against_position(rows),
+        "reduction_tile": tile_table(tile_runs(docs), rows),
         "first_move_duel": {
             "every other kernel's runs": first_move_duel(rows, past_only=False),
             "other kernels' earlier runs only": first_move_duel(rows, past_only=True),

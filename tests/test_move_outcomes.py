@@ -69,6 +69,8 @@ def test_the_script_writes_its_tables_and_answers_help(tmp_path: Path) -> None:
     assert doc["runs"] > 0 and doc["trials"] > 0 and doc["command"].startswith("python ")
     assert "first move of each run (trial 2), by source" in doc["tables"]
     assert "| fired anti-pattern |" in (tmp_path / "move-outcomes.md").read_text()
+    assert "**Smaller reduction tile**" in (tmp_path / "move-outcomes.md").read_text()
+    assert {r["role"] for r in doc["reduction_tile"]} == {"tile_k", "kv_tile"}
     assert set(doc["first_move_duel"]) == {
         "every other kernel's runs",
         "other kernels' earlier runs only",
@@ -154,3 +156,67 @@ def test_register_moves_are_split_by_whether_the_start_spilled() -> None:
     (split,) = [v for k, v in table.items() if "by whether the start spilled" in k]
     assert split[0]["group"] == "triton-register-budget-num-warps-maxnreg: start spilled"
     assert split[0]["advanced"] == 1
+
+
+def test_reduction_tiles_are_compared_by_start_condition() -> None:
+    mod = load_script("move_outcomes")
+
+    def trial(n: int, block_k: int | None, us: float, move: str = "") -> dict:
+        return {"n": n, "values": {"block_k": block_k, "num_warps": 4}, "status": "ok",
+                "duration_us": us, "move": move}  # fmt: skip
+
+    def doc(name: str, grid: list[dict], walk: list[dict]) -> dict:
+        return {
+            "_file": name, "kernel": name, "spec": "s", "config": {"name": "c"},
+            "start_us": 100.0, "knobs": {"block_k": [None, 16, 32, 64, 128], "num_warps": [4]},
+            "rows": [{"arm": "catalog", "trajectory": walk},
+                     {"arm": "grid", "trajectory": [trial(1, None, 100.0), *grid]}],
+        }  # fmt: skip
+
+    wider = "#1 e: block_k None (launched as 64) -> 128 (tile_k x2)"
+    docs = [
+        # launched as 64 (read from the move): the smaller 32 won, the wider 128 lost
+        doc("a", [trial(2, 32, 80.0), trial(3, 128, 120.0)],
+            [trial(1, None, 100.0), trial(2, 128, 120.0, wider)]),
+        # launched as 64 (from its profile): nothing beat the start; None counts as 64
+        doc("b", [trial(2, 16, 150.0), trial(3, None, 99.5)], [trial(1, None, 100.0)]),
+    ]  # fmt: skip
+    profiles = {"a": {"shared_mem_per_block_kb": 160.0}, "b": {"shared_mem_per_block_kb": 20.0}}
+    runs = mod.tile_runs(
+        docs,
+        roles_of=lambda spec: {"block_k": "tile_k", "num_warps": "warps"},
+        profile_of=lambda d: profiles[d["kernel"]],
+        launched_of=lambda d: {"block_k": 64} if d["kernel"] == "b" else {},
+    )
+    assert [(r["kernel"], r["start"], r["best"]) for r in runs] == [("a", 64, 32), ("b", 64, 64)]
+    assert runs[0]["grid"] == [(32, 20.0), (128, -20.0)]
+    assert runs[1]["grid"] == [(16, -50.0), (64, 0.5)]
+    assert runs[0]["conditions"]["shared_mem_per_block_kb >= 100"] is True
+    assert runs[1]["conditions"]["pct_of_floor >= 60"] is None  # not in its profile
+
+    moves = mod.trial_outcomes(docs)
+    table = {(r["role"], r["condition"]): r for r in mod.tile_table(runs, moves)}
+    every = table[("tile_k", "every run")]
+    assert (every["runs"], every["kernels"], every["runs_room_both_ways"]) == (2, 2, 2)
+    assert (every["best_smaller"], every["best_none"], every["best_smaller_kernels"]) == (1, 1, 1)
+    assert (every["grid_smaller_trials"], every["grid_smaller_faster"]) == (2, 1)
+    assert (every["grid_other_trials"], every["grid_other_faster"]) == (2, 0)
+    # the one walking move (wider, trial 2 of the catalog arm) is alone at its position
+    assert every["walk_larger"] == [1, 0, 0.0] and every["walk_smaller"] == [0, 0, 0.0]
+    held = table[("tile_k", "shared_mem_per_block_kb >= 100: held")]
+    assert (held["runs"], held["best_smaller"], held["grid_smaller_clear"]) == (1, 1, 1)
+    assert table[("tile_k", "pct_of_floor >= 60: held")]["runs"] == 0
+    assert table[("kv_tile", "every run")]["runs"] == 0
+    text = "\n".join(mod.render_tile_table(list(table.values())))
+    assert "| tile_k | every run | 2 | 2 | 1 / 0 / 0 / 1 of 2 | 1 | 1/2 (50%) / 1 |" in text
+
+
+def test_knob_roles_are_read_from_the_spec_s_syntax(tmp_path: Path) -> None:
+    mod = load_script("move_outcomes")
+    (tmp_path / "spec.py").write_text(
+        "import missing_module\n"
+        "K = (Knob('block_k', 'int', (16, 32), 'tile_k'),\n"
+        "     Knob(name='w', type='int', values=(4,), role='warps'), Knob(x, 'int', (), 'r'))\n"
+    )
+    assert mod.spec_knob_roles("spec.py", tmp_path) == {"block_k": "tile_k", "w": "warps"}
+    assert mod.spec_knob_roles("nowhere", tmp_path) == {}
