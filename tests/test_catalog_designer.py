@@ -19,7 +19,14 @@ from kbopt.kernel import clear_cache, load_spec
 from kbopt.store import Store
 from kbopt.strategy import recommend
 from kbopt.workflow import cycle
-from kbopt.workflow.catalog_designer import NO_MOVE, CatalogDesigner, candidates
+from kbopt.workflow.catalog_designer import (
+    NO_MOVE,
+    UNPLANNED,
+    CatalogDesigner,
+    candidates,
+    left_to_the_kernel,
+    unplanned,
+)
 from kbopt.workflow.record import AttemptStatus
 
 REPO = Path(__file__).resolve().parent.parent
@@ -111,6 +118,26 @@ def test_catalog_designer_cycles_mla_decode_on_the_fake(
     # LEARN said what it would have written and wrote nothing: the figures are fake
     assert _knowledge(root) == before
     assert all(item["action"] == "skipped" for item in record["learned"])
+
+
+def test_moves_on_knobs_left_to_the_kernel_name_those_knobs() -> None:
+    # add_rmsnorm's triton_v3 leaves num_warps to the kernel: without a launch that recorded
+    # the warps it ran with, the warps moves cannot be planned, and the stop line says so
+    # instead of sending the user to write code (the fake backend launches nothing)
+    spec, store = load_spec("add_rmsnorm", REPO), Store(REPO)
+    ranked = [{"id": "size-warps-to-the-row", "kind": "optimization", "rank": 1}]
+    why_not: list[str] = []
+    found = candidates(store, spec, "triton_v3", ranked, {}, why_not=why_not, relax=True)
+    assert found == [] and left_to_the_kernel(why_not) == ["num_warps"]
+    stop = unplanned("triton_v3", ["num_warps"], "fake")
+    assert stop.startswith(UNPLANNED) and "leaves num_warps to the kernel" in stop
+    assert "fake backend" in stop and "--backend real" in stop
+    assert "fake backend" not in unplanned("triton_v3", ["num_warps"], "real")
+    # once a launch recorded the warps, the same moves are planned from that value
+    launched = {"num_warps": 8}
+    found = candidates(store, spec, "triton_v3", ranked, {}, relax=True, launched=launched)
+    assert {c.planned.values["num_warps"] for c in found} == {4, 16}
+    assert left_to_the_kernel(["#1 x (tile_n x2): block: 256 is already the largest"]) == []
 
 
 def test_no_applicable_move_stops_with_one_line_and_exit_4(

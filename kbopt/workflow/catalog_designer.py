@@ -27,7 +27,9 @@
    reference at the first configuration before handing it back.
 
 When no entry in scope has an applicable move the designer raises `DesignerUnavailable`
-with `NO_MOVE`.  If the run kept a faster version than the current one, the cycle goes on
+with `NO_MOVE`, or, where the moves left act on knobs the version leaves to the kernel
+(None) and no launch recorded what the kernel chose for them (the fake backend launches
+nothing), with `UNPLANNED` naming those knobs: a run on a GPU can plan them.  If the run kept a faster version than the current one, the cycle goes on
 from that one (`Cycle._go_on_from_the_fastest`); otherwise it stops (LEARN still records what the run did), the record says
 why, and `kbopt cycle` exits non-zero.  That is the point where a person or the LLM
 designer must write code.
@@ -41,6 +43,7 @@ proposal's rationale states in words.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -98,6 +101,32 @@ NO_MOVE = (
     "no catalog entry has a move left for this kernel's knobs: "
     "a person or the LLM designer must write code next"
 )
+
+
+# Why a move could not be planned although its entry applies: the version leaves the knob
+# to the kernel (None) and no launch said what the kernel chose (`kbopt.moves.plan_move`).
+UNPLANNED = "no catalog move can be planned for this kernel's knobs"
+_LEFT_TO_THE_KERNEL = re.compile(r"(\w+): it is None \(the kernel chooses\)$")
+
+
+def left_to_the_kernel(why_not: Sequence[str]) -> list[str]:
+    """The knobs whose moves were not planned because the version leaves them at None and
+    nothing recorded the value the kernel launched with (from `candidates`' why_not)."""
+    return sorted({m.group(1) for w in why_not if (m := _LEFT_TO_THE_KERNEL.search(w))})
+
+
+def unplanned(version: str, knobs: Sequence[str], backend: str) -> str:
+    """The stop line when the only moves left act on knobs left to the kernel."""
+    how = (
+        "the fake backend launches nothing, so no launch recorded what the kernel chose"
+        if backend == "fake"
+        else "its launch did not record what the kernel chose for them"
+    )
+    return (
+        f"{UNPLANNED}: {version} leaves {', '.join(knobs)} to the kernel and {how}; measure "
+        f"on a GPU (--backend real), whose launch records those values, or set them in "
+        f"{version}"
+    )
 
 
 def family_language(family: str | None) -> str | None:
@@ -678,6 +707,10 @@ class CatalogDesigner:
                     "or by an earlier run of this kernel on this backend from these values "
                     "(runs/*/catalog-moves.json), are not tried again"
                 )
+            unresolved = left_to_the_kernel(why_not)
+            if unresolved:
+                stop = unplanned(version, unresolved, record.backend)
+                raise DesignerUnavailable(stop, details=details)
             raise DesignerUnavailable(NO_MOVE, details=details)
         momentum = Momentum()
         if found:

@@ -392,10 +392,10 @@ class Cycle:
         kept a faster one before it (a change within the regression limit is kept, so the
         run can wander a plateau), go on from that version: rank its profile again and
         design from it, as `kbopt ablate`'s walks do.  False when there is none."""
-        from kbopt.workflow.catalog_designer import NO_MOVE
+        from kbopt.workflow.catalog_designer import NO_MOVE, UNPLANNED
 
         r = self.record
-        if str(exc) != NO_MOVE:
+        if str(exc) != NO_MOVE and not str(exc).startswith(UNPLANNED):
             return False
         primary = self.configs[0].name
         timed = [
