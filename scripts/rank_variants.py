@@ -18,6 +18,15 @@ Variants:
 - `keep-bytes-needs-a-full-wave`: `keep-enough-bytes-in-flight` is left out when the grid
   fills less than one wave (`ctas_per_sm < 1`), as its own text says it is not the first
   move there.
+- `keep-bytes-needs-long-scoreboard-S`: `keep-enough-bytes-in-flight`'s score is halved when
+  the profile measured `stall_long_scoreboard_pct` under S (its warps wait mostly on
+  something other than loads coming back, so more loads in flight are not what it lacks).
+  Written after reading the labels (the threshold from the entry's labelled first picks:
+  the tenth percentile of their long-scoreboard share is 49%).  The committed ablations do
+  not back it: the entry's moves advanced the walks about as often from starts under 40%
+  as above (7 of 24 and 5 of 18 moves with a measured share, against 7 of 55 and 14 of 49
+  for the other moves), so the labels and the measured walks disagree, and it was not made
+  a rule.
 - `risk-discount-S`: an entry's score is scaled by 1 - S if its risk is high and by 1 - S/2
   if medium, so that an easily reverted move comes before a risky one of about the same
   score (today risk orders only scores within 0.01 of each other).
@@ -127,6 +136,23 @@ def keep_bytes_needs_a_full_wave(evaluate: Evaluate) -> Evaluate:
         return evaluate(card, metrics, relevance, bottleneck, weights)
 
     return variant
+
+
+def keep_bytes_needs_long_scoreboard(threshold: float) -> Callable[[Evaluate], Evaluate]:
+    def wrap(evaluate: Evaluate) -> Evaluate:
+        def variant(card, metrics, relevance, bottleneck, weights):  # type: ignore[no-untyped-def]
+            out = evaluate(card, metrics, relevance, bottleneck, weights)
+            waiting = metrics.get("stall_long_scoreboard_pct")
+            if out is None or card.name != "keep-enough-bytes-in-flight" or waiting is None:
+                return out
+            if waiting >= threshold:
+                return out
+            value, *rest = out
+            return (value * 0.5, *rest)
+
+        return variant
+
+    return wrap
 
 
 def risk_discount(scale: float) -> Callable[[Evaluate], Evaluate]:
@@ -320,6 +346,7 @@ def measure() -> dict[str, Any]:
         "surprise-1.0": surprise(rates, 1.0),
         "surprise-2.3": surprise(rates, 2.3),
         "keep-bytes-needs-a-full-wave": keep_bytes_needs_a_full_wave,
+        "keep-bytes-needs-long-scoreboard-40": keep_bytes_needs_long_scoreboard(40.0),
         "risk-discount-0.1": risk_discount(0.1),
         "risk-discount-0.2": risk_discount(0.2),
         "margin-0.3": margin(0.3),

@@ -204,6 +204,15 @@ def test_rank_variants_change_one_rule_each_and_restore_the_ranking(
     gated = mod.keep_bytes_needs_a_full_wave(ranking.evaluate)
     assert gated(keep, metrics, 0.5, "memory", weights) == plain
     assert gated(keep, {**metrics, "ctas_per_sm": 0.5}, 0.5, "memory", weights) is None
+    # loads the warps wait on: unchanged; waiting on something else: halved; unmeasured: kept
+    needs = mod.keep_bytes_needs_long_scoreboard(40.0)(ranking.evaluate)
+    waiting = {**metrics, "stall_long_scoreboard_pct": 70.0}
+    plain_waiting = ranking.evaluate(keep, waiting, 0.5, "memory", weights)
+    assert needs(keep, waiting, 0.5, "memory", weights) == plain_waiting
+    assert needs(keep, metrics, 0.5, "memory", weights) == plain
+    idle = {**metrics, "stall_long_scoreboard_pct": 10.0}
+    plain_idle = ranking.evaluate(keep, idle, 0.5, "memory", weights)
+    assert needs(keep, idle, 0.5, "memory", weights)[0] == pytest.approx(plain_idle[0] * 0.5)
     # a symptom that holds everywhere earns (almost) nothing; a rare one keeps its weight
     keys = {tuple(e for *_, e in cond) for cond in keep.conditions()}
     common = mod.surprise(dict.fromkeys(keys, 0.99), 1.0)(ranking.evaluate)
