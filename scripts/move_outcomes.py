@@ -24,6 +24,9 @@ advanced the search), and how often more than 5%:
   `NEAR_FLOOR_PCT`% of the floor or more;
 - by whether every change of the move had lost badly (`BAD_LOSS_PCT`) earlier in the same
   arm's run;
+- `keep-enough-bytes-in-flight`'s moves and every other entry's, by whether the run's start
+  profile had its warps waiting on loads (`stall_long_scoreboard_pct`) in `LOAD_WAIT_PCT`% of
+  stall samples or more (a ranking rule the labels suggested, `scripts/rank_variants.py`);
 - by the search rule that placed the move (push on, the other way...: `search_momentum`), in
   the runs whose trials record it;
 - the reduction tile (`tile_k`, `kv_tile`), which no entry halves: per start condition
@@ -101,9 +104,10 @@ def tables(
     rows: list[dict[str, Any]],
     spills: dict[str, str] | None = None,
     spill_sizes: dict[str, str] | None = None,
+    load_waits: dict[str, str] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     catalog = [r for r in rows if r["arm"] == "catalog"]
-    spills, spill_sizes = spills or {}, spill_sizes or {}
+    spills, spill_sizes, load_waits = spills or {}, spill_sizes or {}, load_waits or {}
     first_moves = [r for r in rows if r["n"] == 2]
     return {
         "catalog arm, every move, by source": tally(catalog, lambda r: r["source"]),
@@ -160,6 +164,17 @@ def tables(
             if r.get("repeats_a_bad_loss")
             else "some change had not lost badly",
         ),
+        "both walking arms, keep-enough-bytes-in-flight's moves and the other entries', by how "
+        f"much of the start's stalls waited on loads (stall_long_scoreboard_pct, "
+        f"{LOAD_WAIT_PCT:g}% the split)": tally(
+            [r for r in rows if r["changes"] and not r["paired"]],
+            lambda r: (
+                "keep-enough-bytes-in-flight"
+                if r["entry"] == "keep-enough-bytes-in-flight"
+                else "the other entries"
+            )
+            + f": {load_waits.get(r['file'], 'start not profiled')}",
+        ),
         "both walking arms, by the search rule that placed the move (runs that record it)": tally(
             [r for r in rows if r.get("momentum") is not None],
             lambda r: r["momentum"] or "no rule (the arm's own order)",
@@ -178,6 +193,27 @@ def floor_band(pct: float | None) -> str:
     if pct >= NEAR_FLOOR_PCT:
         return f"at {NEAR_FLOOR_PCT}% of the floor or more"
     return f"under {NEAR_FLOOR_PCT}% of the floor"
+
+
+# Where the labels put `keep-enough-bytes-in-flight` first (`scripts/rank_variants.py`'s
+# keep-bytes-needs-long-scoreboard variant): warps waiting on loads this much of the time.
+LOAD_WAIT_PCT = 40
+
+
+def load_waits_at_the_start(docs: list[dict[str, Any]]) -> dict[str, str]:
+    """Per results file: whether its start's warps waited on loads in `LOAD_WAIT_PCT`% of
+    their stall samples or more."""
+    out = {}
+    for doc in docs:
+        metrics = start_metrics(doc)
+        waiting = None if metrics is None else metrics.get("stall_long_scoreboard_pct")
+        if waiting is None:
+            out[doc["_file"]] = "start not profiled"
+        elif waiting >= LOAD_WAIT_PCT:
+            out[doc["_file"]] = f"start waited on loads {LOAD_WAIT_PCT}% or more"
+        else:
+            out[doc["_file"]] = f"start waited on loads under {LOAD_WAIT_PCT}%"
+    return out
 
 
 # Entries whose move gives the program twice the warps to halve each thread's registers.
@@ -639,7 +675,12 @@ def main(argv: list[str] | None = None) -> int:
         "runs": len(docs),
         "trials": len(rows),
         "files": [d["_file"] for d in docs],
-        "tables": tables(rows, spills_at_the_start(docs), spill_sizes_at_the_start(docs)),
+        "tables": tables(
+            rows,
+            spills_at_the_start(docs),
+            spill_sizes_at_the_start(docs),
+            load_waits_at_the_start(docs),
+        ),
         "pairing": pairing_against_position(rows),
         "reduction_tile": tile_table(tile_runs(docs), rows),
         "first_move_duel": {

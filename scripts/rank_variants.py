@@ -23,10 +23,11 @@ Variants:
   something other than loads coming back, so more loads in flight are not what it lacks).
   Written after reading the labels (the threshold from the entry's labelled first picks:
   the tenth percentile of their long-scoreboard share is 49%).  The committed ablations do
-  not back it: the entry's moves advanced the walks about as often from starts under 40%
-  as above (7 of 24 and 5 of 18 moves with a measured share, against 7 of 55 and 14 of 49
-  for the other moves), so the labels and the measured walks disagree, and it was not made
-  a rule.
+  not back it: in `results/moves/move-outcomes.md` (`scripts/move_outcomes.py`, the table
+  split by how much of the start's stalls waited on loads) the entry's moves advanced the
+  walks at least as often from starts under 40% as from the others, and more often than the
+  other entries' moves in both, so the labels and the measured walks disagree, and it was
+  not made a rule.
 - `risk-discount-S`: an entry's score is scaled by 1 - S if its risk is high and by 1 - S/2
   if medium, so that an easily reverted move comes before a risky one of about the same
   score (today risk orders only scores within 0.01 of each other).

@@ -158,6 +158,29 @@ def test_register_moves_are_split_by_whether_the_start_spilled() -> None:
     assert split[0]["advanced"] == 1
 
 
+def test_moves_are_split_by_how_much_the_start_waited_on_loads() -> None:
+    mod = load_script("move_outcomes")
+    spilled = {"source": "results/profiles/h100-blind53/sglang_kda_cumsum--triton_v1--seqs_1_seqlen_8192_heads_32_head_dim_128_chunk_64.json"}  # fmt: skip
+    docs = [
+        {"_file": "a.json", "kernel": "sglang_kda_cumsum", "start_profile": spilled},
+        {"_file": "c.json", "kernel": "nowhere", "config": {"dims": {"n": 1}}},
+    ]
+    waits = mod.load_waits_at_the_start(docs)
+    assert waits["c.json"] == "start not profiled"
+    assert waits["a.json"].startswith("start waited on loads")
+    row = {"arm": "catalog", "n": 3, "entry": "keep-enough-bytes-in-flight",
+           "changes": ["tile_n x2"], "paired": False, "relaxed": False, "gain_pct": 2.0,
+           "source": "ranked first", "first_run": True, "file": "a.json"}  # fmt: skip
+    other = {**row, "entry": "size-warps-to-the-row", "gain_pct": -3.0, "file": "c.json"}
+    table = mod.tables([row, other], load_waits={"a.json": "start waited on loads under 40%"})
+    (split,) = [v for k, v in table.items() if "waited on loads" in k]
+    groups = {r["group"]: r["advanced"] for r in split}
+    assert groups == {
+        "keep-enough-bytes-in-flight: start waited on loads under 40%": 1,
+        "the other entries: start not profiled": 0,
+    }
+
+
 def test_reduction_tiles_are_compared_by_start_condition() -> None:
     mod = load_script("move_outcomes")
 
