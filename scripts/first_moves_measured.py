@@ -82,7 +82,8 @@ def labels_by_profile(root: Path) -> dict[tuple[int, str, str], list[str]]:
     """(blind set, kernel, dims text as profile files name them) -> the labelled entries."""
     found: dict[tuple[int, str, str], list[str]] = {}
     for path in sorted(root.glob("benchmarks/real_profiles_blind*/labels.json")):
-        number = path.parent.name.removeprefix("real_profiles_blind")
+        # a set's lines profiled later keep its number (real_profiles_blind56b is set 56's)
+        number = path.parent.name.removeprefix("real_profiles_blind").rstrip("abcdefgh")
         if not number.isdigit():
             continue
         doc = json.loads(path.read_text(encoding="utf-8"))

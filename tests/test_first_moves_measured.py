@@ -103,3 +103,19 @@ def test_held_out_kernels_compare_the_first_labelled_try_with_the_catalog_s_firs
     assert row["label_arm"] == "catalog" and round(row["label_gain_pct"], 1) == 25.0
     s = mod.summarize([row])
     assert (s["compared"], s["label_better"], s["catalog_better"]) == (1, 1, 0)
+
+
+def test_labels_of_lines_profiled_later_keep_their_set_s_number(tmp_path: Path) -> None:
+    mod = load_script("first_moves_measured")
+    for folder, name in (
+        ("real_profiles_blind56", "k--triton_v1--n_1.md"),
+        ("real_profiles_blind56b", "k--triton_v1--n_2.md"),
+        ("real_profiles_blindx", "k--triton_v1--n_3.md"),
+    ):
+        path = tmp_path / "benchmarks" / folder / "labels.json"
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps({"profiles": {name: {"expected": ["some-entry"]}}}))
+    assert mod.labels_by_profile(tmp_path) == {
+        (56, "k", "n_1"): ["some-entry"],
+        (56, "k", "n_2"): ["some-entry"],
+    }
