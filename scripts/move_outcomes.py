@@ -223,6 +223,12 @@ REGISTER_ENTRIES = (
 )
 
 
+def dims_stem(doc: dict[str, Any]) -> str:
+    """A run's configuration as profile files name it (`tokens_8192_hidden_7168`)."""
+    dims = (doc.get("config") or {}).get("dims") or {}
+    return "_".join(f"{k}_{v}" for k, v in dims.items())
+
+
 def start_metrics(doc: dict[str, Any]) -> dict[str, float] | None:
     """The start's profile metrics of one ablation run: the profile JSON it names
     (`start_profile.source`), else the blind set's profile Markdown of the same kernel and
@@ -230,8 +236,7 @@ def start_metrics(doc: dict[str, Any]) -> dict[str, float] | None:
     source = (doc.get("start_profile") or {}).get("source")
     if source and (REPO / source).is_file():
         return json.loads((REPO / source).read_text())[0]["metrics"]
-    dims = (doc.get("config") or {}).get("dims") or {}
-    stem = "_".join(f"{k}_{v}" for k, v in dims.items())
+    stem = dims_stem(doc)
     for path in sorted(REPO.glob(f"benchmarks/real_profiles*/{doc['kernel']}--*--{stem}.md")):
         return dict(Profile.parse(path.read_text(encoding="utf-8"), str(path)).measured)
     return None
@@ -376,8 +381,7 @@ def start_launched(doc: dict[str, Any]) -> dict[str, Any]:
     """What the start's launch recorded choosing (`measurement.launched`) in a profile of
     the same kernel, version and configuration under `results/profiles/` (the one the run
     names first), or {}."""
-    dims = (doc.get("config") or {}).get("dims") or {}
-    stem = "_".join(f"{k}_{v}" for k, v in dims.items())
+    stem = dims_stem(doc)
     named = (doc.get("start_profile") or {}).get("source")
     found = [REPO / named] if named and (REPO / named).is_file() else []
     found += sorted(
