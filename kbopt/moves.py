@@ -278,6 +278,11 @@ def precondition_miss(value: float, threshold: float) -> float:
     return abs(math.log(value / threshold))
 
 
+# Why a move on a knob the version leaves at None cannot be planned without a launch that
+# recorded the value the kernel chose (the catalog designer names such knobs when it stops).
+LEFT_TO_THE_KERNEL = "it is None (the kernel chooses)"
+
+
 def plan_move(
     move: Move,
     knobs: Sequence[Knob],
@@ -435,9 +440,7 @@ def _apply(
             return NotApplicable(f"already {_fmt(current)}")
         return _typed(knob, value)
     if not known or current is None or isinstance(current, bool):
-        return NotApplicable(
-            "the version does not set it" if not known else "it is None (the kernel chooses)"
-        )
+        return NotApplicable("the version does not set it" if not known else LEFT_TO_THE_KERNEL)
     cur = float(current)
     if kind == "step":
         beyond = [v for v in allowed if (v > cur if arg > 0 else v < cur)]

@@ -54,6 +54,7 @@ from kbopt.contracts.task import OptimizationTask
 from kbopt.errors import KbError, VersionFailed
 from kbopt.kernel import VERSION_RE, KernelSpec
 from kbopt.moves import (
+    LEFT_TO_THE_KERNEL,
     NotApplicable,
     PlannedMove,
     change_signature,
@@ -106,7 +107,7 @@ NO_MOVE = (
 # Why a move could not be planned although its entry applies: the version leaves the knob
 # to the kernel (None) and no launch said what the kernel chose (`kbopt.moves.plan_move`).
 UNPLANNED = "no catalog move can be planned for this kernel's knobs"
-_LEFT_TO_THE_KERNEL = re.compile(r"(\w+): it is None \(the kernel chooses\)$")
+_LEFT_TO_THE_KERNEL = re.compile(rf"(\w+): {re.escape(LEFT_TO_THE_KERNEL)}$")
 
 
 def left_to_the_kernel(why_not: Sequence[str]) -> list[str]:
