@@ -738,3 +738,18 @@ def test_one_more_stage_is_not_proposed_where_shared_memory_has_no_room() -> Non
         text.replace("| shared_mem_per_block_kb | 144", "| shared_mem_per_block_kb | 64")
     )
     assert "triton-num-stages-software-pipelining" in roomy
+
+
+def test_too_many_splits_is_not_warned_of_where_the_grid_leaves_sms_idle() -> None:
+    # A split decode over a short context whose grid, splits included, fills under 0.8 of
+    # the SMs needs more splits, not fewer: the catalog's too-many-splits trap is ruled out
+    # there (its `ctas_per_sm >= 0.8` is defining), and still warned of on a full grid.
+    from kbopt.ranking import evaluate, metric_weights
+    from kbopt.strategy import catalog_cards
+
+    cards = catalog_cards(Store(Path(__file__).resolve().parent.parent))
+    weights = metric_weights(cards)
+    trap = next(c for c in cards if c.name == "too-many-kv-splits")
+    short = {"kv_len": 1024.0, "num_splits": 8.0}
+    assert evaluate(trap, {**short, "ctas_per_sm": 0.24}, 0.3, "latency", weights) is None
+    assert evaluate(trap, {**short, "ctas_per_sm": 3.0}, 0.3, "latency", weights) is not None
