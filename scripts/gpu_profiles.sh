@@ -68,7 +68,7 @@ timeout 120 ncu --metrics gpu__time_duration.sum python3 "$WORK/warm_up.py" > "$
 echo "warm-up (Triton's first compile, ncu's first start): rc=$? $(( $(date +%s) - warm ))s"
 
 table=()
-longest=$BUDGET_S  # the longest a line has taken so far (a profile may pass its budget a little)
+longest=0  # the longest a line has taken so far (a profile may pass its budget a little)
 while read -r spec version config rest; do
     [[ -z "${spec:-}" || "$spec" == \#* ]] && continue
     line="$spec $version $config"
@@ -77,7 +77,10 @@ while read -r spec version config rest; do
     [[ "$spec" != *.py ]] && kernel=$spec
     name="$kernel--$version--${config//[=,]/_}"
     start=$(date +%s)
-    if (( start + longest + 10 > deadline )); then
+    # before the first line, its budget; after, the longest a line has taken (the budget
+    # alone left each plan's last line out with twice its time still left)
+    need=$(( longest > 0 ? longest : BUDGET_S ))
+    if (( start + need + 10 > deadline )); then
         echo "=== $name: not started ($(( deadline - start ))s of the session left)"
         table+=("$(printf '%-60s not started (session time)' "$name")")
         printf '%s\n' "${table[@]}" > "$WORK/summary.txt"
