@@ -53,7 +53,7 @@ import re
 import shlex
 import sys
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -203,16 +203,25 @@ LOAD_WAIT_PCT = 40
 def load_waits_at_the_start(docs: list[dict[str, Any]]) -> dict[str, str]:
     """Per results file: whether its start's warps waited on loads in `LOAD_WAIT_PCT`% of
     their stall samples or more."""
+
+    def band(waiting: float) -> str:
+        if waiting >= LOAD_WAIT_PCT:
+            return f"start waited on loads {LOAD_WAIT_PCT}% or more"
+        return f"start waited on loads under {LOAD_WAIT_PCT}%"
+
+    return by_start_metric(docs, "stall_long_scoreboard_pct", band)
+
+
+def by_start_metric(
+    docs: list[dict[str, Any]], metric: str, band: Callable[[float], str]
+) -> dict[str, str]:
+    """Per results file: its start profile's `metric` put in a band by `band`, or "start not
+    profiled" where the start has no profile or the profile lacks the metric."""
     out = {}
     for doc in docs:
         metrics = start_metrics(doc)
-        waiting = None if metrics is None else metrics.get("stall_long_scoreboard_pct")
-        if waiting is None:
-            out[doc["_file"]] = "start not profiled"
-        elif waiting >= LOAD_WAIT_PCT:
-            out[doc["_file"]] = f"start waited on loads {LOAD_WAIT_PCT}% or more"
-        else:
-            out[doc["_file"]] = f"start waited on loads under {LOAD_WAIT_PCT}%"
+        value = None if metrics is None else metrics.get(metric)
+        out[doc["_file"]] = "start not profiled" if value is None else band(value)
     return out
 
 
@@ -257,19 +266,15 @@ MANY_SPILLED_BYTES = 512
 
 def spill_sizes_at_the_start(docs: list[dict[str, Any]]) -> dict[str, str]:
     """Per results file: whether its start spilled many registers, a few, or none."""
-    out = {}
-    for doc in docs:
-        metrics = start_metrics(doc)
-        spilled = None if metrics is None else metrics.get("spill_bytes_per_thread")
-        if spilled is None:
-            out[doc["_file"]] = "start not profiled"
-        elif spilled >= MANY_SPILLED_BYTES:
-            out[doc["_file"]] = f"start spilled {MANY_SPILLED_BYTES} bytes a thread or more"
-        elif spilled > 0:
-            out[doc["_file"]] = f"start spilled under {MANY_SPILLED_BYTES} bytes a thread"
-        else:
-            out[doc["_file"]] = "start did not spill"
-    return out
+
+    def band(spilled: float) -> str:
+        if spilled >= MANY_SPILLED_BYTES:
+            return f"start spilled {MANY_SPILLED_BYTES} bytes a thread or more"
+        if spilled > 0:
+            return f"start spilled under {MANY_SPILLED_BYTES} bytes a thread"
+        return "start did not spill"
+
+    return by_start_metric(docs, "spill_bytes_per_thread", band)
 
 
 def first_move_duel(rows: list[dict[str, Any]], *, past_only: bool) -> dict[str, int]:
