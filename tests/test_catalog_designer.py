@@ -123,7 +123,7 @@ def test_catalog_designer_cycles_mla_decode_on_the_fake(
 def test_moves_on_knobs_left_to_the_kernel_name_those_knobs() -> None:
     # add_rmsnorm's triton_v3 leaves num_warps to the kernel: without a launch that recorded
     # the warps it ran with, the warps moves cannot be planned, and the stop line says so
-    # instead of sending the user to write code (the fake backend launches nothing)
+    # instead of sending the user to write code (here no launch was followed at all)
     spec, store = load_spec("add_rmsnorm", REPO), Store(REPO)
     ranked = [{"id": "size-warps-to-the-row", "kind": "optimization", "rank": 1}]
     why_not: list[str] = []

@@ -29,6 +29,12 @@ by its spec (`kbopt.kernel.KernelSpec`).  Two implementations:
       FAKE_PARAM_FACTORS = {"block_n": {"64": 0.8}}         # optional knob effects
 
   `KBOPT_FAKE_DELAY_S` slows every measurement (the kill-and-resume test uses it).
+
+It imports nothing of a version but one case: a Triton version that leaves knobs to the
+kernel (None), whose choices a GPU launch would record for the catalog designer to scale
+its moves from.  Those are learnt by compiling the version's launch for sm_90 without
+running it (`kbopt.bench.launch_choices`, in one process of its own kept for the backend's life,
+once per version file, knob values and shape); they are facts of the code, not figures.
 """
 
 from __future__ import annotations
@@ -260,6 +266,8 @@ class FakeBackend:
     def __init__(self, root: Path | str):
         self.root = Path(root).resolve()
         self.calls: list[tuple[str, str, str, tuple[tuple[str, int], ...]]] = []
+        self._choices: dict[str, tuple[dict[str, Any], str | None]] = {}
+        self._follower: Any = None  # kbopt.bench.launch_choices.LaunchFollower, when needed
 
     def versions(self, spec: KernelSpec) -> list[str]:
         return list(spec.version_files())
@@ -318,6 +326,16 @@ class FakeBackend:
             factors = consts.get("FAKE_PARAM_FACTORS", {}).get(key, {})
             duration *= float(factors.get(str(val), 1.0))
         correct = bool(consts.get("FAKE_CORRECT", True))
+        note = "fake backend: stand-in figures, not a measurement"
+        launched: dict[str, Any] = {}
+        if "FAKE_DURATION_US" not in consts and self._leaves_knobs(spec, version, params):
+            launched, unknown = self._launch_choices(spec, version, path, dims, params)
+            note += (
+                f"; what it leaves to the kernel is not known: {unknown}"
+                if unknown
+                else "; what it leaves to the kernel was read from its launch, compiled for "
+                "sm_90 without running"
+            )
         metrics = {k: float(v) for k, v in dict(consts.get("FAKE_TIMING_METRICS", {})).items()}
         if "FAKE_DURATION_US" not in consts:
             metrics.update(
@@ -342,8 +360,41 @@ class FakeBackend:
             versions={"kbopt-fake": "1"},
             date=dt.date.today().isoformat(),
             command=f"kbopt profile {spec.name} {version} --config {config.compact} --backend fake",
-            note="fake backend: stand-in figures, not a measurement",
+            note=note,
+            launched=launched,
         )
+
+    @staticmethod
+    def _leaves_knobs(spec: KernelSpec, version: str, params: Mapping[str, Any] | None) -> bool:
+        """A Triton version with a knob at None once `params` are applied."""
+        if spec.version_family(version) != "triton":
+            return False
+        values = {**spec.knob_values(version), **dict(params or {})}
+        return any(v is None for v in values.values())
+
+    def _launch_choices(
+        self,
+        spec: KernelSpec,
+        version: str,
+        path: Path,
+        dims: Mapping[str, int],
+        params: Mapping[str, Any] | None,
+    ) -> tuple[dict[str, Any], str | None]:
+        """What the version's launch chooses at `dims` (`kbopt.bench.launch_choices`), once
+        per version file, knob values and shape."""
+        from kbopt.bench.launch_choices import LaunchFollower
+
+        key = json.dumps(
+            [hashlib.sha256(path.read_bytes()).hexdigest(), dict(dims), dict(params or {})],
+            sort_keys=True,
+            default=str,
+        )
+        if key not in self._choices:
+            if self._follower is None:
+                self._follower = LaunchFollower(self.root)
+            self._choices[key] = self._follower.learn(spec, version, dims, params)
+        launched, unknown = self._choices[key]
+        return dict(launched), unknown
 
     def counters(self, spec: KernelSpec, version: str, config: TrialConfig) -> NcuOutcome:
         consts = read_constants(self._source(spec, version))

@@ -120,7 +120,9 @@ def left_to_the_kernel(why_not: Sequence[str]) -> list[str]:
 def unplanned(version: str, knobs: Sequence[str], backend: str) -> str:
     """The stop line when the only moves left act on knobs left to the kernel."""
     how = (
-        "the fake backend launches nothing, so no launch recorded what the kernel chose"
+        "the fake backend, which compiles a Triton version's launch without running it to "
+        "learn those values, learnt none for them (the run record's measurement note says "
+        "why)"
         if backend == "fake"
         else "its launch did not record what the kernel chose for them"
     )

@@ -1,0 +1,221 @@
+"""What a Triton version's launch chooses for the knobs it leaves to the kernel, learnt on
+a machine without a GPU.
+
+A version may leave a knob at None ("the kernel chooses": an upstream wrapper's default
+warps, a block size from the row width).  On a GPU the launch records what it chose
+(`Measurement.launched`) and the catalog designer scales its moves from those values.  The
+fake backend runs nothing, so it asks this module: the version's call runs once on CPU
+inputs at the configuration's dims, in a process of its own (without TRITON_INTERPRET,
+under a time limit), with every `@triton.jit` launch compiled for sm_90 and never run
+(`kbopt.bench.compile_only`).  The values are the plain ones the version recorded in its
+spec's `launch_info` dict, plus the warps of the launch when every kernel it compiled
+agrees on them (the real backend takes them from the heaviest launch, which needs a
+timing).  These are facts of the code, not measurements.
+
+    python -m kbopt.bench.launch_choices SPEC VERSION DIMS_JSON [PARAMS_JSON]
+
+prints `{"launched": {...}}`, or `{"error": "..."}` when the call could not be followed
+here (one that reads the GPU's SM count to choose its launch, say): the values then stay
+unknown, as they were before.  `--serve` answers such requests, one JSON object a line
+on stdin (`spec`, `version`, `dims`, `params`), for as long as its input stays open:
+`LaunchFollower` keeps one such process so that torch and Triton are imported once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import selectors
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kbopt.kernel import KernelSpec
+
+USAGE = "usage: python -m kbopt.bench.launch_choices SPEC VERSION DIMS_JSON [PARAMS_JSON]"
+# Importing torch and Triton and compiling a few kernels takes seconds; a call that takes
+# minutes on CPU inputs is not worth waiting for in a dry run.
+TIMEOUT_S = float(os.environ.get("KBOPT_LAUNCH_CHOICES_TIMEOUT_S", "120"))
+ARCH = 90  # what the H100 and H200 run, and what every measured version here was built for
+# Marks the answer line: a version's own prints go to stderr while it is followed, but a
+# library may still write to stdout.
+ANSWER = "kbopt-launch-choices "
+
+
+class LaunchFollower:
+    """A process of its own that follows version launches, kept for its owner's life
+    (torch and Triton are imported once, not once a version): `learn` sends it one request
+    a line and reads one answer a line.  It ends when its input closes, with its owner."""
+
+    def __init__(self, root: Path, timeout_s: float = TIMEOUT_S) -> None:
+        self.root = root
+        self.timeout_s = timeout_s
+        self.proc: subprocess.Popen[str] | None = None
+
+    def learn(
+        self,
+        spec: KernelSpec,
+        version: str,
+        dims: Mapping[str, int],
+        params: Mapping[str, Any] | None,
+    ) -> tuple[dict[str, Any], str | None]:
+        """(what the launch chose, None), or ({}, why it is not known)."""
+        request = {
+            "spec": spec.locator,
+            "version": version,
+            "dims": dict(dims),
+            "params": dict(params or {}),
+        }
+        proc = self._started()
+        try:
+            assert proc.stdin is not None
+            proc.stdin.write(json.dumps(request, default=str) + "\n")
+            proc.stdin.flush()
+            line = self._answer(proc)
+        except OSError as exc:  # it died before reading the request
+            self.close()
+            return {}, f"the process that follows launches stopped: {exc}"
+        if line is None:
+            code = proc.poll()
+            self.close()
+            if code is None:
+                return {}, f"compiling its launch took more than {self.timeout_s:g} s"
+            return {}, f"the process that follows launches exited with status {code}"
+        try:
+            answer = json.loads(line)
+        except json.JSONDecodeError:
+            return {}, f"an unreadable answer: {line.strip()[:200]}"
+        if isinstance(answer.get("launched"), dict):
+            return dict(answer["launched"]), None
+        return {}, str(answer.get("error") or "no answer")[:300]
+
+    def _started(self) -> subprocess.Popen[str]:
+        if self.proc is None or self.proc.poll() is not None:
+            env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+            env["PYTHONPATH"] = os.pathsep.join(
+                p for p in (str(self.root), env.get("PYTHONPATH", "")) if p
+            )
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "kbopt.bench.launch_choices", "--serve"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,  # a version's chatter; errors come back as answers
+                text=True,
+                env=env,
+                cwd=self.root,
+            )
+        return self.proc
+
+    def _answer(self, proc: subprocess.Popen[str]) -> str | None:
+        """The next answer line, or None when none came in time or the process ended."""
+        assert proc.stdout is not None
+        deadline = time.monotonic() + self.timeout_s
+        with selectors.DefaultSelector() as sel:
+            sel.register(proc.stdout, selectors.EVENT_READ)
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(left):
+                    return None
+                line = proc.stdout.readline()
+                if not line:
+                    return None  # it exited
+                if line.startswith(ANSWER):
+                    return line[len(ANSWER) :]
+
+    def close(self) -> None:
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait()
+            for stream in (self.proc.stdin, self.proc.stdout):
+                if stream is not None:
+                    stream.close()
+            self.proc = None
+
+
+def chosen(info: Mapping[str, Any], compiled: list[dict[str, Any]]) -> dict[str, Any]:
+    """The plain values a launch recorded, and the warps every compiled kernel shares.
+
+    The call runs on CPU tensors: a launcher that chooses a value from the GPU (resident
+    programs from the compiled kernel's registers) takes a stand-in on this path, and one
+    that marks it so (`<name>_from: "interpreter"`) has that value left out."""
+    stand_ins = {
+        name
+        for key, value in info.items()
+        if value == "interpreter" and (name := key.removesuffix("_from")) != key
+    }
+    out = {
+        k: v
+        for k, v in info.items()
+        if isinstance(v, int | float | str) and k.removesuffix("_from") not in stand_ins
+    }
+    warps = {k["num_warps"] for k in compiled}
+    if len(warps) == 1:
+        out.setdefault("num_warps", warps.pop())
+    return out
+
+
+def _follow(locator: str, version: str, dims: dict[str, int], params: dict[str, Any]) -> Any:
+    import torch
+
+    from kbopt.bench.compile_only import SM90_SHARED_LIMIT, compile_only
+    from kbopt.bench.real import _params_applied
+    from kbopt.kernel import load_spec
+
+    spec = load_spec(locator, os.getcwd())
+    sys.modules.pop(spec.module_name(version), None)  # its file as it is now (edits, restores)
+    family = spec.version_family(version) or ""
+    info = spec.launch_info(family) if spec.launch_info is not None else {}
+    compiled: list[dict[str, Any]] = []
+    with _params_applied(spec, version, params or None):
+        entry = spec.load_version(version)
+        inputs = spec.make_inputs(dims, dtype=getattr(torch, spec.dtype), device="cpu", seed=0)
+        with compile_only(ARCH, compiled, SM90_SHARED_LIMIT), torch.no_grad():
+            call = entry.prepare(*inputs) if entry.prepare else None
+            call() if call is not None else entry.fn(*inputs)
+    return chosen(info if isinstance(info, dict) else {}, compiled)
+
+
+def _answer(request: Mapping[str, Any]) -> dict[str, Any]:
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            launched = _follow(
+                str(request["spec"]),
+                str(request["version"]),
+                dict(request["dims"]),
+                dict(request.get("params") or {}),
+            )
+        return {"launched": launched}
+    except Exception as exc:  # a call that needs a GPU, or a version that fails: say which
+        text = " ".join(str(exc).split())
+        return {"error": f"{type(exc).__name__}: {text}"[:300]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    sys.path.insert(0, os.getcwd())
+    if args == ["--serve"]:  # one JSON request a line on stdin, one answer a line
+        for line in sys.stdin:
+            if line.strip():
+                print(ANSWER + json.dumps(_answer(json.loads(line)), default=str), flush=True)
+        return 0
+    if len(args) not in (3, 4):
+        print(USAGE, file=sys.stderr)
+        return 2
+    request = {
+        "spec": args[0],
+        "version": args[1],
+        "dims": json.loads(args[2]),
+        "params": json.loads(args[3]) if len(args) == 4 else {},
+    }
+    print(json.dumps(_answer(request), default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,72 @@
+"""What a Triton version leaves to the kernel, learnt without a GPU: the fake backend
+compiles the version's launch for sm_90 without running it (kbopt.bench.launch_choices),
+so the catalog designer can scale its moves from those values in a dry run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kbopt.bench.backend import FakeBackend
+from kbopt.bench.launch_choices import LaunchFollower, chosen
+from kbopt.bench.trials import parse_config
+from kbopt.kernel import load_spec
+
+REPO = Path(__file__).resolve().parent.parent
+# add_rmsnorm measured on an H200: what triton_v3's launches recorded (it leaves its warps
+# to the kernel, which sizes them to the row)
+H200_RESULTS = REPO / "kernels" / "add_rmsnorm" / "results" / "20261202T182713Z-NVIDIA-H200.json"
+
+
+def test_chosen_keeps_the_plain_values_and_the_warps_every_kernel_shares() -> None:
+    info = {"splits": 4, "block": 64, "kernel_names": ["a", "b"], "metrics": {"grid_size": 8}}
+    assert chosen(info, [{"num_warps": 4}, {"num_warps": 4}]) == {
+        "splits": 4,
+        "block": 64,
+        "num_warps": 4,
+    }
+    # kernels of several warps: which one carries the call needs a timing, so none is taken
+    assert "num_warps" not in chosen(info, [{"num_warps": 1}, {"num_warps": 4}])
+    assert chosen({"num_warps": 8}, [{"num_warps": 4}])["num_warps"] == 8  # what it recorded
+    # a value the launcher could only stand in for on CPU tensors, and said so, is left out
+    marked = {"programs_per_sm": 1, "programs_per_sm_from": "interpreter", "block": 64}
+    assert chosen(marked, []) == {"block": 64}
+
+
+def test_the_fake_backend_learns_what_the_h200_launch_recorded() -> None:
+    pytest.importorskip("triton")
+    spec = load_spec("add_rmsnorm", REPO)
+    assert spec.knob_values("triton_v3")["num_warps"] is None
+    measured = {
+        r["config"]: r for r in json.loads(H200_RESULTS.read_text()) if r["version"] == "triton_v3"
+    }
+    backend = FakeBackend(REPO)
+    for config in ("large", "xlarge"):
+        m = backend.measure(spec, "triton_v3", parse_config(config, spec))
+        gpu = measured[config]
+        for key in ("num_warps", "block", "num_stages", "rows_per_program", "shared"):
+            assert m.launched[key] == gpu[f"kernel_{key}"], (config, key)
+        assert "read from its launch, compiled for sm_90 without running" in m.note
+    # the warps differ by row width (4 at 4096, 8 at 8192), so each shape was followed
+    assert {measured[c]["kernel_num_warps"] for c in ("large", "xlarge")} == {4, 8}
+    # triton_v4 sizes its persistent grid from the compiled kernel's occupancy on a GPU:
+    # on CPU tensors its launcher stands in 1 and says so, and the stand-in is not learnt
+    persistent = backend.measure(spec, "triton_v4", parse_config("large", spec)).launched
+    assert persistent["persistent"] is True and "programs_per_sm" not in persistent
+
+
+def test_a_launch_that_cannot_be_followed_says_why(tmp_path: Path) -> None:
+    spec = load_spec("add_rmsnorm", REPO)
+    follower = LaunchFollower(REPO)
+    try:
+        launched, why = follower.learn(spec, "triton_v99", {"rows": 8, "hidden": 64}, None)
+        assert launched == {} and why is not None and "triton_v99" in why
+        # one that takes too long is given up on, and the process with it
+        follower.timeout_s = 0.001
+        launched, why = follower.learn(spec, "triton_v3", {"rows": 8, "hidden": 64}, None)
+        assert launched == {} and why == "compiling its launch took more than 0.001 s"
+        assert follower.proc is None
+    finally:
+        follower.close()
