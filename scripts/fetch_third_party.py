@@ -1664,6 +1664,17 @@ SOURCES: tuple[Source, ...] = (
         "imports vLLM's logger and torch utilities at import)",
     ),
     vllm_0340(
+        name="vllm_hadamard_mma",
+        path="vllm/v1/attention/ops/int4_per_token_head.py",
+        dest="vllm/hadamard_mma.py",
+        sha256="299f42c963d65bfba35e89b0adc60ac35c1cbfff73819b23de82adb8b997a0c5",
+        mode="extract",
+        functions=("_hadamard_mma_kernel",),
+        used_by=("vllm_hadamard_mma",),
+        note="the INT4 per-token-head KV cache's Hadamard-by-MMA kernel only (its module "
+        "imports vLLM's platform, custom ops and attention utilities at import)",
+    ),
+    vllm_0340(
         name="vllm_bi_matmul",
         path="vllm/model_executor/determinism/batch_invariant.py",
         dest="vllm/bi_matmul.py",

@@ -205,6 +205,7 @@ NEEDS = {
     "vllm_gdn_initial_states": "vllm_gdn_initial_states",
     "vllm_routing_topk": "vllm_routing_topk",
     "vllm_kv_offload_gather": "vllm_kv_offload_gather",
+    "vllm_hadamard_mma": "vllm_hadamard_mma",
     "vllm_paged_sconv": "vllm_paged_sconv",
     "vllm_greedy_argmax": "vllm_greedy_argmax",
     "vllm_bi_matmul": "vllm_bi_matmul",
@@ -810,6 +811,8 @@ CASES = {
     "vllm_moe_mul_sum": ({"tokens": 37, "topk": 5, "hidden": 300, "experts": 24, "ep": 3}, {"triton_v1": {"block_k": 128, "num_warps": 2, "num_stages": 1}}),
     # a 4-token block of 3 layers, 3 heads of 40 (120 values a token, head and column split across steps), 5 blocks, exact: v1's 128-value step (one, masked past 120); the variant: 32 (4, the last masked), 2 warps, 1 stage
     "vllm_kv_offload_gather": ({"layers": 3, "heads": 3, "block_size": 4, "content": 40, "blocks": 5}, {"triton_v1": {"block": 32, "num_warps": 2, "num_stages": 1}}),
+    # 7 tokens of 5 heads of 32 (35 rows), fp32 rows through fp16 under the interpreter (bf16 on a GPU, as vLLM does): v1's 16-row programs (3, the last masked at 3 rows); the variant: 32 rows (2, the second masked), 2 warps, 2 stages
+    "vllm_hadamard_mma": ({"tokens": 7, "heads": 5, "head_dim": 32}, {"triton_v1": {"block_m": 32, "num_warps": 2, "num_stages": 2}}),
     # 3 requests of 5 tokens after 2 cached ones (the first tap before position 0, two from the cache through 4-token blocks), 2 heads of a 24-channel stream at columns 8..31 of a 40-wide head; v1's 8 tokens (2 programs, the second partial) x 64 channels (48 live); the variant: 4 tokens x 16 channels (4 x 3 programs), 2 warps, 1 stage
     "vllm_paged_sconv": ({"reqs": 3, "qlen": 5, "ctx": 2, "heads": 2, "ws": 24, "off_s": 8, "head_size": 40, "width": 4}, {"triton_v1": {"block_t": 4, "block_c": 16, "num_warps": 2, "num_stages": 1}}),
     # 3 rows of 10,000 columns (a few NaN, which must lose), exact: v1's 4096-column tiles (3 splits, the last 1,808 live; the finish kernel's 4 lanes, one masked); the variant: 1024-column tiles (10 splits, the last 784 live; 16 finish lanes), 2 warps each

@@ -186,6 +186,7 @@ SOURCE_FILES = {
     "vllm_gdn_initial_states": "vllm/gdn_initial_states.py",
     "vllm_routing_topk": "vllm/routing_topk.py",
     "vllm_kv_offload_gather": "vllm/kv_offload_gather.py",
+    "vllm_hadamard_mma": "vllm/hadamard_mma.py",
     "vllm_paged_sconv": "vllm/paged_sconv.py",
     "vllm_greedy_argmax": "vllm/greedy_argmax.py",
     "vllm_bi_matmul": "vllm/bi_matmul.py",
