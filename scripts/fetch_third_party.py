@@ -640,6 +640,19 @@ SOURCES: tuple[Source, ...] = (
         "(Qwen-Image-Edit; the module imports the multimodal runtime's platforms at import)",
     ),
     sglang_059(
+        name="sglang_dit_scale_shift",
+        path="python/sglang/jit_kernel/diffusion/triton/scale_shift.py",
+        dest="sglang/scale_shift_blc.py",
+        sha256="6cd6a89015a912a5365bb68fdf393274081f423c0ee1205457740d88cbc7e7ca",
+        mode="extract",
+        functions=("fuse_scale_shift_kernel_blc_opt",),
+        used_by=("sglang_dit_scale_shift",),
+        note="the diffusion runtime's adaLN modulation kernel (LayerNormScaleShift's "
+        "x * (1 + scale) + shift over [batch, tokens, channels] tiles) only (the module "
+        "imports the multimodal runtime's platforms at import; the 4-D per-frame kernel, "
+        "the select01 kernel and the wrapper left out)",
+    ),
+    sglang_059(
         name="sglang_kv_move",
         path="python/sglang/srt/mem_cache/memory_pool.py",
         dest="sglang/kv_move.py",

@@ -182,6 +182,7 @@ NEEDS = {
     "vllm_draft_budget": "vllm_draft_budget",
     "vllm_sampling_mask": "vllm_sampling_mask",
     "sglang_dit_modulate_select": "sglang_dit_modulate_select",
+    "sglang_dit_scale_shift": "sglang_dit_scale_shift",
     "sglang_kv_move": "sglang_kv_move",
     "vllm_ple_ngram_ids": "vllm_ple_ngram_ids",
     "vllm_dsa_block_scores": "vllm_dsa_block_scores",
@@ -761,6 +762,8 @@ CASES = {
     "vllm_sampling_mask": ({"reqs": 9, "vocab": 3000, "max_k": 40}, {"triton_v1": {"block_size": 1024, "num_warps": 2, "num_stages": 1}}),
     # 2 samples of 20 noisy and 13 reference tokens, hidden 200: v1's one 128 x 128 tile per sample and channel block (tokens and the last channels masked); the variant: 16 x 64 tiles (3 x 4 per sample, the last of each masked), 2 warps
     "sglang_dit_modulate_select": ({"batch": 2, "noisy_tokens": 20, "cond_tokens": 13, "hidden": 200}, {"triton_v1": {"block_l": 16, "block_c": 64, "num_warps": 2}}),
+    # 2 samples x 37 tokens x 200 channels, per-token fp32 shift and scale read through strided views (rows 400 apart): v1's 128 x 128 tiles (1 x 2 per sample, tokens and channels masked); the variant: 16 x 64 tiles (3 x 4 per sample, the last of each masked), 2 warps
+    "sglang_dit_scale_shift": ({"batch": 2, "tokens": 37, "hidden": 200}, {"triton_v1": {"block_l": 16, "block_c": 64, "num_warps": 2}}),
     # 3 layers, 2 KV heads of 40 (160- and 320-byte rows), 7 requests of 6 draft tokens (30 slots moved in place, exact): v1's 128-byte tiles (the last masked) in one launch of 32 slots; the variant: 64-byte tiles, chunks of 8 slots (4 launches, the last of 6), 2 warps
     "sglang_kv_move": ({"layers": 3, "kv_heads": 2, "head_dim": 40, "reqs": 7, "draft_tokens": 6}, {"triton_v1": {"bytes_per_tile": 64, "locs_cap": 8, "num_warps": 2}}),
     # 37 tokens of 5 uneven requests (EOS in a lookback row's newest place and in the step), 3-grams over 4 heads (8 int64 ids per token), exact: v1's 8-token tiles (5, the last masked); the variant: 16-token tiles (3, the last masked), 2 warps

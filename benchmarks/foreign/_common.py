@@ -162,6 +162,7 @@ SOURCE_FILES = {
     "vllm_draft_budget": "vllm/draft_budget.py",
     "vllm_sampling_mask": "vllm/sampling_mask.py",
     "sglang_dit_modulate_select": "sglang/scale_shift_select01.py",
+    "sglang_dit_scale_shift": "sglang/scale_shift_blc.py",
     "sglang_kv_move": "sglang/kv_move.py",
     "vllm_ple_ngram_ids": "vllm/ple_ngram_ids.py",
     "vllm_dsa_block_scores": "vllm/dsa_block_scores.py",
