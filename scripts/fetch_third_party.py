@@ -2716,6 +2716,20 @@ SOURCES: tuple[Source, ...] = (
         "pointer-array group_gemm kernels left out",
     ),
     flaggems_502(
+        name="flaggems_mm_tma",
+        path="src/flag_gems/runtime/backend/_nvidia/hopper/ops/mm.py",
+        dest="flag_gems/mm_hopper_tma.py",
+        sha256="fd9404abe764ebc86cd42d4590b6a5f0671c9d9b4799063475dbcb600760d606",
+        mode="extract",
+        functions=("mm_kernel_general_host_tma",),
+        used_by=("flaggems_mm_tma",),
+        note="aten::mm's Hopper path (one program per output tile in GROUP_M order, A and B "
+        "read through host TMA tensor descriptors, a column-major B -- a bias-free linear's "
+        "weight.t() -- loaded as [BLOCK_N, BLOCK_K] boxes and transposed before tl.dot); the "
+        "@libtuner over its generated configurations dropped, the device-descriptor and "
+        "stream-K kernels and the gemv left out",
+    ),
+    flaggems_502(
         name="flaggems_dsa_indexer",
         path="src/flag_gems/fused/DSA/indexer_k_tiled.py",
         dest="flag_gems/indexer_k_tiled.py",

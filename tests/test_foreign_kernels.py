@@ -166,6 +166,7 @@ NEEDS = {
     "flaggems_replication_pad3d": "flaggems_replication_pad3d",
     "flaggems_bucket_topk": "flaggems_bucket_topk",
     "flaggems_grouped_mm": "flaggems_grouped_mm",
+    "flaggems_mm_tma": "flaggems_mm_tma",
     "sglang_seg_la": "sglang_seg_la",
     "sglang_gdn_wy": "sglang_gdn_wy",
     "sglang_gdn_chunk_h": "sglang_gdn_chunk_h",
@@ -892,6 +893,8 @@ CASES = {
     "flaggems_bucket_topk": ({"rows": 4, "s": 6000, "k": 512, "gap": 1500}, {"triton_v1": {"bs": 1024, "bss": 64, "num_warps": 4, "num_stages": 2}}),
     # 40 tokens top-2 over 4 experts (16, 20, 21 and 23 rows), K 40, N 48 (no multiples of the steps): v1's 128 x 256 tiles (one an expert, rows and columns masked, every store the masked pointer path), 64-deep steps (one, masked), 4 programs (the interpreter's NUM_SMS); the variant: 16 x 16 tiles (whole row tiles stored through C's descriptor, the rest masked), 32-deep steps (two), GROUP_M 2, 3 programs dealt the 21-tile list, 1 warp, 1 stage
     "flaggems_grouped_mm": ({"t": 40, "topk": 2, "g": 4, "k": 40, "n": 48}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 32, "group_m": 2, "num_warps": 1, "num_stages": 1, "programs": 3}}),
+    # 40 tokens x 48 -> 56 through the weight's transposed view (column-major b): v1's 32 x 32 tiles, 32-deep steps (the edge tiles and the second step zero-filled by the descriptors); the variant: 16 x 16 tiles, 16-deep steps in GROUP_M 2 bands, 1 warp, 1 stage
+    "flaggems_mm_tma": ({"m": 40, "k": 48, "n": 56}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 16, "group_m": 2, "num_warps": 1, "num_stages": 1}}),
     # a [96, 80] weight in three 32-row groups (10 packed columns): v1's 32 x 32 tiles (one column of programs, 22 packed columns masked, one row of programs per group); the variant: 8 rows x 4 packed columns (three column programs, the last half masked; four row programs per group), 2 warps
     "sglang_awq_dequant": ({"k": 96, "n": 80, "group": 32}, {"triton_v1": {"block_x": 4, "block_y": 8, "num_warps": 2}}),
     "sglang_fp8_kv_store": ({"tokens": 13, "heads": 4, "head_dim": 64, "page_size": 16}, {"triton_v1": {"block_head": 2, "block_dim": 16, "num_warps": 2, "num_stages": 1}}),

@@ -145,6 +145,7 @@ SOURCE_FILES = {
     "flaggems_replication_pad3d": "flag_gems/replication_pad3d.py",
     "flaggems_bucket_topk": "flag_gems/bin_topk.py",
     "flaggems_grouped_mm": "flag_gems/group_gemm.py",
+    "flaggems_mm_tma": "flag_gems/mm_hopper_tma.py",
     "sglang_seg_la": "sglang/seg_la.py",
     "sglang_gdn_wy": "sglang/fla_wy_fast.py",
     "sglang_gdn_chunk_h": "sglang/fla_chunk_delta_h.py",
