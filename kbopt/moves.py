@@ -282,6 +282,34 @@ def precondition_miss(value: float, threshold: float) -> float:
 # recorded the value the kernel chose (the catalog designer names such knobs when it stops).
 LEFT_TO_THE_KERNEL = "it is None (the kernel chooses)"
 
+# The names a launch conventionally records a role's value under besides the role itself:
+# Triton's own launch arguments, and the split count every split decode here records.
+ROLE_RECORD_NAMES: dict[str, tuple[str, ...]] = {
+    "warps": ("num_warps",),
+    "pipeline_stages": ("num_stages",),
+    "splits": ("splits", "num_splits"),
+}
+
+
+def launched_by_knob(knobs: Sequence[Knob], launched: Mapping[str, Any]) -> dict[str, Any]:
+    """`launched` (what a version's launch recorded) with each knob's value also under the
+    knob's own name, where the launch recorded it under its role's conventional name
+    instead (a wrapper's `num_kv_splits` knob recorded as `splits`).  Only for the one knob
+    of its role: with several (the warps of a split pass and of its merge), which launch a
+    recorded value belongs to is not known."""
+    out = dict(launched)
+    per_role: dict[str, int] = {}
+    for knob in knobs:
+        per_role[knob.role] = per_role.get(knob.role, 0) + 1
+    for knob in knobs:
+        if knob.name in out or not knob.role or per_role[knob.role] != 1:
+            continue
+        for name in (knob.role, *ROLE_RECORD_NAMES.get(knob.role, ())):
+            if name in out:
+                out[knob.name] = out[name]
+                break
+    return out
+
 
 def plan_move(
     move: Move,

@@ -22,17 +22,19 @@ H200_RESULTS = REPO / "kernels" / "add_rmsnorm" / "results" / "20261202T182713Z-
 
 def test_chosen_keeps_the_plain_values_and_the_warps_every_kernel_shares() -> None:
     info = {"splits": 4, "block": 64, "kernel_names": ["a", "b"], "metrics": {"grid_size": 8}}
-    assert chosen(info, [{"num_warps": 4}, {"num_warps": 4}]) == {
+    assert chosen(info, [{"num_warps": 4, "num_stages": 2}] * 2) == {
         "splits": 4,
         "block": 64,
         "num_warps": 4,
+        "num_stages": 2,
     }
     # kernels of several warps: which one carries the call needs a timing, so none is taken
-    assert "num_warps" not in chosen(info, [{"num_warps": 1}, {"num_warps": 4}])
-    assert chosen({"num_warps": 8}, [{"num_warps": 4}])["num_warps"] == 8  # what it recorded
+    two = chosen(info, [{"num_warps": 1, "num_stages": 3}, {"num_warps": 4, "num_stages": 3}])
+    assert "num_warps" not in two and two["num_stages"] == 3  # Triton's default, shared
+    assert chosen({"num_warps": 8}, [{"num_warps": 4, "num_stages": 1}])["num_warps"] == 8
     # a value the launcher could only stand in for on CPU tensors, and said so, is left out
     marked = {"programs_per_sm": 1, "programs_per_sm_from": "interpreter", "block": 64}
-    assert chosen(marked, []) == {"block": 64}
+    assert chosen(marked, []) == {"block": 64}  # (nothing compiled: no warps either)
 
 
 def test_the_fake_backend_learns_what_the_h200_launch_recorded() -> None:
@@ -70,3 +72,13 @@ def test_a_launch_that_cannot_be_followed_says_why(tmp_path: Path) -> None:
         assert follower.proc is None
     finally:
         follower.close()
+
+
+def test_an_autotuned_launch_is_refused_with_the_reason() -> None:
+    # Triton's autotuner times its candidates through the active driver's benchmarker: the
+    # compile-only driver has none to give, and says why (Liger's DyT launch is autotuned)
+    pytest.importorskip("triton")
+    from kbopt.bench.compile_only import CompileOnlyDriver
+
+    with pytest.raises(RuntimeError, match="autotuned launch chooses its configuration by"):
+        CompileOnlyDriver(90).get_benchmarker()

@@ -325,3 +325,28 @@ def test_twice_the_warps_for_the_register_budget_needs_a_start_that_spills() -> 
     spilling = {"registers_per_thread": 255.0, "spill_bytes_per_thread": 648.0}
     planned = plan_move(move, knobs, values, spilling, launched)
     assert isinstance(planned, PlannedMove) and planned.values == {"num_warps": 16}
+
+
+def test_a_value_recorded_under_the_role_s_name_is_the_knob_s_when_it_is_the_only_one() -> None:
+    from kbopt.moves import launched_by_knob
+
+    knobs = [
+        Knob("num_kv_splits", "int", (None, 2, 4, 8, 16), "splits"),
+        Knob("block_n", "int", (None, 32, 64), "kv_tile"),
+        Knob("stage1_warps", "int", (None, 1, 2, 4), "warps"),
+        Knob("merge_warps", "int", (None, 1, 2, 4), "warps"),
+        Knob("stages", "int", (None, 1, 2, 3), "pipeline_stages"),
+    ]
+    recorded = {"splits": 8, "block_n": 32, "num_warps": 1, "num_stages": 2}
+    got = launched_by_knob(knobs, recorded)
+    # a wrapper's split count recorded as `splits`, Triton's stages as `num_stages`
+    assert got["num_kv_splits"] == 8 and got["stages"] == 2
+    # two knobs of the warps role: the recorded warps belong to one launch, not known which
+    assert "stage1_warps" not in got and "merge_warps" not in got
+    assert {k: got[k] for k in recorded} == recorded  # what was recorded stays as it was
+    # a move on the split knob is then planned from the value the kernel launched with
+    move = Move(change={"splits": "x2"})
+    planned = plan_move(move, knobs, {"num_kv_splits": None}, {}, got)
+    assert isinstance(planned, PlannedMove) and planned.values == {"num_kv_splits": 16}
+    refused = plan_move(move, knobs, {"num_kv_splits": None}, {}, recorded)
+    assert isinstance(refused, NotApplicable)

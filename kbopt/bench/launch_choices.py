@@ -8,9 +8,9 @@ fake backend runs nothing, so it asks this module: the version's call runs once 
 inputs at the configuration's dims, in a process of its own (without TRITON_INTERPRET,
 under a time limit), with every `@triton.jit` launch compiled for sm_90 and never run
 (`kbopt.bench.compile_only`).  The values are the plain ones the version recorded in its
-spec's `launch_info` dict, plus the warps of the launch when every kernel it compiled
-agrees on them (the real backend takes them from the heaviest launch, which needs a
-timing).  These are facts of the code, not measurements.
+spec's `launch_info` dict, plus the warps and stages of the launch when every kernel it
+compiled agrees on them (the real backend takes them from the heaviest launch, which needs
+a timing), each also under the name of the knob it sets (`kbopt.moves.launched_by_knob`).  These are facts of the code, not measurements.
 
     python -m kbopt.bench.launch_choices SPEC VERSION DIMS_JSON [PARAMS_JSON]
 
@@ -139,7 +139,8 @@ class LaunchFollower:
 
 
 def chosen(info: Mapping[str, Any], compiled: list[dict[str, Any]]) -> dict[str, Any]:
-    """The plain values a launch recorded, and the warps every compiled kernel shares.
+    """The plain values a launch recorded, and the warps and pipeline stages every kernel it
+    compiled shares.
 
     The call runs on CPU tensors: a launcher that chooses a value from the GPU (resident
     programs from the compiled kernel's registers) takes a stand-in on this path, and one
@@ -154,9 +155,10 @@ def chosen(info: Mapping[str, Any], compiled: list[dict[str, Any]]) -> dict[str,
         for k, v in info.items()
         if isinstance(v, int | float | str) and k.removesuffix("_from") not in stand_ins
     }
-    warps = {k["num_warps"] for k in compiled}
-    if len(warps) == 1:
-        out.setdefault("num_warps", warps.pop())
+    for key in ("num_warps", "num_stages"):
+        values = {k[key] for k in compiled}
+        if len(values) == 1:
+            out.setdefault(key, values.pop())
     return out
 
 
@@ -166,6 +168,7 @@ def _follow(locator: str, version: str, dims: dict[str, int], params: dict[str, 
     from kbopt.bench.compile_only import SM90_SHARED_LIMIT, compile_only
     from kbopt.bench.real import _params_applied
     from kbopt.kernel import load_spec
+    from kbopt.moves import launched_by_knob
 
     spec = load_spec(locator, os.getcwd())
     sys.modules.pop(spec.module_name(version), None)  # its file as it is now (edits, restores)
@@ -178,7 +181,8 @@ def _follow(locator: str, version: str, dims: dict[str, int], params: dict[str, 
         with compile_only(ARCH, compiled, SM90_SHARED_LIMIT), torch.no_grad():
             call = entry.prepare(*inputs) if entry.prepare else None
             call() if call is not None else entry.fn(*inputs)
-    return chosen(info if isinstance(info, dict) else {}, compiled)
+    recorded = chosen(info if isinstance(info, dict) else {}, compiled)
+    return launched_by_knob(spec.knobs_for(version), recorded)
 
 
 def _answer(request: Mapping[str, Any]) -> dict[str, Any]:

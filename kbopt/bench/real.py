@@ -38,6 +38,7 @@ from kbopt.bench.ncu import NcuOutcome, profile_launches
 from kbopt.bench.trials import TrialConfig
 from kbopt.errors import KbError, VersionFailed
 from kbopt.kernel import KernelSpec
+from kbopt.moves import launched_by_knob
 
 CONFIG_ATTR = "CONFIG"  # the tunable dataclass a version module may expose
 
@@ -200,7 +201,7 @@ class RealBackend:
             ),
             note=str(row.get("error", "")),
             sm_count=int(props.multi_processor_count),
-            launched=_launched(info, launches),
+            launched=launched_by_knob(spec.knobs_for(version), _launched(info, launches)),
             inputs_written=tuple(row.get("inputs_written", ())),
         )
 
@@ -281,12 +282,15 @@ class _params_applied:
 
 
 def _launched(info: Mapping[str, Any], launches: Sequence[Any]) -> dict[str, Any]:
-    """The scalar values the version's launch recorded, plus the warps of the launch that
-    carries the call (Triton's own `num_warps`) when the version did not record them."""
+    """The scalar values the version's launch recorded, plus the warps and pipeline stages
+    of the launch that carries the call (Triton's own `num_warps`, `num_stages`) when the
+    version did not record them."""
     from kbopt.bench import launch_stats
 
     out = {k: v for k, v in info.items() if isinstance(v, int | float | str)}
     main = launch_stats.heaviest(launches)
     if main is not None:
         out.setdefault("num_warps", main.num_warps)
+        if main.num_stages is not None:
+            out.setdefault("num_stages", main.num_stages)
     return out
