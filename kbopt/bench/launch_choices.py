@@ -10,7 +10,8 @@ under a time limit), with every `@triton.jit` launch compiled for sm_90 and neve
 (`kbopt.bench.compile_only`).  The values are the plain ones the version recorded in its
 spec's `launch_info` dict, plus the warps and stages of the launch when every kernel it
 compiled agrees on them (the real backend takes them from the heaviest launch, which needs
-a timing), each also under the name of the knob it sets (`kbopt.moves.launched_by_knob`).  These are facts of the code, not measurements.
+a timing), each also under the name of the knob it sets (`kbopt.moves.launched_by_knob`).
+These are facts of the code, not measurements.
 
     python -m kbopt.bench.launch_choices SPEC VERSION DIMS_JSON [PARAMS_JSON]
 
@@ -174,6 +175,8 @@ def _follow(locator: str, version: str, dims: dict[str, int], params: dict[str, 
     sys.modules.pop(spec.module_name(version), None)  # its file as it is now (edits, restores)
     family = spec.version_family(version) or ""
     info = spec.launch_info(family) if spec.launch_info is not None else {}
+    if isinstance(info, dict):
+        info.clear()  # what the last version followed in this process recorded must not leak in
     compiled: list[dict[str, Any]] = []
     with _params_applied(spec, version, params or None):
         entry = spec.load_version(version)
