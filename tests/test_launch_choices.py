@@ -11,7 +11,7 @@ import pytest
 
 from kbopt.bench.backend import FakeBackend
 from kbopt.bench.launch_choices import LaunchFollower, chosen
-from kbopt.bench.trials import parse_config
+from kbopt.bench.trials import TrialConfig
 from kbopt.kernel import load_spec
 
 REPO = Path(__file__).resolve().parent.parent
@@ -46,16 +46,20 @@ def test_the_fake_backend_learns_what_the_h200_launch_recorded() -> None:
     }
     backend = FakeBackend(REPO)
     for config in ("large", "xlarge"):
-        m = backend.measure(spec, "triton_v3", parse_config(config, spec))
+        # the launch sizes its block and warps to the row, not to the number of rows: 256
+        # rows keep the CPU inputs small (the xlarge trial's are over a GB)
         gpu = measured[config]
+        dims = {**gpu["dims"], "rows": 256}
+        m = backend.measure(spec, "triton_v3", TrialConfig.of(config, dims))
+        assert "read from its launch, compiled for sm_90 without running" in m.note, m.note
         for key in ("num_warps", "block", "num_stages", "rows_per_program", "shared"):
             assert m.launched[key] == gpu[f"kernel_{key}"], (config, key)
-        assert "read from its launch, compiled for sm_90 without running" in m.note
     # the warps differ by row width (4 at 4096, 8 at 8192), so each shape was followed
     assert {measured[c]["kernel_num_warps"] for c in ("large", "xlarge")} == {4, 8}
     # triton_v4 sizes its persistent grid from the compiled kernel's occupancy on a GPU:
     # on CPU tensors its launcher stands in 1 and says so, and the stand-in is not learnt
-    persistent = backend.measure(spec, "triton_v4", parse_config("large", spec)).launched
+    small = TrialConfig.of("large", {"rows": 256, "hidden": 4096})
+    persistent = backend.measure(spec, "triton_v4", small).launched
     assert persistent["persistent"] is True and "programs_per_sm" not in persistent
 
 
@@ -82,3 +86,24 @@ def test_an_autotuned_launch_is_refused_with_the_reason() -> None:
 
     with pytest.raises(RuntimeError, match="autotuned launch chooses its configuration by"):
         CompileOnlyDriver(90).get_benchmarker()
+
+
+def test_an_idle_follower_ends_and_the_next_request_starts_another(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # an idle process holds torch and a shape's inputs: it ends after KBOPT_LAUNCH_CHOICES_IDLE_S
+    pytest.importorskip("triton")
+    monkeypatch.setenv("KBOPT_LAUNCH_CHOICES_IDLE_S", "1")
+    spec = load_spec("add_rmsnorm", REPO)
+    follower = LaunchFollower(REPO)
+    small = {"rows": 8, "hidden": 4096}
+    try:
+        first, why = follower.learn(spec, "triton_v3", small, None)
+        assert why is None and first["num_warps"] == 4
+        assert follower.proc is not None
+        follower.proc.wait(timeout=30)  # it ends by itself, idle
+        assert follower.proc.returncode == 0
+        again, why = follower.learn(spec, "triton_v3", small, None)
+        assert why is None and again == first
+    finally:
+        follower.close()

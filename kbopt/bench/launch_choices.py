@@ -31,6 +31,7 @@ import selectors
 import subprocess
 import sys
 import time
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,6 +44,9 @@ USAGE = "usage: python -m kbopt.bench.launch_choices SPEC VERSION DIMS_JSON [PAR
 # minutes on CPU inputs is not worth waiting for in a dry run.
 TIMEOUT_S = float(os.environ.get("KBOPT_LAUNCH_CHOICES_TIMEOUT_S", "120"))
 ARCH = 90  # what the H100 and H200 run, and what every measured version here was built for
+# A follower process with nothing to do for this long ends (its owner starts another when
+# it asks again): a search asks every few seconds, and an idle one holds memory.
+IDLE_S = float(os.environ.get("KBOPT_LAUNCH_CHOICES_IDLE_S", "60"))
 # Marks the answer line: a version's own prints go to stderr while it is followed, but a
 # library may still write to stdout.
 ANSWER = "kbopt-launch-choices "
@@ -72,21 +76,24 @@ class LaunchFollower:
             "dims": dict(dims),
             "params": dict(params or {}),
         }
-        proc = self._started()
-        try:
-            assert proc.stdin is not None
-            proc.stdin.write(json.dumps(request, default=str) + "\n")
-            proc.stdin.flush()
-            line = self._answer(proc)
-        except OSError as exc:  # it died before reading the request
-            self.close()
-            return {}, f"the process that follows launches stopped: {exc}"
-        if line is None:
+        for attempt in (1, 2):
+            proc = self._started()
+            try:
+                assert proc.stdin is not None
+                proc.stdin.write(json.dumps(request, default=str) + "\n")
+                proc.stdin.flush()
+                line = self._answer(proc)
+            except OSError:  # it had ended before the request went in (idle)
+                line = None
+            if line is not None:
+                break
             code = proc.poll()
             self.close()
             if code is None:
                 return {}, f"compiling its launch took more than {self.timeout_s:g} s"
-            return {}, f"the process that follows launches exited with status {code}"
+            if code != 0 or attempt == 2:  # 0: it ended idle as the request went in
+                return {}, f"the process that follows launches exited with status {code}"
+        assert line is not None
         try:
             answer = json.loads(line)
         except json.JSONDecodeError:
@@ -110,6 +117,7 @@ class LaunchFollower:
                 env=env,
                 cwd=self.root,
             )
+            weakref.finalize(self, _stop, self.proc)  # with its owner, not at its idle end
         return self.proc
 
     def _answer(self, proc: subprocess.Popen[str]) -> str | None:
@@ -130,13 +138,17 @@ class LaunchFollower:
 
     def close(self) -> None:
         if self.proc is not None:
-            if self.proc.poll() is None:
-                self.proc.kill()
-            self.proc.wait()
-            for stream in (self.proc.stdin, self.proc.stdout):
-                if stream is not None:
-                    stream.close()
+            _stop(self.proc)
             self.proc = None
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait()
+    for stream in (proc.stdin, proc.stdout):
+        if stream is not None:
+            stream.close()
 
 
 def chosen(info: Mapping[str, Any], compiled: list[dict[str, Any]]) -> dict[str, Any]:
@@ -163,6 +175,25 @@ def chosen(info: Mapping[str, Any], compiled: list[dict[str, Any]]) -> dict[str,
     return out
 
 
+# The last shape's inputs, made once: a search follows many knob values at one shape, and
+# drawing a large shape's inputs on the CPU costs more than following the call.  They are
+# shared, not copied (a copy of a large shape's inputs doubles the memory a follow needs):
+# a call that writes into its inputs changes their values for the next, and only a launch
+# that chooses from values rather than shapes would notice.
+_LAST_INPUTS: dict[str, tuple[Any, ...]] = {}
+
+
+def _inputs(spec: KernelSpec, locator: str, dims: dict[str, int]) -> tuple[Any, ...]:
+    import torch
+
+    key = json.dumps([locator, dims, spec.dtype], sort_keys=True)
+    if key not in _LAST_INPUTS:
+        _LAST_INPUTS.clear()  # the last shape's memory back before the next is drawn
+        made = spec.make_inputs(dims, dtype=getattr(torch, spec.dtype), device="cpu", seed=0)
+        _LAST_INPUTS[key] = tuple(made)
+    return _LAST_INPUTS[key]
+
+
 def _follow(locator: str, version: str, dims: dict[str, int], params: dict[str, Any]) -> Any:
     import torch
 
@@ -180,7 +211,7 @@ def _follow(locator: str, version: str, dims: dict[str, int], params: dict[str, 
     compiled: list[dict[str, Any]] = []
     with _params_applied(spec, version, params or None):
         entry = spec.load_version(version)
-        inputs = spec.make_inputs(dims, dtype=getattr(torch, spec.dtype), device="cpu", seed=0)
+        inputs = _inputs(spec, locator, dims)
         with compile_only(ARCH, compiled, SM90_SHARED_LIMIT), torch.no_grad():
             call = entry.prepare(*inputs) if entry.prepare else None
             call() if call is not None else entry.fn(*inputs)
@@ -203,13 +234,25 @@ def _answer(request: Mapping[str, Any]) -> dict[str, Any]:
         return {"error": f"{type(exc).__name__}: {text}"[:300]}
 
 
+def _serve() -> None:
+    """Answer requests until the input closes or none comes for IDLE_S seconds (the
+    process holds torch and a shape's inputs in memory; its owner starts another when it
+    asks again)."""
+    with selectors.DefaultSelector() as sel:
+        sel.register(sys.stdin, selectors.EVENT_READ)
+        while sel.select(IDLE_S):
+            line = sys.stdin.readline()  # one request at a time: nothing waits behind it
+            if not line:
+                return
+            if line.strip():
+                print(ANSWER + json.dumps(_answer(json.loads(line)), default=str), flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     sys.path.insert(0, os.getcwd())
     if args == ["--serve"]:  # one JSON request a line on stdin, one answer a line
-        for line in sys.stdin:
-            if line.strip():
-                print(ANSWER + json.dumps(_answer(json.loads(line)), default=str), flush=True)
+        _serve()
         return 0
     if len(args) not in (3, 4):
         print(USAGE, file=sys.stderr)
