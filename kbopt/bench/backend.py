@@ -33,9 +33,9 @@ by its spec (`kbopt.kernel.KernelSpec`).  Two implementations:
 It imports nothing of a version but one case: a Triton version that leaves knobs to the
 kernel (None), whose choices a GPU launch would record for the catalog designer to scale
 its moves from.  Those are learnt by compiling the version's launch for sm_90 without
-running it (`kbopt.bench.launch_choices`, in one process of its own kept for the
-backend's life, once per version file, knob values and shape); they are facts of the code,
-not figures.
+running it (`kbopt.bench.launch_choices`, in one process of its own kept while the
+backend uses it, once per version file, knob values and shape); they are facts of the
+code, not figures.
 """
 
 from __future__ import annotations

@@ -53,9 +53,10 @@ ANSWER = "kbopt-launch-choices "
 
 
 class LaunchFollower:
-    """A process of its own that follows version launches, kept for its owner's life
+    """A process of its own that follows version launches, kept while its owner uses it
     (torch and Triton are imported once, not once a version): `learn` sends it one request
-    a line and reads one answer a line.  It ends when its input closes, with its owner."""
+    a line and reads one answer a line.  It ends with its owner, or after IDLE_S seconds
+    without a request (the next one starts another)."""
 
     def __init__(self, root: Path, timeout_s: float = TIMEOUT_S) -> None:
         self.root = root
