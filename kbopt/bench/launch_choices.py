@@ -104,7 +104,9 @@ class LaunchFollower:
         return {}, str(answer.get("error") or "no answer")[:300]
 
     def _started(self) -> subprocess.Popen[str]:
-        if self.proc is None or self.proc.poll() is not None:
+        if self.proc is not None and self.proc.poll() is not None:
+            self.close()  # it ended idle: its pipes go with it
+        if self.proc is None:
             env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
             env["PYTHONPATH"] = os.pathsep.join(
                 p for p in (str(self.root), env.get("PYTHONPATH", "")) if p
