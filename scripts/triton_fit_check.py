@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO))
 # Under the CPU interpreter @triton.jit makes no compiled kernels to measure: compile here.
 os.environ.pop("TRITON_INTERPRET", None)
 
-from kbopt.bench.compile_only import SM90_SHARED_LIMIT, compile_only  # noqa: E402
+from kbopt.bench.compile_only import SM90_SHARED_LIMIT, compile_call  # noqa: E402
 
 
 def check(
@@ -78,9 +78,7 @@ def check(
             compiled: list[dict[str, Any]] = []
             row: dict[str, Any] = {"version": name, "dims": dims, "kernels": compiled}
             try:
-                with compile_only(arch, compiled, limit), torch.no_grad():
-                    call = version.prepare(*inputs) if version.prepare else None
-                    call() if call is not None else version.fn(*inputs)
+                compile_call(version, inputs, compiled, arch, limit)
             except Exception as e:  # the call needs something only a GPU gives
                 # Triton's compile errors put the source excerpt between the place and
                 # the reason: keep both ends

@@ -98,3 +98,15 @@ class _Handle:
 
     def __init__(self, metadata: Any) -> None:
         self.metadata = metadata
+
+
+def compile_call(
+    entry: Any, inputs: tuple[Any, ...], compiled: list[dict[str, Any]], arch: int, limit: int
+) -> None:
+    """One call of a version (`kbopt.kernel.Version`: its `prepare` then the call it
+    returns, or its function) with every Triton launch compiled and recorded, not run."""
+    import torch
+
+    with compile_only(arch, compiled, limit), torch.no_grad():
+        call = entry.prepare(*inputs) if entry.prepare else None
+        call() if call is not None else entry.fn(*inputs)

@@ -198,9 +198,7 @@ def _inputs(spec: KernelSpec, locator: str, dims: dict[str, int]) -> tuple[Any, 
 
 
 def _follow(locator: str, version: str, dims: dict[str, int], params: dict[str, Any]) -> Any:
-    import torch
-
-    from kbopt.bench.compile_only import SM90_SHARED_LIMIT, compile_only
+    from kbopt.bench.compile_only import SM90_SHARED_LIMIT, compile_call
     from kbopt.bench.real import _params_applied
     from kbopt.kernel import load_spec
     from kbopt.moves import launched_by_knob
@@ -215,9 +213,7 @@ def _follow(locator: str, version: str, dims: dict[str, int], params: dict[str, 
     with _params_applied(spec, version, params or None):
         entry = spec.load_version(version)
         inputs = _inputs(spec, locator, dims)
-        with compile_only(ARCH, compiled, SM90_SHARED_LIMIT), torch.no_grad():
-            call = entry.prepare(*inputs) if entry.prepare else None
-            call() if call is not None else entry.fn(*inputs)
+        compile_call(entry, inputs, compiled, ARCH, SM90_SHARED_LIMIT)
     recorded = chosen(info if isinstance(info, dict) else {}, compiled)
     return launched_by_knob(spec.knobs_for(version), recorded)
 
