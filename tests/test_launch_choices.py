@@ -107,3 +107,15 @@ def test_an_idle_follower_ends_and_the_next_request_starts_another(
         assert why is None and again == first
     finally:
         follower.close()
+
+
+def test_the_command_line_answers_one_request_or_says_how_to_ask(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from kbopt.bench.launch_choices import main
+
+    assert main(["add_rmsnorm"]) == 2
+    assert "usage: python -m kbopt.bench.launch_choices" in capsys.readouterr().err
+    assert main(["add_rmsnorm", "triton_v99", '{"rows": 8, "hidden": 64}']) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert "triton_v99" in answer["error"] and "launched" not in answer

@@ -49,12 +49,15 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kbopt.bench.ncu import KernelCounters, NcuOutcome
 from kbopt.bench.trials import TrialConfig, run_with_backoff
 from kbopt.errors import KbError, ProblemList
 from kbopt.kernel import KernelSpec, check_version_source
+
+if TYPE_CHECKING:
+    from kbopt.bench.launch_choices import LaunchFollower
 
 # Metrics every measurement carries from timing alone (plus the spec's dimension metrics).
 TIMING_METRICS = ("duration_us", "pct_of_floor")
@@ -268,7 +271,7 @@ class FakeBackend:
         self.root = Path(root).resolve()
         self.calls: list[tuple[str, str, str, tuple[tuple[str, int], ...]]] = []
         self._choices: dict[str, tuple[dict[str, Any], str | None]] = {}
-        self._follower: Any = None  # kbopt.bench.launch_choices.LaunchFollower, when needed
+        self._follower: LaunchFollower | None = None  # started when first needed
 
     def versions(self, spec: KernelSpec) -> list[str]:
         return list(spec.version_files())

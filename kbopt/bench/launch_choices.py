@@ -207,14 +207,15 @@ def _follow(locator: str, version: str, dims: dict[str, int], params: dict[str, 
     sys.modules.pop(spec.module_name(version), None)  # its file as it is now (edits, restores)
     family = spec.version_family(version) or ""
     info = spec.launch_info(family) if spec.launch_info is not None else {}
-    if isinstance(info, dict):
-        info.clear()  # what the last version followed in this process recorded must not leak in
+    if not isinstance(info, dict):
+        info = {}
+    info.clear()  # what the last version followed in this process recorded must not leak in
     compiled: list[dict[str, Any]] = []
     with _params_applied(spec, version, params or None):
         entry = spec.load_version(version)
         inputs = _inputs(spec, locator, dims)
         compile_call(entry, inputs, compiled, ARCH, SM90_SHARED_LIMIT)
-    recorded = chosen(info if isinstance(info, dict) else {}, compiled)
+    recorded = chosen(info, compiled)
     return launched_by_knob(spec.knobs_for(version), recorded)
 
 
