@@ -28,12 +28,12 @@
 
 When no entry in scope has an applicable move the designer raises `DesignerUnavailable`
 with `NO_MOVE`, or, where the moves left act on knobs the version leaves to the kernel
-(None) and no launch recorded what the kernel chose for them (the fake backend launches
-nothing), with `UNPLANNED` naming those knobs: a run on a GPU can plan them.  If the run
-kept a faster version than the current one, the cycle goes on from that one
-(`Cycle._go_on_from_the_fastest`); otherwise it stops (LEARN still records what the run
-did), the record says why, and `kbopt cycle` exits non-zero.  That is the point where a person or the LLM
-designer must write code.
+(None) and no launch recorded what the kernel chose for them (the fake backend learns
+them by compiling a Triton version's launch, and cannot for one that chooses on the GPU),
+with `UNPLANNED` naming those knobs.  If the run kept a faster version than the current
+one, the cycle goes on from that one (`Cycle._go_on_from_the_fastest`); otherwise it
+stops (LEARN still records what the run did), the record says why, and `kbopt cycle`
+exits non-zero.  That is the point where a person or the LLM designer must write code.
 
 What was chosen is kept in `runs/<id>/catalog-moves.json` (by attempt), so a resumed run
 designs the same change, and LEARN's evidence names the exact knob change; each attempt
