@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from kbopt.bench.backend import FakeBackend
 from kbopt.bench.launch_choices import LaunchFollower, chosen
 from kbopt.bench.trials import TrialConfig
+from kbopt.errors import VersionFailed
 from kbopt.kernel import load_spec
 
 REPO = Path(__file__).resolve().parent.parent
@@ -78,6 +80,53 @@ def test_a_launch_that_cannot_be_followed_says_why(tmp_path: Path) -> None:
         follower.close()
 
 
+def test_a_configuration_the_launcher_refuses_fails_as_on_a_gpu() -> None:
+    # add_rmsnorm's one-pass launcher checks its configuration in Python before compiling
+    # (triton_common._plan): a block other than the whole row raises ValueError there, on
+    # any device, so the fake backend fails the version instead of keeping it
+    pytest.importorskip("triton")
+    spec = load_spec("add_rmsnorm", REPO)
+    backend = FakeBackend(REPO)
+    small = TrialConfig.of("large", {"rows": 8, "hidden": 4096})
+    with pytest.raises(VersionFailed) as failed:
+        backend.measure(spec, "triton_v3", small, {"block": 1024})
+    text = str(failed.value)
+    assert text.startswith("add_rmsnorm triton_v3 at ")
+    assert "its launcher refuses this configuration: one-pass versions hold the whole row" in text
+    # once known, the refusal is not asked again (the follower's process is not needed)
+    assert backend._follower is not None
+    backend._follower.close()
+    backend._follower.timeout_s = 0.001  # a new request would time out, not fail
+    with pytest.raises(VersionFailed, match="its launcher refuses"):
+        backend.measure(spec, "triton_v3", small, {"block": 1024})
+    # the version itself, unchanged, is followed as before
+    backend._follower.timeout_s = 120
+    assert backend.measure(spec, "triton_v3", small).launched["num_warps"] == 4
+
+
+def test_only_a_value_error_raised_in_the_specs_own_folder_is_a_refusal(tmp_path: Path) -> None:
+    # raised inside torch, Triton or a third-party wrapper, an error on CPU tensors may only
+    # mean that the call needs a GPU: the values then stay unknown, as before
+    from kbopt.bench.launch_choices import own_refusal
+
+    def raised(exc: Exception, where: Path) -> Exception:
+        code = compile("def f(e):\n    raise e\n", str(where), "exec")
+        scope: dict[str, Any] = {}
+        exec(code, scope)
+        try:
+            scope["f"](exc)
+        except Exception as caught:
+            return caught
+        raise AssertionError("not raised")
+
+    folder = tmp_path / "kernel"
+    folder.mkdir()
+    assert own_refusal(raised(ValueError("too wide"), folder / "launcher.py"), folder)
+    assert not own_refusal(raised(RuntimeError("needs CUDA"), folder / "launcher.py"), folder)
+    assert not own_refusal(raised(ValueError("too wide"), tmp_path / "torch.py"), folder)
+    assert not own_refusal(ValueError("never raised"), folder)
+
+
 def test_an_autotuned_launch_is_refused_with_the_reason() -> None:
     # Triton's autotuner times its candidates through the active driver's benchmarker: the
     # compile-only driver has none to give, and says why (Liger's DyT launch is autotuned)
@@ -119,3 +168,7 @@ def test_the_command_line_answers_one_request_or_says_how_to_ask(
     assert main(["add_rmsnorm", "triton_v99", '{"rows": 8, "hidden": 64}']) == 0
     answer = json.loads(capsys.readouterr().out)
     assert "triton_v99" in answer["error"] and "launched" not in answer
+    refused = ["add_rmsnorm", "triton_v3", '{"rows": 8, "hidden": 4096}', '{"block": 1024}']
+    assert main(refused) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["refused"].startswith("one-pass versions hold the whole row")

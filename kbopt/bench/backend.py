@@ -35,7 +35,8 @@ kernel (None), whose choices a GPU launch would record for the catalog designer 
 its moves from.  Those are learnt by compiling the version's launch for sm_90 without
 running it (`kbopt.bench.launch_choices`, in one process of its own kept while the
 backend uses it, once per version file, knob values and shape); they are facts of the
-code, not figures.
+code, not figures.  A configuration the version's own launcher refuses while it is
+followed (a tile past what a thread may hold) fails as it would on a GPU (VersionFailed).
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from kbopt.bench.ncu import KernelCounters, NcuOutcome
 from kbopt.bench.trials import TrialConfig, run_with_backoff
-from kbopt.errors import KbError, ProblemList
+from kbopt.errors import KbError, ProblemList, VersionFailed
 from kbopt.kernel import KernelSpec, check_version_source
 
 if TYPE_CHECKING:
@@ -270,7 +271,9 @@ class FakeBackend:
     def __init__(self, root: Path | str):
         self.root = Path(root).resolve()
         self.calls: list[tuple[str, str, str, tuple[tuple[str, int], ...]]] = []
-        self._choices: dict[str, tuple[dict[str, Any], str | None]] = {}
+        # per version file, knob values and shape: (launched, why unknown), or the
+        # launcher's refusal
+        self._choices: dict[str, tuple[dict[str, Any], str | None] | VersionFailed] = {}
         self._follower: LaunchFollower | None = None  # started when first needed
 
     def versions(self, spec: KernelSpec) -> list[str]:
@@ -333,7 +336,12 @@ class FakeBackend:
         note = "fake backend: stand-in figures, not a measurement"
         launched: dict[str, Any] = {}
         if "FAKE_DURATION_US" not in consts and self._leaves_knobs(spec, version, params):
-            launched, unknown = self._launch_choices(spec, version, path, dims, params)
+            try:
+                launched, unknown = self._launch_choices(spec, version, path, dims, params)
+            except VersionFailed as exc:  # its own check: the same refusal on a GPU
+                raise VersionFailed(
+                    f"{spec.name} {version} at {config.compact}: {exc}"[:600]
+                ) from None
             note += (
                 f"; what it leaves to the kernel is not known: {unknown}"
                 if unknown
@@ -396,8 +404,14 @@ class FakeBackend:
         if key not in self._choices:
             if self._follower is None:
                 self._follower = LaunchFollower(self.root)
-            self._choices[key] = self._follower.learn(spec, version, dims, params)
-        launched, unknown = self._choices[key]
+            try:
+                self._choices[key] = self._follower.learn(spec, version, dims, params)
+            except VersionFailed as exc:
+                self._choices[key] = exc
+        known = self._choices[key]
+        if isinstance(known, VersionFailed):
+            raise known
+        launched, unknown = known
         return dict(launched), unknown
 
     def counters(self, spec: KernelSpec, version: str, config: TrialConfig) -> NcuOutcome:

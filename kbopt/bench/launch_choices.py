@@ -17,7 +17,10 @@ These are facts of the code, not measurements.
 
 prints `{"launched": {...}}`, or `{"error": "..."}` when the call could not be followed
 here (one that reads the GPU's SM count to choose its launch, say): the values then stay
-unknown, as they were before.  `--serve` answers such requests, one JSON object a line
+unknown, as they were before.  A `ValueError` raised by the spec's own code (its launcher
+refusing a tile that would not fit, checked in Python before any kernel runs) answers
+`{"refused": "..."}` instead: that check gives the same answer on a GPU, so the
+configuration is a failed version there too, not an unknown.  `--serve` answers such requests, one JSON object a line
 on stdin (`spec`, `version`, `dims`, `params`), for as long as its input stays open:
 `LaunchFollower` keeps one such process so that torch and Triton are imported once.
 """
@@ -31,6 +34,7 @@ import selectors
 import subprocess
 import sys
 import time
+import traceback
 import weakref
 from collections.abc import Mapping
 from pathlib import Path
@@ -52,6 +56,24 @@ IDLE_S = float(os.environ.get("KBOPT_LAUNCH_CHOICES_IDLE_S", "60"))
 ANSWER = "kbopt-launch-choices "
 
 
+class Refused(Exception):
+    """The version's own code refused the configuration (see `own_refusal`)."""
+
+
+def own_refusal(exc: BaseException, folder: Path) -> bool:
+    """A `ValueError` whose innermost frame is in the spec's folder: the launcher's own
+    check of its configuration (a tile past the values a thread may hold), plain Python on
+    shapes and knob values that runs the same on a GPU.  Errors raised inside torch,
+    Triton or a third-party wrapper are not taken as refusals: on CPU tensors they may only
+    mean that the call needs a GPU."""
+    if not isinstance(exc, ValueError):
+        return False
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return False
+    return Path(frames[-1].filename).resolve().is_relative_to(folder.resolve())
+
+
 class LaunchFollower:
     """A process of its own that follows version launches, kept while its owner uses it
     (torch and Triton are imported once, not once a version): `learn` sends it one request
@@ -70,7 +92,8 @@ class LaunchFollower:
         dims: Mapping[str, int],
         params: Mapping[str, Any] | None,
     ) -> tuple[dict[str, Any], str | None]:
-        """(what the launch chose, None), or ({}, why it is not known)."""
+        """(what the launch chose, None), or ({}, why it is not known).  Raises
+        VersionFailed when the version's own launcher refuses the configuration."""
         request = {
             "spec": spec.locator,
             "version": version,
@@ -101,6 +124,10 @@ class LaunchFollower:
             return {}, f"an unreadable answer: {line.strip()[:200]}"
         if isinstance(answer.get("launched"), dict):
             return dict(answer["launched"]), None
+        if answer.get("refused"):
+            from kbopt.errors import VersionFailed
+
+            raise VersionFailed(f"its launcher refuses this configuration: {answer['refused']}")
         return {}, str(answer.get("error") or "no answer")[:300]
 
     def _started(self) -> subprocess.Popen[str]:
@@ -214,7 +241,12 @@ def _follow(locator: str, version: str, dims: dict[str, int], params: dict[str, 
     with _params_applied(spec, version, params or None):
         entry = spec.load_version(version)
         inputs = _inputs(spec, locator, dims)
-        compile_call(entry, inputs, compiled, ARCH, SM90_SHARED_LIMIT)
+        try:
+            compile_call(entry, inputs, compiled, ARCH, SM90_SHARED_LIMIT)
+        except ValueError as exc:
+            if own_refusal(exc, spec.folder):
+                raise Refused(" ".join(str(exc).split())) from exc
+            raise
     recorded = chosen(info, compiled)
     return launched_by_knob(spec.knobs_for(version), recorded)
 
@@ -229,6 +261,8 @@ def _answer(request: Mapping[str, Any]) -> dict[str, Any]:
                 dict(request.get("params") or {}),
             )
         return {"launched": launched}
+    except Refused as exc:
+        return {"refused": str(exc)[:300]}
     except Exception as exc:  # a call that needs a GPU, or a version that fails: say which
         text = " ".join(str(exc).split())
         return {"error": f"{type(exc).__name__}: {text}"[:300]}
