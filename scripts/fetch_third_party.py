@@ -2945,10 +2945,16 @@ def from_pypi(source: Source, cache: dict[str, Path]) -> tuple[str, str]:
         raise FetchError(f"pip download {dist}=={version} gave no wheel")
     with zipfile.ZipFile(wheels[0]) as zf:
         try:
-            text = zf.read(inner).decode("utf-8")
+            raw = zf.read(inner).decode("utf-8")
         except KeyError:
             raise FetchError(f"{wheels[0].name} has no {inner}") from None
-    return text, f"pypi {dist}=={version}"
+    return universal_newlines(raw), f"pypi {dist}=={version}"
+
+
+def universal_newlines(text: str) -> str:
+    """Line ends as git (text mode) and a file read as text give them: a file committed
+    with CRLF ends (FlagGems' index_add.py) then hashes the same whichever way it came."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 # ---------------------------------------------------------------------- source trees -> one archive

@@ -347,6 +347,33 @@ def test_fetch_from_files_verifies_the_hash_and_writes_the_manifest(tmp_path: Pa
         fetch.fetch_one(bad, args, {})
 
 
+def test_a_wheel_member_with_crlf_ends_hashes_as_git_gives_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # git show and a file read as text give "\n" ends; a wheel member keeps its bytes, and
+    # FlagGems' index_add.py is committed with "\r\n": the pin must verify both ways
+    import zipfile
+
+    fetch = _fetch_module()
+    wheel = tmp_path / "dist" / "pkg-1.0-py3-none-any.whl"
+    wheel.parent.mkdir()
+    with zipfile.ZipFile(wheel, "w") as zf:
+        zf.writestr("pkg/t.py", UPSTREAM.replace("\n", "\r\n"))
+    source = fetch.Source(
+        name="t",
+        repo="someone/repo",
+        ref="v1.0",
+        path="src/pkg/t.py",
+        license="MIT",
+        dest="t/t.py",
+        sha256=fetch.sha256(UPSTREAM),
+        pypi=("pkg", "1.0", "pkg/t.py"),
+    )
+    text, how = fetch.from_pypi(source, {"pypi:pkg==1.0": wheel.parent})
+    assert text == UPSTREAM and how == "pypi pkg==1.0"
+    assert fetch.universal_newlines("a\r\nb\rc\n") == "a\nb\nc\n"
+
+
 def test_fetch_cli_rejects_unknown_sources(capsys: pytest.CaptureFixture[str]) -> None:
     fetch = _fetch_module()
     assert fetch.main(["nonesuch"]) == 2
