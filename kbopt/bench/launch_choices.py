@@ -20,9 +20,10 @@ here (one that reads the GPU's SM count to choose its launch, say): the values t
 unknown, as they were before.  A `ValueError` raised by the spec's own code (its launcher
 refusing a tile that would not fit, checked in Python before any kernel runs) answers
 `{"refused": "..."}` instead: that check gives the same answer on a GPU, so the
-configuration is a failed version there too, not an unknown.  `--serve` answers such requests, one JSON object a line
-on stdin (`spec`, `version`, `dims`, `params`), for as long as its input stays open:
-`LaunchFollower` keeps one such process so that torch and Triton are imported once.
+configuration is a failed version there too, not an unknown.  `--serve` answers such
+requests, one JSON object a line on stdin (`spec`, `version`, `dims`, `params`), for as
+long as its input stays open: `LaunchFollower` keeps one such process so that torch and
+Triton are imported once.
 """
 
 from __future__ import annotations
