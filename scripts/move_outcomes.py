@@ -27,6 +27,8 @@ advanced the search), and how often more than 5%:
 - `keep-enough-bytes-in-flight`'s moves and every other entry's, by whether the run's start
   profile had its warps waiting on loads (`stall_long_scoreboard_pct`) in `LOAD_WAIT_PCT`% of
   stall samples or more (a ranking rule the labels suggested, `scripts/rank_variants.py`);
+- by where the move started, the arm's best values or values kept more than `PLATEAU_PCT`%
+  slower than its best, and when in the run (the first move, from the start, left out);
 - by the search rule that placed the move (push on, the other way...: `search_momentum`), in
   the runs whose trials record it;
 - the reduction tile (`tile_k`, `kv_tile`), which no entry halves: per start condition
@@ -60,7 +62,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from kbopt.contracts.profile import Profile  # noqa: E402
-from kbopt.workflow.ablation import load_results  # noqa: E402
+from kbopt.workflow.ablation import PLATEAU_PCT, load_results  # noqa: E402
 from kbopt.workflow.move_record import (  # noqa: E402
     ADVANCED_PCT,
     MoveRecord,
@@ -175,11 +177,27 @@ def tables(
             )
             + f": {load_waits.get(r['file'], 'start not profiled')}",
         ),
+        "both walking arms, by where the move started (the arm's best values, or values kept "
+        f"more than {PLATEAU_PCT:g}% slower than its best) and when (runs that record which moves "
+        "were kept)": tally(
+            [r for r in rows if r.get("from_below_best_pct") is not None and r["n"] > 2],
+            lambda r: f"{r['arm']} arm, trials {trial_band(r['n'])}: from "
+            + (
+                "the best values"
+                if r["from_below_best_pct"] <= PLATEAU_PCT
+                else f"values over {PLATEAU_PCT:g}% slower"
+            ),
+        ),
         "both walking arms, by the search rule that placed the move (runs that record it)": tally(
             [r for r in rows if r.get("momentum") is not None],
             lambda r: r["momentum"] or "no rule (the arm's own order)",
         ),
     }
+
+
+def trial_band(n: int) -> str:
+    """Which part of a run a trial is in: moves made early have more left to find."""
+    return "3-8" if n <= 8 else "9-16" if n <= 16 else "17 on"
 
 
 # Where the pipeline-stage moves' record splits (`keep-enough-bytes-in-flight`,

@@ -734,6 +734,76 @@ def test_a_walk_stuck_on_a_plateau_goes_on_from_the_fastest_values(tmp_path: Pat
     assert walk.best_us == 80.0
 
 
+class SlowerPlateauBackend(AdjustedBackend):
+    """add_rmsnorm's `block` and `num_warps` (256 and 4 in triton_v1): a wider block is 3%
+    slower (kept, within the tolerance) and nothing from there is faster; half the warps of
+    the starting block is the win."""
+
+    TIMES: ClassVar[dict[tuple[int, int], float]] = {
+        (256, 4): 100.0,
+        (512, 4): 103.0,
+        (1024, 4): 104.0,
+        (512, 2): 120.0,
+        (256, 2): 80.0,
+    }
+
+    def adjust(self, m: Measurement, params: dict[str, Any]) -> None:
+        key = (params.get("block", 256), params.get("num_warps", 4))
+        m.duration_us = self.TIMES.get(key, 300.0)
+
+
+def _plateau_walk(tmp_path: Path, pool: list, seed: int) -> Any:
+    from kbopt.workflow.ablation import Lab, RandomWalk, _row
+
+    root = _project(tmp_path, "add_rmsnorm")
+    spec = load_spec("add_rmsnorm", root)
+    cfg = TrialConfig.from_dict({"name": "large", "dims": {"rows": 8192, "hidden": 4096}})
+    values = spec.knob_values("triton_v1")
+    lab = Lab(SlowerPlateauBackend(root), spec, "triton_v1", cfg, values)
+    start_m, err = lab.measure(values)
+    assert start_m is not None
+    return RandomWalk(lab, _row(1, values, start_m, err), start_m, pool=pool, spec=spec, seed=seed)
+
+
+def test_a_move_kept_below_the_best_sends_the_next_move_from_the_best(tmp_path: Path) -> None:
+    """The wider block, 3% slower, is kept, but the next move starts from the starting
+    values (the best), where half the warps wins; the wider block stays a kept state the
+    walk may come back to."""
+    from kbopt.model import Move
+
+    pool = [("wider", Move(change={"tile_n": "x2"})), ("fewer warps", Move(change={"warps": "/2"}))]
+    for seed in range(20):
+        walk = _plateau_walk(tmp_path / str(seed), pool, seed)
+        assert walk.step(2)
+        if walk.result.trials[1].move.startswith("wider"):
+            break
+    else:
+        pytest.fail("no seed tried the wider block first")
+    second = walk.result.trials[1]
+    assert second.kept and second.duration_us == 103.0
+    assert walk.values == walk.best_values  # back at the start, the best so far
+    assert (2, second.values) in [(n, v) for n, v, _ in walk.kept]
+    assert walk.step(3)
+    third = walk.result.trials[2]
+    assert third.move.startswith("from the best so far, fewer warps")
+    assert (third.values["block"], third.values["num_warps"]) == (256, 2)
+    assert walk.best_us == 80.0
+
+
+def test_a_move_kept_below_the_best_goes_on_from_there_when_the_best_has_no_move(
+    tmp_path: Path,
+) -> None:
+    """With only the wider block to try, nothing is open from the best after it: the walk
+    goes on from the slower values it kept."""
+    from kbopt.model import Move
+
+    walk = _plateau_walk(tmp_path, [("wider", Move(change={"tile_n": "x2"}))], seed=0)
+    assert walk.step(2) and walk.step(3)
+    second, third = walk.result.trials[1:]
+    assert second.kept and second.values["block"] == 512
+    assert third.values["block"] == 1024 and not third.move.startswith("from the best")
+
+
 def _rmsnorm_lab(tmp_path: Path, backend: type, warps: int) -> tuple[Any, Any, dict, Any, str]:
     """add_rmsnorm's triton_v1 at its large trial on `backend`, measured from two stages
     and `warps` warps: (spec, lab, starting values, their measurement, its error)."""

@@ -271,3 +271,26 @@ def test_a_row_carries_how_close_to_its_floor_the_values_it_moved_from_ran() -> 
     doc["rows"][0]["trajectory"][1]["from_metrics"] = {"pct_of_floor": 72.5}
     rows = trial_outcomes([doc])
     assert [r["from_pct_of_floor"] for r in rows] == [72.5, None]  # None: not recorded
+
+
+def test_a_row_carries_how_much_slower_than_the_best_its_move_started() -> None:
+    """Kept moves move the walk, rolled-back ones leave it; a move that says it starts from
+    the best or from an earlier trial starts there."""
+    doc = _doc(
+        "a",
+        (WIDER, 103.0),  # kept, 3% slower than the start (the best)
+        (FEWER, 120.0),  # from 103: rolled back
+        ("from the best so far, " + FEWER, 90.0),  # from the best (100): kept, the new best
+        (WIDER, 99.0),  # from 90: rolled back
+        ("back at trial 2's values, " + FEWER, 101.0),  # from 103
+    )
+    trials = doc["rows"][0]["trajectory"]
+    for trial, kept in zip(trials, [True, True, False, True, False, True], strict=True):
+        trial["kept"] = kept
+    rows = trial_outcomes([doc])
+    assert [r["from_below_best_pct"] for r in rows] == [0.0, 3.0, 0.0, 0.0, 14.44]
+    for trial in trials:
+        del trial["kept"]  # a run made before the trials recorded it: unknown, unless the
+        # move says where it started
+    rows = trial_outcomes([doc])
+    assert [r["from_below_best_pct"] for r in rows] == [None, None, 0.0, None, 14.44]

@@ -15,7 +15,10 @@ fails its correctness check or runs out of memory is a trial too, recorded with 
   applicable move that leads to knob values the arm has not measured and was not already
   rolled back (`kbopt.workflow.catalog_designer.search_candidates`: moves whose
   preconditions fail only once none whose preconditions hold is left), measure, keep it
-  unless it is wrong or more than 5% slower (the cycle's rule), else go back.  Once no
+  unless it is wrong or more than 5% slower (the cycle's rule), else go back.  A move kept
+  while more than 1% slower than the arm's best (`PLATEAU_PCT`) is not where the next move
+  starts while a move is open from the best values: the walk returns there, and the slower
+  values wait among the kept states for a later backtrack.  Once no
   ranked entry has a move left it goes on with the entries the ranking left out
   (`with_unranked`: the random arm's pool, in order of bottleneck class and expected
   gain), so both arms draw on the same moves.  When no move is left from the current
@@ -37,8 +40,8 @@ fails its correctness check or runs out of memory is a trial too, recorded with 
   (`kbopt.workflow.search_pairing`).
 - `random`: the same entries' moves (every optimization and anti-pattern in scope that
   declares moves), with the same applicability rules (the same two passes), keep / go
-  back, no-retry, flat-direction, push-on, warps-alongside and go-on-from-the-fastest
-  rules, picked in a random order instead of the ranking's.
+  back, back-to-the-best, no-retry, flat-direction, push-on, warps-alongside and
+  go-on-from-the-fastest rules, picked in a random order instead of the ranking's.
 - `grid`: what an autotuner does: the product of every knob's allowed values, sampled
   without replacement (or all of it, in a random order, when it fits the budget).
 
@@ -104,6 +107,12 @@ ARMS = ("catalog", "random", "grid")
 # A move is kept unless it is more than 5% slower than the fastest values the arm has
 # measured (a neutral move may enable the next one; a chain of them may not drift).
 KEEP_SLOWDOWN_PCT = 5.0
+# A move kept while more than this much slower than the arm's best leaves a plateau below
+# the best: the next move goes from the best values while one is open there.  In the
+# recorded real runs (`scripts/move_outcomes.py`, *by where the move started*), moves made
+# from values over 1% slower than the best beat it far less often than moves made from the
+# best at the same trial, even after two moves had been rolled back there.
+PLATEAU_PCT = 1.0
 WITHIN_PCT = 5.0
 RESULTS_DIR = Path("results") / "ablation"
 
@@ -118,7 +127,9 @@ class TrialRow:
     duration_us: float | None = None
     pct_of_floor: float | None = None
     move: str = ""  # catalog / random: the entry and the knob change
-    kept: bool | None = None  # catalog / random: kept as the new current values
+    # catalog / random: kept (not more than 5% slower than the best): values the walk goes
+    # on from, at once when faster than its best, else now or later (`PLATEAU_PCT`)
+    kept: bool | None = None
     note: str = ""
     best_us: float | None = None  # the arm's best correct time so far
     # catalog / random: what the catalog's conditions read of the values the move started
@@ -244,6 +255,9 @@ class _Walk:
         # On a branch from an earlier state a move is judged against the branch's current
         # values, not against the best: the branch must be able to descend.
         self.branching = False
+        # Set when a move kept below the best sent the walk back to the best values: the
+        # label of the next move says where it starts from.
+        self._from_best = False
         # The best values from which the rolled-back changes were opened again (`_reopen`).
         self._reopened: set[frozenset] = set()
 
@@ -352,6 +366,9 @@ class _Walk:
             choice = self.choose()
             if not isinstance(choice, str):
                 choice = (f"from the best so far, {choice[0]}", choice[1])
+        elif not isinstance(choice, str) and self._from_best:
+            choice = (f"from the best so far, {choice[0]}", choice[1])
+        self._from_best = False
         if isinstance(choice, str):
             choice = self._backtrack() or self._reopen() or choice
         if isinstance(choice, str):
@@ -385,6 +402,8 @@ class _Walk:
             if m.duration_us < self.best_us:
                 self.best_values, self.best_m = dict(new), m
                 self.branching = False  # the branch found better: it is the main path now
+            elif not self.branching and m.duration_us > self.best_us * (1 + PLATEAU_PCT / 100):
+                self._back_to_the_best()
         else:
             self.rejected.add(planned.signature)
             if m is not None and m.correct:
@@ -393,6 +412,20 @@ class _Walk:
                 self._refit(label, planned)
         self.result.trials.append(row)
         return True
+
+    def _back_to_the_best(self) -> None:
+        """After a move kept while more than `PLATEAU_PCT` slower than the best: move the
+        walk back to the best values when a move is open there, else stay.  The slower
+        values stay among the kept states, which `_backtrack` returns to once the best
+        values have no move left (a branch judged against its own values)."""
+        here = (self.values, self.current)
+        self.values, self.current = dict(self.best_values), self.best_m
+        self._open = None
+        if isinstance(self._options(), str):
+            self.values, self.current = here
+            self._open = None
+        else:
+            self._from_best = True
 
     def _backtrack(self) -> tuple[str, PlannedMove] | None:
         """The first move open from the values kept before, latest first (skipping the

@@ -97,9 +97,14 @@ def trial_outcomes(docs: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
             best: float | None = None
             # Knob changes of this arm's moves measured far slower than its best so far.
             lost_badly: set[str] = set()
+            # The time of the values the walk stands on (the next move starts there), and
+            # of every trial, for a move that says it starts elsewhere.
+            here: float | None = None
+            timed: dict[int, float] = {}
             for trial in arm.get("trajectory", []):
                 ok = trial.get("status") == "ok" and trial.get("duration_us")
                 duration = float(trial["duration_us"]) if ok else None
+                origin = _start_of(str(trial.get("move") or ""), here, best, timed)
                 if int(trial.get("n", 0)) > 1 and trial.get("move") and best is not None:
                     gain = (best - duration) / best * 100 if duration is not None else None
                     move = parse_move(str(trial["move"]))
@@ -123,13 +128,45 @@ def trial_outcomes(docs: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                             "from_pct_of_floor": (trial.get("from_metrics") or {}).get(
                                 "pct_of_floor"
                             ),
+                            # how much slower than the arm's best so far the values it
+                            # moved from ran (0: it moved from the best)
+                            "from_below_best_pct": None
+                            if origin is None
+                            else round((origin - best) / best * 100, 2),
                         }
                     )
                     if gain is not None and gain < -BAD_LOSS_PCT:
                         lost_badly |= changes
+                if duration is not None:
+                    timed[int(trial.get("n", 0))] = duration
+                # A kept move (the first trial is the start, kept) moves the walk; a rolled
+                # back one leaves it where the move started.
+                # (Runs made before the trials recorded whether they were kept: unknown.)
+                if "kept" not in trial:
+                    here = None
+                elif trial["kept"] and duration is not None:
+                    here = duration
+                else:
+                    here = origin
                 if duration is not None and (best is None or duration < best):
                     best = duration
     return rows
+
+
+_BACK_AT = re.compile(r"^back at trial (\d+)'s values, ")
+
+
+def _start_of(
+    move: str, here: float | None, best: float | None, timed: Mapping[int, float]
+) -> float | None:
+    """The time of the values a move started from: the best so far when its text says so,
+    a trial's when it went back there, else where the walk stood."""
+    if move.startswith(("from the best so far, ", "rolled back before, tried again from the")):
+        return best
+    back = _BACK_AT.match(move)
+    if back:
+        return timed.get(int(back.group(1)), here)
+    return here
 
 
 def advanced(row: Mapping[str, Any]) -> bool:
