@@ -62,7 +62,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from kbopt.contracts.profile import Profile  # noqa: E402
-from kbopt.workflow.ablation import PLATEAU_PCT, load_results  # noqa: E402
+from kbopt.workflow.ablation import load_results  # noqa: E402
 from kbopt.workflow.move_record import (  # noqa: E402
     ADVANCED_PCT,
     MoveRecord,
@@ -71,7 +71,7 @@ from kbopt.workflow.move_record import (  # noqa: E402
     row_key,
     trial_outcomes,
 )
-from kbopt.workflow.search_momentum import BAD_LOSS_PCT  # noqa: E402
+from kbopt.workflow.search_momentum import BAD_LOSS_PCT, PLATEAU_PCT  # noqa: E402
 
 __all__ = ["parse_move", "trial_outcomes"]  # what the tests read through this script
 

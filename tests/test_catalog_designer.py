@@ -762,6 +762,45 @@ def test_a_cycle_with_no_move_left_goes_on_from_its_fastest_version(tmp_path: Pa
     assert record.designer_blocked.startswith(NO_MOVE)  # then nothing was left anywhere
 
 
+BELOW_THE_BEST_VERSION = """\
+NUM_WARPS = 4
+VECTORS = 2
+# wider vectors are 3% slower (103 us, kept within the limit); half the warps of the
+# starting vectors is the win (80 us), half the warps of the wider ones is not (123 us)
+FAKE_DURATION_US = 10 * NUM_WARPS + 1.5 * VECTORS + 57 + 10 * (4 - NUM_WARPS) * (VECTORS - 2)
+FAKE_FLOOR_US = 10
+FAKE_TIMING_METRICS = {"dram_throughput_pct": 40.0}
+
+
+def knobby(x):
+    return x
+"""
+
+
+def test_a_cycle_goes_on_from_its_fastest_version_after_keeping_a_slower_one(
+    tmp_path: Path,
+) -> None:
+    """Wider vectors, 3% slower, are kept; the next design starts from the fastest version
+    (the start), where half the warps wins, not from the slower one, which still had moves."""
+    root = _learning_project(tmp_path)
+    base = root / "docs" / "knowledge" / "optimizations"
+    _knob_entries(base, ("knob-alpha", "vector_width", "x2"), ("knob-beta", "warps", "/2"))
+    (root / "kernels" / "knobby" / "triton_v1.py").write_text(BELOW_THE_BEST_VERSION)
+    clear_cache()
+    spec = load_spec("knobby", root)
+    record = _run_once(root, "below", max_iterations=2).record
+    first, second = record.attempts
+    assert (first.optimization, first.status) == ("knob-alpha", AttemptStatus.APPLIED)
+    assert first.changes_pct["one"] == pytest.approx(3.0, abs=0.1)
+    assert second.from_version == "triton_v1"
+    assert (second.optimization, second.status) == ("knob-beta", AttemptStatus.APPLIED)
+    assert spec.knob_values(second.new_version) == {"num_warps": 2, "vectors": 2}
+    assert any(
+        e.message.startswith("going on from triton_v1") and first.new_version in e.message
+        for e in record.events
+    )
+
+
 PUSH_VERSION = """\
 NUM_WARPS = 8
 VECTORS = 2

@@ -100,19 +100,13 @@ from kbopt.workflow.catalog_designer import (
     search_order,
 )
 from kbopt.workflow.move_record import candidate_score, place_pair, record_for
-from kbopt.workflow.search_momentum import Momentum, directions
+from kbopt.workflow.search_momentum import PLATEAU_PCT, Momentum, directions
 from kbopt.workflow.search_pairing import out_of_shared_memory, stages_alongside, untried_pair
 
 ARMS = ("catalog", "random", "grid")
 # A move is kept unless it is more than 5% slower than the fastest values the arm has
 # measured (a neutral move may enable the next one; a chain of them may not drift).
 KEEP_SLOWDOWN_PCT = 5.0
-# A move kept while more than this much slower than the arm's best leaves a plateau below
-# the best: the next move goes from the best values while one is open there.  In the
-# recorded real runs (`scripts/move_outcomes.py`, *by where the move started*), moves made
-# from values over 1% slower than the best beat it far less often than moves made from the
-# best at the same trial, even after two moves had been rolled back there.
-PLATEAU_PCT = 1.0
 WITHIN_PCT = 5.0
 RESULTS_DIR = Path("results") / "ablation"
 

@@ -31,7 +31,9 @@ with `NO_MOVE`, or, where the moves left act on knobs the version leaves to the 
 (None) and no launch recorded what the kernel chose for them (the fake backend learns
 them by compiling a Triton version's launch, and cannot for one that chooses on the GPU),
 with `UNPLANNED` naming those knobs.  If the run kept a faster version than the current
-one, the cycle goes on from that one (`Cycle._go_on_from_the_fastest`); otherwise it
+one, the cycle goes on from that one (`Cycle._go_on_from_the_fastest`); it does so sooner
+after a version kept more than `PLATEAU_PCT` slower than the fastest, whenever a move is
+open from the fastest (`Cycle._propose_from_the_fastest`).  Otherwise it
 stops (LEARN still records what the run did), the record says why, and `kbopt cycle`
 exits non-zero.  That is the point where a person or the LLM designer must write code.
 

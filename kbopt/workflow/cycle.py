@@ -283,6 +283,12 @@ class Cycle:
         return True
 
     def strategize(self) -> bool:
+        self.go(State.DESIGN, self._rank())
+        return True
+
+    def _rank(self) -> str:
+        """Rank the catalog for the current profile into the record's plan and warnings;
+        what was ranked, in words."""
         from kbopt.strategy import recommend
 
         r = self.record
@@ -292,8 +298,46 @@ class Cycle:
         r.plan = [o.to_dict() for o in strategy.opportunities]
         r.warnings = [f"{w.id} ({w.path})" for w in strategy.warnings]
         top = ", ".join(o.id for o in strategy.opportunities[:3]) or "none"
-        self.go(State.DESIGN, f"ranked {len(r.plan)} opportunities; top: {top}")
-        return True
+        return f"ranked {len(r.plan)} opportunities; top: {top}"
+
+    def _propose_from_the_fastest(self) -> Proposal | None:
+        """The catalog designer's move from the fastest version this run kept, when the
+        current version was kept more than `PLATEAU_PCT` slower than it and a move is open
+        there: the run goes on from the fastest (its profile ranked again), as `kbopt
+        ablate`'s walks do, and the slower version stays kept for when the fastest has no
+        move left.  None otherwise (the current version and its ranking stay)."""
+        from kbopt.workflow.search_momentum import PLATEAU_PCT
+
+        r = self.record
+        if self.designer.name != "catalog":
+            return None
+        primary = self.configs[0].name
+        timed = [
+            (float(m[primary]["duration_us"]), v, m, p)
+            for m, v, p in self._kept()
+            if "duration_us" in m.get(primary, {})
+        ]
+        here = r.current.get(primary, {}).get("duration_us")
+        if not timed or here is None:
+            return None
+        best_us, version, measurements, profile = min(timed, key=lambda t: t[0])
+        slower_pct = (float(here) - best_us) / best_us * 100
+        if version == r.current_version or not profile or slower_pct <= PLATEAU_PCT:
+            return None
+        left = (r.current_version, r.current, r.profile, r.plan, r.warnings)
+        r.current_version, r.current, r.profile = version, dict(measurements), profile
+        ranked = self._rank()
+        try:
+            proposal = self.designer.propose(r, r.plan)
+        except DesignerUnavailable:
+            r.current_version, r.current, r.profile, r.plan, r.warnings = left
+            return None
+        r.log(
+            f"going on from {version}, the fastest version this run kept ({best_us:.1f} us at "
+            f"{primary}), rather than from {left[0]}, kept {slower_pct:.1f}% slower: moves "
+            f"made below the best seldom beat it; {ranked}"
+        )
+        return proposal
 
     def design(self) -> bool:
         r = self.record
@@ -305,7 +349,7 @@ class Cycle:
                 r.log(f"resumed: restored {len(restored)} file(s) of the interrupted design")
         elif attempt is None or attempt.status is not AttemptStatus.WAITING:
             try:
-                proposal = self.designer.propose(r, r.plan)
+                proposal = self._propose_from_the_fastest() or self.designer.propose(r, r.plan)
             except DesignerUnavailable as exc:
                 if self._go_on_from_the_fastest(exc):
                     return True

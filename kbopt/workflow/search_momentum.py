@@ -51,6 +51,13 @@ CLEAR_LOSS_PCT = 10.0
 # the other moves (results/moves/move-outcomes.md, the table "by whether every change of the
 # move had lost badly earlier in the run").
 BAD_LOSS_PCT = 50.0
+# A move kept while more than this much slower than the search's best leaves it on a plateau
+# below the best: the next move goes from the best values while one is open there (both
+# ablation walks, and the catalog designer's cycle).  In the recorded real runs, moves made
+# from values over 1% slower than the best beat it far less often than moves made from the
+# best at the same trial, even after two moves had been rolled back there
+# (results/moves/move-outcomes.md, the table "by where the move started").
+PLATEAU_PCT = 1.0
 
 Direction = tuple[str, int]
 T = TypeVar("T")
