@@ -751,8 +751,15 @@ def test_a_cycle_with_no_move_left_goes_on_from_its_fastest_version(tmp_path: Pa
         ("knob-gamma", AttemptStatus.APPLIED),  # from the fastest: twice the warps, 81 us
         # nothing else open: wider again, rolled back from four warps, tried from eight
         ("knob-alpha", AttemptStatus.ROLLED_BACK),
+        # nothing open from the fastest: back to the start, whose twice the warps was never
+        # measured (111 us, more than the limit slower than the fastest)
+        ("knob-gamma", AttemptStatus.ROLLED_BACK),
+        # and on from there while a kept version has a move
+        ("knob-beta", AttemptStatus.ROLLED_BACK),
     ], steps
-    assert steps[-1][2] == {"num_warps": 8, "vectors": 4}
+    assert steps[4][2] == {"num_warps": 8, "vectors": 4}
+    assert steps[5][2] == steps[6][2] == {"num_warps": 4, "vectors": 2}
+    assert any(e.message.startswith("no catalog move left from") for e in record.events)
     # the fourth step was made from the fastest version (four warps), not the two-warp one,
     # and its change is measured against that version
     _, _, made_from, change = steps[3]
@@ -797,6 +804,47 @@ def test_a_cycle_goes_on_from_its_fastest_version_after_keeping_a_slower_one(
     assert spec.knob_values(second.new_version) == {"num_warps": 2, "vectors": 2}
     assert any(
         e.message.startswith("going on from triton_v1") and first.new_version in e.message
+        for e in record.events
+    )
+
+
+BACK_TO_THE_SLOWER_VERSION = """\
+NUM_WARPS = 4
+VECTORS = 2
+# wider vectors are 3% slower (103 us, kept); half the warps is 20% slower (rolled back);
+# wider vectors again, from the slower version, are the win (70 us)
+FAKE_DURATION_US = 100 + 10 * (4 - NUM_WARPS) - 1.625 * VECTORS * VECTORS + 11.25 * VECTORS - 16
+FAKE_FLOOR_US = 10
+FAKE_TIMING_METRICS = {"dram_throughput_pct": 40.0}
+
+
+def knobby(x):
+    return x
+"""
+
+
+def test_a_cycle_goes_back_to_a_slower_kept_version_once_the_fastest_has_no_move(
+    tmp_path: Path,
+) -> None:
+    """After the slower version was left for the fastest, and the fastest's last move was
+    rolled back, the run goes back to the slower version, whose move still wins."""
+    root = _learning_project(tmp_path)
+    base = root / "docs" / "knowledge" / "optimizations"
+    _knob_entries(base, ("knob-alpha", "vector_width", "x2"), ("knob-beta", "warps", "/2"))
+    (root / "kernels" / "knobby" / "triton_v1.py").write_text(BACK_TO_THE_SLOWER_VERSION)
+    clear_cache()
+    spec = load_spec("knobby", root)
+    record = _run_once(root, "back", max_iterations=3).record
+    steps = [(a.optimization, a.status, a.from_version) for a in record.attempts]
+    slower = record.attempts[0].new_version
+    assert steps == [
+        ("knob-alpha", AttemptStatus.APPLIED, "triton_v1"),  # wider vectors: 103 us
+        ("knob-beta", AttemptStatus.ROLLED_BACK, "triton_v1"),  # from the fastest: 120 us
+        ("knob-alpha", AttemptStatus.APPLIED, slower),  # back there: wider again, 70 us
+    ], steps
+    assert spec.knob_values(record.attempts[2].new_version) == {"num_warps": 4, "vectors": 8}
+    assert any(
+        e.message.startswith(f"no catalog move left from triton_v1; going back to {slower}")
         for e in record.events
     )
 

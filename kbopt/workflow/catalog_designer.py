@@ -33,7 +33,9 @@ them by compiling a Triton version's launch, and cannot for one that chooses on 
 with `UNPLANNED` naming those knobs.  If the run kept a faster version than the current
 one, the cycle goes on from that one (`Cycle._go_on_from_the_fastest`); it does so sooner
 after a version kept more than `PLATEAU_PCT` slower than the fastest, whenever a move is
-open from the fastest (`Cycle._propose_from_the_fastest`).  Otherwise it
+open from the fastest (`Cycle._propose_from_the_fastest`); and from the fastest with no
+move left it goes back to the latest other version it kept that has one
+(`Cycle._propose_from_an_earlier_version`).  Otherwise it
 stops (LEARN still records what the run did), the record says why, and `kbopt cycle`
 exits non-zero.  That is the point where a person or the LLM designer must write code.
 

@@ -300,30 +300,23 @@ class Cycle:
         top = ", ".join(o.id for o in strategy.opportunities[:3]) or "none"
         return f"ranked {len(r.plan)} opportunities; top: {top}"
 
-    def _propose_from_the_fastest(self) -> Proposal | None:
-        """The catalog designer's move from the fastest version this run kept, when the
-        current version was kept more than `PLATEAU_PCT` slower than it and a move is open
-        there: the run goes on from the fastest (its profile ranked again), as `kbopt
-        ablate`'s walks do, and the slower version stays kept for when the fastest has no
-        move left.  None otherwise (the current version and its ranking stay)."""
-        from kbopt.workflow.search_momentum import PLATEAU_PCT
-
-        r = self.record
-        if self.designer.name != "catalog":
-            return None
+    def _timed_kept(self) -> list[tuple[float, str, dict, str]]:
+        """(time at the primary configuration, version, measurements, profile) of the start
+        and of every version the run kept, in the order they were kept."""
         primary = self.configs[0].name
-        timed = [
+        return [
             (float(m[primary]["duration_us"]), v, m, p)
             for m, v, p in self._kept()
             if "duration_us" in m.get(primary, {})
         ]
-        here = r.current.get(primary, {}).get("duration_us")
-        if not timed or here is None:
-            return None
-        best_us, version, measurements, profile = min(timed, key=lambda t: t[0])
-        slower_pct = (float(here) - best_us) / best_us * 100
-        if version == r.current_version or not profile or slower_pct <= PLATEAU_PCT:
-            return None
+
+    def _propose_from(
+        self, version: str, measurements: dict, profile: str
+    ) -> tuple[Proposal, str] | None:
+        """Move the run to `version` (kept before), rank its profile again and ask the
+        catalog designer for a move from there: the proposal and what was ranked, in
+        words; None, with the run put back where it was, when no move is open there."""
+        r = self.record
         left = (r.current_version, r.current, r.profile, r.plan, r.warnings)
         r.current_version, r.current, r.profile = version, dict(measurements), profile
         ranked = self._rank()
@@ -332,12 +325,65 @@ class Cycle:
         except DesignerUnavailable:
             r.current_version, r.current, r.profile, r.plan, r.warnings = left
             return None
+        if proposal is None:
+            r.current_version, r.current, r.profile, r.plan, r.warnings = left
+            return None
+        return proposal, ranked
+
+    def _propose_from_the_fastest(self) -> Proposal | None:
+        """The catalog designer's move from the fastest version this run kept, when the
+        current version was kept more than `PLATEAU_PCT` slower than it and a move is open
+        there: the run goes on from the fastest (its profile ranked again), as `kbopt
+        ablate`'s walks do; the slower version stays kept, for when the fastest has no move
+        left (`_propose_from_an_earlier_version`).  None otherwise (the current version
+        and its ranking stay)."""
+        from kbopt.workflow.search_momentum import PLATEAU_PCT
+
+        r = self.record
+        primary = self.configs[0].name
+        timed = self._timed_kept()
+        here = r.current.get(primary, {}).get("duration_us")
+        if self.designer.name != "catalog" or not timed or here is None:
+            return None
+        best_us, version, measurements, profile = min(timed, key=lambda t: t[0])
+        slower_pct = (float(here) - best_us) / best_us * 100
+        if version == r.current_version or not profile or slower_pct <= PLATEAU_PCT:
+            return None
+        left = r.current_version
+        found = self._propose_from(version, measurements, profile)
+        if found is None:
+            return None
+        proposal, ranked = found
         r.log(
             f"going on from {version}, the fastest version this run kept ({best_us:.1f} us at "
-            f"{primary}), rather than from {left[0]}, kept {slower_pct:.1f}% slower: moves "
+            f"{primary}), rather than from {left}, kept {slower_pct:.1f}% slower: moves "
             f"made below the best seldom beat it; {ranked}"
         )
         return proposal
+
+    def _propose_from_an_earlier_version(self, exc: DesignerUnavailable) -> Proposal | None:
+        """When no catalog move is left from the fastest version: the move from the latest
+        other version the run kept that still has one (a version kept below the fastest,
+        left for it), the run moved there.  None when no kept version has a move left."""
+        r = self.record
+        if self.designer.name != "catalog":
+            return None
+        here = r.current_version
+        for us, version, measurements, profile in reversed(self._timed_kept()):
+            if version == here or not profile:
+                continue
+            found = self._propose_from(version, measurements, profile)
+            if found is None:
+                continue
+            proposal, ranked = found
+            for detail in exc.details:
+                r.log(f"{self.designer.name} designer: {detail}")
+            r.log(
+                f"no catalog move left from {here}; going back to {version}, kept earlier "
+                f"({us:.1f} us at {self.configs[0].name}), which still has one; {ranked}"
+            )
+            return proposal
+        return None
 
     def design(self) -> bool:
         r = self.record
@@ -353,7 +399,9 @@ class Cycle:
             except DesignerUnavailable as exc:
                 if self._go_on_from_the_fastest(exc):
                     return True
-                return self._designer_blocked(exc)
+                proposal = self._propose_from_an_earlier_version(exc)
+                if proposal is None:
+                    return self._designer_blocked(exc)
             if proposal is None:
                 r.stop_reason = r.stop_reason or "the designer has nothing left to try"
                 self.go(State.LEARN, r.stop_reason)
