@@ -769,6 +769,17 @@ def test_a_cycle_with_no_move_left_goes_on_from_its_fastest_version(tmp_path: Pa
     assert record.designer_blocked.startswith(NO_MOVE)  # then nothing was left anywhere
 
 
+def _wider_or_fewer_project(tmp_path: Path, version: str) -> tuple[Path, Any]:
+    """The knobby project with two entries of equal score (wider vectors, then half the
+    warps) and `version` as its triton_v1: (root, spec)."""
+    root = _learning_project(tmp_path)
+    base = root / "docs" / "knowledge" / "optimizations"
+    _knob_entries(base, ("knob-alpha", "vector_width", "x2"), ("knob-beta", "warps", "/2"))
+    (root / "kernels" / "knobby" / "triton_v1.py").write_text(version)
+    clear_cache()
+    return root, load_spec("knobby", root)
+
+
 BELOW_THE_BEST_VERSION = """\
 NUM_WARPS = 4
 VECTORS = 2
@@ -789,12 +800,7 @@ def test_a_cycle_goes_on_from_its_fastest_version_after_keeping_a_slower_one(
 ) -> None:
     """Wider vectors, 3% slower, are kept; the next design starts from the fastest version
     (the start), where half the warps wins, not from the slower one, which still had moves."""
-    root = _learning_project(tmp_path)
-    base = root / "docs" / "knowledge" / "optimizations"
-    _knob_entries(base, ("knob-alpha", "vector_width", "x2"), ("knob-beta", "warps", "/2"))
-    (root / "kernels" / "knobby" / "triton_v1.py").write_text(BELOW_THE_BEST_VERSION)
-    clear_cache()
-    spec = load_spec("knobby", root)
+    root, spec = _wider_or_fewer_project(tmp_path, BELOW_THE_BEST_VERSION)
     record = _run_once(root, "below", max_iterations=2).record
     first, second = record.attempts
     assert (first.optimization, first.status) == ("knob-alpha", AttemptStatus.APPLIED)
@@ -828,12 +834,7 @@ def test_a_cycle_goes_back_to_a_slower_kept_version_once_the_fastest_has_no_move
 ) -> None:
     """After the slower version was left for the fastest, and the fastest's last move was
     rolled back, the run goes back to the slower version, whose move still wins."""
-    root = _learning_project(tmp_path)
-    base = root / "docs" / "knowledge" / "optimizations"
-    _knob_entries(base, ("knob-alpha", "vector_width", "x2"), ("knob-beta", "warps", "/2"))
-    (root / "kernels" / "knobby" / "triton_v1.py").write_text(BACK_TO_THE_SLOWER_VERSION)
-    clear_cache()
-    spec = load_spec("knobby", root)
+    root, spec = _wider_or_fewer_project(tmp_path, BACK_TO_THE_SLOWER_VERSION)
     record = _run_once(root, "back", max_iterations=3).record
     steps = [(a.optimization, a.status, a.from_version) for a in record.attempts]
     slower = record.attempts[0].new_version
@@ -868,12 +869,7 @@ def test_the_catalog_designer_pushes_a_clear_win_once_more(tmp_path: Path) -> No
     """After half the warps won clearly, the next design halves them again although the
     ranking (name order at equal scores) puts wider vectors first; wider vectors, kept
     without a gain, are not tried again while another move is open."""
-    root = _learning_project(tmp_path)
-    base = root / "docs" / "knowledge" / "optimizations"
-    _knob_entries(base, ("knob-alpha", "vector_width", "x2"), ("knob-beta", "warps", "/2"))
-    (root / "kernels" / "knobby" / "triton_v1.py").write_text(PUSH_VERSION)
-    clear_cache()
-    spec = load_spec("knobby", root)
+    root, spec = _wider_or_fewer_project(tmp_path, PUSH_VERSION)
     run = _run_once(root, "push", max_iterations=4)
     steps = [
         (a.optimization, a.status, spec.knob_values(a.from_version)["num_warps"])

@@ -323,8 +323,7 @@ class Cycle:
         try:
             proposal = self.designer.propose(r, r.plan)
         except DesignerUnavailable:
-            r.current_version, r.current, r.profile, r.plan, r.warnings = left
-            return None
+            proposal = None
         if proposal is None:
             r.current_version, r.current, r.profile, r.plan, r.warnings = left
             return None
@@ -490,9 +489,7 @@ class Cycle:
         if str(exc) != NO_MOVE and not str(exc).startswith(UNPLANNED):
             return False
         primary = self.configs[0].name
-        timed = [
-            (float(m[primary]["duration_us"]), v, m, p) for m, v, p in self._kept() if primary in m
-        ]
+        timed = self._timed_kept()
         if not timed:
             return False
         best_us, version, measurements, profile = min(timed, key=lambda t: t[0])
