@@ -753,15 +753,9 @@ class SlowerPlateauBackend(AdjustedBackend):
 
 
 def _plateau_walk(tmp_path: Path, pool: list, seed: int) -> Any:
-    from kbopt.workflow.ablation import Lab, RandomWalk, _row
+    from kbopt.workflow.ablation import RandomWalk, _row
 
-    root = _project(tmp_path, "add_rmsnorm")
-    spec = load_spec("add_rmsnorm", root)
-    cfg = TrialConfig.from_dict({"name": "large", "dims": {"rows": 8192, "hidden": 4096}})
-    values = spec.knob_values("triton_v1")
-    lab = Lab(SlowerPlateauBackend(root), spec, "triton_v1", cfg, values)
-    start_m, err = lab.measure(values)
-    assert start_m is not None
+    spec, lab, values, start_m, err = _rmsnorm_lab(tmp_path, SlowerPlateauBackend, warps=4)
     return RandomWalk(lab, _row(1, values, start_m, err), start_m, pool=pool, spec=spec, seed=seed)
 
 
