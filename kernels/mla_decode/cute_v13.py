@@ -263,6 +263,11 @@ class _MlaDecodeV13(_MlaDecodeV10):
     # in-flight P_a V_a still reads P_a's; needs ``rescale_o_after_p0_ready``, O0 being that
     # product's accumulator): a trace-time switch.
     p0_before_own_pv_wait = False
+    # With ``p0_before_own_pv_wait`` on, the split kernel (fp32 partials, e.g. decode) takes
+    # the early P0 post as well (True, cute_v29), or keeps the wait-and-refill-first order
+    # (False, cute_v30: its tiles come from DRAM, where the later refill cost cute_v29 2.7%
+    # at decode): a trace-time switch on the output's element type.
+    p0_before_own_pv_wait_in_split = True
     # The KV tile copies (the eight 64 x 64 latent boxes and the rope box of each tile) are
     # issued with CuTe DSL's default L2 policy operand, 0 (False), or with the evict-first
     # policy (True, cute_v23: FlashMLA's ``launch_kv_tiles_copy_tma``,
@@ -414,6 +419,8 @@ class _MlaDecodeV13(_MlaDecodeV10):
             m_lens, bi, split, tiles_per_split, N_BLK
         )
         n_pairs = (n_steps + 1) // 2
+        # cute_v29's early P0 post, in this kernel (the split one writes fp32 partials)
+        p0_early = self.posts_p0_before_own_pv_wait(m_o.element_type)
 
         q_b = m_q[bi, None, None]
         g_ql = cute.local_tile(q_b, (M_BLK, D_LAT), (m_block, 0))
@@ -580,7 +587,7 @@ class _MlaDecodeV13(_MlaDecodeV10):
                 warpgroup.fence()
                 _pv(mma_pv_rs, acc_o, acc_as_wgmma_a(r_p), t_bvl, 0)
                 warpgroup.commit_group()
-                if cutlass.const_expr(not self.p0_before_own_pv_wait):
+                if cutlass.const_expr(not p0_early):
                     warpgroup.wait_group(0)
                     # stage 0's cols 0..255 and rope: last read by this warpgroup, just now
                     if next_a:
@@ -600,7 +607,7 @@ class _MlaDecodeV13(_MlaDecodeV10):
                     row_sum[r] = row_sum[r] * c1
                     row_max[r] = m_b
                 # P0 is free: warpgroup 1's P0 V_a of the last pair completed before its MAX_B
-                if cutlass.const_expr(self.p0_before_own_pv_wait):
+                if cutlass.const_expr(p0_early):
                     # cute_v29: P_a V_a may still be reading r_p; P0 from registers of its own
                     r_p0 = cute.make_rmem_tensor_like(acc_s, dtype)
                     r_p0.store(acc_s.load().to(dtype))
@@ -610,7 +617,7 @@ class _MlaDecodeV13(_MlaDecodeV10):
                     cute.copy(p_store, self.p_source(r_p, p_store, wg_tidx), t_sp0)
                 cute.arch.fence_view_async_shared()
                 cute.arch.barrier_arrive(barrier_id=P0_READY, number_of_threads=THREADS)
-                if cutlass.const_expr(self.p0_before_own_pv_wait):
+                if cutlass.const_expr(p0_early):
                     # P_a V_a completes here, after P0 is posted: then O0 is rescaled (below)
                     # and stage 0's cols 0..255 and rope, last read by it, are refilled
                     warpgroup.wait_group(0)
@@ -826,6 +833,13 @@ class _MlaDecodeV13(_MlaDecodeV10):
 
         if cutlass.const_expr(m_o.element_type == cutlass.Float32):  # split partials
             self.merge_if_last(m_o, m_lse, m_out, m_sem, s_arrived, m_block, bi)
+
+    def posts_p0_before_own_pv_wait(self, out_type: type) -> bool:
+        """Whether the kernel writing ``out_type`` posts P0 before waiting for its own P_a V_a
+        (``p0_before_own_pv_wait``, ``p0_before_own_pv_wait_in_split``): a plain method, so the
+        choice is made in Python while tracing."""
+        split = out_type == cutlass.Float32  # fp32 partials: the split kernel
+        return self.p0_before_own_pv_wait and (not split or self.p0_before_own_pv_wait_in_split)
 
     def sync_before_refill(self, wg_barrier: int) -> None:
         """Before a warp refills a stage its warpgroup's products read last: the warpgroup's

@@ -218,6 +218,12 @@ EXPECTED_PTX = {
         r"stmatrix\.sync\.aligned\.m8n8\.x4\.b16",
         r"st\.global\.v4\.b32",
     ],
+    "cute_v30": [
+        # cute_v29's one-split kernel, cute_v28's split kernel (the order is checked below)
+        r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16 \{[^}]*\}, \{",
+        r"stmatrix\.sync\.aligned\.m8n8\.x4\.b16",
+        r"st\.global\.v4\.b32",
+    ],
     "cute_v15": [
         # cute_v7's per-tile products and its in-kernel merge, behind a persistent item loop
         r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16",
@@ -1165,14 +1171,29 @@ def test_cute_v29_posts_p0_before_waiting_for_its_own_pv(out_dtype: str) -> None
     assert sum(i > w for i in muls) == 128  # O0's rescale: 64 x 256 fp32 over 128 threads
 
 
+@pytest.mark.slow
+def test_cute_v30_traces_v28s_split_kernel_and_v29s_one_split_kernel() -> None:
+    """cute_v30 chooses the hand-over order by the kernel's output type while tracing: its
+    split kernel (fp32 partials) is cute_v28's PTX and its one-split kernel (bf16 output)
+    cute_v29's, line for line up to the kernel's name, so each was measured before."""
+    for out_dtype, twin, other in (
+        ("float32", "cute_v28", "cute_v29"),
+        ("bfloat16", "cute_v29", "cute_v28"),
+    ):
+        n30 = _neutral(ptx_fingerprints.version_ptx("cute_v30", out_dtype))
+        assert n30 == _neutral(ptx_fingerprints.version_ptx(twin, out_dtype)), out_dtype
+        assert n30 != _neutral(ptx_fingerprints.version_ptx(other, out_dtype)), out_dtype
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize(
     "case", [(4, 16, 517, True), (3, 16, 700, True), (3, 1, 2000, True)], ids=str
 )
-def test_cute_v29_output_equals_cute_v28s(case: tuple[int, int, int, bool]) -> None:
+def test_cute_v29_and_cute_v30_outputs_equal_cute_v28s(case: tuple[int, int, int, bool]) -> None:
     """cute_v29 reorders warpgroup 0's hand-over only: the same products on the same operands
     and the same arithmetic per value, so its output equals cute_v28's bit for bit, with one
-    split (bf16 kernel) and with several (fp32 partials and the merge)."""
+    split (bf16 kernel) and with several (fp32 partials and the merge); cute_v30, which runs
+    one of the two orders in each kernel, too."""
     from kernels.mla_decode import cute_v28, cute_v29
 
     b, s, t, ragged = case
@@ -1187,6 +1208,10 @@ def test_cute_v29_output_equals_cute_v28s(case: tuple[int, int, int, bool]) -> N
     assert (splits_28 == 1) == (s == 16)  # both kernels are exercised
     assert torch.isfinite(got.float()).all()
     assert torch.equal(got, want)
+    # cute_v30 runs cute_v29's one-split kernel and cute_v28's split kernel: the same output
+    from kernels.mla_decode import cute_v30
+
+    assert torch.equal(cute_v30.mla_decode(q, kv, lens, sc), want)
 
 
 def test_fingerprints_cover_every_cute_version_at_the_installed_cutlass_dsl() -> None:
@@ -1395,6 +1420,7 @@ def test_bf16_matches_fp32_reference_on_gpu(name: str, case: tuple[int, int, int
         "cute_v27",
         "cute_v28",
         "cute_v29",
+        "cute_v30",
     ],
 )
 def test_in_kernel_merge_leaves_its_counters_at_zero_and_repeats_correctly(name: str) -> None:
