@@ -606,6 +606,18 @@ SOURCES: tuple[Source, ...] = (
         "aten::mean.dim; the module imports SGLang's DeepGEMM configurer at import)",
     ),
     sglang_059(
+        name="sglang_bi_log_softmax",
+        path="python/sglang/srt/batch_invariant_ops/batch_invariant_ops.py",
+        dest="sglang/bi_log_softmax.py",
+        sha256="84892ae3a3d8268a728e348dc45833c68c2de1692d23fbc0dfc4ec3982441a8e",
+        mode="extract",
+        functions=("_log_softmax_kernel",),
+        used_by=("sglang_bi_log_softmax",),
+        note="the batch-invariant last-dimension log-softmax only (deterministic inference's "
+        "aten::_log_softmax: three passes over each row in 1024-lane blocks; the module "
+        "imports SGLang's DeepGEMM configurer at import)",
+    ),
+    sglang_059(
         name="sglang_silu_mul_masked_quant",
         path="python/sglang/srt/layers/moe/ep_moe/kernels.py",
         dest="sglang/silu_mul_masked_quant.py",
@@ -1915,6 +1927,17 @@ SOURCES: tuple[Source, ...] = (
         note="MiniMax M3's Hopper query-tiled block-sparse GQA prefill kernel only (its module "
         "imports MiniMax M3's common sparse-attention ops, which import vLLM's platform)",
     ),
+    vllm_0340(
+        name="vllm_kimi_attn_res",
+        path="vllm/models/kimi_k3/nvidia/ops/attn_res.py",
+        dest="vllm/kimi_attn_res.py",
+        sha256="8bb53b919327a182342c41e40b8b872debd89ad602086f4391c5c1b09114a19d",
+        mode="extract",
+        functions=("_attn_res_kernel",),
+        used_by=("vllm_kimi_attn_res",),
+        note="Kimi K3's block attention-residuals kernel only (its module imports vLLM's "
+        "custom ops and platform for the SM100 native path and PDL)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",
@@ -2580,6 +2603,19 @@ SOURCES: tuple[Source, ...] = (
         note="layer_norm's backward (the input gradient per block of rows, then the weight "
         "and bias gradients per block of columns: two kernels), without their @libentry "
         "and YAML-tuned @triton.autotune; the forward kernels are left out",
+    ),
+    flaggems_502(
+        name="flaggems_rms_norm_backward",
+        path="src/flag_gems/ops/rms_norm.py",
+        dest="flag_gems/rms_norm_backward.py",
+        sha256="404a81fdf7543cea719965eab45a533ad03b704ed89f301297de09e577cc2d2c",
+        mode="extract",
+        functions=("rms_norm_grad_dx_kernel", "rms_norm_grad_dw_kernel"),
+        shims=dict(_TLE_SHIM),
+        used_by=("flaggems_rms_norm_backward",),
+        note="rms_norm's backward (the input gradient, one program per row holding the whole "
+        "row; then the weight gradient's per-tile partial sums over row blocks, which "
+        "FlagGems sums with torch), without their @libentry; the forward kernels are left out",
     ),
     flaggems_502(
         name="flaggems_conv3d",

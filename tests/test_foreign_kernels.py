@@ -150,6 +150,7 @@ NEEDS = {
     "flaggems_multinomial": "flaggems_multinomial",
     "vllm_deepencoder_relpos_attn": "vllm_deepencoder_relpos_attn",
     "flaggems_layer_norm_backward": "flaggems_layer_norm_backward",
+    "flaggems_rms_norm_backward": "flaggems_rms_norm_backward",
     "sglang_sla_attention": "sglang_sla_attention",
     "vllm_xpress_latent": "vllm_xpress_latent",
     "vllm_turboquant_store": "vllm_turboquant_store",
@@ -176,6 +177,7 @@ NEEDS = {
     "vllm_nvfp4_qdq": "vllm_nvfp4_qdq",
     "sglang_bi_bmm": "sglang_bi_bmm",
     "sglang_bi_mean": "sglang_bi_mean",
+    "sglang_bi_log_softmax": "sglang_bi_log_softmax",
     "vllm_qwen3vl_pos_embed": "vllm_qwen3vl_pos_embed",
     "vllm_dflash2_grouped_conv": "vllm_dflash2_grouped_conv",
     "sglang_silu_mul_masked_quant": "sglang_silu_mul_masked_quant",
@@ -245,6 +247,7 @@ NEEDS = {
     "sglang_dit_rotary": "sglang_dit_rotary",
     "vllm_vit_rotary": "vllm_vit_rotary",
     "vllm_m3_sparse_prefill": "vllm_m3_sparse_prefill",
+    "vllm_kimi_attn_res": "vllm_kimi_attn_res",
 }
 
 
@@ -748,6 +751,8 @@ CASES = {
     "vllm_deepencoder_relpos_attn": ({"images": 2, "heads": 2, "grid_h": 5, "grid_w": 7, "head_dim": 16}, {"triton_v1": {"block_m": 16, "block_n": 32, "num_warps": 2, "num_stages": 1}}),
     # 37 rows of 300 (statistics in the dtype), dx, dw and db: v1's 1-row programs with one masked 2048-column step, 1-column programs with one masked 128-row step; the variant: 4-row programs (10, the last masked) in 256-column steps (2, the second masked), 32-column programs (10, the last masked) in 16-row steps (3, the last masked), 2 warps each, 1 stage
     "flaggems_layer_norm_backward": ({"rows": 37, "hidden": 300}, {"triton_v1": {"dx_block_rows": 4, "dx_block_cols": 256, "dx_warps": 2, "wb_block_rows": 16, "wb_block_cols": 32, "wb_warps": 2, "num_stages": 1}}),
+    # 37 rows x 300 (v1: one 512-wide block per row, 212 columns masked; 16 x 256 weight-gradient tiles, 3 x 2, the last of each masked) and the variant: 2 warps per row, 8 x 64 tiles (5 x 5, the last 5 rows and 44 columns live), 1 warp
+    "flaggems_rms_norm_backward": ({"rows": 37, "hidden": 300}, {"triton_v1": {"dx_warps": 2, "dw_block_rows": 8, "dw_block_cols": 64, "dw_warps": 1}}),
     # tl.dot, fp32 and fp16; 2 heads of 200 tokens, head dim 32, each 128-query block keeping 2 of its 4 64-key blocks (the last one partial): v1's 128 x 64 tiles (the second query block partial), 8 warps, 3 stages; the variant: 32 x 16 tiles (the LUT's rows repeated per query sub-block, each key block split in four, some past the sequence), 2 warps, 1 stage
     "sglang_sla_attention": ({"heads": 2, "tokens": 200, "head_dim": 32, "topk": 2}, {"triton_v1": {"block_m": 32, "block_n": 16, "num_warps": 2, "num_stages": 1}}),
     # tl.dot, fp32 and fp16; 3 blocks of 5 slots (an 8-row tile, 3 rows masked), rank 16, MLP hidden 64, a 100-token vocabulary: v1's one 64-column MLP step, 8 warps, 3 stages; the variant: 16-column steps (4), 2 warps, 1 stage
@@ -776,6 +781,8 @@ CASES = {
     "sglang_bi_bmm": ({"heads": 3, "tokens": 20, "nope": 48, "rank": 80}, {"triton_v1": {"block_m": 16, "block_n": 32, "block_k": 32, "group_m": 2, "programs": 5, "num_warps": 2, "num_stages": 1}}),
     # a [2, 300, 37] tensor's mean over 300 (74 programs, lanes 37 apart): v1's one masked 1024-lane block; the variant: 64-lane blocks (5, the last masked), 2 warps, 1 stage
     "sglang_bi_mean": ({"outer": 2, "reduced": 300, "inner": 37}, {"triton_v1": {"block_size": 64, "num_warps": 2, "num_stages": 1}}),
+    # 3 rows of 2500 logits: v1's three passes of 3 blocks of 1024 (the last masked); the variant: 256-lane blocks (10, the last masked), 2 warps, 1 stage
+    "sglang_bi_log_softmax": ({"rows": 3, "vocab": 2500}, {"triton_v1": {"block_size": 256, "num_warps": 2, "num_stages": 1}}),
     # 2 frames of a 6 x 10 patch grid (3 x 5 merge blocks) from an 8 x 8 table of 200 columns: v1's one masked 256-column step; the variant: 64-column steps (4, the last masked), 2 warps, 1 stage
     "vllm_qwen3vl_pos_embed": ({"frames": 2, "grid_h": 6, "grid_w": 10, "hidden": 200, "grid_side": 8}, {"triton_v1": {"block_d": 64, "num_warps": 2, "num_stages": 1}}),
     # 3 draft blocks of 5 rows, 320 channels in 40-channel groups, 4 taps (masked at each block's start), offsets a strided view: v1's one masked 512-channel tile per row; the variant: 128-channel tiles (3 per row, the last masked), 2 warps
@@ -935,6 +942,8 @@ CASES = {
     "vllm_vit_rotary": ({"qk": 2, "tokens": 21, "heads": 3, "head_dim": 40}, {"triton_v1": {"block_m": 4, "block_k": 128, "num_warps": 1}}),
     # 2 requests of 30 tokens after 240 (3 pages each, permuted in a 6-page pool), 2 KV heads of 4 query heads of 32, top-2: tokens before 256 keep both causal blocks, later ones their own and one of two (the other masked); v1's 16-token tiles (two, the second cut at 14; 64 rows), 4 warps (vLLM's formula), 3 stages; the variant: 8-token tiles (four, the last cut at 6), 4 warps, 1 stage
     "vllm_m3_sparse_prefill": ({"reqs": 2, "q_len": 30, "prefix": 240, "kv_heads": 2, "group": 4, "head_dim": 32, "topk": 2}, {"triton_v1": {"tile_q": 8, "num_warps": 4, "num_stages": 1}}),
+    # 5 tokens of 200 (BLOCK_D 256, masked), 5 slots, a block-write step: the new prefix stored as block 4, 4 blocks and the prefix mixed: v1's decode launch (4 sources a step: two steps, the second 3 lanes masked), 8 warps, 2 stages; the variant: 2 sources a step (three, the last half masked), 2 warps, 1 stage
+    "vllm_kimi_attn_res": ({"tokens": 5, "hidden": 200, "slots": 5, "sources": 4, "layer_kind": 2}, {"triton_v1": {"block_l": 2, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

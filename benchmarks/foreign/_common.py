@@ -128,6 +128,7 @@ SOURCE_FILES = {
     "flaggems_multinomial": "flag_gems/multinomial.py",
     "vllm_deepencoder_relpos_attn": "vllm/deepencoder_relpos_attn.py",
     "flaggems_layer_norm_backward": "flag_gems/layer_norm_backward.py",
+    "flaggems_rms_norm_backward": "flag_gems/rms_norm_backward.py",
     "sglang_sla_attention": "sglang/sla_attention.py",
     "vllm_xpress_latent": "vllm/xpress_kernels.py",
     "vllm_turboquant_store": "vllm/turboquant_store.py",
@@ -156,6 +157,7 @@ SOURCE_FILES = {
     "vllm_nvfp4_qdq": "vllm/nvfp4_qdq.py",
     "sglang_bi_bmm": "sglang/bi_bmm.py",
     "sglang_bi_mean": "sglang/bi_mean.py",
+    "sglang_bi_log_softmax": "sglang/bi_log_softmax.py",
     "vllm_qwen3vl_pos_embed": "vllm/qwen3vl_pos_embed.py",
     "vllm_dflash2_grouped_conv": "vllm/dflash2_grouped_conv.py",
     "sglang_silu_mul_masked_quant": "sglang/silu_mul_masked_quant.py",
@@ -226,6 +228,7 @@ SOURCE_FILES = {
     "sglang_dit_rotary": "sglang/dit_rotary.py",
     "vllm_vit_rotary": "vllm/vit_rotary.py",
     "vllm_m3_sparse_prefill": "vllm/m3_sparse_prefill.py",
+    "vllm_kimi_attn_res": "vllm/kimi_attn_res.py",
 }
 
 
