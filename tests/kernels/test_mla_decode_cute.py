@@ -1191,9 +1191,13 @@ def test_cute_v30_traces_v28s_split_kernel_and_v29s_one_split_kernel() -> None:
 )
 def test_cute_v29_and_cute_v30_outputs_equal_cute_v28s(case: tuple[int, int, int, bool]) -> None:
     """cute_v29 reorders warpgroup 0's hand-over only: the same products on the same operands
-    and the same arithmetic per value, so its output equals cute_v28's bit for bit, with one
-    split (bf16 kernel) and with several (fp32 partials and the merge); cute_v30, which runs
-    one of the two orders in each kernel, too."""
+    and the same arithmetic per value. With one split (bf16 kernel) its output equals
+    cute_v28's bit for bit. With several (fp32 partials and the merge) no version repeats its
+    own bits from call to call: `kernels.mla_decode.repeat_probe` on an H100 found 2 to 20
+    distinct outputs in 20 calls on the same inputs for cute_v27, v28, v29 and v30 alike,
+    their first outputs apart in at most 11 of 2M elements by at most 4.9e-4 (its JSON in
+    kernels/mla_decode/results/), so there a few elements may differ by a bf16 step.
+    cute_v30, which runs one of the two orders in each kernel, is held to the same."""
     from kernels.mla_decode import cute_v28, cute_v29
 
     b, s, t, ragged = case
@@ -1207,11 +1211,23 @@ def test_cute_v29_and_cute_v30_outputs_equal_cute_v28s(case: tuple[int, int, int
     assert cute_common.LAST_INFO["splits"] == splits_28
     assert (splits_28 == 1) == (s == 16)  # both kernels are exercised
     assert torch.isfinite(got.float()).all()
-    assert torch.equal(got, want)
-    # cute_v30 runs cute_v29's one-split kernel and cute_v28's split kernel: the same output
+    # cute_v30 runs cute_v29's one-split kernel and cute_v28's split kernel
     from kernels.mla_decode import cute_v30
 
-    assert torch.equal(cute_v30.mla_decode(q, kv, lens, sc), want)
+    for out in (got, cute_v30.mla_decode(q, kv, lens, sc).clone()):
+        if splits_28 == 1:
+            assert torch.equal(out, want)
+        else:
+            _assert_within_one_bf16_step_in_few_elements(out, want)
+
+
+def _assert_within_one_bf16_step_in_few_elements(got: torch.Tensor, want: torch.Tensor) -> None:
+    """The split kernels' run-to-run variation (docstring above): at most 0.01% of the
+    elements differ, each by at most one bf16 step of its value (2^-7 of its magnitude)."""
+    g, w = got.float(), want.float()
+    differ = g != w
+    assert int(differ.sum()) <= max(1, w.numel() // 10_000), int(differ.sum())
+    assert bool(((g - w).abs() <= w.abs() * 2.0**-7).all())
 
 
 def test_fingerprints_cover_every_cute_version_at_the_installed_cutlass_dsl() -> None:
