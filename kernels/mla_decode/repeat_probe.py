@@ -77,17 +77,20 @@ def main(argv: list[str] | None = None) -> int:
     args = _parse_args(argv)
     import torch
 
-    from kernels.mla_decode import cute_common
+    from kernels.mla_decode import cute_common, ptx_fingerprints
     from kernels.mla_decode import reference as ref
 
+    versions = [v for v in args.versions.split(",") if v]
     unknown = [s for s in args.shapes.split(",") if s not in SHAPES]
     if unknown:
         print(f"error: unknown shape(s) {', '.join(unknown)}", file=sys.stderr)
         return 2
+    if not versions or args.calls < 1:
+        print("error: needs at least one version and --calls >= 1", file=sys.stderr)
+        return 2
     if not torch.cuda.is_available():
         print("error: needs a CUDA GPU", file=sys.stderr)
         return 2
-    versions = [v for v in args.versions.split(",") if v]
     fns = {v: importlib.import_module(f"kernels.mla_decode.{v}").mla_decode for v in versions}
     cells = []
     for shape in args.shapes.split(","):
@@ -104,20 +107,24 @@ def main(argv: list[str] | None = None) -> int:
             cells.append(cell)
             print(f"[repeat] {shape} {v}: {cell}", flush=True)
     device = torch.cuda.get_device_name()
+    now = dt.datetime.now(dt.UTC)
     doc = {
         "kind": "mla_decode_repeat_probe",
         "device": device,
-        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "command": "python -m kernels.mla_decode.repeat_probe " + " ".join(argv or sys.argv[1:]),
         "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "cutlass_dsl": ptx_fingerprints.cutlass_dsl_version(),
         "versions": versions,
         "calls": args.calls,
         "baseline": versions[0],
         "cells": cells,
     }
     args.out.mkdir(parents=True, exist_ok=True)
-    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
-    path = args.out / f"repeat-probe-{stamp}-{device.replace(' ', '-')}.json"
+    path = (
+        args.out / f"repeat-probe-{now.strftime('%Y%m%dT%H%M%SZ')}-{device.replace(' ', '-')}.json"
+    )
     path.write_text(json.dumps(doc, indent=1) + "\n")
     print(
         f"{'shape':18} {'version':10} {'splits':>6} {'distinct':>8} {'nan':>4} {'differ':>8} max|diff|"

@@ -30,3 +30,12 @@ def test_without_a_gpu_it_says_so_and_writes_nothing(
     assert repeat_probe.main(["--versions", "cute_v28", "--out", str(tmp_path)]) == 2
     assert "needs a CUDA GPU" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("bad", [["--versions", ","], ["--versions", "cute_v28", "--calls", "0"]])
+def test_no_version_or_no_call_is_refused_before_anything_runs(
+    bad: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert repeat_probe.main([*bad, "--out", str(tmp_path)]) == 2
+    assert "at least one version and --calls >= 1" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
