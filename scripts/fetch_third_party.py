@@ -757,6 +757,26 @@ SOURCES: tuple[Source, ...] = (
         "chunk indices)",
     ),
     sglang_059(
+        name="sglang_kda_wy",
+        path="python/sglang/srt/layers/attention/fla/kda.py",
+        dest="sglang/fla_kda_wy.py",
+        sha256="04d54331a9c664d9c5c8aaa86cca5d0223bd95c8e6206fa9e2d7524c929f1eac",
+        mode="extract",
+        functions=("recompute_w_u_fwd_kernel",),
+        shims={
+            "from sglang.srt.layers.attention.fla.op import exp, log": (
+                "@triton.jit\n"
+                "def exp(x):  # kbopt shim: fla.op's exp, tl.exp with FLA_USE_FAST_OPS unset\n"
+                "    return tl.exp(x)"
+            ),
+        },
+        used_by=("sglang_kda_wy",),
+        note="Kimi Delta Attention's WY recompute kernel (recompute_w_u_fwd's, with the "
+        "per-channel gate and the kg output) only, without its @triton.autotune (the "
+        "module imports SGLang's FLA helpers at import; fla.op's exp shimmed as tl.exp, "
+        "FLA_USE_FAST_OPS unset; the launcher builds the chunk indices)",
+    ),
+    sglang_059(
         name="sglang_ssd_chunk_state",
         path="python/sglang/srt/layers/attention/mamba/ops/ssd_chunk_state.py",
         dest="sglang/ssd_chunk_state.py",
@@ -1938,6 +1958,19 @@ SOURCES: tuple[Source, ...] = (
         note="Kimi K3's block attention-residuals kernel only (its module imports vLLM's "
         "custom ops and platform for the SM100 native path and PDL)",
     ),
+    vllm_0340(
+        name="vllm_m3_sparse_decode",
+        path="vllm/models/minimax_m3/common/ops/sparse_attn.py",
+        dest="vllm/m3_sparse_decode.py",
+        sha256="7b7abe979d53064f771c7324092313d6e64c8a2ca362c17952bb4fb9488c72fc",
+        mode="extract",
+        functions=("_gqa_sparse_decode_kernel", "_merge_topk_attn_out_kernel"),
+        used_by=("vllm_m3_sparse_decode",),
+        note="MiniMax M3's split-K block-sparse GQA decode and its chunk merge only, without "
+        "their @triton.heuristics (the launcher passes BLOCK_SIZE_H and BLOCK_SIZE_D as they "
+        "compute them); the module's generic prefill kernel is left out (Hopper runs "
+        "vllm_m3_sparse_prefill's), and the module imports vLLM's platform",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",
@@ -2791,6 +2824,25 @@ SOURCES: tuple[Source, ...] = (
         "sequence, the whole context walked BLOCK_N rows at a time through the block table: "
         "nope and rope tl.dots into one score tile, online softmax, p times the rows' first "
         "512 columns; no KV split); its @triton.heuristics EVEN_H passed by the launcher",
+    ),
+    flaggems_502(
+        name="flaggems_moe_align",
+        path="src/flag_gems/fused/moe_align_block_size.py",
+        dest="flag_gems/moe_align_block_size.py",
+        sha256="599b73aa2dfda5a31f62454e080baf4cf135d579a0d39e17acb0faab46509fc6",
+        mode="extract",
+        functions=(
+            "moe_align_block_size_stage1",
+            "moe_align_block_size_stage2_vec",
+            "moe_align_block_size_stage2",
+            "moe_align_block_size_stage3",
+            "moe_align_block_size_stage4",
+        ),
+        used_by=("flaggems_moe_align",),
+        note="moe_align_block_size_triton's stock-Triton path (per-expert atomic counts, the "
+        "column scan in both forms, the rounded segment offsets, the ranked scatter: four "
+        "launches); the FlagTree-only TLE cluster and cooperative kernels left out (the "
+        "module imports FlagGems' utils and, where FlagTree is installed, its TLE at import)",
     ),
 )
 

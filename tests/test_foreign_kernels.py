@@ -228,6 +228,7 @@ NEEDS = {
     "sglang_mla_decode_rope": "sglang_mla_decode_rope",
     "sglang_ds_dense_decode": "sglang_ds_dense_decode",
     "sglang_kda_chunk_o": "sglang_kda_chunk_o",
+    "sglang_kda_wy": "sglang_kda_wy",
     "sglang_lora_shrink": "sglang_lora_shrink",
     "sglang_seg_la_mtp": "sglang_seg_la_mtp",
     "sglang_gdn_chunk_o": "sglang_gdn_chunk_o",
@@ -248,6 +249,8 @@ NEEDS = {
     "vllm_vit_rotary": "vllm_vit_rotary",
     "vllm_m3_sparse_prefill": "vllm_m3_sparse_prefill",
     "vllm_kimi_attn_res": "vllm_kimi_attn_res",
+    "flaggems_moe_align": "flaggems_moe_align",
+    "vllm_m3_sparse_decode": "vllm_m3_sparse_decode",
 }
 
 
@@ -879,6 +882,8 @@ CASES = {
     "sglang_mha_decode": ({"batch": 3, "ctx": 60, "heads": 4, "head_dim": 24}, {"triton_v1": {"block_n": 16, "num_warps": 2, "num_stages": 1, "num_kv_splits": 3, "merge_warps": 2, "merge_stages": 1}}),
     # 2 sequences of 70 tokens (two 64-token chunks each, the second cut at 6), 3 heads, dk 24 (BK 32: one masked step), dv 20 (BV 64: masked): v1's first autotune config; the variant: 16-deep key steps (the second masked), 16 columns (two programs, the second masked), 4 warps, 1 stage
     "sglang_kda_chunk_o": ({"seqs": 2, "seqlen": 70, "heads": 3, "dk": 24, "dv": 20, "chunk": 64}, {"triton_v1": {"block_k": 16, "block_v": 16, "num_warps": 4, "num_stages": 1}}),
+    # tl.dot, fp32 and fp16; 3 sequences of 20 tokens in 16-token chunks (the second cut at 4: kg's chunk-end row its last token), 3 heads, dk 40 and dv 24: v1's one masked 64-wide K and V tile, 2 warps, 2 stages (the autotune list's first); the variant: 16-wide K tiles (3, the last masked) and V tiles (2, the second masked), 4 warps, 1 stage
+    "sglang_kda_wy": ({"seqs": 3, "seqlen": 20, "heads": 3, "dk": 40, "dv": 24, "chunk": 16}, {"triton_v1": {"block_k": 16, "block_v": 16, "num_warps": 4, "num_stages": 1}}),
     "sglang_ds_sparse_decode": ({"batch": 3, "ctx": 60, "heads": 4, "kv_heads": 2, "head_dim": 32, "heavy": 40}, {"triton_v1": {"block_seq": 16, "block_n": 8, "num_warps": 2, "num_stages": 1, "merge_warps": 2, "merge_stages": 1}}),
     # 3 requests of 40, 33 and 36 tokens on a permuted pool, 20 heads over one latent head of rank 24 (BLOCK_C 32, masked) and rope 16, 4 splits (10 tokens each; 9, 9, 9, 6; 9 each), the last token's rope part rotated in the kernel: v1's 32-token steps (one per split, masked), 16 heads per program (2 groups, the second masked at 4); the variant: 16-token steps, 32 heads per program (one group, 12 masked), 2 warps, 1 stage
     "sglang_mla_decode_rope": ({"batch": 3, "ctx": 40, "heads": 20, "rank": 24, "rope": 16, "splits": 4}, {"triton_v1": {"block_n": 16, "block_h": 32, "num_warps": 2, "num_stages": 1}}),
@@ -944,6 +949,10 @@ CASES = {
     "vllm_m3_sparse_prefill": ({"reqs": 2, "q_len": 30, "prefix": 240, "kv_heads": 2, "group": 4, "head_dim": 32, "topk": 2}, {"triton_v1": {"tile_q": 8, "num_warps": 4, "num_stages": 1}}),
     # 5 tokens of 200 (BLOCK_D 256, masked), 5 slots, a block-write step: the new prefix stored as block 4, 4 blocks and the prefix mixed: v1's decode launch (4 sources a step: two steps, the second 3 lanes masked), 8 warps, 2 stages; the variant: 2 sources a step (three, the last half masked), 2 warps, 1 stage
     "vllm_kimi_attn_res": ({"tokens": 5, "hidden": 200, "slots": 5, "sources": 4, "layer_kind": 2}, {"triton_v1": {"block_l": 2, "num_warps": 2, "num_stages": 1}}),
+    # 37 tokens of top-4 over 32 experts (148 ids, no expert twice in one program's 8, uneven: some experts empty), block 8: stage 1 fills 512 sorted lanes for 372 slots and 64 expert lanes for 47 blocks (both masked), 19 of 32 programs count ids (the last 4 of 8 masked), the vector column scan (32 a power of two), 33 blocks labelled and 14 left 0; v1: 4 warps each; the variant: 1, 2, 1 and 8 warps
+    "flaggems_moe_align": ({"tokens": 37, "experts": 32, "topk": 4, "block_size": 8}, {"triton_v1": {"count_warps": 1, "scan_warps": 2, "offsets_warps": 1, "scatter_warps": 8}}),
+    # 4 requests of 400, 281, 362 and 243 tokens (4, 3, 3 and 2 pages, permuted in a 12-page pool), 2 query tokens each, 2 KV heads of 4 query heads of 32 (16-row tiles, 12 rows masked), top-3: the first request's tokens keep 3 of 4 blocks, the last's list ends in -1 (2 causal blocks); v1's 2 chunks (vLLM's rule: 2 entries then 1, the last request's second chunk empty), 4 warps, 3 stages; the variant: 4 chunks of one entry (the fourth empty for every token), 2 warps, 1 stage, the merge with 1 warp
+    "vllm_m3_sparse_decode": ({"reqs": 4, "q_len": 2, "ctx": 400, "kv_heads": 2, "group": 4, "head_dim": 32, "topk": 3}, {"triton_v1": {"splits": 4, "num_warps": 2, "num_stages": 1, "merge_warps": 1}}),
 }  # fmt: skip
 
 

@@ -209,6 +209,7 @@ SOURCE_FILES = {
     "sglang_mla_decode_rope": "sglang/mla_decode_rope.py",
     "sglang_ds_dense_decode": "sglang/ds_dense_decode.py",
     "sglang_kda_chunk_o": "sglang/fla_kda_chunk_o.py",
+    "sglang_kda_wy": "sglang/fla_kda_wy.py",
     "sglang_lora_shrink": "sglang/lora_shrink.py",
     "sglang_seg_la_mtp": "sglang/seg_la_mtp.py",
     "sglang_gdn_chunk_o": "sglang/fla_chunk_o.py",
@@ -229,6 +230,8 @@ SOURCE_FILES = {
     "vllm_vit_rotary": "vllm/vit_rotary.py",
     "vllm_m3_sparse_prefill": "vllm/m3_sparse_prefill.py",
     "vllm_kimi_attn_res": "vllm/kimi_attn_res.py",
+    "flaggems_moe_align": "flag_gems/moe_align_block_size.py",
+    "vllm_m3_sparse_decode": "vllm/m3_sparse_decode.py",
 }
 
 
