@@ -276,6 +276,27 @@ SOURCES: tuple[Source, ...] = (
         note="the whole file, its two SGLang imports shimmed (fla.op's exp is tl.exp by default)",
     ),
     sglang_059(
+        name="sglang_gdn_verify",
+        path="python/sglang/srt/layers/attention/fla/fused_recurrent.py",
+        dest="sglang/fla_gdn_verify.py",
+        sha256="37c239355a917190043245e28f846af67c636aa125a00fc37f58df7ec032f42c",
+        mode="extract",
+        functions=("fused_recurrent_gated_delta_rule_update_fwd_kernel",),
+        shims={
+            "from sglang.srt.layers.attention.fla.op import exp": (
+                "@triton.jit\n"
+                "def exp(x):  # kbopt shim: fla.op's exp, tl.exp with FLA_USE_FAST_OPS unset\n"
+                "    return tl.exp(x)"
+            ),
+        },
+        used_by=("sglang_gdn_verify",),
+        note="the gated delta rule's target-verify kernel only (the draft tokens walked in "
+        "order, every step's state stored to the intermediate-state cache, the pool only read; "
+        "the module imports SGLang's FLA helpers at import; fla.op's exp shimmed as tl.exp, "
+        "FLA_USE_FAST_OPS unset); the same file's prefill-side recurrence is pinned whole "
+        "apart, sglang_gdn_recurrent",
+    ),
+    sglang_059(
         name="sglang_fused_moe",
         path="python/sglang/srt/layers/moe/fused_moe_triton/fused_moe_triton_kernels.py",
         dest="sglang/fused_moe_kernel.py",
@@ -1970,6 +1991,19 @@ SOURCES: tuple[Source, ...] = (
         "their @triton.heuristics (the launcher passes BLOCK_SIZE_H and BLOCK_SIZE_D as they "
         "compute them); the module's generic prefill kernel is left out (Hopper runs "
         "vllm_m3_sparse_prefill's), and the module imports vLLM's platform",
+    ),
+    vllm_0340(
+        name="vllm_kda_state_commit",
+        path="vllm/models/kimi_k3/nvidia/ops/recoverssm.py",
+        dest="vllm/kda_state_commit.py",
+        sha256="723d0321781d927f17d3f7071e2517bce2f92569a0ee123e3990e019b2f63882",
+        mode="extract",
+        functions=("_kda_gate", "_commit_kda_state_kernel"),
+        used_by=("vllm_kda_state_commit",),
+        note="Kimi K3's KDA RecoverSSM state fold (the Triton commit of every KDA layer in one "
+        "launch) and its gate helper only (the module imports vLLM's CuTe commit, mamba "
+        "utils and attention backends); its verify, commit-plan and conv-compaction kernels "
+        "left out (the launcher takes the plan as an input)",
     ),
     flaggems_502(
         name="flaggems_conv2d",

@@ -251,6 +251,9 @@ NEEDS = {
     "vllm_kimi_attn_res": "vllm_kimi_attn_res",
     "flaggems_moe_align": "flaggems_moe_align",
     "vllm_m3_sparse_decode": "vllm_m3_sparse_decode",
+    "vllm_kda_state_commit": "vllm_kda_state_commit",
+    "sglang_gdn_verify": "sglang_gdn_verify",
+    "liger_moe_up_proj_wgrad": None,
 }
 
 
@@ -953,6 +956,12 @@ CASES = {
     "flaggems_moe_align": ({"tokens": 37, "experts": 32, "topk": 4, "block_size": 8}, {"triton_v1": {"count_warps": 1, "scan_warps": 2, "offsets_warps": 1, "scatter_warps": 8}}),
     # 4 requests of 400, 281, 362 and 243 tokens (4, 3, 3 and 2 pages, permuted in a 12-page pool), 2 query tokens each, 2 KV heads of 4 query heads of 32 (16-row tiles, 12 rows masked), top-3: the first request's tokens keep 3 of 4 blocks, the last's list ends in -1 (2 causal blocks); v1's 2 chunks (vLLM's rule: 2 entries then 1, the last request's second chunk empty), 4 warps, 3 stages; the variant: 4 chunks of one entry (the fourth empty for every token), 2 warps, 1 stage, the merge with 1 warp
     "vllm_m3_sparse_decode": ({"reqs": 4, "q_len": 2, "ctx": 400, "kv_heads": 2, "group": 4, "head_dim": 32, "topk": 3}, {"triton_v1": {"splits": 4, "num_warps": 2, "num_stages": 1, "merge_warps": 1}}),
+    # 9 requests committing 1, 4, 3, 2, 1, 4, 3, 2 and 1 tokens of a 4-token window over 3 layers x 2 heads of 40 (BLOCK_K 64: 24 key lanes masked), the records past each commit length 100 to 1000 times larger; align mode: the 8th closes its block after the first of its 2 tokens (boundary state to its source slot, final state to a new one), the others fold a boundary they do not store; v1: 32 rows (two tiles, the second 8 live), 4 warps, 2 stages; the variant: 16 rows (three tiles, the last 8 live), 2 warps, 1 stage
+    "vllm_kda_state_commit": ({"reqs": 9, "layers": 3, "heads": 2, "head_dim": 40, "window": 4, "align": 1}, {"triton_v1": {"block_v": 16, "num_warps": 2, "num_stages": 1}}),
+    # 3 requests of 3 draft tokens, 2 q/k heads and 4 value heads (GQA 2), dk 24 (BK 32: 8 rows masked), dv 20: v1's 8-column slices (3, the last half masked), 1 warp, 3 stages, every step's state cached; the variant: 16-column slices (2, the second 12 masked), 2 warps, 1 stage
+    "sglang_gdn_verify": ({"reqs": 3, "step": 3, "heads": 2, "vheads": 4, "dk": 24, "dv": 20}, {"triton_v1": {"block_v": 16, "num_warps": 2, "num_stages": 1}}),
+    # tl.dot, fp32 and fp16; 37 tokens top-2 over 5 experts (74 sorted rows, 14 to 26 an expert; expert 2 unrouted: its early exit, its slab left zero), hidden 40, inter 20 (40 gradient rows): v1's one 64 x 128 tile per expert (both masked), 32-row steps (one, masked), 8 warps, 2 stages; the variant: 16 x 16 tiles (3 x 3 an expert, the last of each masked), 16-row steps (one or two, the last masked), 2 warps, 1 stage
+    "liger_moe_up_proj_wgrad": ({"tokens": 37, "hidden": 40, "inter": 20, "experts": 5, "k": 2}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 16, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

@@ -232,6 +232,8 @@ SOURCE_FILES = {
     "vllm_kimi_attn_res": "vllm/kimi_attn_res.py",
     "flaggems_moe_align": "flag_gems/moe_align_block_size.py",
     "vllm_m3_sparse_decode": "vllm/m3_sparse_decode.py",
+    "vllm_kda_state_commit": "vllm/kda_state_commit.py",
+    "sglang_gdn_verify": "sglang/fla_gdn_verify.py",
 }
 
 
