@@ -1202,7 +1202,10 @@ def test_cute_v29_and_cute_v30_outputs_equal_cute_v28s(case: tuple[int, int, int
     own bits from call to call: `kernels.mla_decode.repeat_probe` on an H100 found 2 to 20
     distinct outputs in 20 calls on the same inputs for cute_v27, v28, v29 and v30 alike,
     their first outputs apart in at most 11 of 2M elements by at most 4.9e-4 (its JSON in
-    kernels/mla_decode/results/), so there a few elements may differ by a bf16 step.
+    kernels/mla_decode/results/); the cause is the merge's order, which depends on which split
+    arrives last (cute_v31's module doc). There at most 0.01% of the elements may differ, and
+    the outputs must pass the fp32-reference check every version passes (one bf16 step per
+    element is not a bound: cute_v31 against cute_v30 exceeded it in some element).
     cute_v30, which runs one of the two orders in each kernel, is held to the same."""
     from kernels.mla_decode import cute_v28, cute_v29
 
@@ -1224,7 +1227,7 @@ def test_cute_v29_and_cute_v30_outputs_equal_cute_v28s(case: tuple[int, int, int
         if splits_28 == 1:
             assert torch.equal(out, want)
         else:
-            _assert_within_one_bf16_step_in_few_elements(out, want)
+            _assert_few_elements_differ_and_both_match_the_reference(out, want, (q, kv, lens, sc))
 
 
 @pytest.mark.slow
@@ -1281,13 +1284,18 @@ def test_cute_v31_gives_the_same_bits_on_every_call_with_splits(
     assert err < REL_TOL, f"cute_v31 {case}: relative error {err:.3g}"
 
 
-def _assert_within_one_bf16_step_in_few_elements(got: torch.Tensor, want: torch.Tensor) -> None:
+def _assert_few_elements_differ_and_both_match_the_reference(
+    got: torch.Tensor, want: torch.Tensor, inputs: tuple[torch.Tensor, ...]
+) -> None:
     """The split kernels' run-to-run variation (docstring above): at most 0.01% of the
-    elements differ, each by at most one bf16 step of its value (2^-7 of its magnitude)."""
-    g, w = got.float(), want.float()
-    differ = g != w
-    assert int(differ.sum()) <= max(1, w.numel() // 10_000), int(differ.sum())
-    assert bool(((g - w).abs() <= w.abs() * 2.0**-7).all())
+    elements differ, and each output is as close to the fp32 reference as every version must
+    be."""
+    differ = got != want
+    assert int(differ.sum()) <= max(1, want.numel() // 10_000), int(differ.sum())
+    expect = ref.reference(*inputs)
+    for out in (got, want):
+        err = ref.rel_error(out, expect)
+        assert err < REL_TOL, f"relative error {err:.3g}"
 
 
 def test_fingerprints_cover_every_cute_version_at_the_installed_cutlass_dsl() -> None:
