@@ -720,6 +720,19 @@ SOURCES: tuple[Source, ...] = (
         "kernels at import)",
     ),
     sglang_059(
+        name="sglang_ep_scatter",
+        path="python/sglang/srt/layers/moe/ep_moe/kernels.py",
+        dest="sglang/ep_scatter.py",
+        sha256="15b9f5700275eccdee2108c508eaee367d0f0e7c7a66a4c5553d0e4aeefa1ee6",
+        mode="extract",
+        functions=("_fwd_kernel_ep_scatter_1", "_fwd_kernel_ep_scatter_2"),
+        used_by=("sglang_ep_scatter",),
+        note="the DeepEP-normal MoE scatter's two kernels only (the counts' segment starts and "
+        "m_indices, then each received fp8 row and its scales copied to DeepGEMM's "
+        "expert-contiguous layout at rows taken by atomic adds; the module imports SGLang's "
+        "utils and fp8 quantization kernels at import)",
+    ),
+    sglang_059(
         name="sglang_fp8_mla_scaled_mm",
         path="python/sglang/srt/layers/quantization/fp8_kernel.py",
         dest="sglang/fp8_mla_scaled_mm.py",
@@ -2004,6 +2017,44 @@ SOURCES: tuple[Source, ...] = (
         "launch) and its gate helper only (the module imports vLLM's CuTe commit, mamba "
         "utils and attention backends); its verify, commit-plan and conv-compaction kernels "
         "left out (the launcher takes the plan as an input)",
+    ),
+    vllm_0340(
+        name="vllm_nvfp4_moe",
+        path="vllm/model_executor/layers/fused_moe/experts/nvfp4_emulation_moe.py",
+        dest="vllm/nvfp4_moe.py",
+        sha256="10994feb54978c3dfe0d76cf49de85361277b144004e04cd094b5f4cefe64cfe",
+        mode="extract",
+        functions=("fused_moe_nvfp4_emulation_kernel",),
+        used_by=("vllm_nvfp4_moe",),
+        note="the NVFP4 emulation MoE GEMM only (its module imports vLLM's modular MoE "
+        "kernel, TritonExperts and quantization utils at import; the host-side invoke and "
+        "apply left out, the launcher launching the kernel as they do); its E2M1 decode and "
+        "zero-fill helpers come from vllm_nvfp4_e2m1 and vllm_moe_write_zeros",
+    ),
+    vllm_0340(
+        name="vllm_nvfp4_e2m1",
+        path="vllm/model_executor/layers/quantization/utils/nvfp4_emulation_utils.py",
+        dest="vllm/nvfp4_e2m1.py",
+        sha256="b1a8a56f50002bcb1b7eef2d292a0d326fc5fcf08da3368bda30e8d63e5bb2b7",
+        mode="extract",
+        functions=("_e2m1_inline",),
+        used_by=("vllm_nvfp4_moe",),
+        note="the NVFP4 nibble decode helper only (the launcher hands it to the NVFP4 "
+        "emulation MoE kernel's module; the same file's quantize-dequantize kernel is pinned "
+        "apart, vllm_nvfp4_qdq)",
+    ),
+    vllm_0340(
+        name="vllm_moe_write_zeros",
+        path="vllm/model_executor/layers/fused_moe/fused_moe.py",
+        dest="vllm/moe_write_zeros.py",
+        sha256="d62f2ebdf95d1df05f247594d38585abd4cb598ac2910a931fc75957590f2d6c",
+        mode="extract",
+        functions=("write_zeros_to_output",),
+        used_by=("vllm_nvfp4_moe",),
+        note="the fused MoE module's zero-fill helper for blocks of experts off this rank "
+        "only (the launcher hands it to the NVFP4 emulation MoE kernel's module); the "
+        "module's fused_moe_kernel and fused_moe_kernel_gptq_awq are left out (SGLang's "
+        "copies are wrapped as sglang_fused_moe and sglang_moe_wna16)",
     ),
     flaggems_502(
         name="flaggems_conv2d",

@@ -191,6 +191,7 @@ NEEDS = {
     "vllm_dsa_block_scores": "vllm_dsa_block_scores",
     "sglang_int8_block_gemm": "sglang_int8_block_gemm",
     "sglang_ep_gather": "sglang_ep_gather",
+    "sglang_ep_scatter": "sglang_ep_scatter",
     "sglang_mla_tensor_quant": "sglang_fp8_mla_scaled_mm",
     "sglang_scaled_mm": "sglang_fp8_mla_scaled_mm",
     "vllm_step5_indexer_scores": "vllm_step5_indexer_scores",
@@ -254,6 +255,7 @@ NEEDS = {
     "vllm_kda_state_commit": "vllm_kda_state_commit",
     "sglang_gdn_verify": "sglang_gdn_verify",
     "liger_moe_up_proj_wgrad": None,
+    "vllm_nvfp4_moe": "vllm_nvfp4_moe",
 }
 
 
@@ -815,6 +817,8 @@ CASES = {
     "sglang_int8_block_gemm": ({"m": 5, "n": 160, "k": 320}, {"triton_v1": {"block_m": 16, "block_n": 32, "group_m": 2, "num_warps": 2, "num_stages": 1}}),
     # 37 received tokens x 4 slots (1 to 3 local, 5 local experts, 56 local rows over 5 x 128 padded), hidden 384: v1's 128-column blocks (3) x 37 token programs; the variant: 64-column blocks x 16 token programs (3 grid-stride passes, the last partial), 1 warp, 1 stage
     "sglang_ep_gather": ({"tokens": 37, "hidden": 384, "topk": 4, "local_experts": 5}, {"triton_v1": {"block_d": 64, "token_programs": 16, "num_warps": 1, "num_stages": 1}}),
+    # 37 tokens of 384 e4m3 columns (3 scales), top-4 over 12 experts: 9 experts get one slot each from 6 tokens spread over the batch (first and last included; 1 to 3 slots a token), the other 3 no rows; rounded counts of 128 or 0; v1's 128-entry label stores (one per segment), 8 warps, 37 one-token copy programs (the 384-column row in a masked 512 block, the scales in a masked 4); the variant: 32-entry stores (4 per segment), 2 warps, 5 copy programs walking 7 or 8 tokens each, 1 warp
+    "sglang_ep_scatter": ({"tokens": 37, "hidden": 384, "topk": 4, "local_experts": 12}, {"triton_v1": {"block_e": 32, "fill_warps": 2, "copy_programs": 5, "copy_warps": 1}}),
     # 5 tokens x 3 heads of 96 values read through the transposed view (every row masked in v1's 128-value tile), one global scale, e4m3 exact; the variant: 256-value tiles, 1 and 2 warps
     "sglang_mla_tensor_quant": ({"tokens": 5, "heads": 3, "head_dim": 96}, {"triton_v1": {"block_size": 256, "stage1_warps": 1, "stage2_warps": 2}}),
     # 5 x 300 e4m3 tokens by a 150 x 300 transposed weight: v1's 64 x 64 x 256 tiles (rows, columns and the second K step masked); the variant: 16 x 32 x 64 tiles (the fifth K step masked), 2 warps, 1 stage
@@ -962,6 +966,8 @@ CASES = {
     "sglang_gdn_verify": ({"reqs": 3, "step": 3, "heads": 2, "vheads": 4, "dk": 24, "dv": 20}, {"triton_v1": {"block_v": 16, "num_warps": 2, "num_stages": 1}}),
     # tl.dot, fp32 and fp16; 37 tokens top-2 over 5 experts (74 sorted rows, 14 to 26 an expert; expert 2 unrouted: its early exit, its slab left zero), hidden 40, inter 20 (40 gradient rows): v1's one 64 x 128 tile per expert (both masked), 32-row steps (one, masked), 8 warps, 2 stages; the variant: 16 x 16 tiles (3 x 3 an expert, the last of each masked), 16-row steps (one or two, the last masked), 2 warps, 1 stage
     "liger_moe_up_proj_wgrad": ({"tokens": 37, "hidden": 40, "inter": 20, "experts": 5, "k": 2}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 16, "num_warps": 2, "num_stages": 1}}),
+    # tl.dot, fp32 and fp16; 20 tokens top-2 over 6 experts (40 sorted assignments, 4 to 9 an expert), hidden 80 (5 e4m3 scale groups), inter 24 (n 48): v1 is vLLM's default for 20 tokens, 16 x 64 x 128 tiles (the 64-column tile masked and its columns wrapping, the one K step masked past 80: the non-divisible branch), ungrouped, 4 warps, 3 stages; the variant: 32 x 16 x 32 tiles (20 tokens under BLOCK_SIZE_M: the invoke's EM bound; 3 column blocks; 3 K steps, the last half masked, its scales masked too), groups of 2, 2 warps, 1 stage
+    "vllm_nvfp4_moe": ({"tokens": 20, "hidden": 80, "inter": 24, "experts": 6, "topk": 2}, {"triton_v1": {"block_m": 32, "block_n": 16, "block_k": 32, "group_m": 2, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

@@ -171,6 +171,7 @@ SOURCE_FILES = {
     "vllm_dsa_block_scores": "vllm/dsa_block_scores.py",
     "sglang_int8_block_gemm": "sglang/int8_block_gemm.py",
     "sglang_ep_gather": "sglang/ep_gather.py",
+    "sglang_ep_scatter": "sglang/ep_scatter.py",
     "sglang_fp8_mla_scaled_mm": "sglang/fp8_mla_scaled_mm.py",
     "vllm_step5_indexer_scores": "vllm/step5_indexer_scores.py",
     "vllm_step5_swa_decode": "vllm/step5_swa_decode.py",
@@ -234,6 +235,9 @@ SOURCE_FILES = {
     "vllm_m3_sparse_decode": "vllm/m3_sparse_decode.py",
     "vllm_kda_state_commit": "vllm/kda_state_commit.py",
     "sglang_gdn_verify": "sglang/fla_gdn_verify.py",
+    "vllm_nvfp4_moe": "vllm/nvfp4_moe.py",
+    "vllm_nvfp4_e2m1": "vllm/nvfp4_e2m1.py",
+    "vllm_moe_write_zeros": "vllm/moe_write_zeros.py",
 }
 
 
