@@ -61,12 +61,23 @@ def align_block_size(
     topk + slot) sorted by expert, each expert's run padded with the id `numel` to a multiple
     of `block_size`; the expert of each block; the padded total (a one-element tensor).
     The buffers have SGLang's sizes, so the grid is SGLang's."""
-    flat = topk_ids.flatten().long()
-    numel = flat.numel()
+    numel = topk_ids.numel()
     if numel < experts + 1:
         max_padded = numel * block_size
     else:
         max_padded = numel + (experts + 1) * (block_size - 1)
+    return sort_by_expert_padded(topk_ids, block_size, experts, max_padded)
+
+
+def sort_by_expert_padded(
+    topk_ids: torch.Tensor, block_size: int, experts: int, max_padded: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The body every `moe_align_block_size` shares, whatever its buffer: the assignment ids
+    sorted by expert (stable), each expert's run padded with the id `numel` to a multiple of
+    `block_size` in a buffer of `max_padded` entries; each block's expert (0 past the used
+    blocks); the padded total (one int32)."""
+    flat = topk_ids.flatten().long()
+    numel = flat.numel()
     counts = torch.bincount(flat, minlength=experts)
     padded = (counts + block_size - 1) // block_size * block_size
     order = torch.argsort(flat, stable=True)

@@ -46,6 +46,7 @@ import triton
 import triton.language as tl
 
 from foreign import _common
+from foreign.sglang_fused_moe.launcher import sort_by_expert_padded
 
 LAST_INFO: dict[str, Any] = {}
 TRITON_DEFAULT_WARPS = 4
@@ -92,26 +93,11 @@ def align_block_size(
     (block_size - 1) entries (numel x block_size if smaller, at fewer assignments than
     experts); each block's expert (0 past the used blocks, whose programs exit before
     reading it); the padded total (one int32)."""
-    flat = topk_ids.flatten().long()
-    numel = flat.numel()
+    numel = topk_ids.numel()
     max_padded = numel + experts * (block_size - 1)
     if numel < experts:
         max_padded = min(numel * block_size, max_padded)
-    counts = torch.bincount(flat, minlength=experts)
-    padded = (counts + block_size - 1) // block_size * block_size
-    order = torch.argsort(flat, stable=True)
-    sorted_experts = flat[order]
-    first_sorted = torch.cumsum(counts, 0) - counts
-    first_padded = torch.cumsum(padded, 0) - padded
-    rank = torch.arange(numel, device=flat.device) - first_sorted[sorted_experts]
-    sorted_ids = torch.full((max_padded,), numel, dtype=torch.int32, device=flat.device)
-    sorted_ids[first_padded[sorted_experts] + rank] = order.to(torch.int32)
-    blocks = triton.cdiv(max_padded, block_size)
-    expert_ids = torch.zeros((blocks,), dtype=torch.int32, device=flat.device)
-    used = torch.repeat_interleave(torch.arange(experts, device=flat.device), padded // block_size)
-    expert_ids[: used.numel()] = used.to(torch.int32)
-    total = padded.sum().reshape(1).to(torch.int32)
-    return sorted_ids, expert_ids, total
+    return sort_by_expert_padded(topk_ids, block_size, experts, max_padded)
 
 
 def prepare(
