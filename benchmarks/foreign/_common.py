@@ -384,6 +384,26 @@ class DropDeviceAssertBranches(ast.NodeTransformer):
         return None if only_asserts and not node.orelse else node
 
 
+class CastsOfNamesAsIs(ast.NodeTransformer):
+    """For `load_source_rewritten` under the CPU interpreter only: `name.to(...)` read as
+    `name` for the given loop counters. The interpreter's `tl.range` yields Python ints,
+    which have no `.to`; Python ints do not overflow, so the offsets computed from them are
+    the same as compiled Triton's widened ones."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        f = node.func
+        if (
+            isinstance(f, ast.Attribute) and f.attr == "to"
+            and isinstance(f.value, ast.Name) and f.value.id in self.names
+        ):  # fmt: skip
+            return f.value
+        return node
+
+
 def load_source_rewritten(source: str, rewrite: Any) -> ModuleType:
     """Import a fetched file once with `rewrite` (an ``ast.NodeTransformer``) applied to it,
     from a copy written to a temporary folder, under its own private module name: for

@@ -20,7 +20,6 @@ Under the CPU interpreter only, the loop counters' `.to(tl.int64)` are read as t
 
 from __future__ import annotations
 
-import ast
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,24 +38,11 @@ TRITON_DEFAULT_STAGES = 3
 LOOP_COUNTERS = ("cur_token_int32", "topk_index_int32")
 
 
-class _LoopCounterAsIs(ast.NodeTransformer):
-    """`cur_token_int32.to(tl.int64)` and `topk_index_int32.to(tl.int64)` read as the
-    counters themselves, under the CPU interpreter only."""
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        self.generic_visit(node)
-        f = node.func
-        if (
-            isinstance(f, ast.Attribute) and f.attr == "to"
-            and isinstance(f.value, ast.Name) and f.value.id in LOOP_COUNTERS
-        ):  # fmt: skip
-            return f.value
-        return node
-
-
 def _kernel_module() -> Any:
     if os.environ.get("TRITON_INTERPRET") == "1":
-        return _common.load_source_rewritten("sglang_ep_gather", _LoopCounterAsIs())
+        return _common.load_source_rewritten(
+            "sglang_ep_gather", _common.CastsOfNamesAsIs(LOOP_COUNTERS)
+        )
     return _common.load_source("sglang_ep_gather")
 
 

@@ -33,7 +33,6 @@ yields Python ints, which have no `.to` and do not overflow).
 
 from __future__ import annotations
 
-import ast
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -54,24 +53,11 @@ LOOP_COUNTERS = ("token_id_int32", "topk_idx_int32")
 KERNEL_NAMES = ["_fwd_kernel_ep_scatter_1", "_fwd_kernel_ep_scatter_2"]
 
 
-class _LoopCounterAsIs(ast.NodeTransformer):
-    """`token_id_int32.to(tl.int64)` and `topk_idx_int32.to(tl.int64)` read as the counters
-    themselves, under the CPU interpreter only."""
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        self.generic_visit(node)
-        f = node.func
-        if (
-            isinstance(f, ast.Attribute) and f.attr == "to"
-            and isinstance(f.value, ast.Name) and f.value.id in LOOP_COUNTERS
-        ):  # fmt: skip
-            return f.value
-        return node
-
-
 def _kernel_module() -> Any:
     if os.environ.get("TRITON_INTERPRET") == "1":
-        return _common.load_source_rewritten("sglang_ep_scatter", _LoopCounterAsIs())
+        return _common.load_source_rewritten(
+            "sglang_ep_scatter", _common.CastsOfNamesAsIs(LOOP_COUNTERS)
+        )
     return _common.load_source("sglang_ep_scatter")
 
 

@@ -52,25 +52,11 @@ class TopkToppConfig:
     num_stages: int | None = None  # None: Triton's default 3
 
 
-class _RowIdAsIs(ast.NodeTransformer):
-    """Under the CPU interpreter only: `row_id.to(tl.int64)` read as `row_id` (the
-    interpreter's `tl.range` yields Python ints, which have no `.to`; Python ints do not
-    overflow, so the row offset is the same)."""
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        self.generic_visit(node)
-        f = node.func
-        if (
-            isinstance(f, ast.Attribute) and f.attr == "to"
-            and isinstance(f.value, ast.Name) and f.value.id == "row_id"
-        ):  # fmt: skip
-            return f.value
-        return node
-
-
 def _kernel_module() -> Any:
     if os.environ.get("TRITON_INTERPRET") == "1":
-        return _common.load_source_rewritten("vllm_topk_topp", _RowIdAsIs())
+        return _common.load_source_rewritten(
+            "vllm_topk_topp", _common.CastsOfNamesAsIs(("row_id",))
+        )
     return _common.load_source("vllm_topk_topp")
 
 
