@@ -517,6 +517,19 @@ SOURCES: tuple[Source, ...] = (
         "its paged kernel only (the contiguous-cache kernel is left out)",
     ),
     sglang_059(
+        name="sglang_nsa_act_quant",
+        path="python/sglang/srt/layers/attention/nsa/triton_kernel.py",
+        dest="sglang/nsa_act_quant.py",
+        sha256="b2ffcfb1af1d476ff5d26cedd1a23ea7bddff10e74ad9a8e1da37b9cf91c5f70",
+        mode="extract",
+        functions=("_act_quant_kernel",),
+        used_by=("sglang_nsa_act_quant",),
+        note="DeepSeek-V3.2's NSA indexer activation quantization kernel only (act_quant's "
+        "Triton path, which the indexer takes on CUDA for its query and key: per 128-column "
+        "group, a UE8M0 power-of-two scale and e4m3; the host wrapper, which allocates the "
+        "outputs per call, left out)",
+    ),
+    sglang_059(
         name="sglang_ds_label_scores",
         path="python/sglang/srt/layers/attention/triton_ops/double_sparsity_attention.py",
         dest="sglang/double_sparsity_attention.py",
@@ -2056,6 +2069,33 @@ SOURCES: tuple[Source, ...] = (
         "module's fused_moe_kernel and fused_moe_kernel_gptq_awq are left out (SGLang's "
         "copies are wrapped as sglang_fused_moe and sglang_moe_wna16)",
     ),
+    vllm_0340(
+        name="vllm_replayssm_decode",
+        path="vllm/model_executor/layers/mamba/ops/selective_state_update_replayssm_output_only.py",
+        dest="vllm/replayssm_decode.py",
+        sha256="8b044e2702194143a75e47507626a8c458f7aa4c569ba51a85f0da05e0b687d9",
+        mode="extract",
+        functions=("_replayssm_output_only_precompute_kernel", "_replayssm_output_only_kernel"),
+        shims={
+            "from vllm.model_executor.layers.mamba.ops.mamba_ssm import convert_rs_fp16x2, "
+            "softplus": (
+                "@triton.jit\n"
+                "def softplus(dt):  # kbopt shim: mamba_ssm's softplus (its Triton 3 form)\n"
+                "    return tl.where(dt <= 20.0, tl.math.log(tl.math.exp(dt) + 1), dt)\n\n\n"
+                "@triton.jit\n"
+                "def convert_rs_fp16x2(x, rand):  # kbopt shim: never called here; stochastic\n"
+                "    # rounding (an fp16 state and an opt-in flag) stays off, vLLM's default\n"
+                "    return x.to(tl.float16)"
+            ),
+        },
+        used_by=("vllm_replayssm_decode",),
+        note="ReplaySSM's Mamba2 decode step (the per-group B.C precompute and the output-only / "
+        "flush kernel) only (its module imports vLLM's mamba_ssm helpers, ReplaySSM config, "
+        "platform and attention-backend utils at import; the @triton.heuristics decorators "
+        "dropped, their flags passed by the launcher as they set them); the planning kernel "
+        "in ssu_dispatch.py left out (the launcher takes the write positions and flush flags "
+        "as inputs)",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",
@@ -2928,6 +2968,19 @@ SOURCES: tuple[Source, ...] = (
         "column scan in both forms, the rounded segment offsets, the ranked scatter: four "
         "launches); the FlagTree-only TLE cluster and cooperative kernels left out (the "
         "module imports FlagGems' utils and, where FlagTree is installed, its TLE at import)",
+    ),
+    flaggems_502(
+        name="flaggems_avg_pool2d_backward",
+        path="src/flag_gems/ops/avg_pool2d.py",
+        dest="flag_gems/avg_pool2d_backward.py",
+        sha256="896ef3c9b6c27d96f67c5078a2a706f3ac419f82c44b69d08ee2381b085b4631",
+        mode="extract",
+        functions=("avg_pool2d_backward_kernel",),
+        used_by=("flaggems_avg_pool2d_backward",),
+        note="the average-pooling backward kernel only (FlagGems' aten::avg_pool2d_backward: "
+        "one program per input tile gathers the gradients of the output windows that cover "
+        "it), without its @libentry and the @triton.autotune over six tiles; the forward "
+        "kernel of the same file is pinned apart as flaggems_avg_pool2d",
     ),
 )
 

@@ -256,6 +256,9 @@ NEEDS = {
     "sglang_gdn_verify": "sglang_gdn_verify",
     "liger_moe_up_proj_wgrad": None,
     "vllm_nvfp4_moe": "vllm_nvfp4_moe",
+    "flaggems_avg_pool2d_backward": "flaggems_avg_pool2d_backward",
+    "sglang_nsa_act_quant": "sglang_nsa_act_quant",
+    "vllm_replayssm_decode": "vllm_replayssm_decode",
 }
 
 
@@ -968,6 +971,12 @@ CASES = {
     "liger_moe_up_proj_wgrad": ({"tokens": 37, "hidden": 40, "inter": 20, "experts": 5, "k": 2}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 16, "num_warps": 2, "num_stages": 1}}),
     # tl.dot, fp32 and fp16; 20 tokens top-2 over 6 experts (40 sorted assignments, 4 to 9 an expert), hidden 80 (5 e4m3 scale groups), inter 24 (n 48): v1 is vLLM's default for 20 tokens, 16 x 64 x 128 tiles (the 64-column tile masked and its columns wrapping, the one K step masked past 80: the non-divisible branch), ungrouped, 4 warps, 3 stages; the variant: 32 x 16 x 32 tiles (20 tokens under BLOCK_SIZE_M: the invoke's EM bound; 3 column blocks; 3 K steps, the last half masked, its scales masked too), groups of 2, 2 warps, 1 stage
     "vllm_nvfp4_moe": ({"tokens": 20, "hidden": 80, "inter": 24, "experts": 6, "topk": 2}, {"triton_v1": {"block_m": 32, "block_n": 16, "block_k": 32, "group_m": 2, "num_warps": 2, "num_stages": 1}}),
+    # 3 planes of 19 x 37 under a 3 x 3 stride-1 window without padded pixels counted (divisors 4, 6 and 9): v1's 16 x 16 tiles (2 x 3 a plane, the last row of tiles 3 rows live, the last column 5), 4 warps; the variant: 8 x 32 tiles (3 x 2, the last row of tiles 3 rows live, the last column 5), 2 warps
+    "flaggems_avg_pool2d_backward": ({"batch": 1, "channels": 3, "height": 19, "width": 37, "pool": 3}, {"triton_v1": {"block_h": 8, "block_w": 32, "num_warps": 2}}),
+    # 5 tokens x 3 heads of 256 (two 128-column groups a row: the scales' second column), UE8M0 scales, e4m3 exact (torch's cast under the interpreter): v1's 32-row tiles, one program per group for the 15 query rows and for the 5 key rows (rows masked), 4 warps, both launches; the variant: 4 query rows a program (four, the last with 3), 2 warps, and 2 key rows a program (three, the last with 1), 1 warp
+    "sglang_nsa_act_quant": ({"tokens": 5, "heads": 3, "head_dim": 256}, {"triton_v1": {"q_block_m": 4, "q_warps": 2, "k_block_m": 2, "k_warps": 1}}),
+    # tl.dot, fp32 and fp16; 5 rows over a 4-token ring (positions 3, 2, 1, 0, 3: rows 0 and 4 flush, the rest replay 2, 1 and 0 cached tokens and append; ring rows past a position ten times larger), 4 heads in 2 groups, head_dim 20, dstate 24 (32 lanes, 8 masked), the dot's K padded to 16 (12 masked): v1 is vLLM's Hopper launch, 16-row programs (two, the second 4 live), 1 warp, one 32-column step for the read-out and the rebuild, 2 stages; the variant: 32-row programs (one, 12 masked), 2 warps, 16-column steps (two, the second 8 live), 1 stage
+    "vllm_replayssm_decode": ({"seqs": 5, "heads": 4, "head_dim": 20, "dstate": 24, "groups": 2, "window": 4}, {"triton_v1": {"block_m": 32, "num_warps": 2, "nf_dstate_tile": 16, "fl_dstate_tile": 16, "num_stages": 1}}),
 }  # fmt: skip
 
 

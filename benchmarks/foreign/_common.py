@@ -238,6 +238,9 @@ SOURCE_FILES = {
     "vllm_nvfp4_moe": "vllm/nvfp4_moe.py",
     "vllm_nvfp4_e2m1": "vllm/nvfp4_e2m1.py",
     "vllm_moe_write_zeros": "vllm/moe_write_zeros.py",
+    "flaggems_avg_pool2d_backward": "flag_gems/avg_pool2d_backward.py",
+    "sglang_nsa_act_quant": "sglang/nsa_act_quant.py",
+    "vllm_replayssm_decode": "vllm/replayssm_decode.py",
 }
 
 
