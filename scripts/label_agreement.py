@@ -31,6 +31,7 @@ import random
 import shlex
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -115,38 +116,52 @@ def moves(label: dict[str, Any]) -> list[str]:
     return first + [m for m in label.get("then", []) if m not in first]
 
 
-def catalog_ranking(key: str, label: dict[str, Any], store: Any) -> list[str]:
+def catalog_ranking(key: str, label: dict[str, Any], store: Any) -> tuple[list[str], list[str]]:
+    """The ranked opportunities and the warnings (anti-patterns), as `kbopt recommend` gives
+    them for the profile."""
     from kbopt.contracts.profile import Profile
     from kbopt.strategy import recommend
 
     path = REPO / "benchmarks" / key
     profile = Profile.parse(path.read_text(encoding="utf-8"), str(path))
     result = recommend(profile, language=label.get("language"), store=store)
-    return [o.id for o in result.opportunities] + [w.id for w in result.warnings]
+    return [o.id for o in result.opportunities], [w.id for w in result.warnings]
 
 
 def score_row(
-    key: str, first: dict[str, Any], second: dict[str, Any], ranked: list[str]
+    key: str,
+    first: dict[str, Any],
+    second: dict[str, Any],
+    ranked: list[str],
+    warnings: Sequence[str] = (),
 ) -> dict[str, Any]:
     """One profile: the second engineer's moves scored against the first labels exactly as
     the catalog's ranking is (a hit when a move is among the entries the first labeller
-    accepted), and the ranking scored against both labels."""
+    accepted), and the ranking scored against both labels as scripts/hit_rate.py scores it:
+    a top-k hit when a labelled entry is among the first k opportunities or the first k
+    warnings."""
     a_ok, b_ok = set(first["expected"]), set(second["expected"])
     b_moves = moves(second)
+    warns = list(warnings)
+
+    def top(k: int) -> set[str]:
+        return set(ranked[:k]) | set(warns[:k])
+
     return {
         "profile": key,
         "first_expected": sorted(a_ok),
         "second_expected": sorted(b_ok),
         "second_moves": b_moves,
         "catalog_top3": ranked[:3],
+        "catalog_warnings": warns[:3],
         "second_top1_hit": b_moves[0] in a_ok,
         "second_top3_hit": bool(set(b_moves[:3]) & a_ok),
         # both accepted at least one common first move (symmetric, unlike the two above)
         "second_accepts_first_any": bool(a_ok & b_ok),
-        "catalog_top1_vs_first": bool(set(ranked[:1]) & a_ok),
-        "catalog_top3_vs_first": bool(set(ranked[:3]) & a_ok),
-        "catalog_top1_vs_second": bool(set(ranked[:1]) & b_ok),
-        "catalog_top3_vs_second": bool(set(ranked[:3]) & b_ok),
+        "catalog_top1_vs_first": bool(top(1) & a_ok),
+        "catalog_top3_vs_first": bool(top(3) & a_ok),
+        "catalog_top1_vs_second": bool(top(1) & b_ok),
+        "catalog_top3_vs_second": bool(top(3) & b_ok),
     }
 
 
@@ -171,7 +186,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         return 2
     rows = []
     for k in sample:
-        rows.append(score_row(k, first[k], second[k], catalog_ranking(k, first[k], store)))
+        rows.append(score_row(k, first[k], second[k], *catalog_ranking(k, first[k], store)))
     n = len(rows)
 
     def count(field: str) -> int:
@@ -233,15 +248,18 @@ def markdown(data: dict[str, Any]) -> str:
         f"{pct('catalog_top3_vs_second')} |",
         "",
         f"The two engineers accepted at least one common first move on "
-        f"{pct('second_accepts_first_any')}.",
+        f"{pct('second_accepts_first_any')}. The catalog is scored as the hit rates score it: "
+        "a hit when a labelled entry is among its first k opportunities or its first k "
+        "warnings (anti-patterns), up to 2k entries against the engineer's k moves.",
         "",
-        "| Profile | First labels | Second engineer's moves | Catalog's top 3 |",
-        "|---------|--------------|-------------------------|-----------------|",
+        "| Profile | First labels | Second engineer's moves | Catalog's top 3 | Its warnings |",
+        "|---------|--------------|-------------------------|-----------------|--------------|",
     ]
     for r in data["rows"]:
         lines.append(
             f"| {r['profile'].removesuffix('.md')} | {', '.join(r['first_expected'])} | "
-            f"{', '.join(r['second_moves'])} | {', '.join(r['catalog_top3'])} |"
+            f"{', '.join(r['second_moves'])} | {', '.join(r['catalog_top3'])} | "
+            f"{', '.join(r['catalog_warnings'])} |"
         )
     return "\n".join(lines) + "\n"
 

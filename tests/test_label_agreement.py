@@ -31,6 +31,10 @@ def test_a_second_engineer_is_scored_as_the_ranking_is() -> None:
     assert not row["second_accepts_first_any"]
     assert row["catalog_top1_vs_first"] and row["catalog_top3_vs_first"]
     assert not row["catalog_top1_vs_second"] and row["catalog_top3_vs_second"]
+    # an anti-pattern labelled counts when it is among the first three warnings, as in
+    # scripts/hit_rate.py
+    warned = mod.score_row("s/k.md", {"expected": ["w"]}, second, ["x", "y", "z"], ["q", "w"])
+    assert warned["catalog_top3_vs_first"] and not warned["catalog_top1_vs_first"]
     # a first move repeated in "then" counts once
     assert mod.moves({"expected": ["a"], "then": ["a", "b"]}) == ["a", "b"]
 
