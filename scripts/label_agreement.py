@@ -59,43 +59,52 @@ def kernel_of(key: str) -> str:
     return key.split("/", 1)[1].split("--", 1)[0]
 
 
-def draw(keys: list[str], n: int, seed: int) -> list[str]:
-    """One profile per kernel, `n` kernels, both chosen by `random.Random(seed)` over the
-    sorted keys, so the same labelled sets give the same draw."""
+def draw(keys: list[str], n: int, seed: int, exclude: frozenset[str] = frozenset()) -> list[str]:
+    """One profile per kernel, `n` kernels not in `exclude`, both chosen by
+    `random.Random(seed)` over the sorted keys, so the same labelled sets give the same draw."""
     rng = random.Random(seed)
     by_kernel: dict[str, list[str]] = {}
     for k in sorted(keys):
-        by_kernel.setdefault(kernel_of(k), []).append(k)
+        if kernel_of(k) not in exclude:
+            by_kernel.setdefault(kernel_of(k), []).append(k)
     kernels = rng.sample(sorted(by_kernel), n)
     return sorted(rng.choice(by_kernel[kern]) for kern in kernels)
 
 
 def cmd_sample(args: argparse.Namespace) -> int:
     keys = list(first_labels())
-    chosen = draw(keys, args.n, args.seed)
-    SECOND.mkdir(parents=True, exist_ok=True)
-    (SECOND / "sample.json").write_text(
-        json.dumps(
-            {
-                "about": (
-                    "Profiles drawn for a second, blind labeller: one per kernel, "
-                    f"{args.n} kernels of the {len({kernel_of(k) for k in keys})} labelled, "
-                    f"random.Random({args.seed}) over the sorted profile keys "
-                    "(scripts/label_agreement.py draw)."
-                ),
-                "seed": args.seed,
-                "date": dt.date.today().isoformat(),
-                "profiles": chosen,
-            },
-            indent=1,
-        )
-        + "\n"
+    path = SECOND / "sample.json"
+    record = json.loads(path.read_text()) if args.more else {"draws": [], "profiles": []}
+    if args.more and not path.exists():
+        print(f"error: --more adds to {path}, which does not exist yet", file=sys.stderr)
+        return 2
+    drawn = frozenset(kernel_of(k) for k in record["profiles"])
+    chosen = draw(keys, args.n, args.seed, exclude=drawn)
+    record.setdefault("draws", []).append(
+        {
+            "about": (
+                f"one profile per kernel, {args.n} kernels of the "
+                f"{len({kernel_of(k) for k in keys} - drawn)} labelled and not drawn before, "
+                f"random.Random({args.seed}) over the sorted profile keys "
+                "(scripts/label_agreement.py draw)"
+            ),
+            "seed": args.seed,
+            "date": dt.date.today().isoformat(),
+            "profiles": chosen,
+        }
     )
+    record["about"] = (
+        "Profiles drawn for a second, blind labeller, each draw committed before any of its "
+        "second labels was written."
+    )
+    record["profiles"] = sorted([*record["profiles"], *chosen])
+    SECOND.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1) + "\n")
     if args.into:
         args.into.mkdir(parents=True, exist_ok=True)
         for k in chosen:
             shutil.copy(REPO / "benchmarks" / k, args.into / k.replace("/", "__"))
-    print(f"{len(chosen)} profiles -> {SECOND / 'sample.json'}")
+    print(f"{len(chosen)} profiles drawn, {len(record['profiles'])} in all -> {path}")
     for k in chosen:
         print(" ", k)
     return 0
@@ -273,6 +282,11 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--n", type=int, default=30, help="kernels to draw (one profile each)")
     s.add_argument("--seed", type=int, default=20261207)
     s.add_argument("--into", type=Path, help="copy the drawn profiles' Markdown here")
+    s.add_argument(
+        "--more",
+        action="store_true",
+        help="add a draw of kernels not drawn yet to the committed sample",
+    )
     c = sub.add_parser("score", help="score the second labels and the catalog")
     c.add_argument(
         "--labels-commit", default="", help="the commit whose catalog the second labeller read"

@@ -18,6 +18,9 @@ def test_the_draw_takes_one_profile_per_kernel_and_repeats_with_its_seed() -> No
     assert len({mod.kernel_of(k) for k in chosen}) == 5
     assert chosen == mod.draw(list(reversed(keys)), 5, seed=7)  # order of discovery is moot
     assert chosen != mod.draw(keys, 5, seed=8)
+    # a later draw leaves out the kernels drawn before
+    more = mod.draw(keys, 5, seed=8, exclude=frozenset(mod.kernel_of(k) for k in chosen))
+    assert not {mod.kernel_of(k) for k in more} & {mod.kernel_of(k) for k in chosen}
 
 
 def test_a_second_engineer_is_scored_as_the_ranking_is() -> None:
@@ -45,3 +48,4 @@ def test_the_committed_draw_names_labelled_profiles_one_per_kernel() -> None:
     first = mod.first_labels()
     assert all(k in first for k in sample["profiles"])
     assert len({mod.kernel_of(k) for k in sample["profiles"]}) == len(sample["profiles"])
+    assert sorted(k for d in sample["draws"] for k in d["profiles"]) == sample["profiles"]
