@@ -746,6 +746,19 @@ SOURCES: tuple[Source, ...] = (
         "utils and fp8 quantization kernels at import)",
     ),
     sglang_059(
+        name="sglang_tma_align_scale",
+        path="python/sglang/srt/layers/moe/ep_moe/kernels.py",
+        dest="sglang/tma_align_scale.py",
+        sha256="7f7afff7e736ba0132a2b6a9385f2f3c883ef1c18400d5bf87e877ab8d7a0329",
+        mode="extract",
+        functions=("_tma_align_input_scale_kernel",),
+        used_by=("sglang_tma_align_scale",),
+        note="the DeepGEMM MoE runner's TMA alignment of fp32 group scales only (row-major "
+        "scales transposed into a column-major buffer with a 16-byte-aligned M stride before "
+        "each contiguous grouped GEMM on Hopper; the module imports SGLang's utils and fp8 "
+        "quantization kernels at import)",
+    ),
+    sglang_059(
         name="sglang_fp8_mla_scaled_mm",
         path="python/sglang/srt/layers/quantization/fp8_kernel.py",
         dest="sglang/fp8_mla_scaled_mm.py",
@@ -2095,6 +2108,21 @@ SOURCES: tuple[Source, ...] = (
         "dropped, their flags passed by the launcher as they set them); the planning kernel "
         "in ssu_dispatch.py left out (the launcher takes the write positions and flush flags "
         "as inputs)",
+    ),
+    vllm_0340(
+        name="vllm_silu_mul_colmajor_quant",
+        path="vllm/model_executor/layers/quantization/utils/fp8_utils.py",
+        dest="vllm/silu_mul_colmajor_quant.py",
+        sha256="caff305ea7a3e2fb87e33d141af9d6052a8c35166ff0d0ea1d930749fbf4a957",
+        mode="extract",
+        functions=("_silu_mul_per_token_group_quant_fp8_colmajor",),
+        used_by=("vllm_silu_mul_colmajor_quant",),
+        note="the fused SiLU-and-mul fp8 group quantization into column-major scales only "
+        "(DeepGemmExperts' activation between DeepGEMM's contiguous grouped GEMMs on Hopper; "
+        "the module imports vLLM's envs, custom ops, platforms and DeepGEMM utilities at "
+        "import); its per-token-group quantization kernels (row-major, column-major and "
+        "UE8M0-packed), the packed SiLU-and-mul of the UE8M0-packed path and the "
+        "block-scaled fp8 GEMM are left out",
     ),
     flaggems_502(
         name="flaggems_conv2d",

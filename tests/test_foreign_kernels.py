@@ -259,6 +259,9 @@ NEEDS = {
     "flaggems_avg_pool2d_backward": "flaggems_avg_pool2d_backward",
     "sglang_nsa_act_quant": "sglang_nsa_act_quant",
     "vllm_replayssm_decode": "vllm_replayssm_decode",
+    "sglang_tma_align_scale": "sglang_tma_align_scale",
+    "vllm_silu_mul_colmajor_quant": "vllm_silu_mul_colmajor_quant",
+    "liger_moe_down_proj_bwd": None,
 }
 
 
@@ -977,6 +980,12 @@ CASES = {
     "sglang_nsa_act_quant": ({"tokens": 5, "heads": 3, "head_dim": 256}, {"triton_v1": {"q_block_m": 4, "q_warps": 2, "k_block_m": 2, "k_warps": 1}}),
     # tl.dot, fp32 and fp16; 5 rows over a 4-token ring (positions 3, 2, 1, 0, 3: rows 0 and 4 flush, the rest replay 2, 1 and 0 cached tokens and append; ring rows past a position ten times larger), 4 heads in 2 groups, head_dim 20, dstate 24 (32 lanes, 8 masked), the dot's K padded to 16 (12 masked): v1 is vLLM's Hopper launch, 16-row programs (two, the second 4 live), 1 warp, one 32-column step for the read-out and the rebuild, 2 stages; the variant: 32-row programs (one, 12 masked), 2 warps, 16-column steps (two, the second 8 live), 1 stage
     "vllm_replayssm_decode": ({"seqs": 5, "heads": 4, "head_dim": 20, "dstate": 24, "groups": 2, "window": 4}, {"triton_v1": {"block_m": 32, "num_warps": 2, "nf_dstate_tile": 16, "fl_dstate_tile": 16, "num_stages": 1}}),
+    # 37 rows (padded to 40) of 3 and 5 scales (hidden 384 and inter 640: 4- and 8-lane blocks, 1 and 3 lanes masked), each stored to its group's row of the column-major buffer: v1's 37 programs of one row each, 4 warps, both launches; the variant: 5 programs walking 7 or 8 rows each with 1 warp for the hidden scales, 16 programs walking 2 or 3 rows each with 2 warps for the down scales
+    "sglang_tma_align_scale": ({"rows": 37, "hidden": 384, "inter": 640}, {"triton_v1": {"h_programs": 5, "h_warps": 1, "d_programs": 16, "d_warps": 2}}),
+    # 20 tokens top-4 over 7 local experts of 8 (70 live rows: 3, 17, 11, 6, 19, 14 and an empty expert), 16-row segments (gaps of 13, 15, 5, 10, 13 and 2 rows, 64 rows of slack past the last), inter 96 in three 32-column groups, UE8M0 scales, e4m3 exact (torch's cast under the interpreter): v1 is vLLM's launch, 8-row tiles, 4 row programs per expert and group (a 192-row workspace), 4 warps, 3 stages, each segment one pass (the 17- and 19-row segments' third tile partly masked, the fourth program idle); the variant: 4-row tiles under a 64-program budget (4 row programs, 16 rows a step: the 17- and 19-row segments' first program walks twice, its second tile partly masked), 2 warps, 1 stage
+    "vllm_silu_mul_colmajor_quant": ({"tokens": 20, "topk": 4, "experts": 7, "global_experts": 8, "inter": 96, "group": 32, "align": 16}, {"triton_v1": {"block_m": 4, "max_ctas": 64, "num_warps": 2, "num_stages": 1}}),
+    # tl.dot, fp32 and fp16; 37 tokens top-2 over 5 experts (74 sorted rows, 17 to 21 an expert; expert 2 unrouted: no routing tile), hidden 40, inter 20: v1's 64-row routing tiles (one an expert, masked), one 128-column program a tile (20 live: one atomic partial per row's routing-weight gradient), one 64-deep hidden step (masked), 8 warps, 2 stages; the variant: 16-row tiles (two an expert, the second masked), 16-column programs (two, the second 4 live: two atomic partials a row), 16-deep hidden steps (three, the last masked), 2 warps, 1 stage
+    "liger_moe_down_proj_bwd": ({"tokens": 37, "hidden": 40, "inter": 20, "experts": 5, "k": 2}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 16, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

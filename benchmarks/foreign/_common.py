@@ -241,6 +241,8 @@ SOURCE_FILES = {
     "flaggems_avg_pool2d_backward": "flag_gems/avg_pool2d_backward.py",
     "sglang_nsa_act_quant": "sglang/nsa_act_quant.py",
     "vllm_replayssm_decode": "vllm/replayssm_decode.py",
+    "sglang_tma_align_scale": "sglang/tma_align_scale.py",
+    "vllm_silu_mul_colmajor_quant": "vllm/silu_mul_colmajor_quant.py",
 }
 
 
