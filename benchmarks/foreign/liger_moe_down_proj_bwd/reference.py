@@ -25,6 +25,8 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from foreign.liger_moe_up_proj_wgrad.reference import biased_router_logits, seeded_generator
+
 
 def _inputs(
     tokens: int,
@@ -40,17 +42,13 @@ def _inputs(
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     if k > experts - (unrouted is not None):
         raise ValueError("k must be at most the experts a token can be routed to")
-    gen = torch.Generator(device=device)
-    gen.manual_seed(seed if seed is not None else int(torch.randint(0, 2**31 - 1, (1,))))
+    gen = seeded_generator(seed, device)
     d_out = torch.randn(tokens, hidden, generator=gen, device=device, dtype=dtype)
     d_out.mul_(0.01)  # a gradient's scale
     pre_act = torch.randn(tokens * k, 2 * inter, generator=gen, device=device, dtype=dtype)
     down = torch.randn(experts, hidden, inter, generator=gen, device=device, dtype=dtype)
     down.mul_(inter**-0.5)
-    bias = 0.1 * torch.randn(experts, generator=gen, device=device)
-    logits = torch.randn(tokens, experts, generator=gen, device=device) + bias
-    if unrouted is not None:
-        logits[:, unrouted] = float("-inf")
+    logits = biased_router_logits(tokens, experts, gen, device, unrouted)
     top = torch.topk(torch.softmax(logits, dim=-1), k, dim=-1)
     weights = (top.values / top.values.sum(dim=-1, keepdim=True)).to(dtype).contiguous()
     topk = top.indices.to(torch.int32).contiguous()

@@ -17,10 +17,24 @@ from __future__ import annotations
 import torch
 
 
-def _generator(seed: int | None, device: str) -> torch.Generator:
+def seeded_generator(seed: int | None, device: str) -> torch.Generator:
+    """A generator on `device`, seeded with `seed` or, without one, at random."""
     gen = torch.Generator(device=device)
     gen.manual_seed(seed if seed is not None else int(torch.randint(0, 2**31 - 1, (1,))))
     return gen
+
+
+def biased_router_logits(
+    tokens: int, experts: int, gen: torch.Generator, device: str, unrouted: int | None
+) -> torch.Tensor:
+    """randn router logits plus a per-expert bias (N(0, 0.01)), so the experts' loads are
+    uneven as a load-balanced router's are within one micro-batch; expert `unrouted`, when
+    given, gets no token.  Also the routing of Liger's MoE down-projection backward."""
+    bias = 0.1 * torch.randn(experts, generator=gen, device=device)
+    logits = torch.randn(tokens, experts, generator=gen, device=device) + bias
+    if unrouted is not None:
+        logits[:, unrouted] = float("-inf")
+    return logits
 
 
 def _inputs(
@@ -37,14 +51,11 @@ def _inputs(
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, int]:
     if k > experts - (unrouted is not None):
         raise ValueError("k must be at most the experts a token can be routed to")
-    gen = _generator(seed, device)
+    gen = seeded_generator(seed, device)
     x = torch.randn(tokens, hidden, generator=gen, device=device, dtype=dtype)
     d_pre = torch.randn(tokens * k, 2 * inter, generator=gen, device=device, dtype=dtype)
     d_pre.mul_(0.01)  # a gradient's scale
-    bias = 0.1 * torch.randn(experts, generator=gen, device=device)
-    router = torch.randn(tokens, experts, generator=gen, device=device) + bias
-    if unrouted is not None:
-        router[:, unrouted] = float("-inf")
+    router = biased_router_logits(tokens, experts, gen, device, unrouted)
     topk = torch.topk(router, k, dim=-1).indices.to(torch.int32).contiguous()
     return x, d_pre, topk, experts
 
