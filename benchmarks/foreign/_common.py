@@ -483,6 +483,23 @@ def forward_baselines(package: str, *baselines: Baseline) -> Callable[[], dict[s
     return load_baselines
 
 
+def gemm_tiles(
+    cfg: Any, base: Mapping[str, Any], warps: int, stages: int
+) -> tuple[int, int, int, int, int, int]:
+    """(block_m, block_n, block_k, group_m, num_warps, num_stages) of a tiled GEMM launch: each
+    knob the version sets, else the library's choice for the shape (`base`, a config in
+    Triton's key names as the library's table gives it; `warps` and `stages` where the table
+    has none, such as Triton's defaults)."""
+    return (
+        cfg.block_m or base["BLOCK_SIZE_M"],
+        cfg.block_n or base["BLOCK_SIZE_N"],
+        cfg.block_k or base["BLOCK_SIZE_K"],
+        cfg.group_m or base["GROUP_SIZE_M"],
+        cfg.num_warps or warps,
+        cfg.num_stages or stages,
+    )
+
+
 def triton_launch_info(launcher_module: str) -> Callable[[str], dict[str, Any]]:
     """A spec's `launch_info`: for the triton family, the `LAST_INFO` dict that the named
     launcher module's `record` fills at each launch (imported when first asked, so the

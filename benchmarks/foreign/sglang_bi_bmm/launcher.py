@@ -65,12 +65,9 @@ class BmmConfig:
 def prepare(cfg: BmmConfig, a: torch.Tensor, b: torch.Tensor) -> Callable[[], torch.Tensor]:
     mod = _common.load_source("sglang_bi_bmm")
     base = SGLANG_CONFIGS[a.dtype]
-    bm = cfg.block_m or base["BLOCK_SIZE_M"]
-    bn = cfg.block_n or base["BLOCK_SIZE_N"]
-    bk = cfg.block_k or base["BLOCK_SIZE_K"]
-    gm = cfg.group_m or base["GROUP_SIZE_M"]
-    warps = cfg.num_warps or base["num_warps"]
-    stages = cfg.num_stages or base["num_stages"]
+    bm, bn, bk, gm, warps, stages = _common.gemm_tiles(
+        cfg, base, base["num_warps"], base["num_stages"]
+    )
     nb, m, k = a.shape
     n = b.shape[2]
     c = torch.empty((nb, m, n), device=a.device, dtype=a.dtype)

@@ -67,12 +67,9 @@ def prepare(
         raise ValueError("scales [experts, n, groups], qzeros [experts, n / 2, groups]")
     topk = topk_ids.shape[1]
     base = sglang_default_config(tokens, experts)
-    bm = cfg.block_m or base["BLOCK_SIZE_M"]
-    bn = cfg.block_n or base["BLOCK_SIZE_N"]
-    bk = cfg.block_k or base["BLOCK_SIZE_K"]
-    gm = cfg.group_m or base["GROUP_SIZE_M"]
-    warps = cfg.num_warps or TRITON_DEFAULT_WARPS
-    stages = cfg.num_stages or TRITON_DEFAULT_STAGES
+    bm, bn, bk, gm, warps, stages = _common.gemm_tiles(
+        cfg, base, TRITON_DEFAULT_WARPS, TRITON_DEFAULT_STAGES
+    )
     sorted_ids, expert_ids, total = align_block_size(topk_ids, bm, experts)
     # SGLang passes the routing weights even when the first GEMM does not multiply by them
     topk_weights = torch.ones(topk_ids.shape, device=x.device, dtype=torch.float32)

@@ -106,12 +106,9 @@ def prepare(cfg: MatmulConfig, x: torch.Tensor, w_t: torch.Tensor) -> Callable[[
     m, k = x.shape
     n = w_t.shape[1]
     base = vllm_config(m, n, k, x.dtype)
-    bm = cfg.block_m or base["BLOCK_SIZE_M"]
-    bn = cfg.block_n or base["BLOCK_SIZE_N"]
-    bk = cfg.block_k or base["BLOCK_SIZE_K"]
-    gm = cfg.group_m or base["GROUP_SIZE_M"]
-    warps = cfg.num_warps or base["num_warps"]
-    stages = cfg.num_stages or base["num_stages"]
+    bm, bn, bk, gm, warps, stages = _common.gemm_tiles(
+        cfg, base, base["num_warps"], base["num_stages"]
+    )
     c = torch.empty((m, n), device=x.device, dtype=x.dtype)
     sms = cfg.programs or sm_count(x.device)
     tiles = _cdiv(m, bm) * _cdiv(n, bn)
