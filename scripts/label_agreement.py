@@ -74,17 +74,21 @@ def draw(keys: list[str], n: int, seed: int, exclude: frozenset[str] = frozenset
 def cmd_sample(args: argparse.Namespace) -> int:
     keys = list(first_labels())
     path = SECOND / "sample.json"
-    record = json.loads(path.read_text()) if args.more else {"draws": [], "profiles": []}
     if args.more and not path.exists():
         print(f"error: --more adds to {path}, which does not exist yet", file=sys.stderr)
         return 2
+    record = json.loads(path.read_text()) if args.more else {"draws": [], "profiles": []}
     drawn = frozenset(kernel_of(k) for k in record["profiles"])
+    left = len({kernel_of(k) for k in keys} - drawn)
+    if not 0 < args.n <= left:
+        print(f"error: --n {args.n}: {left} labelled kernels are left to draw", file=sys.stderr)
+        return 2
     chosen = draw(keys, args.n, args.seed, exclude=drawn)
     record.setdefault("draws", []).append(
         {
             "about": (
-                f"one profile per kernel, {args.n} kernels of the "
-                f"{len({kernel_of(k) for k in keys} - drawn)} labelled and not drawn before, "
+                f"one profile per kernel, {args.n} kernels of the {left} labelled and not "
+                "drawn before, "
                 f"random.Random({args.seed}) over the sorted profile keys "
                 "(scripts/label_agreement.py draw)"
             ),

@@ -49,3 +49,12 @@ def test_the_committed_draw_names_labelled_profiles_one_per_kernel() -> None:
     assert all(k in first for k in sample["profiles"])
     assert len({mod.kernel_of(k) for k in sample["profiles"]}) == len(sample["profiles"])
     assert sorted(k for d in sample["draws"] for k in d["profiles"]) == sample["profiles"]
+
+
+def test_a_draw_of_no_kernels_or_more_than_are_left_is_refused(capsys) -> None:  # type: ignore[no-untyped-def]
+    mod = load_script("label_agreement")
+    before = (REPO / "benchmarks/second_labels/sample.json").read_text()
+    assert mod.main(["sample", "--n", "0"]) == 2
+    assert mod.main(["sample", "--more", "--n", "100000"]) == 2
+    assert "labelled kernels are left to draw" in capsys.readouterr().err
+    assert (REPO / "benchmarks/second_labels/sample.json").read_text() == before
