@@ -178,12 +178,29 @@ def score_row(
     }
 
 
+TALLIED = (
+    "second_top1_hit",
+    "second_top3_hit",
+    "second_accepts_first_any",
+    "catalog_top1_vs_first",
+    "catalog_top3_vs_first",
+    "catalog_top1_vs_second",
+    "catalog_top3_vs_second",
+)
+
+
+def tally(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """How many of `rows` hold each of the scored facts, and how many rows there are."""
+    return {"profiles": len(rows), **{f: sum(r[f] for r in rows) for f in TALLIED}}
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     from hit_rate import catalog_commit, versions
 
     from kbopt.store import Store
 
-    sample = json.loads((SECOND / "sample.json").read_text())["profiles"]
+    record = json.loads((SECOND / "sample.json").read_text())
+    sample = record["profiles"]
     first, second = first_labels(), second_labels()
     missing = [k for k in sample if k not in second]
     if missing:
@@ -201,22 +218,14 @@ def cmd_score(args: argparse.Namespace) -> int:
     for k in sample:
         rows.append(score_row(k, first[k], second[k], *catalog_ranking(k, first[k], store)))
     n = len(rows)
-
-    def count(field: str) -> int:
-        return sum(r[field] for r in rows)
-
-    summary = {
-        f: count(f)
-        for f in (
-            "second_top1_hit",
-            "second_top3_hit",
-            "second_accepts_first_any",
-            "catalog_top1_vs_first",
-            "catalog_top3_vs_first",
-            "catalog_top1_vs_second",
-            "catalog_top3_vs_second",
-        )
+    draw_of = {k: i for i, d in enumerate(record.get("draws", []), 1) for k in d["profiles"]}
+    for r in rows:
+        r["draw"] = draw_of.get(r["profile"])
+    by_draw = {
+        str(i): tally([r for r in rows if r["draw"] == i])
+        for i in sorted({r["draw"] for r in rows if r["draw"] is not None})
     }
+    summary = tally(rows)
     data = {
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "command": "python scripts/label_agreement.py " + shlex.join(sys.argv[1:]),
@@ -225,6 +234,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         "second_labels_written_at": args.labels_commit,
         "profiles": n,
         "summary": summary,
+        "by_draw": by_draw,
         "rows": rows,
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -264,6 +274,18 @@ def markdown(data: dict[str, Any]) -> str:
         f"{pct('second_accepts_first_any')}. The catalog is scored as the hit rates score it: "
         "a hit when a labelled entry is among its first k opportunities or its first k "
         "warnings (anti-patterns), up to 2k entries against the engineer's k moves.",
+        "",
+        "Each draw on its own (top-3, as above):",
+        "",
+        "| Draw | Profiles | Second engineer vs first labels | Catalog vs first labels | "
+        "Catalog vs second labels |",
+        "|------|----------|-------------------------------|-------------------------|"
+        "--------------------------|",
+        *(
+            f"| {i} | {d['profiles']} | {d['second_top3_hit']} | {d['catalog_top3_vs_first']} | "
+            f"{d['catalog_top3_vs_second']} |"
+            for i, d in data.get("by_draw", {}).items()
+        ),
         "",
         "| Profile | First labels | Second engineer's moves | Catalog's top 3 | Its warnings |",
         "|---------|--------------|-------------------------|-----------------|--------------|",

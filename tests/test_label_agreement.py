@@ -58,3 +58,16 @@ def test_a_draw_of_no_kernels_or_more_than_are_left_is_refused(capsys) -> None: 
     assert mod.main(["sample", "--more", "--n", "100000"]) == 2
     assert "labelled kernels are left to draw" in capsys.readouterr().err
     assert (REPO / "benchmarks/second_labels/sample.json").read_text() == before
+
+
+def test_a_tally_counts_each_scored_fact_over_its_rows() -> None:
+    mod = load_script("label_agreement")
+    second = {"expected": ["a"], "then": ["b"]}
+    rows = [
+        mod.score_row("s/k.md", {"expected": ["a"]}, second, ["a"]),
+        mod.score_row("s/j.md", {"expected": ["b"]}, second, ["x"]),
+    ]
+    t = mod.tally(rows)
+    assert t["profiles"] == 2
+    assert t["second_top1_hit"] == 1 and t["second_top3_hit"] == 2
+    assert t["catalog_top3_vs_first"] == 1 and t["catalog_top3_vs_second"] == 1
