@@ -1047,6 +1047,20 @@ SOURCES: tuple[Source, ...] = (
         "(the module imports SGLang's FLA helpers at import; fla.op's log shimmed as tl.log, "
         "FLA_USE_FAST_OPS unset)",
     ),
+    sglang_059(
+        name="sglang_kda_decode",
+        path="python/sglang/srt/layers/attention/fla/fused_sigmoid_gating_recurrent.py",
+        dest="sglang/fla_kda_decode.py",
+        sha256="ee971bef152126a4c2dd77ea1b3a3ec0fd4458055e972b1ab19a6cb0008edd76",
+        mode="extract",
+        functions=("fused_sigmoid_gating_delta_rule_update_kernel",),
+        used_by=("sglang_kda_decode",),
+        note="the fused sigmoid-gating delta rule update kernel only, launched in its Kimi "
+        "Delta Attention mode (IS_KDA: Kimi-Linear's decode step, the forget gate per key "
+        "channel computed inline; its gated-delta-rule mode is the one vLLM's copy is wrapped "
+        "in, vllm_gdn_gated_decode); the module imports FLA's input_guard at import, and its "
+        "host wrapper, which allocates the output per call, is left out",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",
@@ -2124,6 +2138,18 @@ SOURCES: tuple[Source, ...] = (
         "UE8M0-packed), the packed SiLU-and-mul of the UE8M0-packed path and the "
         "block-scaled fp8 GEMM are left out",
     ),
+    vllm_0340(
+        name="vllm_dsv4_inv_rope_quant",
+        path="vllm/models/deepseek_v4/common/ops/fused_inv_rope_fp8_quant.py",
+        dest="vllm/dsv4_inv_rope_quant.py",
+        sha256="9e1d972c93c78a7aaa430d802de4b72cc0b5243f0733e8a9f4643240bd37184d",
+        used_by=("vllm_dsv4_inv_rope_quant",),
+        note="the whole module, never imported (it imports vLLM's JIT warm-up helpers, "
+        "platform and custom-op registry): its kernel is a @staticmethod of "
+        "FusedInvRopeFP8QuantKernel (DeepSeek-V4's inverse RoPE and block fp8 quantization "
+        "before the grouped wo_a einsum), out of extract's reach, so the launcher copies "
+        "that method out with ast",
+    ),
     flaggems_502(
         name="flaggems_conv2d",
         path="src/flag_gems/ops/conv2d.py",
@@ -3009,6 +3035,20 @@ SOURCES: tuple[Source, ...] = (
         "one program per input tile gathers the gradients of the output windows that cover "
         "it), without its @libentry and the @triton.autotune over six tiles; the forward "
         "kernel of the same file is pinned apart as flaggems_avg_pool2d",
+    ),
+    flaggems_502(
+        name="flaggems_conv2d_wgrad",
+        path="src/flag_gems/ops/conv2d.py",
+        dest="flag_gems/conv2d_wgrad.py",
+        sha256="b24f332b779b44d095532c506e877e213c140fe49757232e195213c21814e8e8",
+        mode="extract",
+        functions=("conv2d_backward_kernel_weight",),
+        used_by=("flaggems_conv2d_wgrad",),
+        note="the convolution's weight-gradient kernel only (FlagGems' Conv2d.backward: one "
+        "program per tile of filter rows and output channels walks every output position and "
+        "the batch), without its @libentry and YAML-tuned @triton.autotune; the forward kernel "
+        "of the same file (which the backward also runs for the input's gradient) is pinned "
+        "apart as flaggems_conv2d",
     ),
 )
 

@@ -261,7 +261,10 @@ NEEDS = {
     "vllm_replayssm_decode": "vllm_replayssm_decode",
     "sglang_tma_align_scale": "sglang_tma_align_scale",
     "vllm_silu_mul_colmajor_quant": "vllm_silu_mul_colmajor_quant",
+    "vllm_dsv4_inv_rope_quant": "vllm_dsv4_inv_rope_quant",
     "liger_moe_down_proj_bwd": None,
+    "flaggems_conv2d_wgrad": "flaggems_conv2d_wgrad",
+    "sglang_kda_decode": "sglang_kda_decode",
 }
 
 
@@ -984,8 +987,14 @@ CASES = {
     "sglang_tma_align_scale": ({"rows": 37, "hidden": 384, "inter": 640}, {"triton_v1": {"h_programs": 5, "h_warps": 1, "d_programs": 16, "d_warps": 2}}),
     # 20 tokens top-4 over 7 local experts of 8 (70 live rows: 3, 17, 11, 6, 19, 14 and an empty expert), 16-row segments (gaps of 13, 15, 5, 10, 13 and 2 rows, 64 rows of slack past the last), inter 96 in three 32-column groups, UE8M0 scales, e4m3 exact (torch's cast under the interpreter): v1 is vLLM's launch, 8-row tiles, 4 row programs per expert and group (a 192-row workspace), 4 warps, 3 stages, each segment one pass (the 17- and 19-row segments' third tile partly masked, the fourth program idle); the variant: 4-row tiles under a 64-program budget (4 row programs, 16 rows a step: the 17- and 19-row segments' first program walks twice, its second tile partly masked), 2 warps, 1 stage
     "vllm_silu_mul_colmajor_quant": ({"tokens": 20, "topk": 4, "experts": 7, "global_experts": 8, "inter": 96, "group": 32, "align": 16}, {"triton_v1": {"block_m": 4, "max_ctas": 64, "num_warps": 2, "num_stages": 1}}),
+    # 5 tokens (the scale buffer aligned to 8: 3 padding programs a column store zero scales), 2 groups of 6 heads of 64 read from a 16-head buffer (heads 12 to 15 hold 1e4), the last 16 values of each head rotated back (24 nope pairs: their table loads masked), 16-value scale blocks (4 a head, 24 a group), e4m3 exact (torch's cast under the interpreter): v1 is vLLM's launch, gcd(6, 4) = 2 heads a program (6 a token, 48 programs), 4 warps (under 2048 programs), 1 stage; the variant: 1 head a program (12 a token, 96 programs), 2 warps
+    "vllm_dsv4_inv_rope_quant": ({"tokens": 5, "groups": 2, "heads_per_group": 6, "padded_heads": 16, "head_dim": 64, "rope_dim": 16, "group_size": 16, "context": 40}, {"triton_v1": {"block_h": 1, "num_warps": 2}}),
     # tl.dot, fp32 and fp16; 37 tokens top-2 over 5 experts (74 sorted rows, 17 to 21 an expert; expert 2 unrouted: no routing tile), hidden 40, inter 20: v1's 64-row routing tiles (one an expert, masked), one 128-column program a tile (20 live: one atomic partial per row's routing-weight gradient), one 64-deep hidden step (masked), 8 warps, 2 stages; the variant: 16-row tiles (two an expert, the second masked), 16-column programs (two, the second 4 live: two atomic partials a row), 16-deep hidden steps (three, the last masked), 2 warps, 1 stage
     "liger_moe_down_proj_bwd": ({"tokens": 37, "hidden": 40, "inter": 20, "experts": 5, "k": 2}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 16, "num_warps": 2, "num_stages": 1}}),
+    # tl.dot, fp32 and fp16; 19 images, 5 -> 40 channels on a 9 x 11 map, a 3 x 3 filter at stride 2 (padding 1: a 5 x 6 output, the taps past both borders masked): v1's 32 x 32 x 32 tiles (45 filter rows in two tiles, the second 13 live; 40 channels in two, the second 8 live; the 19 images one masked step a position), 4 warps; the variant: 16 x 16 x 16 tiles (three filter-row tiles, the last 13 live; three channel tiles, the last 8 live; two image steps a position, the second 3 live), 2 warps
+    "flaggems_conv2d_wgrad": ({"batch": 19, "channels_in": 5, "channels_out": 40, "height": 9, "width": 11, "filter_size": 3, "stride": 2}, {"triton_v1": {"block_ci_hk_wk": 16, "block_co": 16, "block_no": 16, "num_warps": 2}}),
+    # 5 live requests and 1 padded row (slot -1: a zero state, nothing stored), 3 heads, dk 32 (one 32-lane key block: the KDA path loads the gate row and dt_bias unmasked), dv 24, the per-key-channel gate, q/k L2 norm in the kernel, the fp32 pool updated in place: v1 is SGLang's launch, one 32-column value block (8 masked), 1 warp (3 stages, no knob); the variant: 16-column blocks (two, the second 8 live), 2 warps
+    "sglang_kda_decode": ({"reqs": 5, "pad": 1, "heads": 3, "dk": 32, "dv": 24}, {"triton_v1": {"block_v": 16, "num_warps": 2}}),
 }  # fmt: skip
 
 

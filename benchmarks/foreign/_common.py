@@ -243,6 +243,9 @@ SOURCE_FILES = {
     "vllm_replayssm_decode": "vllm/replayssm_decode.py",
     "sglang_tma_align_scale": "sglang/tma_align_scale.py",
     "vllm_silu_mul_colmajor_quant": "vllm/silu_mul_colmajor_quant.py",
+    "vllm_dsv4_inv_rope_quant": "vllm/dsv4_inv_rope_quant.py",
+    "flaggems_conv2d_wgrad": "flag_gems/conv2d_wgrad.py",
+    "sglang_kda_decode": "sglang/fla_kda_decode.py",
 }
 
 
