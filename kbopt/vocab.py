@@ -267,6 +267,15 @@ METRICS: dict[str, Metric] = {
             "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
         ),
         _m(
+            "global_store_efficiency_pct",
+            "%",
+            "bytes the global-store instructions wrote per byte of the 32-byte sectors they "
+            "filled, x100 (100: whole sectors written; 12.5: a warp writing 4 bytes to each "
+            "of 32 rows of a column); unmeasured where the stores are under 5% of the "
+            "kernel's DRAM traffic",
+            "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct",
+        ),
+        _m(
             "shared_bank_conflicts",
             "count",
             "shared-memory bank conflicts (loads and stores)",

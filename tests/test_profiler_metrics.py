@@ -315,6 +315,17 @@ RULES = [
         "P2",
         "uncoalesced",
     ),
+    (  # coalesced loads, but stores a row apart (a transpose into a column-major buffer)
+        {
+            "dram_throughput_pct": 80,
+            "sectors_per_request": 4.0,
+            "global_load_efficiency_pct": 100,
+            "global_store_efficiency_pct": 12.5,
+        },
+        Bottleneck.MEMORY,
+        "P2s",
+        "uncoalesced stores",
+    ),
     ({"tensor_core_util_pct": 75, "dram_throughput_pct": 20}, Bottleneck.COMPUTE, "C1", "math"),
     (
         {"dram_throughput_pct": 20, "launch_overhead_pct": 55},
@@ -633,6 +644,55 @@ def test_an_input_cache_makes_a_shape_s_inputs_once_and_hands_out_copies() -> No
     assert made == [small, other] and len(references) == 2
     cache.clear()
     assert cache.checked is None and cache.sets is None
+
+
+STORES = {
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": "sector",
+    "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct": "%",
+    "dram__bytes_read.sum": "byte",
+    "dram__bytes_write.sum": "byte",
+}
+
+
+@pytest.mark.parametrize(
+    ("sectors", "dram_read", "dram_write", "kept"),
+    [
+        # a transpose of 4-byte scales into a column-major buffer: a sector per 4-byte
+        # store, the sectors' bytes eight times what the L2 finally writes to DRAM
+        ("1,048,576", "4,194,304", "4,194,304", True),
+        # an argmax: one 8-byte value a row among megabytes of coalesced reads
+        ("2,048", "536,870,912", "16,384", False),
+        # no stores at all (ncu reads 0% efficiency)
+        ("0", "1,000,000", "0", False),
+    ],
+)
+def test_store_efficiency_counts_only_where_the_stores_carry_traffic(
+    sectors: str, dram_read: str, dram_write: str, kept: bool
+) -> None:
+    row = {
+        "Kernel Name": "k",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": sectors,
+        "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct": "12.5",
+        "dram__bytes_read.sum": dram_read,
+        "dram__bytes_write.sum": dram_write,
+    }
+    (k,) = parse_csv(_raw_csv([row], STORES))
+    if kept:
+        assert k.metrics["global_store_efficiency_pct"] == pytest.approx(12.5)
+    else:
+        assert "global_store_efficiency_pct" not in k.metrics
+
+
+def test_store_efficiency_without_the_store_sector_counter_is_not_guessed() -> None:
+    """A CSV from before the store counters were requested: the efficiency alone cannot
+    say whether the stores matter, so it is left out rather than trusted."""
+    units = {"smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct": "%"}
+    row = {
+        "Kernel Name": "k",
+        "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct": "12.5",
+    }
+    (k,) = parse_csv(_raw_csv([row], units))
+    assert "global_store_efficiency_pct" not in k.metrics
 
 
 def test_a_kernel_without_global_loads_has_no_load_efficiency() -> None:

@@ -36,6 +36,7 @@ Three steps, in the order Nsight Compute's own rules read a kernel:
    |------|------------------------------------------------------|--------|
    | P1   | dram_bytes_ratio > 1.5: DRAM traffic above the minimal bytes | kbopt: re-reads instead of on-chip reuse |
    | P2   | sectors_per_request > 16: one warp's load touches more than 512 B, or global_load_efficiency_pct < 50: the loads use under half of each sector they fetch | a warp of 32 threads reading 16 B each needs 16 sectors of 32 B; more means scattered addresses; requested over fetched bytes is nvbench's "LoadEff" (Nsight Compute "Uncoalesced Global Accesses" rule, without its ideal-sector counter) |
+   | P2s  | global_store_efficiency_pct < 50: the stores fill under half of each sector they write (measured only where the stores are at least 5% of the DRAM traffic) | nvbench's "StoreEff", the stores' side of the same Nsight Compute rule |
    | P3   | shared_bank_conflicts > 0 with stall_short_scoreboard_pct or stall_mio_throttle_pct >= 20 | Nsight Compute "Shared Memory bank conflicts" rule |
    | P4   | l2_hit_rate_pct < 50 on a memory-bound kernel        | kbopt: shared data fetched from DRAM repeatedly |
 
@@ -264,6 +265,17 @@ def _memory_path(metrics: Mapping[str, float], bottleneck: Bottleneck) -> list[F
                 f"Global loads use {efficiency:.0f}% of the bytes of the sectors they fetch: "
                 "strided or scattered addresses leave most of each 32-byte sector unread.",
                 "uncoalesced loads",
+            )
+        )
+    stores = _get(metrics, "global_store_efficiency_pct")
+    if stores is not None and stores < LOAD_EFFICIENCY_PCT:
+        out.append(
+            Finding(
+                "P2s",
+                f"Global stores fill {stores:.0f}% of the bytes of the sectors they write: "
+                "consecutive threads store a stride apart (a transposed or column-major "
+                "write), so each 32-byte sector carries a few useful bytes.",
+                "uncoalesced stores",
             )
         )
     conflicts = _get(metrics, "shared_bank_conflicts")

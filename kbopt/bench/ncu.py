@@ -27,6 +27,7 @@ What is read (canonical name <- Nsight Compute metric names; see `NCU_READS`):
 |                             | smsp__average_warps_active_per_issue_active.ratio                      |           |
 | sectors_per_request         | l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / ..._requests_...      | ratio     |
 | global_load_efficiency_pct  | smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct          | -         |
+| global_store_efficiency_pct | smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct          | -         |
 | tail_wave_pct, ctas_per_sm  | launch__waves_per_multiprocessor; launch__grid_size / SM count         | derived   |
 | wave_idle_pct               | the waves, or under one wave the CTAs per SM (`kbopt.waves`)           | derived   |
 
@@ -143,6 +144,13 @@ NCU_READS: tuple[CounterRead, ...] = (
         "global_load_efficiency_pct",
         ("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",),
     ),
+    # The same for global stores (nvbench's "StoreEff"): a transpose that writes one
+    # 4-byte element per row of a column-major output fetches a 32-byte sector per store,
+    # which no load counter shows.
+    CounterRead(
+        "global_store_efficiency_pct",
+        ("smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct",),
+    ),
     CounterRead(
         "issue_slot_util_pct",
         ("smsp__issue_active.avg.pct_of_peak_sustained_active",),
@@ -194,6 +202,8 @@ STALL_NCU = {
 }
 GLOBAL_LD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
 GLOBAL_LD_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+GLOBAL_ST_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
+DRAM_WRITE = "dram__bytes_write.sum"
 DRAM_READ = "dram__bytes_read.sum"
 SM_COUNT = "device__attribute_multiprocessor_count"
 SHARED_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
@@ -220,6 +230,7 @@ EXTRA_REQUESTS = (
     *STALL_NCU.values(),
     GLOBAL_LD_SECTORS,
     GLOBAL_LD_REQUESTS,
+    GLOBAL_ST_SECTORS,
     SM_COUNT,
     SHARED_WAVEFRONTS,
     SM_CLOCK,
@@ -353,6 +364,13 @@ def canonical_metrics(raw: Mapping[str, tuple[str, str]]) -> dict[str, float]:
         # whose sectors the LSU counts all the same.  Not measured, rather than 0%: vLLM's
         # persistent matmul (blind set 52) read as entirely wasted loads.
         out.pop("global_load_efficiency_pct", None)
+    if not _stores_carry_traffic(raw):
+        # No global stores, or too few to matter (an argmax's one value a row, a norm's
+        # statistics): how well they fill their sectors cannot set the kernel's time.
+        # Zero with stores made is the loads' case above (bulk or asynchronous copies).
+        out.pop("global_store_efficiency_pct", None)
+    elif out.get("global_store_efficiency_pct") == 0:
+        out.pop("global_store_efficiency_pct", None)
     out.update(derived_metrics(raw, out))
     if _side_stream_loads(raw):
         # The LSU's global loads fetched under `SIDE_STREAM_SHARE` of the bytes read from
@@ -382,6 +400,27 @@ def _side_stream_loads(raw: Mapping[str, tuple[str, str]]) -> bool:
     if dram_read < 1e6:
         return False
     return sectors * SECTOR_BYTES < SIDE_STREAM_SHARE * dram_read
+
+
+# Below this share of the bytes the kernel moved to and from DRAM, the sectors its global
+# stores fill are too few for their efficiency to matter.
+STORE_TRAFFIC_SHARE = 0.05
+
+
+def _stores_carry_traffic(raw: Mapping[str, tuple[str, str]]) -> bool:
+    """Whether the LSU's global stores filled at least `STORE_TRAFFIC_SHARE` of the bytes
+    the kernel read from and wrote to DRAM (their sectors counted at 32 bytes each: a
+    scattered store fills a whole sector for its 4 bytes, which the L2 merges before
+    DRAM).  Without the DRAM counters, any store sector counts."""
+    sectors = _raw_value(raw, GLOBAL_ST_SECTORS)
+    if not sectors:
+        return False
+    moved = 0.0
+    for name in (DRAM_READ, DRAM_WRITE):
+        value = _raw_value(raw, name)
+        if value is not None:
+            moved += _to_canonical("dram_bytes", value, raw[name][1])
+    return moved <= 0 or sectors * SECTOR_BYTES >= STORE_TRAFFIC_SHARE * moved
 
 
 def _raw_value(raw: Mapping[str, tuple[str, str]], name: str) -> float | None:
