@@ -695,6 +695,37 @@ def test_store_efficiency_without_the_store_sector_counter_is_not_guessed() -> N
     assert "global_store_efficiency_pct" not in k.metrics
 
 
+def test_a_transposing_store_reads_as_uncoalesced_stores() -> None:
+    """SGLang's TMA alignment of fp32 group scales on an H100 (2026-12-07, kbopt's counter
+    pass at 4,096 rows): its loads are whole sectors, and each warp's store of a
+    transposed row fills 32 sectors with 4 bytes each, 12.5%, which only the store
+    counter shows."""
+    data = Path(__file__).parent / "data"
+    kernels = parse_csv((data / "ncu_h100_sglang_tma_align_scale_4096.csv").read_text())
+    assert len(kernels) == 2
+    for kernel in kernels:
+        assert kernel.metrics["global_load_efficiency_pct"] == pytest.approx(100.0)
+        assert kernel.metrics["global_store_efficiency_pct"] == pytest.approx(12.5)
+    assert aggregate(kernels)["global_store_efficiency_pct"] == pytest.approx(12.5)
+    found = classify(aggregate(kernels), from_counters=True).findings
+    assert any(f.rule == "P2s" for f in found)
+
+
+def test_a_small_kernels_stores_do_not_set_the_calls_store_efficiency() -> None:
+    """FlagGems' count_nonzero over 8,192 x 11,008 on an H100 (2026-12-07): the main
+    kernel reads 183 MB and stores too little to measure; the combine kernel after it
+    stores at 25% efficiency for 11% of the time.  The call counts the first as wasting
+    nothing, so it does not read as strided stores."""
+    data = Path(__file__).parent / "data"
+    main_kernel, combine = parse_csv(
+        (data / "ncu_h100_flaggems_count_nonzero_8192.csv").read_text()
+    )
+    assert "global_store_efficiency_pct" not in main_kernel.metrics
+    assert combine.metrics["global_store_efficiency_pct"] == pytest.approx(25.0)
+    call = aggregate([main_kernel, combine])["global_store_efficiency_pct"]
+    assert 85.0 < call < 95.0
+
+
 def test_a_kernel_without_global_loads_has_no_load_efficiency() -> None:
     """FlagGems' embedding backward on the H200 (2026-12-04, kbopt's counter pass): a
     zero-fill that loads nothing (ncu reports 0% efficiency), the scatter and the cast.
