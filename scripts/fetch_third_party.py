@@ -584,6 +584,19 @@ SOURCES: tuple[Source, ...] = (
         "and MTP kernels left out)",
     ),
     sglang_059(
+        name="sglang_seg_la_decode",
+        path="python/sglang/srt/layers/attention/linear/seg_la.py",
+        dest="sglang/seg_la_decode.py",
+        sha256="ece8d3adac12df86e9ac32e23e0739d81d7ea45f91c97f95084b9e48ca40de4d",
+        mode="extract",
+        functions=("seg_la_d_kernel",),
+        used_by=("sglang_seg_la_decode",),
+        note="the segmented linear attention's decode kernel only (Ling/Ring linear models' "
+        "default linear backend at one token a request: each request's fp32 state tile "
+        "decayed, updated by k^T v and read out in place); its prefill and split-sum kernels "
+        "are pinned apart as sglang_seg_la, its MTP kernel as sglang_seg_la_mtp",
+    ),
+    sglang_059(
         name="sglang_gdn_wy",
         path="python/sglang/srt/layers/attention/fla/wy_fast.py",
         dest="sglang/fla_wy_fast.py",
@@ -3049,6 +3062,19 @@ SOURCES: tuple[Source, ...] = (
         "the batch), without its @libentry and YAML-tuned @triton.autotune; the forward kernel "
         "of the same file (which the backward also runs for the input's gradient) is pinned "
         "apart as flaggems_conv2d",
+    ),
+    vllm_0340(
+        name="vllm_w4a16_gemm",
+        path="vllm/model_executor/kernels/linear/mixed_precision/triton_w4a16.py",
+        dest="vllm/w4a16_gemm.py",
+        sha256="c3b7deca21410a272794b7ba81fcccbcc1bce58c178df3ca7100e60546943401",
+        mode="extract",
+        functions=("triton_w4a16_gemm_kernel",),
+        used_by=("vllm_w4a16_gemm",),
+        note="the W4A16 GEMM kernel only (TritonW4A16LinearKernel's fused int4 dequantization "
+        "and tl.dot, GPTQ-packed along N; the module imports vLLM's platform, parameter and "
+        "custom-op helpers); its host wrapper, whose tile table the launcher copies, and the "
+        "linear-kernel class that repacks the checkpoint are left out",
     ),
 )
 

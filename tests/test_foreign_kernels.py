@@ -264,8 +264,11 @@ NEEDS = {
     "vllm_silu_mul_colmajor_quant": "vllm_silu_mul_colmajor_quant",
     "vllm_dsv4_inv_rope_quant": "vllm_dsv4_inv_rope_quant",
     "liger_moe_down_proj_bwd": None,
+    "liger_moe_up_proj_dgrad": None,
     "flaggems_conv2d_wgrad": "flaggems_conv2d_wgrad",
     "sglang_kda_decode": "sglang_kda_decode",
+    "sglang_seg_la_decode": "sglang_seg_la_decode",
+    "vllm_w4a16_gemm": "vllm_w4a16_gemm",
 }
 
 
@@ -1001,6 +1004,12 @@ CASES = {
     "flaggems_conv2d_wgrad": ({"batch": 19, "channels_in": 5, "channels_out": 40, "height": 9, "width": 11, "filter_size": 3, "stride": 2}, {"triton_v1": {"block_ci_hk_wk": 16, "block_co": 16, "block_no": 16, "num_warps": 2}}),
     # 5 live requests and 1 padded row (slot -1: a zero state, nothing stored), 3 heads, dk 32 (one 32-lane key block: the KDA path loads the gate row and dt_bias unmasked), dv 24, the per-key-channel gate, q/k L2 norm in the kernel, the fp32 pool updated in place: v1 is SGLang's launch, one 32-column value block (8 masked), 1 warp (3 stages, no knob); the variant: 16-column blocks (two, the second 8 live), 2 warps
     "sglang_kda_decode": ({"reqs": 5, "pad": 1, "heads": 3, "dk": 32, "dv": 24}, {"triton_v1": {"block_v": 16, "num_warps": 2}}),
+    # tl.dot, fp32 and fp16; 37 tokens, k 192 in 64-row groups, n 88 (11 packed words), the constant zero point 8 (uint4b8): v1 is vLLM's CUDA launch for 33 to 64 rows, 64 x 64 x 32 tiles (one row tile, 27 rows masked; two column tiles, the second 24 live and its packed-word loads masked; 6 K steps, two a group), 4 warps, 3 stages; the variant: 16 x 32 x 16 tiles (three row tiles, the last 5 live; three column tiles, the last 24 live; 12 K steps, four a group), 2 warps, 1 stage
+    "vllm_w4a16_gemm": ({"tokens": 37, "k": 192, "n": 88, "group": 64}, {"triton_v1": {"block_m": 16, "block_n": 32, "block_k": 16, "num_warps": 2, "num_stages": 1}}),
+    # 5 live requests and 2 padded rows (slot -1: the program returns, nothing read or stored, the output rows left zero), 3 heads of 128 (the K split of 128 must divide the head), an 11-slot fp32 pool updated in place, SGLang's slopes: v1 is SGLang's decode launch at 7 rows, one 128-row K split (no partial sum), four 32-column V splits, 2 warps, 2 stages; the variant: 32-row K splits (four partials in the dtype summed by torch), 64-column V splits (two), 1 warp (no masks: the splits divide the head)
+    "sglang_seg_la_decode": ({"reqs": 5, "pad": 2, "heads": 3, "head_dim": 128}, {"triton_v1": {"k_split": 32, "v_split": 64, "num_warps": 1}}),
+    # tl.dot, fp32 and fp16; 37 tokens top-2 over 5 experts (74 sorted rows: 11, 28, 13 and 22 an expert; expert 2 unrouted: no routing tile), hidden 40, inter 20 (gate and up halves of d_pre_act): v1's 64-row routing tiles (one an expert, masked), one 128-column program a tile (40 live), one 64-deep inter step (20 live) of a gate and an up tl.dot, 8 warps, 2 stages; the variant: 16-row tiles (one or two an expert, the last masked), 16-column programs (three, the last 8 live), 16-deep inter steps (two, the second 4 live), 2 warps, 1 stage
+    "liger_moe_up_proj_dgrad": ({"tokens": 37, "hidden": 40, "inter": 20, "experts": 5, "k": 2}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 16, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

@@ -246,6 +246,8 @@ SOURCE_FILES = {
     "vllm_dsv4_inv_rope_quant": "vllm/dsv4_inv_rope_quant.py",
     "flaggems_conv2d_wgrad": "flag_gems/conv2d_wgrad.py",
     "sglang_kda_decode": "sglang/fla_kda_decode.py",
+    "sglang_seg_la_decode": "sglang/seg_la_decode.py",
+    "vllm_w4a16_gemm": "vllm/w4a16_gemm.py",
 }
 
 
