@@ -364,12 +364,10 @@ def canonical_metrics(raw: Mapping[str, tuple[str, str]]) -> dict[str, float]:
         # whose sectors the LSU counts all the same.  Not measured, rather than 0%: vLLM's
         # persistent matmul (blind set 52) read as entirely wasted loads.
         out.pop("global_load_efficiency_pct", None)
-    if not _stores_carry_traffic(raw):
+    if not _stores_carry_traffic(raw) or out.get("global_store_efficiency_pct") == 0:
         # No global stores, or too few to matter (an argmax's one value a row, a norm's
         # statistics): how well they fill their sectors cannot set the kernel's time.
         # Zero with stores made is the loads' case above (bulk or asynchronous copies).
-        out.pop("global_store_efficiency_pct", None)
-    elif out.get("global_store_efficiency_pct") == 0:
         out.pop("global_store_efficiency_pct", None)
     out.update(derived_metrics(raw, out))
     if _side_stream_loads(raw):
