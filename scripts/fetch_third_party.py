@@ -1098,6 +1098,29 @@ SOURCES: tuple[Source, ...] = (
         "shrink kernel's module; the expand kernel is left out)",
     ),
     vllm_0340(
+        name="vllm_lora_expand",
+        path="vllm/lora/ops/triton_ops/lora_expand_op.py",
+        dest="vllm/lora_expand.py",
+        sha256="13fe70c2fccbad21c7a67f502eb771ab9277ea80c9bbd231b163955a3f319749",
+        mode="extract",
+        functions=("_lora_expand_kernel",),
+        used_by=("vllm_lora_expand",),
+        note="the multi-LoRA expand kernel only (its module imports vLLM's envs, LoRA op "
+        "config helpers, platforms and custom-op registry at import); its do_expand_kernel "
+        "and mm_k come from vllm_lora_expand_utils",
+    ),
+    vllm_0340(
+        name="vllm_lora_expand_utils",
+        path="vllm/lora/ops/triton_ops/kernel_utils.py",
+        dest="vllm/lora_expand_utils.py",
+        sha256="16fee98c661700c8eaa4c9523411ee90fb073b9ad2cffec01191a77db211b3a4",
+        mode="extract",
+        functions=("mm_k", "do_expand_kernel"),
+        used_by=("vllm_lora_expand",),
+        note="the expand's tile product and its rank loop (the launcher hands them to the "
+        "expand kernel's module; the shrink's do_shrink_kernel is in vllm_lora_kernel_utils)",
+    ),
+    vllm_0340(
         name="vllm_awq_gemm",
         path="vllm/model_executor/layers/quantization/awq_triton.py",
         dest="vllm/awq_triton.py",
@@ -3075,6 +3098,21 @@ SOURCES: tuple[Source, ...] = (
         "and tl.dot, GPTQ-packed along N; the module imports vLLM's platform, parameter and "
         "custom-op helpers); its host wrapper, whose tile table the launcher copies, and the "
         "linear-kernel class that repacks the checkpoint are left out",
+    ),
+    flaggems_502(
+        name="flaggems_flash_mla_sparse",
+        path="src/flag_gems/fused/flashmla_sparse.py",
+        dest="flag_gems/flashmla_sparse.py",
+        sha256="057fd5aeb02d3c0959488b9be7f88ad9faa2a72ddbf8e547c8a4a04ec8cd144c",
+        mode="extract",
+        functions=("triton_flash_mla_sparse_fwd",),
+        used_by=("flaggems_flash_mla_sparse",),
+        note="the sparse MLA prefill kernel only (FlagGems' drop-in for FlashMLA's "
+        "flash_mla_sparse_fwd, DeepSeek-V3.2's sparse attention prefill: per query token and "
+        "32 heads, the token's top-k latent rows gathered 16 at a time, nope and rope tl.dots, "
+        "an online softmax, p times the rows' 512 latent columns), without its two-entry "
+        "@triton.autotune; the older fused/DSA/sparse_mla.py (fp16 accumulation, a batch "
+        "dimension) is left out",
     ),
 )
 

@@ -80,6 +80,7 @@ NEEDS = {
     "sglang_moe_sum_reduce": "sglang_moe_sum_reduce",
     "sglang_kv_indices": "sglang_kv_indices",
     "vllm_lora_shrink": "vllm_lora_shrink",
+    "vllm_lora_expand": "vllm_lora_expand",
     "vllm_awq_gemm": "vllm_awq_gemm",
     "vllm_reshape_and_cache": "vllm_reshape_and_cache",
     "vllm_causal_conv1d": "vllm_causal_conv1d",
@@ -265,7 +266,9 @@ NEEDS = {
     "vllm_dsv4_inv_rope_quant": "vllm_dsv4_inv_rope_quant",
     "liger_moe_down_proj_bwd": None,
     "liger_moe_up_proj_dgrad": None,
+    "liger_moe_combine": None,
     "flaggems_conv2d_wgrad": "flaggems_conv2d_wgrad",
+    "flaggems_flash_mla_sparse": "flaggems_flash_mla_sparse",
     "sglang_kda_decode": "sglang_kda_decode",
     "sglang_seg_la_decode": "sglang_seg_la_decode",
     "vllm_w4a16_gemm": "vllm_w4a16_gemm",
@@ -635,6 +638,8 @@ CASES = {
     "sglang_kv_indices": ({"batch": 3, "kv_len": 700, "max_context": 1000}, {"triton_v1": {"num_warps": 2, "num_stages": 1}}),
     # tl.dot, fp32 and fp16; 40 tokens (below 128: v1's 256-deep steps split 64 ways, a 96-wide hidden size masked and most splits adding zeros), 3 slices through the pointer table, 3 adapters; the variant: 16-token tiles, 32-deep steps, no split (plain stores)
     "vllm_lora_shrink": ({"tokens": 40, "hidden": 96, "rank": 16, "loras": 3, "slices": 3}, {"triton_v1": {"block_m": 16, "block_k": 32, "split_k": 1, "num_warps": 2, "num_stages": 1}}),
+    # tl.dot; the fp32 buffer cast to fp16 (or fp32 weights, no cast), 37 tokens over 3 adapters (13, 12, 12; one empty slot), rank 24, a QKV of 40, 24 and 24 columns (per-slice int64 stride and width tables, uint64 pointers): v1 is vLLM's Hopper launch, one 64-token tile per adapter (51 or 52 rows masked), one 64-column tile per slice (24 or 40 live, the rest wrapped and masked), one masked 32-deep step, 4 warps, 1 stage with the cast, 2 without; the variant: 8-token tiles (2 an adapter, the second partial), 16-column tiles (3, the last 8 live; the k and v slices' third exiting), two 16-deep steps (the second masked), 2 warps, 2 stages
+    "vllm_lora_expand": ({"tokens": 37, "loras": 3, "rank": 24, "slices": 3, "first_out": 40, "other_out": 24}, {"triton_v1": {"block_m": 8, "block_n": 16, "block_k": 16, "num_warps": 2, "num_stages": 2}}),
     # tl.dot with int4 unpacking, fp32 and fp16 (fp16 accumulation); k = 512: v1's 8 splits of 32-deep steps take two strides each; n = 80: a partial 32-column tile; the variant: 16 x 16 tiles, 64-deep steps split 2 ways
     "vllm_awq_gemm": ({"tokens": 5, "k": 512, "n": 80, "group": 128}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 64, "split_k": 2, "num_warps": 2, "num_stages": 1}}),
     # 2 sequences of 20 tokens crossing 16-token blocks; 3 kv heads of 40: v1's 128-wide tile masked, the variant's four 32-wide tiles (the last masked); random caches, so a stray write shows
@@ -1010,6 +1015,10 @@ CASES = {
     "sglang_seg_la_decode": ({"reqs": 5, "pad": 2, "heads": 3, "head_dim": 128}, {"triton_v1": {"k_split": 32, "v_split": 64, "num_warps": 1}}),
     # tl.dot, fp32 and fp16; 37 tokens top-2 over 5 experts (74 sorted rows: 11, 28, 13 and 22 an expert; expert 2 unrouted: no routing tile), hidden 40, inter 20 (gate and up halves of d_pre_act): v1's 64-row routing tiles (one an expert, masked), one 128-column program a tile (40 live), one 64-deep inter step (20 live) of a gate and an up tl.dot, 8 warps, 2 stages; the variant: 16-row tiles (one or two an expert, the last masked), 16-column programs (three, the last 8 live), 16-deep inter steps (two, the second 4 live), 2 warps, 1 stage
     "liger_moe_up_proj_dgrad": ({"tokens": 37, "hidden": 40, "inter": 20, "experts": 5, "k": 2}, {"triton_v1": {"block_m": 16, "block_n": 16, "block_k": 16, "num_warps": 2, "num_stages": 1}}),
+    # tl.dot, fp32 and fp16; 12 query tokens at positions 18 to 29 of a 30-row pool (19 to 30 valid selections of a 40-entry list, the rest -1: masked, every step still run), 20 heads, 536-wide rows (512 latent, a 24-column rope tail padded to 32 and masked): v1 is FlagGems' launch, 32 heads a program (12 masked), 16 entries a step (three, the last 8 live), 8 warps, 4 stages; the variant: 16 heads a program (two blocks, the second 4 live), 32 entries a step (two, the second 8 live), 2 warps, 1 stage
+    "flaggems_flash_mla_sparse": ({"sq": 12, "skv": 30, "h": 20, "d": 536, "topk": 40}, {"triton_v1": {"block_h": 16, "block_k": 32, "num_warps": 2, "num_stages": 1}}),
+    # 37 tokens top-3 over 5 experts (111 expert-sorted rows of y gathered through the inverse sort), hidden 200, routing weights renormalised per token: v1 is Liger's pinned launch, one program per token, 128-column tiles (two, the second 72 live), one 4-row top-k step (3 live), 4 warps, 4 stages; the variant: 64-column tiles (four, the last 8 live), 2-row steps (two, the second 1 live), 2 warps, 1 stage
+    "liger_moe_combine": ({"tokens": 37, "hidden": 200, "experts": 5, "k": 3}, {"triton_v1": {"block_h": 64, "block_k": 2, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 
