@@ -243,3 +243,32 @@ def test_knob_roles_are_read_from_the_spec_s_syntax(tmp_path: Path) -> None:
     )
     assert mod.spec_knob_roles("spec.py", tmp_path) == {"block_k": "tile_k", "w": "warps"}
     assert mod.spec_knob_roles("nowhere", tmp_path) == {}
+
+
+def test_record_conditioning_counts_pairs_within_one_run_arm_and_band() -> None:
+    conditioning = load_script("record_conditioning")
+    rows = [
+        {
+            "kernel": "k",
+            "run": 0,
+            "arm": "catalog",
+            "from_waves": "under one wave",
+            "gain_pct": g,
+            "s": s,
+        }
+        for g, s in ((5.0, 0.9), (0.0, 0.1), (0.0, 0.9))
+    ] + [
+        # another band of the same run: never paired with the rows above
+        {
+            "kernel": "k",
+            "run": 0,
+            "arm": "catalog",
+            "from_waves": "four waves or more",
+            "gain_pct": 0.0,
+            "s": 1.0,
+        }
+    ]
+    result = conditioning.pairwise_order(rows, lambda r: r["s"])
+    # the advancing trial against the two that did not: one right, one tie
+    assert result == {"share": 0.75, "pairs": 2}
+    assert conditioning.pairwise_order(rows, lambda r: r["s"], kernels={"other"})["share"] is None

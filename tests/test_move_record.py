@@ -102,6 +102,41 @@ def test_the_record_counts_advancing_trials_per_move_and_scores_toward_the_base_
     assert alone.score(("e", "tile_n x2", False)) == pytest.approx((1 + 4 * 0.5) / 5)
 
 
+def test_the_record_keeps_each_move_per_wave_band_of_the_values_it_moved_from() -> None:
+    # WIDER moves from a grid under one wave (0.5 programs per SM) and advances, then from
+    # one of many waves (12 per SM) and does not; FEWER the other way round.
+    doc = _doc("a", (WIDER, 90.0), (FEWER, 89.9), (WIDER, 95.0), (FEWER, 80.0))
+    trajectory = doc["rows"][0]["trajectory"]
+    for trial, ctas in zip(trajectory[1:], (0.5, 0.5, 12.0, 12.0), strict=True):
+        trial["from_metrics"] = {"ctas_per_sm": ctas}
+    rows = trial_outcomes([doc])
+    assert [r["from_waves"] for r in rows] == [
+        "under one wave",
+        "under one wave",
+        "four waves or more",
+        "four waves or more",
+    ]
+    record = MoveRecord.from_rows(rows)
+    wide, few = ("e", "tile_n x2", False), ("e", "warps /2", False)
+    assert record.banded[(wide, "under one wave")] == (1, 1)
+    assert record.banded[(wide, "four waves or more")] == (1, 0)
+    # the pooled score where the band is not known, or never measured for the move
+    assert record.score(wide) == record.score(wide, {}) == record.score(few)
+    assert record.score(wide, {"ctas_per_sm": 2.0}) == record.score(wide)
+    # within a band, the band's trials pulled toward the pooled score
+    pooled = record.score(wide)
+    assert record.score(wide, {"ctas_per_sm": 0.25}) == pytest.approx((1 + 8 * pooled) / 9)
+    assert record.score(wide, {"ctas_per_sm": 0.25}) > record.score(few, {"ctas_per_sm": 0.25})
+    assert record.score(wide, {"ctas_per_sm": 40}) < record.score(few, {"ctas_per_sm": 40})
+    ranked = [_candidate("e", "warps /2"), _candidate("e", "tile_n x2")]
+    under = order_by_record(ranked, record, {"ctas_per_sm": 0.25})
+    assert [c.planned.changes[0].op for c in under] == ["x2", "/2"]
+    many = order_by_record(ranked, record, {"ctas_per_sm": 40})
+    assert [c.planned.changes[0].op for c in many] == ["/2", "x2"]
+    # runs whose trials did not record the metrics they moved from count pooled only
+    assert MoveRecord.from_rows(trial_outcomes([_doc("b", (WIDER, 90.0))])).banded == {}
+
+
 def _candidate(entry: str, change: str, warning: bool = False) -> SimpleNamespace:
     role, op = change.split()
     planned = SimpleNamespace(changes=[SimpleNamespace(role=role, op=op)], relaxed=[])

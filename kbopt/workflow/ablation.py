@@ -508,10 +508,11 @@ class CatalogWalk(_Walk):
     ) -> list[tuple[str, PlannedMove]]:
         """Among the other moves by the pairing's measured record (`move_record.place_pair`)."""
         record = record_for(self.store.root)
+        metrics = self.metrics()
 
         def score(option: tuple[str, PlannedMove]) -> float | None:
             c = self._candidates.get(id(option[1]))
-            return None if c is None else candidate_score(c, record)
+            return None if c is None else candidate_score(c, record, metrics)
 
         return place_pair(pair, rest, record, score)
 

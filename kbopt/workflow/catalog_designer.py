@@ -310,13 +310,22 @@ def search_candidates(
     return []
 
 
-def _two_passes(store: Store, *args: Any, **kwargs: Any) -> list[Candidate]:
+def _two_passes(
+    store: Store,
+    spec: KernelSpec,
+    version: str,
+    ranked: Sequence[Mapping[str, Any]],
+    metrics: Mapping[str, float],
+    **kwargs: Any,
+) -> list[Candidate]:
     # Within each pass, the record of what each move found in the project's measured
-    # ablations orders the moves after the fired anti-patterns' (`move_record`).
+    # ablations, within the wave band of the current values, orders the moves after the
+    # fired anti-patterns' (`move_record`).
     record = record_for(store.root)
+    args = (spec, version, ranked, metrics)
     found = candidates(store, *args, **kwargs)
     if found:
-        return order_by_record(found, record)
+        return order_by_record(found, record, metrics)
     kwargs = {**kwargs, "why_not": None, "relax": True}
     # Among one entry's moves, the one whose preconditions miss least comes first (halving
     # the warps when the row is far longer than its precondition allows is the worse bet
@@ -325,7 +334,9 @@ def _two_passes(store: Store, *args: Any, **kwargs: Any) -> list[Candidate]:
     first: dict[str, int] = {}
     for c in relaxed:
         first.setdefault(c.entry, len(first))
-    return order_by_record(sorted(relaxed, key=lambda c: (first[c.entry], c.planned.miss)), record)
+    return order_by_record(
+        sorted(relaxed, key=lambda c: (first[c.entry], c.planned.miss)), record, metrics
+    )
 
 
 def in_scope_with_moves(store: Store, language: str | None) -> list[Any]:
@@ -733,7 +744,7 @@ class CatalogDesigner:
             found = momentum.order(found, lambda c: c.planned)
         if pair is not None:  # by the pairing's measured record, among the others
             moves = record_for(self.root)
-            found = place_pair(pair, found, moves, lambda c: candidate_score(c, moves))
+            found = place_pair(pair, found, moves, lambda c: candidate_score(c, moves, metrics))
         if refit is not None:  # next: the limit it ran into is the hardware's
             found = [refit, *found]
         best = found[0]

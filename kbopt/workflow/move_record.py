@@ -17,6 +17,17 @@ own choice (`scripts/move_outcomes.py` counts it); so the catalog search, after 
 anti-patterns, tries higher-scored moves first (`order_by_record`), the ranking's order
 breaking ties.  The random arm stays random: it is the control.
 
+A move's record is also kept per *wave band* of the values it moved from: the launch's
+programs per SM (`ctas_per_sm`) under one, one to four, or four and more (`wave_band`).
+Whether a move pays depends on where it starts (splitting or shrinking tiles pays on a grid
+that leaves SMs idle, growing them on one of many waves), and the pooled share cannot say
+so.  `MoveRecord.score`, given the current values' metrics, pulls the move's share within
+their band toward its pooled score (a prior of `BAND_PRIOR_TRIALS` trials); where the band is
+unknown or never measured for that move, the pooled score stands.  Scored kernel by kernel
+with each kernel's own runs left out, the banded score put a trial that advanced ahead of
+one that did not, both moving from values in the same band and the same run, more often
+than the pooled score did (`scripts/record_conditioning.py`).
+
 Fake-backend files are left out (`kbopt.workflow.ablation.load_results`).  The repeats of a
 resize with the warps scaled alike (a rule of the search, not an entry's move:
 `search_pairing`) are counted apart, as one kind of move: on the committed H200 runs they
@@ -28,6 +39,7 @@ coming next.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +50,11 @@ from kbopt.workflow.search_momentum import BAD_LOSS_PCT
 
 ADVANCED_PCT = 1.0  # faster than the arm's best so far by more than this: the search advanced
 PRIOR_TRIALS = 4.0  # the base rate counts as this many trials in every move's score
+# A move's pooled score counts as this many trials in its score within one wave band: fewer
+# let a band's handful of trials swing the order, more leave it at the pooled score (8 scored
+# best of 2 to 32 in `scripts/record_conditioning.py`).
+BAND_PRIOR_TRIALS = 8.0
+WAVE_BANDS = ((1.0, "under one wave"), (4.0, "one to four waves"), (math.inf, "four waves or more"))
 
 # "back at trial 7's values, " / "from the best so far, " / "rolled back before, tried again
 # from the best values, " say from where, not which move.
@@ -52,6 +69,15 @@ RELAXED_MARK = "[preconditions not met"
 
 Key = tuple[str, str, bool]  # entry, its changes ("tile_n x2 + warps /2"), passed over
 T = TypeVar("T")
+
+
+def wave_band(metrics: Mapping[str, Any] | None) -> str | None:
+    """The wave band of a launch's metrics (`WAVE_BANDS`, by `ctas_per_sm`: the grid's
+    programs per SM), or None where that was not measured."""
+    ctas = (metrics or {}).get("ctas_per_sm")
+    if not isinstance(ctas, int | float) or not math.isfinite(ctas):
+        return None
+    return next(name for edge, name in WAVE_BANDS if ctas < edge)
 
 
 def parse_move(move: str) -> dict[str, Any]:
@@ -128,6 +154,8 @@ def trial_outcomes(docs: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                             "from_pct_of_floor": (trial.get("from_metrics") or {}).get(
                                 "pct_of_floor"
                             ),
+                            # the wave band of the values it moved from (None as above)
+                            "from_waves": wave_band(trial.get("from_metrics")),
                             # how much slower than the arm's best so far the values it
                             # moved from ran (0: it moved from the best)
                             "from_below_best_pct": None
@@ -181,12 +209,14 @@ def row_key(row: Mapping[str, Any]) -> Key:
 @dataclass
 class MoveRecord:
     """Per move, (trials, advanced); `base_rate`: the advancing share over all of them;
-    `paired`: (trials, advanced) of the resizes repeated with the warps scaled alike."""
+    `paired`: (trials, advanced) of the resizes repeated with the warps scaled alike;
+    `banded`: per move and wave band of the values it moved from, (trials, advanced)."""
 
     counts: dict[Key, tuple[int, int]] = field(default_factory=dict)
     base_rate: float = 0.0
     runs: int = 0
     paired: tuple[int, int] = (0, 0)
+    banded: dict[tuple[Key, str], tuple[int, int]] = field(default_factory=dict)
 
     @classmethod
     def from_rows(
@@ -195,6 +225,7 @@ class MoveRecord:
         """The record of `trial_outcomes` rows (a kernel's own runs left out on request:
         what a search would have known before it first met that kernel)."""
         counts: dict[Key, list[int]] = {}
+        banded: dict[tuple[Key, str], list[int]] = {}
         runs: set[int] = set()
         paired = [0, 0]
         for row in rows:
@@ -208,6 +239,10 @@ class MoveRecord:
             c = counts.setdefault(row_key(row), [0, 0])
             c[0] += 1
             c[1] += advanced(row)
+            if row.get("from_waves"):
+                b = banded.setdefault((row_key(row), str(row["from_waves"])), [0, 0])
+                b[0] += 1
+                b[1] += advanced(row)
         trials = sum(n for n, _ in counts.values())
         hits = sum(a for _, a in counts.values())
         return cls(
@@ -215,6 +250,7 @@ class MoveRecord:
             hits / trials if trials else 0.0,
             len(runs),
             (paired[0], paired[1]),
+            {k: (n, a) for k, (n, a) in banded.items()},
         )
 
     @classmethod
@@ -224,10 +260,21 @@ class MoveRecord:
 
         return cls.from_rows(trial_outcomes(load_results(root)))
 
-    def score(self, key: Key) -> float:
+    def score(self, key: Key, metrics: Mapping[str, Any] | None = None) -> float:
         """The move's advancing share, pulled toward the base rate (the base rate itself
-        for a move never measured)."""
-        return self._pulled(*self.counts.get(key, (0, 0)))
+        for a move never measured); with the metrics of the values it would move from, its
+        share within their wave band, pulled toward that."""
+        return self.score_in_band(key, wave_band(metrics))
+
+    def score_in_band(
+        self, key: Key, band: str | None, prior_trials: float = BAND_PRIOR_TRIALS
+    ) -> float:
+        """`score` for values in the wave band `band` (None: the pooled score)."""
+        pooled = self._pulled(*self.counts.get(key, (0, 0)))
+        if band is None:
+            return pooled
+        trials, hits = self.banded.get((key, band), (0, 0))
+        return (hits + prior_trials * pooled) / (trials + prior_trials)
 
     def pair_score(self) -> float:
         """`score` of the resizes repeated with the warps scaled alike, as one move."""
@@ -243,6 +290,7 @@ class MoveRecord:
             "trials": sum(n for n, _ in self.counts.values()),
             "base_rate": round(self.base_rate, 4),
             "paired": {"trials": self.paired[0], "advanced": self.paired[1]},
+            "banded_trials": sum(n for n, _ in self.banded.values()),
         }
 
 
@@ -289,21 +337,27 @@ def record_for(root: Path) -> MoveRecord:
     return _CACHE[key]
 
 
-def candidate_score(candidate: Any, record: MoveRecord) -> float | None:
-    """A catalog candidate's (`catalog_designer.Candidate`) record score; None for a fired
+def candidate_score(
+    candidate: Any, record: MoveRecord, metrics: Mapping[str, Any] | None = None
+) -> float | None:
+    """A catalog candidate's (`catalog_designer.Candidate`) record score, within the wave
+    band of `metrics` (the values it would move from) where given; None for a fired
     anti-pattern's move, which goes ahead of the others whatever its record."""
     if candidate.opp.get("warning"):
         return None
-    return record.score(candidate_key(candidate.entry, candidate.planned))
+    return record.score(candidate_key(candidate.entry, candidate.planned), metrics)
 
 
-def order_by_record(candidates: Sequence[Any], record: MoveRecord) -> list[Any]:
+def order_by_record(
+    candidates: Sequence[Any], record: MoveRecord, metrics: Mapping[str, Any] | None = None
+) -> list[Any]:
     """Fired anti-patterns' moves first (as the ranking placed them), then the rest by the
-    record's score, highest first; equal scores keep the order they came in."""
+    record's score (within the wave band of `metrics`, the values they would move from),
+    highest first; equal scores keep the order they came in."""
     position = {id(c): i for i, c in enumerate(candidates)}
 
     def sort_key(c: Any) -> tuple[int, float, int]:
-        score = candidate_score(c, record)
+        score = candidate_score(c, record, metrics)
         return (0, 0.0, position[id(c)]) if score is None else (1, -score, position[id(c)])
 
     return sorted(candidates, key=sort_key)
