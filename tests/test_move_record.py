@@ -193,6 +193,21 @@ def test_the_catalog_search_orders_its_moves_by_the_record(
     )
     assert first_with(halve) == 8
     assert first_with(double) == 32
+    # the same pooled record, kept apart by wave band: the current values' band decides
+    banded = MoveRecord(
+        {(entry, "warps /2", True): (20, 5), (entry, "warps x2", True): (20, 5)},
+        0.2,
+        banded={
+            ((entry, "warps /2", True), "under one wave"): (10, 0),
+            ((entry, "warps x2", True), "under one wave"): (10, 5),
+            ((entry, "warps /2", True), "four waves or more"): (10, 5),
+            ((entry, "warps x2", True), "four waves or more"): (10, 0),
+        },
+    )
+    metrics["ctas_per_sm"] = 0.5
+    assert first_with(banded) == 32
+    metrics["ctas_per_sm"] = 16
+    assert first_with(banded) == 8
 
 
 def test_the_record_is_read_again_when_a_results_file_changes(tmp_path: Path) -> None:
