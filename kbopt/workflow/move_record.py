@@ -19,9 +19,9 @@ breaking ties.  The random arm stays random: it is the control.
 
 A move's record is also kept per *wave band* of the values it moved from: the launch's
 programs per SM (`ctas_per_sm`) under one, one to four, or four and more (`wave_band`).
-Whether a move pays depends on where it starts (splitting or shrinking tiles pays on a grid
-that leaves SMs idle, growing them on one of many waves), and the pooled share cannot say
-so.  `MoveRecord.score`, given the current values' metrics, pulls the move's share within
+Whether a move pays can depend on where it starts (a move that splits the work or shrinks
+tiles may pay where the grid leaves SMs idle and not where it runs many waves), which the
+pooled share cannot say.  `MoveRecord.score`, given the current values' metrics, pulls the move's share within
 their band toward its pooled score (a prior of `BAND_PRIOR_TRIALS` trials); where the band is
 unknown or never measured for that move, the pooled score stands.  Scored kernel by kernel
 with each kernel's own runs left out, the banded score put a trial that advanced ahead of
