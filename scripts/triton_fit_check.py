@@ -12,6 +12,11 @@ shared memory each compiled kernel declares.
     .venv/bin/python scripts/triton_fit_check.py benchmarks/foreign/<name>/spec.py
     .venv/bin/python scripts/triton_fit_check.py <spec> --config b=8,t=2048 --json
     .venv/bin/python scripts/triton_fit_check.py <spec> --knob num_stages=4   # a configuration
+    .venv/bin/python scripts/triton_fit_check.py <spec> --version triton_v1   # one version
+
+Every version's call runs on CPU tensors at the trial's size, the plain-torch baseline
+included: at a large GEMM or attention trial its CPU arithmetic can take many minutes, so
+`--version` checks only the versions named.
 
 Without --config, every trial of the spec is checked.  Exit status 1 when some kernel does
 not fit, 2 when the check could not run (the reason printed: a call that needs a GPU to
@@ -42,16 +47,26 @@ def check(
     arch: int,
     limit: int = 0,
     knobs: dict[str, int] | None = None,
+    only: set[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """One row per version and configuration: the kernels its call compiled, in order
-    (a launch that did not fit and the one its launcher fell back to included), and the
-    error that stopped the call, if one did."""
+    """One row per version (those in `only`, where given) and configuration: the kernels
+    its call compiled, in order (a launch that did not fit and the one its launcher fell
+    back to included), and the error that stopped the call, if one did."""
     limit = limit or SM90_SHARED_LIMIT
     import dataclasses
 
     import torch
 
     versions, errors = spec.load_versions()
+    if only:
+        missing = only - set(versions) - set(errors)
+        if missing:
+            raise SystemExit(
+                f"error: --version {', '.join(sorted(missing))}: the spec has no such version "
+                f"(it has {', '.join(sorted({*versions, *errors}))})"
+            )
+        versions = {k: v for k, v in versions.items() if k in only}
+        errors = {k: v for k, v in errors.items() if k in only}
     rows: list[dict[str, Any]] = []
     for name, err in sorted(errors.items()):
         rows.append({"version": name, "dims": None, "error": f"did not load: {err}"})
@@ -110,6 +125,13 @@ def main(argv: list[str] | None = None) -> int:
         help="a launch knob as name=value, set in every version whose configuration has it "
         "(repeatable): check a configuration before timing it",
     )
+    ap.add_argument(
+        "--version",
+        action="append",
+        default=[],
+        help="check only this version (repeatable; default: every version, the plain-torch "
+        "baseline included, whose CPU arithmetic at a large trial can take many minutes)",
+    )
     ap.add_argument("--arch", type=int, default=90, help="compute capability x10 (default 90)")
     ap.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = ap.parse_args(argv)
@@ -127,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     limit = SM90_SHARED_LIMIT
     knobs = parse_config(",".join(args.knob)) if args.knob else None
-    rows = check(spec, dims_list, args.arch, limit, knobs)
+    rows = check(spec, dims_list, args.arch, limit, knobs, set(args.version) or None)
     # a call stopped by a kernel too big for the GPU (its launcher had no smaller one to try)
     too_big = [r for r in rows if r.get("error", "").startswith("OutOfResources")]
     failed = [r for r in rows if "error" in r and r not in too_big]

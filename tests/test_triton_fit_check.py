@@ -67,6 +67,17 @@ def test_bad_arguments_are_refused_with_a_message() -> None:
     assert "no version's launch configuration has such a knob" in done.stderr
     done = _run("no/such/spec.py")
     assert done.returncode == 2 and "Traceback" not in done.stderr
+    done = _run("add_rmsnorm", "--config", "rows=8,hidden=64", "--version", "triton_v99")
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "the spec has no such version" in done.stderr and "triton_v1" in done.stderr
+
+
+def test_only_the_versions_named_are_checked() -> None:
+    pytest.importorskip("triton")
+    done = _run("add_rmsnorm", "--config", "rows=8,hidden=64", "--version", "triton_v1", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = json.loads(done.stdout)["rows"]
+    assert [r["version"] for r in rows] == ["triton_v1"] and rows[0]["kernels"]
 
 
 def test_debug_assert_branches_are_dropped_and_nothing_else() -> None:
