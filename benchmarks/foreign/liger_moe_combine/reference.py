@@ -13,7 +13,11 @@ from __future__ import annotations
 
 import torch
 
-from foreign.liger_moe_up_proj_wgrad.reference import biased_router_logits, seeded_generator
+from foreign.liger_moe_up_proj_wgrad.reference import (
+    biased_router_logits,
+    renormalised_top_k,
+    seeded_generator,
+)
 
 
 def make_inputs(
@@ -37,9 +41,7 @@ def make_inputs(
     gen = seeded_generator(seed, device)
     y = torch.randn(tokens * k, hidden, generator=gen, device=device, dtype=dtype)
     logits = biased_router_logits(tokens, experts, gen, device, None)
-    top = torch.topk(torch.softmax(logits, dim=-1), k, dim=-1)
-    weights = (top.values / top.values.sum(dim=-1, keepdim=True)).to(dtype).contiguous()
-    topk = top.indices.to(torch.int32).contiguous()
+    topk, weights = renormalised_top_k(logits, k, dtype)
     return y, weights, topk
 
 

@@ -25,7 +25,11 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from foreign.liger_moe_up_proj_wgrad.reference import biased_router_logits, seeded_generator
+from foreign.liger_moe_up_proj_wgrad.reference import (
+    biased_router_logits,
+    renormalised_top_k,
+    seeded_generator,
+)
 
 
 def _inputs(
@@ -49,9 +53,7 @@ def _inputs(
     down = torch.randn(experts, hidden, inter, generator=gen, device=device, dtype=dtype)
     down.mul_(inter**-0.5)
     logits = biased_router_logits(tokens, experts, gen, device, unrouted)
-    top = torch.topk(torch.softmax(logits, dim=-1), k, dim=-1)
-    weights = (top.values / top.values.sum(dim=-1, keepdim=True)).to(dtype).contiguous()
-    topk = top.indices.to(torch.int32).contiguous()
+    topk, weights = renormalised_top_k(logits, k, dtype)
     return d_out, pre_act, down, topk, weights
 
 

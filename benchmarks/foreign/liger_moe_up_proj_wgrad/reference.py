@@ -37,6 +37,17 @@ def biased_router_logits(
     return logits
 
 
+def renormalised_top_k(
+    logits: torch.Tensor, k: int, dtype: torch.dtype
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each token's k experts (int32) and their routing weights in `dtype`: the top k of the
+    softmax of `logits`, renormalised to sum to one per token (Qwen3-MoE's router).  Also the
+    routing of Liger's MoE down-projection backward and token combine."""
+    top = torch.topk(torch.softmax(logits, dim=-1), k, dim=-1)
+    weights = (top.values / top.values.sum(dim=-1, keepdim=True)).to(dtype).contiguous()
+    return top.indices.to(torch.int32).contiguous(), weights
+
+
 def _inputs(
     tokens: int,
     hidden: int,
