@@ -50,6 +50,7 @@ SPEC_METRICS = frozenset(
         "head_dim",
         "matmul_operand_bits",
         "attended_fraction",
+        "live_program_fraction",
         "heads_per_program",
         "num_splits",
         "autotune_configs",

@@ -398,6 +398,13 @@ METRICS: dict[str, Metric] = {
             "share of the (query, key) pairs an attention mask keeps (1 = dense; a causal "
             "mask about 0.5; a sliding window of w keys over s, w / s)",
         ),
+        _m(
+            "live_program_fraction",
+            "ratio",
+            "share of a launch's programs (CTAs) that find work; the rest return at once "
+            "(1 = every program works; a grid sized for the worst case, as a multi-adapter "
+            "LoRA launch giving every adapter every token block, far less)",
+        ),
         _m("num_splits", "count", "KV splits per (batch, head group)"),
         _m("autotune_configs", "count", "configurations an autotuner tries"),
         _m("speedup_vs_previous", "x", "speed-up of this version over the last one"),

@@ -44,7 +44,7 @@ import triton
 
 from foreign import _common
 from foreign.vllm_lora_expand.reference import slice_widths, split_weights
-from foreign.vllm_lora_shrink.launcher import kernel_meta
+from foreign.vllm_lora_shrink.launcher import kernel_meta, live_programs
 
 LAST_INFO: dict[str, Any] = {}
 VLLM_BLOCK_M = 64
@@ -128,6 +128,8 @@ def prepare(
     max_n = max(widths)
     even_k = rank % c["block_k"] == 0
     grid = (triton.cdiv(tokens, c["block_m"]) * triton.cdiv(max_n, c["block_n"]), slices, loras + 1)
+    programs = grid[0] * grid[1] * grid[2]
+    live = live_programs(mapping, c["block_m"], [triton.cdiv(w, c["block_n"]) for w in widths])
 
     def launch() -> torch.Tensor:
         handle = expand._lora_expand_kernel[grid](
@@ -140,7 +142,7 @@ def prepare(
         _common.record(
             LAST_INFO, handle, kernels=1, kernel_names=["_lora_expand_kernel"], **c,
             even_k=even_k, cast_type=cast_type, same_stride=same,
-            programs=grid[0] * grid[1] * grid[2],
+            programs=programs, metrics={"live_program_fraction": live / programs},
         )  # fmt: skip
         return base
 

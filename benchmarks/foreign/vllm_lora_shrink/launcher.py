@@ -87,6 +87,17 @@ def kernel_meta(
     return order.to(torch.int32), lora_ids, per_lora, start
 
 
+def live_programs(mapping: torch.Tensor, block_m: int, column_blocks: list[int]) -> int:
+    """Programs of vLLM's LoRA grid that find work: for each adapter with tokens, its token
+    blocks times the column blocks of every slice (``column_blocks``, one entry per slice).
+    The grid gives every one of its loras + 1 slots every token block of the whole batch and
+    the widest slice's column blocks; the others return at once.  One read of the map to the
+    host, at preparation, not per launch."""
+    ids, counts = torch.unique(mapping, return_counts=True)
+    token_blocks = sum(-(-n // block_m) for i, n in zip(ids.tolist(), counts.tolist()) if i >= 0)
+    return token_blocks * sum(column_blocks)
+
+
 def prepare(
     cfg: LoraShrinkConfig, x: torch.Tensor, lora_a: torch.Tensor, mapping: torch.Tensor,
     scale: float,
@@ -116,6 +127,8 @@ def prepare(
         loras + 1,
     )
     d0, d1, d2 = lora_a[0].stride()
+    programs = grid[0] * grid[1] * grid[2]
+    live = live_programs(mapping, c["block_m"], [c["split_k"] * -(-rank // c["block_n"])] * slices)
 
     def launch() -> torch.Tensor:
         out.zero_()
@@ -128,7 +141,8 @@ def prepare(
         )  # fmt: skip
         _common.record(
             LAST_INFO, handle, kernels=2, kernel_names=["zero_", "_lora_shrink_kernel"],
-            **c, even_k=even_k, programs=grid[0] * grid[1] * grid[2],
+            **c, even_k=even_k, programs=programs,
+            metrics={"live_program_fraction": live / programs},
         )  # fmt: skip
         return out
 

@@ -73,6 +73,18 @@ def vllm_grid(
     return (grid_m, groups, experts)
 
 
+def live_programs(ends: list[int], align: int, block_m: int, grid_m: int) -> int:
+    """Row programs that find rows, over all experts, for one column group: program i of
+    expert e starts i x block_m rows into e's segment (aligned up from the previous end) and
+    returns at once when that is past the segment's end."""
+    live, previous = 0, 0
+    for end in ends:
+        start = -(-previous // align) * align
+        live += min(grid_m, -(-max(end - start, 0) // block_m))
+        previous = end
+    return live
+
+
 def prepare(
     cfg: SiluMulColmajorQuantConfig, x: torch.Tensor, ends: torch.Tensor, group: int,
     align: int,
@@ -102,6 +114,8 @@ def prepare(
     inter = width // 2
     experts = ends.numel()
     grid = vllm_grid(rows, inter // group, experts, block_m, max_ctas)
+    programs = grid[0] * grid[1] * grid[2]
+    live = live_programs(ends.tolist(), align, block_m, grid[0]) * grid[1]
     info = torch.finfo(FP8)
     out = torch.zeros((rows, inter), device=x.device, dtype=FP8)
     scales = torch.zeros((inter // group, rows), device=x.device, dtype=torch.float32).t()
@@ -117,8 +131,8 @@ def prepare(
             LAST_INFO, handle, kernels=1,
             kernel_names=["_silu_mul_per_token_group_quant_fp8_colmajor"],
             block_m=block_m, block_n=group, max_ctas=max_ctas, num_warps=warps,
-            num_stages=stages, grid_m=grid[0], programs=grid[0] * grid[1] * grid[2],
-            use_ue8m0=USE_UE8M0,
+            num_stages=stages, grid_m=grid[0], programs=programs,
+            metrics={"live_program_fraction": live / programs}, use_ue8m0=USE_UE8M0,
         )  # fmt: skip
         return out, scales
 
