@@ -1074,6 +1074,20 @@ SOURCES: tuple[Source, ...] = (
         "in, vllm_gdn_gated_decode); the module imports FLA's input_guard at import, and its "
         "host wrapper, which allocates the output per call, is left out",
     ),
+    sglang_059(
+        name="sglang_moe_act_mul",
+        path="python/sglang/srt/layers/moe/fused_moe_triton/fused_moe_triton_kernels.py",
+        dest="sglang/moe_act_mul.py",
+        sha256="ef5126a743e91a352d16dffa91ec82b0fbc0388bed2f1300084c761ef5793aad",
+        mode="extract",
+        functions=("tanh", "_apply_activation", "act_and_mul_kernel"),
+        used_by=("sglang_moe_act_mul",),
+        note="the expert-filtered activation-and-multiply kernel and its two jit helpers only "
+        "(the Triton MoE runner's SiLU/GELU-and-mul between the two grouped GEMMs under expert "
+        "parallelism, rows routed to other ranks' experts skipped; the module imports SGLang, "
+        "sgl_kernel and the quantization kernels at import; the MoE GEMM is pinned apart as "
+        "sglang_fused_moe, the top-k sum as sglang_moe_sum_reduce)",
+    ),
     vllm_0340(
         name="vllm_lora_shrink",
         path="vllm/lora/ops/triton_ops/lora_shrink_op.py",
@@ -3113,6 +3127,35 @@ SOURCES: tuple[Source, ...] = (
         "an online softmax, p times the rows' 512 latent columns), without its two-entry "
         "@triton.autotune; the older fused/DSA/sparse_mla.py (fp16 accumulation, a batch "
         "dimension) is left out",
+    ),
+    vllm_0340(
+        name="vllm_vit_prefill_attn",
+        path="vllm/v1/attention/ops/triton_prefill_attention.py",
+        dest="vllm/vit_prefill_attention.py",
+        sha256="13d3ec98154ddc2dc2356af5aa01eab6134620069bd6e06dd5fffa5d29e940b1",
+        mode="extract",
+        functions=("_fwd_kernel",),
+        used_by=("vllm_vit_prefill_attn",),
+        note="the prefill attention kernel only (vLLM's copy of SGLang's, with sliding "
+        "windows, sinks and a split head dim added; launched non-causal as the vision "
+        "encoders' TRITON_ATTN backend runs it); its module imports vLLM's platform and "
+        "memory helpers at import, and context_attention_fwd, which picks the tile from "
+        "them, is left out",
+    ),
+    flaggems_502(
+        name="flaggems_bmm",
+        path="src/flag_gems/ops/bmm.py",
+        dest="flag_gems/bmm.py",
+        sha256="23c44279aa61afcc1ea8c6ea4cda6bb159c9906e185fea33fa2e050795b8588c",
+        mode="extract",
+        functions=("bmm_kernel",),
+        shims=_TLE_SHIM,
+        used_by=("flaggems_bmm",),
+        note="the batched GEMM (aten::bmm and bmm.out: one program per TILE_M x TILE_N tile "
+        "of one batch entry, grouped GROUP_M row tiles at a time, walking K in TILE_K tl.dot "
+        "steps), without its @libentry, YAML-tuned @libtuner and @triton.heuristics (the "
+        "launcher passes the DIVISIBLE_M/N/K flags as its heuristics compute them); "
+        "baddbmm's kernel is left out",
     ),
 )
 

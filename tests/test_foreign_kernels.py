@@ -270,8 +270,11 @@ NEEDS = {
     "flaggems_conv2d_wgrad": "flaggems_conv2d_wgrad",
     "flaggems_flash_mla_sparse": "flaggems_flash_mla_sparse",
     "sglang_kda_decode": "sglang_kda_decode",
+    "sglang_moe_act_mul": "sglang_moe_act_mul",
     "sglang_seg_la_decode": "sglang_seg_la_decode",
     "vllm_w4a16_gemm": "vllm_w4a16_gemm",
+    "vllm_vit_prefill_attn": "vllm_vit_prefill_attn",
+    "flaggems_bmm": "flaggems_bmm",
 }
 
 
@@ -1019,6 +1022,12 @@ CASES = {
     "flaggems_flash_mla_sparse": ({"sq": 12, "skv": 30, "h": 20, "d": 536, "topk": 40}, {"triton_v1": {"block_h": 16, "block_k": 32, "num_warps": 2, "num_stages": 1}}),
     # 37 tokens top-3 over 5 experts (111 expert-sorted rows of y gathered through the inverse sort), hidden 200, routing weights renormalised per token: v1 is Liger's pinned launch, one program per token, 128-column tiles (two, the second 72 live), one 4-row top-k step (3 live), 4 warps, 4 stages; the variant: 64-column tiles (four, the last 8 live), 2-row steps (two, the second 1 live), 2 warps, 1 stage
     "liger_moe_combine": ({"tokens": 37, "hidden": 200, "experts": 5, "k": 3}, {"triton_v1": {"block_h": 64, "block_k": 2, "num_warps": 2, "num_stages": 1}}),
+    # tl.dot, fp32 and fp16; 2 sequences of 20 patches, 3 heads of 24 (padded to 32: 8 masked lanes), non-causal: v1 is vLLM's launch off CUDA, 64 x 64 tiles (32 x 32 for fp32; one query tile a head, 20 rows live; one KV step, masked), 4 warps, 1 stage; the variant: 16 x 16 tiles (two query tiles, the second 4 rows live; two KV steps, the second masked), 2 warps, 2 stages
+    "vllm_vit_prefill_attn": ({"b": 2, "s": 20, "h": 3, "d": 24}, {"triton_v1": {"block_m": 16, "block_n": 16, "num_warps": 2, "num_stages": 2}}),
+    # 7 tokens top-3 (21 slots), 8 experts at EP 2 (4 local): 10 slots live, 11 of other ranks (-1: the program returns, its zeroed row untouched), inter 200: v1 is SGLang's launch, one 512-column step (312 masked), 4 warps, 3 stages; the variant: 64-column steps (four, the last 8 live), 2 warps, 1 stage
+    "sglang_moe_act_mul": ({"tokens": 7, "topk": 3, "experts": 8, "ep": 2, "inter": 200}, {"triton_v1": {"block_size": 64, "num_warps": 2, "num_stages": 1}}),
+    # tl.dot, fp32 and fp16; 3 heads, 37 tokens (x a transposed view of [37, 3, 100], the output written through one), rank 100, v 40: v1 is FlagGems' first configuration, 32 x 32 tiles (two row tiles, the second 5 rows live; two column tiles, the second 8 live), four 32-deep steps (the last 4 live: DIVISIBLE_M/N/K all off), GROUP_M 1, 4 warps, 2 stages; the variant: 16 x 16 tiles (three row tiles, the last 5 live; three column tiles, the last 8 live), 64-deep steps (two, the second 36 live), GROUP_M 2 (a head's three row tiles in a band of two and a remainder band of one), 2 warps, 1 stage
+    "flaggems_bmm": ({"heads": 3, "tokens": 37, "kv_lora_rank": 100, "v_head_dim": 40}, {"triton_v1": {"tile_m": 16, "tile_n": 16, "tile_k": 64, "group_m": 2, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

@@ -249,8 +249,11 @@ SOURCE_FILES = {
     "flaggems_conv2d_wgrad": "flag_gems/conv2d_wgrad.py",
     "flaggems_flash_mla_sparse": "flag_gems/flashmla_sparse.py",
     "sglang_kda_decode": "sglang/fla_kda_decode.py",
+    "sglang_moe_act_mul": "sglang/moe_act_mul.py",
     "sglang_seg_la_decode": "sglang/seg_la_decode.py",
     "vllm_w4a16_gemm": "vllm/w4a16_gemm.py",
+    "vllm_vit_prefill_attn": "vllm/vit_prefill_attention.py",
+    "flaggems_bmm": "flag_gems/bmm.py",
 }
 
 
