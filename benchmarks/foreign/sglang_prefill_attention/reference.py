@@ -32,10 +32,13 @@ def make_inputs(
     )
 
 
-def _attention(
+def packed_attention(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, start_loc: torch.Tensor,
-    seq_len: torch.Tensor, acc: torch.dtype,
+    seq_len: torch.Tensor, acc: torch.dtype, causal: bool = True,
 ) -> torch.Tensor:  # fmt: skip
+    """torch's scaled_dot_product_attention sequence by sequence in the ``acc`` dtype, the
+    KV heads repeated for the query heads that share them (vLLM's vision-encoder wrap calls
+    it non-causal)."""
     out = torch.empty_like(q)
     group = q.shape[1] // k.shape[1]
     for start, n in zip(start_loc.tolist(), seq_len.tolist(), strict=True):
@@ -43,7 +46,7 @@ def _attention(
         qs = q[rows].transpose(0, 1).to(acc)  # [hq, n, d]
         ks = k[rows].transpose(0, 1).to(acc).repeat_interleave(group, dim=0)
         vs = v[rows].transpose(0, 1).to(acc).repeat_interleave(group, dim=0)
-        o = F.scaled_dot_product_attention(qs, ks, vs, is_causal=True)
+        o = F.scaled_dot_product_attention(qs, ks, vs, is_causal=causal)
         out[rows] = o.transpose(0, 1).to(q.dtype)
     return out
 
@@ -52,7 +55,7 @@ def reference(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, start_loc: torch.Tensor,
     seq_len: torch.Tensor, max_len: int,
 ) -> torch.Tensor:  # fmt: skip
-    return _attention(q, k, v, start_loc, seq_len, torch.float32)
+    return packed_attention(q, k, v, start_loc, seq_len, torch.float32)
 
 
 def torch_prefill_attention(
@@ -61,4 +64,4 @@ def torch_prefill_attention(
 ) -> torch.Tensor:  # fmt: skip
     """torch's fused scaled_dot_product_attention per sequence, causal, in the input dtype
     (KV heads repeated for the query heads that share them)."""
-    return _attention(q, k, v, start_loc, seq_len, q.dtype)
+    return packed_attention(q, k, v, start_loc, seq_len, q.dtype)
