@@ -98,9 +98,13 @@ def run_probe(
         handle = kernel[grid](a, b, c, table, cbs, cbs * BLOCK, K=k, BLOCK=BLOCK, num_warps=warps)
         regs = getattr(handle, "n_regs", regs)
         if pad:  # one launch adds each live tile once: the sum must match torch's
-            err = (c.float() - expected.float()).abs().max().item()
-            if err > 0.1:
-                raise SystemExit(f"pad {pad}: result differs from torch by {err:.3g}")
+            # relative to the value (+1 near zero): the output is rounded to 16 bits, whose
+            # step at the products' size (up to ~30) is 0.125 in bf16
+            err = ((c.float() - expected.float()).abs() / (expected.float().abs() + 1)).max()
+            if err.item() > 0.03:
+                raise SystemExit(
+                    f"pad {pad}: result differs from torch by {err.item():.3g} (relative)"
+                )
         row = {"pad": pad, "programs": grid[0], "live": live if pad else 0}
         if time_it:
             import triton.testing
