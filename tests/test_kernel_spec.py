@@ -416,6 +416,27 @@ def test_kernel_check_names_the_shape_facts_the_catalog_reads_and_the_spec_leave
     assert json.loads(capsys.readouterr().out)["unstated_shape_metrics"] == {}
 
 
+def test_kernel_check_counts_what_a_followed_launch_records_as_stated(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """MLA decode's tiled Triton version records its heads per program and its splits at
+    launch: without --launch the check lists both as unstated, following the launch (on
+    this machine, compiled for sm_90 and never run) removes them; an unknown version is
+    refused with the spec's list."""
+    env = ["--root", str(REPO), "kernel", "check", "mla_decode", "--json"]
+    assert main(env) == 0
+    before = json.loads(capsys.readouterr().out)["unstated_shape_metrics"]
+    assert "heads_per_program" in before and "num_splits" in before
+    assert main([*env, "--launch", "triton_v9"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["launches"]["triton_v9"]["metrics"]["heads_per_program"] > 0
+    assert out["launches"]["triton_v9"]["metrics"]["num_splits"] >= 1
+    assert "heads_per_program" not in out["unstated_shape_metrics"]
+    assert "num_splits" not in out["unstated_shape_metrics"]
+    assert main([*env, "--launch", "triton_v99"]) == 2
+    assert "has no version 'triton_v99'" in capsys.readouterr().err
+
+
 def test_a_broken_version_is_refused_by_the_fake_backend_and_leaves_the_others(
     kb_copy: Path,
 ) -> None:

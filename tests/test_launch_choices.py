@@ -172,3 +172,11 @@ def test_the_command_line_answers_one_request_or_says_how_to_ask(
     assert main(refused) == 0
     answer = json.loads(capsys.readouterr().out)
     assert answer["refused"].startswith("one-pass versions hold the whole row")
+
+
+def test_recorded_metrics_are_the_launchs_catalog_numbers_and_its_splits() -> None:
+    from kbopt.bench.launch_choices import recorded_metrics
+
+    info = {"splits": 4, "metrics": {"heads_per_program": 16, "note": "x", "flag": True}}
+    assert recorded_metrics(info) == {"heads_per_program": 16.0, "num_splits": 4.0}
+    assert recorded_metrics({"metrics": "not a dict"}) == {}

@@ -15,7 +15,8 @@ These are facts of the code, not measurements.
 
     python -m kbopt.bench.launch_choices SPEC VERSION DIMS_JSON [PARAMS_JSON]
 
-prints `{"launched": {...}}`, or `{"error": "..."}` when the call could not be followed
+prints `{"launched": {...}, "metrics": {...}}` (the catalog metrics the launch recorded:
+`kbopt kernel check --launch` counts them as stated), or `{"error": "..."}` when the call could not be followed
 here (one that reads the GPU's SM count to choose its launch, say): the values then stay
 unknown, as they were before.  A `ValueError` raised by the spec's own code (its launcher
 refusing a tile that would not fit, checked in Python before any kernel runs) answers
@@ -85,6 +86,8 @@ class LaunchFollower:
         self.root = root
         self.timeout_s = timeout_s
         self.proc: subprocess.Popen[str] | None = None
+        # The catalog metrics the last launch followed recorded ({} when it was not known).
+        self.last_metrics: dict[str, float] = {}
 
     def learn(
         self,
@@ -101,6 +104,7 @@ class LaunchFollower:
             "dims": dict(dims),
             "params": dict(params or {}),
         }
+        self.last_metrics = {}
         for attempt in (1, 2):
             proc = self._started()
             try:
@@ -124,6 +128,8 @@ class LaunchFollower:
         except json.JSONDecodeError:
             return {}, f"an unreadable answer: {line.strip()[:200]}"
         if isinstance(answer.get("launched"), dict):
+            if isinstance(answer.get("metrics"), dict):
+                self.last_metrics = dict(answer["metrics"])
             return dict(answer["launched"]), None
         if answer.get("refused"):
             from kbopt.errors import VersionFailed
@@ -249,19 +255,34 @@ def _follow(locator: str, version: str, dims: dict[str, int], params: dict[str, 
                 raise Refused(" ".join(str(exc).split())) from exc
             raise
     recorded = chosen(info, compiled)
-    return launched_by_knob(spec.knobs_for(version), recorded)
+    return launched_by_knob(spec.knobs_for(version), recorded), recorded_metrics(info)
+
+
+def recorded_metrics(info: Mapping[str, Any]) -> dict[str, float]:
+    """The catalog metrics a launch recorded under its launch_info's "metrics" (the heads a
+    program handles, the share of programs with work...), as numbers; others left out."""
+    metrics = info.get("metrics")
+    out = {
+        str(k): float(v)
+        for k, v in (metrics.items() if isinstance(metrics, Mapping) else ())
+        if isinstance(v, int | float) and not isinstance(v, bool)
+    }
+    splits = info.get("splits")  # the real backend reads a launch's splits by this name too
+    if isinstance(splits, int) and not isinstance(splits, bool):
+        out.setdefault("num_splits", float(splits))
+    return out
 
 
 def _answer(request: Mapping[str, Any]) -> dict[str, Any]:
     try:
         with contextlib.redirect_stdout(sys.stderr):
-            launched = _follow(
+            launched, metrics = _follow(
                 str(request["spec"]),
                 str(request["version"]),
                 dict(request["dims"]),
                 dict(request.get("params") or {}),
             )
-        return {"launched": launched}
+        return {"launched": launched, "metrics": metrics}
     except Refused as exc:
         return {"refused": str(exc)[:300]}
     except Exception as exc:  # a call that needs a GPU, or a version that fails: say which

@@ -66,6 +66,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="also fail on texts that still hold the scaffold's TODO placeholders",
     )
+    p.add_argument(
+        "--launch",
+        action="append",
+        default=[],
+        metavar="VERSION",
+        help="follow this Triton version's launch at the spec's last trial on this machine "
+        "(its kernels compiled for sm_90, never run) and count the catalog metrics it records "
+        "in launch_info's metrics as stated; repeat for more versions",
+    )
     p.set_defaults(func=cmd_check)
 
     p = command(
@@ -188,7 +197,17 @@ def cmd_check(args: argparse.Namespace) -> int:
     knob_values = {v: spec.knob_values(v) for v in spec.version_files()}
     baselines, notes = _baseline_report(spec)
     todo = placeholders(spec)
-    gaps = _shape_gaps(spec, _root(args))
+    unknown = [v for v in args.launch if v not in spec.version_files()]
+    if unknown:
+        print(
+            f"kbopt: error: --launch: {spec.name} has no version {unknown[0]!r} "
+            f"(its versions: {', '.join(spec.version_files()) or 'none'})",
+            file=sys.stderr,
+        )
+        return 2
+    followed = _followed_launches(spec, args.launch, _root(args))
+    recorded = {m for r in followed.values() for m in r.get("metrics", {})}
+    gaps = _shape_gaps(spec, _root(args), recorded)
     if args.json:
         print_json(
             {
@@ -198,6 +217,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 "knob_values": knob_values,
                 "baselines": baselines,
                 "baseline_notes": notes,
+                "launches": followed,
                 "unstated_shape_metrics": gaps,
             }
         )
@@ -212,6 +232,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(f"  baselines: {', '.join(baselines) or 'none'}")
     for note in notes:
         print(f"    {note}")
+    for version, r in followed.items():
+        if "why" in r:
+            print(f"  launch of {version} at {r['trial']}: not followed here ({r['why']})")
+        else:
+            said = ", ".join(f"{k}={v:g}" for k, v in sorted(r["metrics"].items()))
+            print(f"  launch of {version} at {r['trial']} records: {said or 'no catalog metric'}")
     if gaps:
         print(
             "  facts of the problem or the launch that the catalog's entries for this kind of "
@@ -232,9 +258,38 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0
 
 
-def _shape_gaps(spec: Any, root: Path) -> dict[str, list[str]]:
+def _followed_launches(spec: Any, versions: list[str], root: Path) -> dict[str, dict[str, Any]]:
+    """{version: {"trial", "metrics"}} for each version's launch followed at the spec's last
+    trial (the smallest, for most specs: its inputs are drawn on this machine's CPU), or
+    {"trial", "why"} where it could not be followed here."""
+    if not versions:
+        return {}
+    from kbopt.bench.launch_choices import LaunchFollower
+    from kbopt.errors import VersionFailed
+
+    trial = spec.trials[-1]
+    follower = LaunchFollower(root)
+    out: dict[str, dict[str, Any]] = {}
+    try:
+        for version in versions:
+            print(f"following {version}'s launch at {trial.name}...", file=sys.stderr)
+            try:
+                _, why = follower.learn(spec, version, dict(trial.dims), None)
+            except VersionFailed as exc:
+                why = str(exc)
+            if why:
+                out[version] = {"trial": trial.name, "why": why}
+            else:
+                out[version] = {"trial": trial.name, "metrics": dict(follower.last_metrics)}
+    finally:
+        follower.close()
+    return out
+
+
+def _shape_gaps(spec: Any, root: Path, recorded: set[str] | None = None) -> dict[str, list[str]]:
     """The problem-shape metrics the project's catalog reads for this kind of kernel and the
-    spec leaves unstated ({} where the project has no catalog to read)."""
+    spec leaves unstated, less those a followed launch records ({} where the project has no
+    catalog to read)."""
     from kbopt.errors import KbError
     from kbopt.spec_gaps import unstated_shape_metrics
     from kbopt.store import Store
@@ -244,7 +299,8 @@ def _shape_gaps(spec: Any, root: Path) -> dict[str, list[str]]:
         cards = catalog_cards(Store(root))
     except KbError:
         return {}
-    return unstated_shape_metrics(spec, cards)
+    gaps = unstated_shape_metrics(spec, cards)
+    return {m: names for m, names in gaps.items() if m not in (recorded or set())}
 
 
 def _baseline_report(spec: Any) -> tuple[list[str], list[str]]:
