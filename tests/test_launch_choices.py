@@ -177,6 +177,10 @@ def test_the_command_line_answers_one_request_or_says_how_to_ask(
 def test_recorded_metrics_are_the_launchs_catalog_numbers_and_its_splits() -> None:
     from kbopt.bench.launch_choices import recorded_metrics
 
-    info = {"splits": 4, "metrics": {"heads_per_program": 16, "note": "x", "flag": True}}
+    info = {"splits": 4, "metrics": {"heads_per_program": 16}}
     assert recorded_metrics(info) == {"heads_per_program": 16.0, "num_splits": 4.0}
-    assert recorded_metrics({"metrics": "not a dict"}) == {}
+    # what the launch put under "metrics" wins over its plain splits, as on the GPU
+    assert recorded_metrics({"splits": 4, "metrics": {"num_splits": 2}}) == {"num_splits": 2.0}
+    assert recorded_metrics({"n_regs": 96}) == {}
+    with pytest.raises(ValueError):  # a broken record is not silently dropped
+        recorded_metrics({"metrics": {"heads_per_program": "x"}})

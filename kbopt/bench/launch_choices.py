@@ -259,17 +259,13 @@ def _follow(locator: str, version: str, dims: dict[str, int], params: dict[str, 
 
 
 def recorded_metrics(info: Mapping[str, Any]) -> dict[str, float]:
-    """The catalog metrics a launch recorded under its launch_info's "metrics" (the heads a
-    program handles, the share of programs with work...), as numbers; others left out."""
-    metrics = info.get("metrics")
-    out = {
-        str(k): float(v)
-        for k, v in (metrics.items() if isinstance(metrics, Mapping) else ())
-        if isinstance(v, int | float) and not isinstance(v, bool)
-    }
-    splits = info.get("splits")  # the real backend reads a launch's splits by this name too
-    if isinstance(splits, int) and not isinstance(splits, bool):
-        out.setdefault("num_splits", float(splits))
+    """The catalog metrics a launch recorded: its launch_info's "metrics" (the heads a
+    program handles, the share of programs with work...) and its `splits` as `num_splits`
+    where "metrics" does not give it.  The real backend reads a measured launch's the same
+    way; a value that is not a number raises, as a broken record should."""
+    out = {str(k): float(v) for k, v in dict(info.get("metrics") or {}).items()}
+    if "splits" in info:
+        out.setdefault("num_splits", float(info["splits"]))
     return out
 
 

@@ -34,6 +34,7 @@ from typing import Any
 
 from kbopt.bench.backend import Measurement, timing_metrics
 from kbopt.bench.harness import InputCache
+from kbopt.bench.launch_choices import recorded_metrics
 from kbopt.bench.ncu import NcuOutcome, profile_launches
 from kbopt.bench.trials import TrialConfig
 from kbopt.errors import KbError, VersionFailed
@@ -167,9 +168,8 @@ class RealBackend:
         us = float(row["time_us"])
         metrics = timing_metrics(spec, dims, us, ceil["copy_bw_gbps"], ceil["matmul_tflops"])
         info = {k.removeprefix("kernel_"): v for k, v in row.items() if k.startswith("kernel_")}
-        for key, metric in (("n_regs", "registers_per_thread"), ("splits", "num_splits")):
-            if key in info:
-                metrics[metric] = float(info[key])
+        if "n_regs" in info:
+            metrics["registers_per_thread"] = float(info["n_regs"])
         props = torch.cuda.get_device_properties(0)
         launches = launch_stats.from_summary(row.get("launches"))
         metrics.update(
@@ -177,7 +177,7 @@ class RealBackend:
                 launches, int(props.multi_processor_count), launch_stats.device_limits(props)
             )
         )
-        metrics.update({k: float(v) for k, v in info.get("metrics", {}).items()})
+        metrics.update(recorded_metrics(info))
         return Measurement(
             kernel=spec.name,
             version=version,
