@@ -1730,6 +1730,19 @@ SOURCES: tuple[Source, ...] = (
         "LoRA batch info at import; its wrapper left out)",
     ),
     sglang_059(
+        name="sglang_sgemm_lora_a",
+        path="python/sglang/srt/lora/triton_ops/sgemm_lora_a.py",
+        dest="sglang/sgemm_lora_a.py",
+        sha256="3734f40d779dec16c6a34ffc8b8193147f1735eeb92054b1f3a7e362781f27af",
+        mode="extract",
+        functions=("_sgemm_lora_a_kernel",),
+        used_by=("sglang_sgemm_lora_a",),
+        note="the triton LoRA backend's segmented A GEMM only (one program row per request's "
+        "contiguous tokens; the csgmv backend's chunked shrink is pinned apart as "
+        "sglang_lora_shrink); the module imports SGLang's LoRA batch info at import, and its "
+        "wrapper, which allocates the output per call, is left out",
+    ),
+    sglang_059(
         name="sglang_dit_rotary",
         path="python/sglang/jit_kernel/diffusion/triton/rotary.py",
         dest="sglang/dit_rotary.py",
@@ -3156,6 +3169,32 @@ SOURCES: tuple[Source, ...] = (
         "steps), without its @libentry, YAML-tuned @libtuner and @triton.heuristics (the "
         "launcher passes the DIVISIBLE_M/N/K flags as its heuristics compute them); "
         "baddbmm's kernel is left out",
+    ),
+    flaggems_502(
+        name="flaggems_mhc_sinkhorn_bwd",
+        path="src/flag_gems/fused/mhc/mhc_bwd.py",
+        dest="flag_gems/mhc_bwd.py",
+        sha256="d918c8b2c018443db65c7d73f8a51701798f7fa0a34892a86e8c0607898a6199",
+        mode="extract",
+        functions=("_mhc_bwd_kernel_n4",),
+        used_by=("flaggems_mhc_sinkhorn_bwd",),
+        note="the mHC Sinkhorn backward for four streams only (implicit differentiation by "
+        "conjugate gradient, BLOCK_S tokens per program, each lane one token's 4 x 4 system "
+        "in registers); the generic autotuned kernel (which only stores dR * R, and which "
+        "mhc_bwd never launches: other stream counts take its torch fallback) left out",
+    ),
+    vllm_0340(
+        name="vllm_int8_scaled_mm",
+        path="vllm/model_executor/layers/quantization/compressed_tensors/triton_scaled_mm.py",
+        dest="vllm/int8_scaled_mm.py",
+        sha256="f017a116b817d217df403a0c6d449612100a361c2e6198ad4ea7fe856ad9279e",
+        mode="extract",
+        functions=("scaled_mm_kernel",),
+        used_by=("vllm_int8_scaled_mm",),
+        note="the W8A8 scaled GEMM kernel only (TritonInt8ScaledMMLinearKernel's int8 tl.dot "
+        "into int32 over the whole of K, then the per-token and per-channel scales and the "
+        "bias in fp32; the module imports vLLM's triton_utils and its allocator helper); its "
+        "host wrapper triton_scaled_mm, whose tile table by M the launcher copies, is left out",
     ),
 )
 

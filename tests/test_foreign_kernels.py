@@ -275,6 +275,9 @@ NEEDS = {
     "vllm_w4a16_gemm": "vllm_w4a16_gemm",
     "vllm_vit_prefill_attn": "vllm_vit_prefill_attn",
     "flaggems_bmm": "flaggems_bmm",
+    "sglang_sgemm_lora_a": "sglang_sgemm_lora_a",
+    "flaggems_mhc_sinkhorn_bwd": "flaggems_mhc_sinkhorn_bwd",
+    "vllm_int8_scaled_mm": "vllm_int8_scaled_mm",
 }
 
 
@@ -1028,6 +1031,12 @@ CASES = {
     "sglang_moe_act_mul": ({"tokens": 7, "topk": 3, "experts": 8, "ep": 2, "inter": 200}, {"triton_v1": {"block_size": 64, "num_warps": 2, "num_stages": 1}}),
     # tl.dot, fp32 and fp16; 3 heads, 37 tokens (x a transposed view of [37, 3, 100], the output written through one), rank 100, v 40: v1 is FlagGems' first configuration, 32 x 32 tiles (two row tiles, the second 5 rows live; two column tiles, the second 8 live), four 32-deep steps (the last 4 live: DIVISIBLE_M/N/K all off), GROUP_M 1, 4 warps, 2 stages; the variant: 16 x 16 tiles (three row tiles, the last 5 live; three column tiles, the last 8 live), 64-deep steps (two, the second 36 live), GROUP_M 2 (a head's three row tiles in a band of two and a remainder band of one), 2 warps, 1 stage
     "flaggems_bmm": ({"heads": 3, "tokens": 37, "kv_lora_rank": 100, "v_head_dim": 40}, {"triton_v1": {"tile_m": 16, "tile_n": 16, "tile_k": 64, "group_m": 2, "num_warps": 2, "num_stages": 1}}),
+    # tl.dot, fp32 and fp16; 61 tokens from 3 requests (20, 20 and 21 tokens) on 2 adapters, rank 8 x 3 stacked A's (24 columns), hidden 40: v1 is SGLang's launch, 16-row tiles (two a request, the second 4 or 5 live), 16-column tiles (two, the second 8 live), one 256-deep hidden step (40 live), 4 warps, 3 stages; the variant: 32-row tiles (one a request, 20 or 21 live), 32-column tiles (one, 24 live), 16-deep steps (three, the last 8 live), 2 warps, 1 stage
+    "sglang_sgemm_lora_a": ({"tokens": 61, "seqs": 3, "loras": 2, "rank": 8, "slices": 3, "hidden": 40}, {"triton_v1": {"block_s": 32, "block_r": 32, "block_k": 16, "num_warps": 2, "num_stages": 1}}),
+    # fp32 only (mhc_bwd casts to fp32); 101 tokens of 4 x 4 Sinkhorn outputs and gradients, 8 CG iterations in registers: v1 is FlagGems' launch, 64 tokens a program (two programs, the second 37 live), 4 warps (two lanes a token), 3 stages; the variant: 32 tokens a program (four, the last 5 live), 2 warps, 1 stage
+    "flaggems_mhc_sinkhorn_bwd": ({"tokens": 101}, {"triton_v1": {"block_s": 32, "num_warps": 2, "num_stages": 1}}),
+    # int8 tl.dot into int32, fp32 and fp16 outputs; 37 tokens, k 304, n 88, the weight the transposed [k, n] view of its [n, k] rows, per-token and per-channel fp32 scales: v1 is vLLM's heuristic for 33 to 64 rows, 64 x 64 x 256 tiles (one row tile, 27 rows masked; two column tiles, the second 24 live; two K steps, the second 48 live), 4 warps, 3 stages; the variant: 16 x 32 x 32 tiles (three row tiles, the last 5 live; three column tiles, the last 24 live; ten K steps, the last 16 live), 2 warps, 1 stage
+    "vllm_int8_scaled_mm": ({"tokens": 37, "k": 304, "n": 88}, {"triton_v1": {"block_m": 16, "block_n": 32, "block_k": 32, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

@@ -254,6 +254,9 @@ SOURCE_FILES = {
     "vllm_w4a16_gemm": "vllm/w4a16_gemm.py",
     "vllm_vit_prefill_attn": "vllm/vit_prefill_attention.py",
     "flaggems_bmm": "flag_gems/bmm.py",
+    "sglang_sgemm_lora_a": "sglang/sgemm_lora_a.py",
+    "flaggems_mhc_sinkhorn_bwd": "flag_gems/mhc_bwd.py",
+    "vllm_int8_scaled_mm": "vllm/int8_scaled_mm.py",
 }
 
 
