@@ -1,14 +1,17 @@
-"""Does keeping the move record per wave band order a search's moves better than pooling it?
+"""Does keeping the move record per band order a search's moves better than pooling it?
 
 The catalog search orders its moves by each move's record: the share of measured ablation
 trials where it beat the walk's best so far (`kbopt.workflow.move_record`).  Whether a move
-pays depends on where it starts, so the record is also kept per wave band of the values a
-trial moved from (programs per SM under one, one to four, four or more).  This script
-measures whether the banded score would have put the trials that advanced ahead of those
-that did not, against the pooled score, on the project's real ablation runs:
+pays depends on where it starts, so the record is also kept per band of the values a trial
+moved from: the wave band (programs per SM under one, one to four, four or more), marked
+where the launch sits at the register ceiling (`record_band`).  This script measures whether
+the banded score would have put the trials that advanced ahead of those that did not,
+against the pooled score and against the wave band alone, on the project's real ablation
+runs:
 
 - every trial is scored with a record that leaves its own kernel's runs out (what a search
-  knew before it met that kernel), pooled and within the band it moved from;
+  knew before it met that kernel), pooled, within the band it moved from, and within its
+  wave band alone;
 - trials are compared only within one decision situation: the same run, arm and wave band
   of the values moved from (a search choosing its next move compares moves from the same
   values), and only trials whose values recorded their metrics;
@@ -37,6 +40,7 @@ sys.path.insert(0, str(REPO))
 from kbopt.workflow.ablation import load_results  # noqa: E402
 from kbopt.workflow.move_record import (  # noqa: E402
     BAND_PRIOR_TRIALS,
+    REGISTER_CEILING,
     MoveRecord,
     advanced,
     row_key,
@@ -56,10 +60,14 @@ def scored_rows(rows: Sequence[Row]) -> list[Row]:
     """The moves of a search (no repeat of a resize with its warps) from values whose
     metrics were recorded, each with its kernel-left-out record (`record`)."""
     kept = [r for r in rows if r["changes"] and not r["paired"] and r.get("from_waves")]
-    records = {
-        k: MoveRecord.from_rows(rows, leave_out_kernel=k) for k in {r["kernel"] for r in kept}
-    }
-    return [{**r, "record": records[r["kernel"]]} for r in kept]
+    kernels = {r["kernel"] for r in kept}
+    records = {k: MoveRecord.from_rows(rows, leave_out_kernel=k) for k in kernels}
+    # the same record kept per wave band only (the register ceiling not marked)
+    waves_only = [{**r, "from_band": r.get("from_waves")} for r in rows]
+    by_wave = {k: MoveRecord.from_rows(waves_only, leave_out_kernel=k) for k in kernels}
+    return [
+        {**r, "record": records[r["kernel"]], "wave_record": by_wave[r["kernel"]]} for r in kept
+    ]
 
 
 def pairwise_order(
@@ -87,11 +95,17 @@ def pooled(r: Row) -> float:
 
 
 def banded(prior: float) -> Scorer:
-    return lambda r: float(r["record"].score_in_band(row_key(r), r["from_waves"], prior))
+    return lambda r: float(r["record"].score_in_band(row_key(r), r["from_band"], prior))
 
 
-def bootstrap(rows: Sequence[Row], prior: float, seed: int = 20261207) -> dict[str, Any]:
-    """The banded share minus the pooled one over kernel resamples: mean, 5th and 95th
+def wave_banded(prior: float) -> Scorer:
+    return lambda r: float(r["wave_record"].score_in_band(row_key(r), r["from_waves"], prior))
+
+
+def bootstrap(
+    rows: Sequence[Row], prior: float, against: Scorer, seed: int = 20261207
+) -> dict[str, Any]:
+    """The banded share minus `against`'s over kernel resamples: mean, 5th and 95th
     percentiles, and how often it was above zero."""
     kernels = sorted({r["kernel"] for r in rows})
     rng = random.Random(seed)
@@ -99,7 +113,7 @@ def bootstrap(rows: Sequence[Row], prior: float, seed: int = 20261207) -> dict[s
     for _ in range(RESAMPLES):
         pick = {rng.choice(kernels) for _ in kernels}
         a = pairwise_order(rows, banded(prior), pick)["share"]
-        b = pairwise_order(rows, pooled, pick)["share"]
+        b = pairwise_order(rows, against, pick)["share"]
         if a is not None and b is not None:
             diffs.append(a - b)
     diffs.sort()
@@ -124,19 +138,28 @@ def render(result: dict[str, Any]) -> str:
         "|---|---|---|",
         f"| pooled | {result['pooled']['share']} | {result['pooled']['pairs']} |",
     ]
+    w = result["wave_band_only"]
+    out.append(
+        f"| per wave band alone, pooled score worth {result['prior_used']:g} trials | "
+        f"{w['share']} | {w['pairs']} |"
+    )
     for prior, row in result["banded"].items():
         mark = " (used)" if float(prior) == result["prior_used"] else ""
         out.append(
-            f"| per wave band, pooled score worth {prior} trials{mark} | {row['share']} | {row['pairs']} |"
+            f"| per wave band and register ceiling ({result['register_ceiling']}+ registers a "
+            f"thread), pooled score worth {prior} trials{mark} | {row['share']} | {row['pairs']} |"
         )
-    b = result["bootstrap"]
-    out += [
-        "",
-        f"Banded (prior {result['prior_used']:g}) minus pooled over {b['resamples']} kernel "
-        f"resamples: mean {b['mean']:+.4f}, 5th percentile {b['p5']:+.4f}, 95th "
-        f"{b['p95']:+.4f}; above zero in {b['above_zero']:.0%} of them.",
-        "",
-    ]
+    out.append("")
+    for name, b in (
+        ("pooled", result["bootstrap"]),
+        ("the wave band alone", result["bootstrap_waves"]),
+    ):
+        out.append(
+            f"Banded (prior {result['prior_used']:g}) minus {name} over {b['resamples']} kernel "
+            f"resamples: mean {b['mean']:+.4f}, 5th percentile {b['p5']:+.4f}, 95th "
+            f"{b['p95']:+.4f}; above zero in {b['above_zero']:.0%} of them."
+        )
+    out.append("")
     return "\n".join(out)
 
 
@@ -147,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     docs = load_results(REPO)
     rows = scored_rows(trial_outcomes(docs))
     result = {
-        "what": "within-decision order of advancing trials: the move record pooled and per wave band",
+        "what": "within-decision order of advancing trials: the move record pooled, per wave band, and per wave band and register ceiling",
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "command": shlex.join(
             ["python", "scripts/record_conditioning.py", *(argv or sys.argv[1:])]
@@ -157,8 +180,11 @@ def main(argv: list[str] | None = None) -> int:
         "kernels": len({r["kernel"] for r in rows}),
         "prior_used": BAND_PRIOR_TRIALS,
         "pooled": pairwise_order(rows, pooled),
+        "register_ceiling": REGISTER_CEILING,
+        "wave_band_only": pairwise_order(rows, wave_banded(BAND_PRIOR_TRIALS)),
         "banded": {f"{p:g}": pairwise_order(rows, banded(p)) for p in PRIORS},
-        "bootstrap": bootstrap(rows, BAND_PRIOR_TRIALS),
+        "bootstrap": bootstrap(rows, BAND_PRIOR_TRIALS, pooled),
+        "bootstrap_waves": bootstrap(rows, BAND_PRIOR_TRIALS, wave_banded(BAND_PRIOR_TRIALS)),
     }
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / f"{NAME}.json").write_text(json.dumps(result, indent=1) + "\n")

@@ -319,7 +319,7 @@ def _two_passes(
     **kwargs: Any,
 ) -> list[Candidate]:
     # Within each pass, the record of what each move found in the project's measured
-    # ablations, within the wave band of the current values, orders the moves after the
+    # ablations, within the band of the current values (`record_band`), orders the moves after the
     # fired anti-patterns' (`move_record`).
     record = record_for(store.root)
     args = (spec, version, ranked, metrics)

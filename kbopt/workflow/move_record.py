@@ -28,6 +28,13 @@ with each kernel's own runs left out, the banded score put a trial that advanced
 one that did not, both moving from values in the same band and the same run, more often
 than the pooled score did (`scripts/record_conditioning.py`).
 
+Within each wave band, values at the register ceiling (`REGISTER_CEILING` registers per
+thread or more) keep their own record (`record_band`): there a move that grows a tile or
+the rows a thread holds over the same warps spills, and one that shrinks them or adds warps
+frees registers, so the same move fares differently than from values with registers to
+spare. Scored the same way, the wave band with the ceiling marked ordered the trials better
+than the wave band alone (`scripts/record_conditioning.py`).
+
 Fake-backend files are left out (`kbopt.workflow.ablation.load_results`).  The repeats of a
 resize with the warps scaled alike (a rule of the search, not an entry's move:
 `search_pairing`) are counted apart, as one kind of move: on the committed H200 runs they
@@ -55,6 +62,11 @@ PRIOR_TRIALS = 4.0  # the base rate counts as this many trials in every move's s
 # best of 2 to 32 in `scripts/record_conditioning.py`).
 BAND_PRIOR_TRIALS = 8.0
 WAVE_BANDS = ((1.0, "under one wave"), (4.0, "one to four waves"), (math.inf, "four waves or more"))
+# Registers per thread from which a launch counts as at the register ceiling (255 on these
+# GPUs): a move that adds per-thread state there spills, one that sheds it frees occupancy,
+# so moves fare differently from such values; the record keeps them apart within each wave
+# band (224 ordered the runs' moves best of 208 to 255 in `scripts/record_conditioning.py`).
+REGISTER_CEILING = 224
 
 # "back at trial 7's values, " / "from the best so far, " / "rolled back before, tried again
 # from the best values, " say from where, not which move.
@@ -69,6 +81,18 @@ RELAXED_MARK = "[preconditions not met"
 
 Key = tuple[str, str, bool]  # entry, its changes ("tile_n x2 + warps /2"), passed over
 T = TypeVar("T")
+
+
+def record_band(metrics: Mapping[str, Any] | None) -> str | None:
+    """The band a move's record is kept in for values with these metrics: their wave band
+    (`wave_band`), marked when the launch sits at the register ceiling
+    (`registers_per_thread` of `REGISTER_CEILING` or more); None where the wave band was not
+    measured."""
+    band = wave_band(metrics)
+    regs = (metrics or {}).get("registers_per_thread")
+    if band is None or not isinstance(regs, int | float) or regs < REGISTER_CEILING:
+        return band
+    return f"{band}, {REGISTER_CEILING} registers or more"
 
 
 def wave_band(metrics: Mapping[str, Any] | None) -> str | None:
@@ -156,6 +180,9 @@ def trial_outcomes(docs: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                             ),
                             # the wave band of the values it moved from (None as above)
                             "from_waves": wave_band(trial.get("from_metrics")),
+                            # the band its record is kept in: the wave band, marked at the
+                            # register ceiling (`record_band`)
+                            "from_band": record_band(trial.get("from_metrics")),
                             # how much slower than the arm's best so far the values it
                             # moved from ran (0: it moved from the best)
                             "from_below_best_pct": None
@@ -210,7 +237,8 @@ def row_key(row: Mapping[str, Any]) -> Key:
 class MoveRecord:
     """Per move, (trials, advanced); `base_rate`: the advancing share over all of them;
     `paired`: (trials, advanced) of the resizes repeated with the warps scaled alike;
-    `banded`: per move and wave band of the values it moved from, (trials, advanced)."""
+    `banded`: per move and band of the values it moved from (`record_band`), (trials,
+    advanced)."""
 
     counts: dict[Key, tuple[int, int]] = field(default_factory=dict)
     base_rate: float = 0.0
@@ -239,8 +267,9 @@ class MoveRecord:
             c = counts.setdefault(row_key(row), [0, 0])
             c[0] += 1
             c[1] += advanced(row)
-            if row.get("from_waves"):
-                b = banded.setdefault((row_key(row), str(row["from_waves"])), [0, 0])
+            band = row.get("from_band", row.get("from_waves"))
+            if band:
+                b = banded.setdefault((row_key(row), str(band)), [0, 0])
                 b[0] += 1
                 b[1] += advanced(row)
         trials = sum(n for n, _ in counts.values())
@@ -263,13 +292,13 @@ class MoveRecord:
     def score(self, key: Key, metrics: Mapping[str, Any] | None = None) -> float:
         """The move's advancing share, pulled toward the base rate (the base rate itself
         for a move never measured); with the metrics of the values it would move from, its
-        share within their wave band, pulled toward that."""
-        return self.score_in_band(key, wave_band(metrics))
+        share within their band (`record_band`), pulled toward that."""
+        return self.score_in_band(key, record_band(metrics))
 
     def score_in_band(
         self, key: Key, band: str | None, prior_trials: float = BAND_PRIOR_TRIALS
     ) -> float:
-        """`score` for values in the wave band `band` (None: the pooled score)."""
+        """`score` for values in the band `band` (`record_band`; None: the pooled score)."""
         pooled = self._pulled(*self.counts.get(key, (0, 0)))
         if band is None:
             return pooled
