@@ -280,6 +280,12 @@ class _MlaDecodeV13(_MlaDecodeV10):
     # with more passes 0 (an int, cute_v24): a run-time select on the grid's x extent,
     # ``rows / M_BLK``, the number of row blocks, since one compile serves every shape.
     kv_evict_first_max_row_blocks: int | None = None
+    # The running row maximum the two warpgroups share is every tile's new maximum, and O and
+    # the row sums are rescaled on every tile (None), or it moves only when a tile's maximum
+    # exceeds it by more than this many base-2 units, and each O rescale is skipped by a
+    # warp-uniform branch when no row of the warp moved (a float, cute_v32; the overrides are
+    # ``softmax_max``, ``softmax_rest`` and ``rescale_o_after_p0``): a trace-time switch.
+    max_move_threshold: float | None = None
 
     # v11's TMA plumbing with v12's 64 x 64 latent box (plain methods, traced inline)
     kv_load_args = _MlaDecodeV11.kv_load_args
@@ -505,6 +511,9 @@ class _MlaDecodeV13(_MlaDecodeV10):
         row_sum.fill(0.0)
         if cutlass.const_expr(self.rescale_o_after_p0_ready):
             o_scale = cute.make_rmem_tensor((n_rows,), cutlass.Float32)  # m_a -> m_b, per row
+        o_moved = None
+        if cutlass.const_expr(self.max_move_threshold is not None):
+            o_moved = cute.make_rmem_tensor((n_rows,), cutlass.Float32)  # m_b - m_a, per row
         if cutlass.const_expr(self.post_max_first):
             m_new = cute.make_rmem_tensor((n_rows,), cutlass.Float32)  # posted, not yet applied
 
@@ -604,6 +613,8 @@ class _MlaDecodeV13(_MlaDecodeV10):
                         o_scale[r] = c1  # O0 is rescaled once P0 is posted (cute_v18)
                     else:
                         acc_o_mn[r, None] = acc_o_mn[r, None].load() * c1
+                    if cutlass.const_expr(self.max_move_threshold is not None):
+                        o_moved[r] = m_b - row_max[r]  # 0 where the maximum did not move
                     row_sum[r] = row_sum[r] * c1
                     row_max[r] = m_b
                 # P0 is free: warpgroup 1's P0 V_a of the last pair completed before its MAX_B
@@ -628,8 +639,7 @@ class _MlaDecodeV13(_MlaDecodeV10):
                 if cutlass.const_expr(self.rescale_o_after_p0_ready):
                     # O0's last product (P_a V_a) completed (before MAX_B; cute_v29: just above);
                     # P_b V_b is issued below, so the rescale lands in between, off wg 1's path
-                    for r in cutlass.range_constexpr(n_rows):
-                        acc_o_mn[r, None] = acc_o_mn[r, None].load() * o_scale[r]
+                    self.rescale_o_after_p0(acc_o_mn, o_scale, o_moved)
                 # O0 += P_b V_b[:, :256] with P_b from P1
                 cute.arch.barrier(barrier_id=P1_READY, number_of_threads=THREADS)
                 if has_b:
@@ -840,6 +850,14 @@ class _MlaDecodeV13(_MlaDecodeV10):
         choice is made in Python while tracing."""
         split = out_type == cutlass.Float32  # fp32 partials: the split kernel
         return self.p0_before_own_pv_wait and (not split or self.p0_before_own_pv_wait_in_split)
+
+    def rescale_o_after_p0(self, acc_o_mn: cute.Tensor, o_scale: cute.Tensor, o_moved: Any) -> None:
+        """Warpgroup 0's O0 from m_a to m_b, once P0 is posted (``rescale_o_after_p0_ready``,
+        cute_v18): each row by its factor. ``o_moved`` (``m_b - m_a`` per row, with
+        ``max_move_threshold``) is unused here; cute_v32 skips the rescale when it is 0 for
+        every row of the warp. Traced inline (a plain method)."""
+        for r in range(cute.size(o_scale)):
+            acc_o_mn[r, None] = acc_o_mn[r, None].load() * o_scale[r]
 
     def sync_before_refill(self, wg_barrier: int) -> None:
         """Before a warp refills a stage its warpgroup's products read last: the warpgroup's

@@ -230,6 +230,13 @@ EXPECTED_PTX = {
         r"stmatrix\.sync\.aligned\.m8n8\.x4\.b16",
         r"st\.global\.v4\.b32",
     ],
+    "cute_v32": [
+        # cute_v31's kernels, each O rescale behind a warp ballot (checked below)
+        r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16 \{[^}]*\}, \{",
+        r"vote\.sync\.ballot\.b32\s+%r\d+, %p\d+, -1;",
+        r"stmatrix\.sync\.aligned\.m8n8\.x4\.b16",
+        r"st\.global\.v4\.b32",
+    ],
     "cute_v15": [
         # cute_v7's per-tile products and its in-kernel merge, behind a persistent item loop
         r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.bf16\.bf16",
@@ -1284,6 +1291,107 @@ def test_cute_v31_gives_the_same_bits_on_every_call_with_splits(
     assert err < REL_TOL, f"cute_v31 {case}: relative error {err:.3g}"
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("out_dtype", ptx_fingerprints.OUT_DTYPES)
+def test_cute_v32_skips_each_o_rescale_behind_a_warp_ballot(out_dtype: str) -> None:
+    """cute_v32 = cute_v31 with the shared running maximum moved only past a threshold and the
+    three O rescales of a pair (warpgroup 0 before P_a V_a and after the P0 post, warpgroup 1
+    before P_b V_b) each behind a branch on a warp ballot. Both kernels: the products,
+    barriers and copies are cute_v31's in the same order; the kernel has cute_v31's
+    multiplies, three runs of 128 (64 x 256 fp32 over 128 threads) now each the whole body of
+    a branch taken when the ballot is non-zero; the two maxima are a compare against base + 8
+    and a select instead of a ``max``; and each warpgroup's arrival after posting its maximum
+    (MAX_A, MAX_B) is followed by only the two factors' exponentials before the ballot, P's
+    32 after it (the branch ends the arrival's basic block)."""
+    n31 = _neutral(ptx_fingerprints.version_ptx("cute_v31", out_dtype))
+    n32 = _neutral(ptx_fingerprints.version_ptx("cute_v32", out_dtype))
+    assert _hand_over_order(n32) == _hand_over_order(n31)
+
+    def count(lines: list[str], pattern: str) -> int:
+        return sum(bool(re.match(pattern, t)) for t in lines)
+
+    mul = r"mul(\.rn|\.ftz)*\.f32\s"
+    assert count(n32, mul) == count(n31, mul)
+    assert count(n31, r"vote\.sync\.ballot") == 0
+    votes = [i for i, t in enumerate(n32) if t.startswith("vote.sync.ballot.b32")]
+    assert len(votes) == 3
+    for v in votes:
+        b = next(i for i in range(v, v + 4) if re.match(r"@%p bra\s+\$L;", n32[i]))
+        end = next(i for i in range(b, len(n32)) if n32[i] == "$L:")
+        body = n32[b + 1 : end]
+        assert len(body) == 128 and all(re.match(mul, t) for t in body), body[:3]
+    # the maximum: base + 8 compared and selected (2 rows x 2 warpgroups), not max.f32
+    assert count(n31, r"max\.f32\s") - count(n32, r"max\.f32\s") == 4
+    assert count(n32, r"selp\.f32\s") - count(n31, r"selp\.f32\s") == 4
+    assert count(n32, r"add\.f32\s+%f, %f, 0f41000000;") == 4  # base + 8.0
+    for arrival in ("bar.arrive 1, 256;", "bar.arrive 2, 256;"):
+        a = n32.index(arrival)
+        v = next(i for i in votes if i > a)
+        assert count(n32[a:v], r"ex2\.approx") == 2, arrival
+        after = n32[v : next(i for i in range(v, len(n32)) if "wgmma.mma_async" in n32[i])]
+        assert count(after, r"ex2\.approx") == 32, arrival
+
+
+def _v32_inputs(case: tuple[int, int, int, bool]) -> tuple[torch.Tensor, ...]:
+    """Inputs whose running maximum moves past cute_v32's threshold mid-sequence: random
+    scores stay within 2^8 of the first tile's maximum, so here the KV rows of tile j are
+    scaled by 1 + j / 4 (each tile's maximum ~0.9 base-2 units above the last: a move every
+    ~9 tiles) and tile 3 by 6 (a jump of ~17 past the maximum before it), NaN past each
+    length."""
+    b, s, t, ragged = case
+    q, kv, lens, sc = ref.make_inputs(b, s, t, dtype=torch.bfloat16, device="cuda", ragged=ragged)
+    rows = torch.arange(t, device="cuda")
+    scale = 1.0 + (rows // 64).float() / 4
+    scale[(rows // 64) == 3] = 6.0
+    kv = (kv.float() * scale[None, :, None]).to(torch.bfloat16)
+    for i in range(b):
+        kv[i, int(lens[i]) :] = float("nan")
+    return q, kv, lens, sc
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(
+    "case", [(3, 16, 1000, True), (3, 1, 2000, True), (4, 2, 4096, False)], ids=str
+)
+def test_cute_v32_matches_the_reference_where_the_maximum_moves(
+    case: tuple[int, int, int, bool],
+) -> None:
+    """cute_v32 where its skipped rescales run (inputs of ``_v32_inputs``), one split (s=16)
+    and several: as close to the fp32 reference as every version must be, finite, and the
+    same bits on a second call. cute_v31 on the same inputs passes the same check."""
+    from kernels.mla_decode import cute_v31, cute_v32
+
+    q, kv, lens, sc = _v32_inputs(case)
+    expect = ref.reference(q, kv, lens, sc)
+    first = cute_v32.mla_decode(q, kv, lens, sc).clone()
+    torch.cuda.synchronize()
+    assert (cute_common.LAST_INFO["splits"] == 1) == (case[1] == 16)
+    assert torch.isfinite(first.float()).all()
+    assert torch.equal(cute_v32.mla_decode(q, kv, lens, sc), first)
+    for name, out in (("cute_v32", first), ("cute_v31", cute_v31.mla_decode(q, kv, lens, sc))):
+        err = ref.rel_error(out, expect)
+        assert err < REL_TOL, f"{name} {case}: relative error {err:.3g}"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", [(3, 1, 2000, True), (32, 1, 4096, False)], ids=str)
+def test_cute_v32_gives_the_same_bits_on_every_call_with_splits(
+    case: tuple[int, int, int, bool],
+) -> None:
+    """cute_v31's split-order merge kept: 20 calls on one set of inputs give one output."""
+    from kernels.mla_decode import cute_v32
+
+    b, s, t, ragged = case
+    q, kv, lens, sc = ref.make_inputs(b, s, t, dtype=torch.bfloat16, device="cuda", ragged=ragged)
+    first = cute_v32.mla_decode(q, kv, lens, sc).clone()
+    assert cute_common.LAST_INFO["splits"] > 1  # the merge ran
+    for _ in range(19):
+        assert torch.equal(cute_v32.mla_decode(q, kv, lens, sc), first)
+    torch.cuda.synchronize()
+    err = ref.rel_error(first, ref.reference(q, kv, lens, sc))
+    assert err < REL_TOL, f"cute_v32 {case}: relative error {err:.3g}"
+
+
 def _assert_few_elements_differ_and_both_match_the_reference(
     got: torch.Tensor, want: torch.Tensor, inputs: tuple[torch.Tensor, ...]
 ) -> None:
@@ -1505,6 +1613,7 @@ def test_bf16_matches_fp32_reference_on_gpu(name: str, case: tuple[int, int, int
         "cute_v28",
         "cute_v29",
         "cute_v30",
+        "cute_v32",
     ],
 )
 def test_in_kernel_merge_leaves_its_counters_at_zero_and_repeats_correctly(name: str) -> None:

@@ -47,6 +47,7 @@ LAUNCH = {
     "cute_v29": (True, True, "packed"),
     "cute_v30": (True, True, "packed"),
     "cute_v31": (True, True, "packed"),
+    "cute_v32": (True, True, "packed"),
 }
 # pointers an entry takes beyond those above (cute_v15, cute_v16: the work list, after the counters)
 EXTRA_POINTERS = {"cute_v15": 1, "cute_v16": 1}
