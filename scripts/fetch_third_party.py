@@ -127,6 +127,13 @@ vllm_0340 = apache_release("vllm-project/vllm", "v0.34.0", "vllm", "0.34.0")
 # FlagGems v5.0.2 (Apache-2.0, as its wheel's metadata says): pure Python, `flag_gems==5.0.2`
 # on PyPI, the package under `src/` in the repository.
 flaggems_502 = apache_release("flagos-ai/FlagGems", "v5.0.2", "flag_gems", "5.0.2", strip="src/")
+# GemLite 0.6.0.post2 (Apache-2.0: its LICENSE file; its metadata says "Apache 2"): pure
+# Python, published on PyPI as an sdist alone (no wheel), the package at the repository's
+# root; `--from-pypi` reads the file from the sdist's tarball (SDIST_ONLY).
+gemlite_060 = apache_release("mobiusml/gemlite", "0.6.0.post2", "gemlite", "0.6.0.post2")
+# distributions whose pinned release PyPI publishes only as an sdist: --from-pypi downloads
+# the tarball (pip prepares its metadata, running its setup.py) and reads the file from it
+SDIST_ONLY = frozenset({"gemlite"})
 
 # Shims several FlagGems pins share.  FlagGems' triton_lang_extension: its program_id and
 # num_programs are Triton's.
@@ -3196,6 +3203,106 @@ SOURCES: tuple[Source, ...] = (
         "bias in fp32; the module imports vLLM's triton_utils and its allocator helper); its "
         "host wrapper triton_scaled_mm, whose tile table by M the launcher copies, is left out",
     ),
+    # Apple's Cut Cross-Entropy 25.1.1 (PyPI `cut-cross-entropy==25.1.1`, a pure-Python
+    # wheel; the package at the repository's root).  License: Apple's AML (the permissive
+    # "IMPORTANT: This Apple software is supplied to you..." text of its LICENSE: use,
+    # reproduce, modify and redistribute with the notice kept).  The repository tags no
+    # release: the ref names the PyPI version, which --from-pypi fetches and verifies.
+    Source(
+        name="cce_lse_forward",
+        repo="apple/ml-cross-entropy",
+        ref="v25.1.1",
+        path="cut_cross_entropy/cce_lse_forward.py",
+        license="AML",
+        dest="cce/cce_lse_forward.py",
+        sha256="1a83f3bfef4ca5ba27fb93ac62a073b91314651bf25f2398264f3425b4180083",
+        shims={
+            "from cut_cross_entropy.tl_autotune import cce_forward_autotune": (
+                "cce_forward_autotune = lambda: (lambda fn: fn)  # kbopt shim: CCE's "
+                "tl_autotune (CCE_AUTOTUNE unset: one fixed configuration, which the "
+                "launcher passes itself)"
+            ),
+            "from cut_cross_entropy.tl_utils import b_bin_fn, tl_logaddexp, tl_softcapping": (
+                "b_bin_fn = tl_logaddexp = tl_softcapping = None  # kbopt shim: CCE's "
+                "tl_utils, bound by the launcher from the cce_tl_utils source"
+            ),
+        },
+        pypi=("cut-cross-entropy", "25.1.1", "cut_cross_entropy/cce_lse_forward.py"),
+        used_by=("cce_lse_forward",),
+        note="the whole module (its kernel is made by calling triton.jit, not decorated, so "
+        "extract cannot take it): the LSE forward kernel under triton.heuristics and the "
+        "host wrapper cce_lse_forward_kernel, whose fixed configuration the launcher copies; "
+        "the backward (cce_backward.py) and the indexed dot left out",
+    ),
+    Source(
+        name="cce_tl_utils",
+        repo="apple/ml-cross-entropy",
+        ref="v25.1.1",
+        path="cut_cross_entropy/tl_utils.py",
+        license="AML",
+        dest="cce/tl_utils.py",
+        sha256="54ece9b05606bb92f9391fadeaf2858eeba2d0c786516e51876b4d6cbbd624eb",
+        pypi=("cut-cross-entropy", "25.1.1", "cut_cross_entropy/tl_utils.py"),
+        used_by=("cce_lse_forward",),
+        note="CCE's Triton helpers (logaddexp, log1p and tanh through libdevice, softcapping, "
+        "the lock-held add, b_bin_fn); the launcher binds the LSE forward's into its module",
+    ),
+    Source(
+        name="torchao_jagged_fp8_colwise",
+        repo="pytorch/ao",
+        ref="v0.18.0",
+        path="torchao/prototype/moe_training/kernels/jagged_float8_scales.py",
+        license="BSD-3-Clause",
+        dest="torchao/jagged_float8_scales.py",
+        sha256="abe1b753bb93cedb4816523c852a6672500f2230793e8cc0f418eb65dffd8845",
+        mode="extract",
+        functions=("_triton_fp8_per_group_colwise_scales_dual_kernel",),
+        pypi=(
+            "torchao",
+            "0.18.0",
+            "torchao/prototype/moe_training/kernels/jagged_float8_scales.py",
+        ),
+        used_by=("torchao_jagged_fp8_colwise",),
+        note="torchao v0.18.0 (BSD-3-Clause; the file is the same in the torchao 0.18.0 wheel "
+        "on PyPI): the dual jagged column-wise fp8 quantization kernel only (fp8 rowwise MoE "
+        "training's weight-gradient operands, both in one launch); it is defined under the "
+        "module's `if has_triton():`, which extract reads one level down; its @triton.autotune "
+        "(36 configurations) is dropped, and the module's custom ops, the single-tensor, fused "
+        "and row-wise kernels are left out",
+    ),
+    gemlite_060(
+        name="gemlite_gemv_revsplitk",
+        path="gemlite/triton_kernels/gemv_revsplitK_kernels.py",
+        dest="gemlite/gemv_revsplitk.py",
+        sha256="8d366f860cfea9df0c56b162866056662a48a84bff2dd15662b6c77afe888d35",
+        mode="extract",
+        functions=("gemv_INT_revsplitK_kernel",),
+        shims={
+            "from .config import AUTOTUNE, KERNEL_CACHE, BLOCK_QUANT_SIZE": (
+                "BLOCK_QUANT_SIZE = 128  # kbopt shim: gemlite's triton_kernels/config.py value, "
+                "the kernel's block_quant_size default"
+            ),
+        },
+        used_by=("gemlite_gemv_revsplitk",),
+        note="the integer reverse split-K GEMV kernel only (GemLite's default for 1 to 4 rows "
+        "with weights below 8 bits: two BLOCK_SIZE_K slices of K per program, fp32 partial "
+        "sums added atomically into the output); its autotuner, its config pruner and the "
+        "host wrapper (whose H100 config table the launcher copies) left out; load_ptr and "
+        "dequantize come from gemlite_utils (the module imports them with a star import, and "
+        "its config import reads the CUDA device at import)",
+    ),
+    gemlite_060(
+        name="gemlite_utils",
+        path="gemlite/triton_kernels/utils.py",
+        dest="gemlite/utils.py",
+        sha256="2178e9be3973ccba4fdef7d60f900a2ed8394c9409f3f08680f2071540073f5f",
+        mode="extract",
+        functions=("load_ptr", "dequantize"),
+        used_by=("gemlite_gemv_revsplitk",),
+        note="GemLite's shared @triton.jit load and unpack-dequantize helpers (the launcher "
+        "hands them to the GEMV kernel's module; the module queries the CUDA device and sets "
+        "Triton's allocator at import)",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}
@@ -3261,14 +3368,17 @@ def sha256(text: str) -> str:
 
 def extract_functions(text: str, names: tuple[str, ...], origin: str) -> str:
     """The named top-level @triton.jit functions, verbatim, each under its @triton.jit alone
-    (FlagGems' @libentry, @triton.autotune and @triton.heuristics dropped)."""
+    (FlagGems' @libentry, @triton.autotune and @triton.heuristics dropped).  A function
+    defined one level down in a top-level `if` (torchao's `if has_triton():`) counts as
+    top-level: its lines lose that block's indent, and nothing else of the block is kept."""
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:
         raise FetchError(f"{origin}: not Python ({exc})") from None
     lines = text.splitlines()
     found: dict[str, str] = {}
-    for node in tree.body:
+    nodes = [n for top in tree.body for n in (top.body if isinstance(top, ast.If) else [top])]
+    for node in nodes:
         if not isinstance(node, ast.FunctionDef) or node.name not in names:
             continue
         decorators = [ast.unparse(d) for d in node.decorator_list]
@@ -3277,7 +3387,8 @@ def extract_functions(text: str, names: tuple[str, ...], origin: str) -> str:
         if not jit:
             raise FetchError(f"{origin}: {node.name} is not a @triton.jit function")
         assert node.end_lineno is not None
-        body = "\n".join(lines[node.lineno - 1 : node.end_lineno])
+        indent = node.col_offset  # 0 at the top level; an `if` block's indent otherwise
+        body = "\n".join(ln[indent:] for ln in lines[node.lineno - 1 : node.end_lineno])
         found[node.name] = f"@{jit[0]}\n" + body
     missing = [n for n in names if n not in found]
     if missing:
@@ -3374,12 +3485,16 @@ def from_pypi(source: Source, cache: dict[str, Path]) -> tuple[str, str]:
     if key not in cache:
         tmp = Path(tempfile.mkdtemp(prefix="kbopt-tp-"))
         cache[key] = tmp
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:"]
+        binary = ["--no-binary", ":all:"] if dist in SDIST_ONLY else ["--only-binary", ":all:"]
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", *binary]
         cmd += ["-q", "-d", str(tmp), f"{dist}=={version}"]
         print(f"  pip download {dist}=={version}", file=sys.stderr)
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
-        if done.returncode != 0 or not list(tmp.glob("*.whl")):
+        got = list(tmp.glob("*.tar.gz" if dist in SDIST_ONLY else "*.whl"))
+        if done.returncode != 0 or not got:
             raise FetchError(f"pip download {dist}=={version} failed: {done.stderr.strip()[-400:]}")
+    if dist in SDIST_ONLY:
+        return from_sdist(next(iter(cache[key].glob("*.tar.gz"))), inner), f"pypi {dist}=={version}"
     wheels = list(cache[key].glob("*.whl"))
     if not wheels:
         raise FetchError(f"pip download {dist}=={version} gave no wheel")
@@ -3389,6 +3504,19 @@ def from_pypi(source: Source, cache: dict[str, Path]) -> tuple[str, str]:
         except KeyError:
             raise FetchError(f"{wheels[0].name} has no {inner}") from None
     return universal_newlines(raw), f"pypi {dist}=={version}"
+
+
+def from_sdist(archive: Path, inner: str) -> str:
+    """`inner` (a path in the package, as in a wheel) from a source distribution's tarball,
+    under its one top folder (name-version/)."""
+    with tarfile.open(archive, "r:gz") as tar:
+        for member in tar.getmembers():
+            _top, _, rest = member.name.partition("/")
+            if rest == inner and member.isfile():
+                handle = tar.extractfile(member)
+                assert handle is not None
+                return universal_newlines(handle.read().decode("utf-8"))
+    raise FetchError(f"{archive.name} has no {inner}")
 
 
 def universal_newlines(text: str) -> str:

@@ -278,6 +278,9 @@ NEEDS = {
     "sglang_sgemm_lora_a": "sglang_sgemm_lora_a",
     "flaggems_mhc_sinkhorn_bwd": "flaggems_mhc_sinkhorn_bwd",
     "vllm_int8_scaled_mm": "vllm_int8_scaled_mm",
+    "cce_lse_forward": "cce_lse_forward",
+    "torchao_jagged_fp8_colwise": "torchao_jagged_fp8_colwise",
+    "gemlite_gemv_revsplitk": "gemlite_gemv_revsplitk",
 }
 
 
@@ -1037,6 +1040,12 @@ CASES = {
     "flaggems_mhc_sinkhorn_bwd": ({"tokens": 101}, {"triton_v1": {"block_s": 32, "num_warps": 2, "num_stages": 1}}),
     # int8 tl.dot into int32, fp32 and fp16 outputs; 37 tokens, k 304, n 88, the weight the transposed [k, n] view of its [n, k] rows, per-token and per-channel fp32 scales: v1 is vLLM's heuristic for 33 to 64 rows, 64 x 64 x 256 tiles (one row tile, 27 rows masked; two column tiles, the second 24 live; two K steps, the second 48 live), 4 warps, 3 stages; the variant: 16 x 32 x 32 tiles (three row tiles, the last 5 live; three column tiles, the last 24 live; ten K steps, the last 16 live), 2 warps, 1 stage
     "vllm_int8_scaled_mm": ({"tokens": 37, "k": 304, "n": 88}, {"triton_v1": {"block_m": 16, "block_n": 32, "block_k": 32, "num_warps": 2, "num_stages": 1}}),
+    # tl.dot, fp32 and fp16; 300 tokens (3 locks of 128 rows), hidden 72, vocab 200, no valids, no softcap, the logit average returned: v1 is CCE's fixed launch, 256 x 128 tiles (two row tiles, the second 44 rows live and wrapped; two vocabulary tiles, the second 72 live: each row's LSE the lock-held merge of two partials), three 32-deep steps (the last 8 live: EVEN_D off), bands of 8, 8 warps, 3 stages; the variant: 16 x 64 tiles (19 row tiles, the last 12 live; 4 vocabulary tiles, the last 8 live), 16-deep steps (five, the last 8 live), bands of 4 (a remainder band of 3), 2 warps, 1 stage
+    "cce_lse_forward": ({"tokens": 300, "hidden": 72, "vocab": 200}, {"triton_v1": {"block_b": 16, "block_v": 64, "block_d": 16, "group_b": 4, "num_warps": 2, "num_stages": 1}}),
+    # fp32 and fp16 in, e4m3 out (power-of-two scales); 77 rows in 4 uneven expert groups (end offsets 15, 40, 63, 77 at seed 3: 1-row units, 77 being no multiple of 16), grad_output 40 wide and the input 24: v1 is torchao's first autotune config, 32 columns (two blocks: the second 8 live in grad_output and past the input, which it skips), 64-row steps (one a group, partial), 4 warps, 2 stages; the variant: 16 columns (three blocks, the last 8 live in grad_output and past the input), 16-row steps (one or two a group, the last partial), 2 warps, 1 stage
+    "torchao_jagged_fp8_colwise": ({"rows": 77, "groups": 4, "n1": 40, "n2": 24}, {"triton_v1": {"block_size": 16, "block_size_iter": 16, "num_warps": 2, "num_stages": 1}}),
+    # no tl.dot, fp32 and fp16; 3 rows (one program row each), k 512 (one 64-row group a pair of slices at v1), n 48, HQQ-style 4-bit weights packed eight to an int32 down K with fp16 scales and shifts: v1 is GemLite's default config through its pruner (the shape is not in its H100 table), 32 columns x 2 x 16-deep slices (two column tiles, the second 16 live: EVEN_N off, the B loads and atomics masked), activations first, 1 warp, 1 stage, 16 atomic adds an output; the variant: 64 columns (one tile, 48 live), 2 x 32-deep slices (the whole group), 2 warps, 2 stages, 8 atomic adds an output
+    "gemlite_gemv_revsplitk": ({"tokens": 3, "k": 512, "n": 48, "group": 64}, {"triton_v1": {"block_n": 64, "block_k": 32, "num_warps": 2, "num_stages": 2}}),
 }  # fmt: skip
 
 

@@ -257,6 +257,11 @@ SOURCE_FILES = {
     "sglang_sgemm_lora_a": "sglang/sgemm_lora_a.py",
     "flaggems_mhc_sinkhorn_bwd": "flag_gems/mhc_bwd.py",
     "vllm_int8_scaled_mm": "vllm/int8_scaled_mm.py",
+    "cce_lse_forward": "cce/cce_lse_forward.py",
+    "cce_tl_utils": "cce/tl_utils.py",
+    "torchao_jagged_fp8_colwise": "torchao/jagged_float8_scales.py",
+    "gemlite_gemv_revsplitk": "gemlite/gemv_revsplitk.py",
+    "gemlite_utils": "gemlite/utils.py",
 }
 
 
