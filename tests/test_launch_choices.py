@@ -65,6 +65,24 @@ def test_the_fake_backend_learns_what_the_h200_launch_recorded() -> None:
     assert persistent["persistent"] is True and "programs_per_sm" not in persistent
 
 
+def test_the_fake_backend_reports_the_metrics_the_launch_records() -> None:
+    # a launch records catalog metrics of its own (add_rmsnorm's: its grid and programs per
+    # SM; vLLM's LoRA launches: the share of programs with work): facts of the launch, not
+    # timings, so a dry run's profile carries them as a GPU run's does
+    pytest.importorskip("triton")
+    spec = load_spec("add_rmsnorm", REPO)
+    backend = FakeBackend(REPO)
+    try:
+        m = backend.measure(spec, "triton_v3", TrialConfig.of("large", {"rows": 8, "hidden": 4096}))
+        assert backend._follower is not None
+        recorded = backend._follower.last_metrics
+        assert recorded["grid_size"] == 8.0  # one program a row
+        assert {k: m.metrics[k] for k in recorded} == recorded
+    finally:
+        if backend._follower is not None:
+            backend._follower.close()
+
+
 def test_a_launch_that_cannot_be_followed_says_why(tmp_path: Path) -> None:
     spec = load_spec("add_rmsnorm", REPO)
     follower = LaunchFollower(REPO)

@@ -271,9 +271,11 @@ class FakeBackend:
     def __init__(self, root: Path | str):
         self.root = Path(root).resolve()
         self.calls: list[tuple[str, str, str, tuple[tuple[str, int], ...]]] = []
-        # per version file, knob values and shape: (launched, why unknown), or the
-        # launcher's refusal
-        self._choices: dict[str, tuple[dict[str, Any], str | None] | VersionFailed] = {}
+        # per version file, knob values and shape: (launched, why unknown, the catalog
+        # metrics the launch recorded), or the launcher's refusal
+        self._choices: dict[
+            str, tuple[dict[str, Any], str | None, dict[str, float]] | VersionFailed
+        ] = {}
         self._follower: LaunchFollower | None = None  # started when first needed
 
     def versions(self, spec: KernelSpec) -> list[str]:
@@ -335,9 +337,12 @@ class FakeBackend:
         correct = bool(consts.get("FAKE_CORRECT", True))
         note = "fake backend: stand-in figures, not a measurement"
         launched: dict[str, Any] = {}
+        recorded: dict[str, float] = {}
         if "FAKE_DURATION_US" not in consts and self._leaves_knobs(spec, version, params):
             try:
-                launched, unknown = self._launch_choices(spec, version, path, dims, params)
+                launched, unknown, recorded = self._launch_choices(
+                    spec, version, path, dims, params
+                )
             except VersionFailed as exc:  # its own check: the same refusal on a GPU
                 raise VersionFailed(
                     f"{spec.name} {version} at {config.compact}: {exc}"[:600]
@@ -355,6 +360,9 @@ class FakeBackend:
                     spec, dims, duration, FAKE_DEVICE["copy_bw_gbps"], FAKE_DEVICE["matmul_tflops"]
                 )
             )
+        # What the launch itself records (heads a program handles, the share of programs
+        # with work, splits) is a fact of the launch, not a timing: the same as on a GPU.
+        metrics.update(recorded)
         return Measurement(
             kernel=spec.name,
             version=version,
@@ -391,9 +399,10 @@ class FakeBackend:
         path: Path,
         dims: Mapping[str, int],
         params: Mapping[str, Any] | None,
-    ) -> tuple[dict[str, Any], str | None]:
-        """What the version's launch chooses at `dims` (`kbopt.bench.launch_choices`), once
-        per version file, knob values and shape."""
+    ) -> tuple[dict[str, Any], str | None, dict[str, float]]:
+        """What the version's launch chooses at `dims` (`kbopt.bench.launch_choices`), why
+        not where it is not known, and the catalog metrics the launch recorded, once per
+        version file, knob values and shape."""
         from kbopt.bench.launch_choices import LaunchFollower
 
         key = json.dumps(
@@ -405,14 +414,15 @@ class FakeBackend:
             if self._follower is None:
                 self._follower = LaunchFollower(self.root)
             try:
-                self._choices[key] = self._follower.learn(spec, version, dims, params)
+                launched, unknown = self._follower.learn(spec, version, dims, params)
+                self._choices[key] = (launched, unknown, dict(self._follower.last_metrics))
             except VersionFailed as exc:
                 self._choices[key] = exc
         known = self._choices[key]
         if isinstance(known, VersionFailed):
             raise known
-        launched, unknown = known
-        return dict(launched), unknown
+        launched, unknown, recorded = known
+        return dict(launched), unknown, dict(recorded)
 
     def counters(self, spec: KernelSpec, version: str, config: TrialConfig) -> NcuOutcome:
         consts = read_constants(self._source(spec, version))
