@@ -65,7 +65,8 @@ WAVE_BANDS = ((1.0, "under one wave"), (4.0, "one to four waves"), (math.inf, "f
 # Registers per thread from which a launch counts as at the register ceiling (255 on these
 # GPUs): a move that adds per-thread state there spills, one that sheds it frees occupancy,
 # so moves fare differently from such values; the record keeps them apart within each wave
-# band (224 ordered the runs' moves best of 208 to 255 in `scripts/record_conditioning.py`).
+# band (224 ordered the runs' moves best of seven lines from 128 to 255, scored as
+# `scripts/record_conditioning.py` scores).
 REGISTER_CEILING = 224
 
 # "back at trial 7's values, " / "from the best so far, " / "rolled back before, tried again
