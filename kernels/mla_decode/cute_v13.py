@@ -283,8 +283,9 @@ class _MlaDecodeV13(_MlaDecodeV10):
     # The running row maximum the two warpgroups share is every tile's new maximum, and O and
     # the row sums are rescaled on every tile (None), or it moves only when a tile's maximum
     # exceeds it by more than this many base-2 units, and each O rescale is skipped by a
-    # warp-uniform branch when no row of the warp moved (a float, cute_v32; the overrides are
-    # ``softmax_max``, ``softmax_rest`` and ``rescale_o_after_p0``): a trace-time switch.
+    # warp-uniform branch when no row of the warp moved (a float, cute_v32: ``softmax_max``
+    # reads it; the overrides are ``softmax_rest`` and ``rescale_o_after_p0``): a trace-time
+    # switch.
     max_move_threshold: float | None = None
 
     # v11's TMA plumbing with v12's 64 x 64 latent box (plain methods, traced inline)
@@ -973,7 +974,11 @@ class _MlaDecodeV13(_MlaDecodeV10):
             base = row_max[r]
             if cutlass.const_expr(base_from_smem):
                 base = s_base[row]
-            m_new[r] = cute.arch.fmax(base, cur)
+            if cutlass.const_expr(self.max_move_threshold is None):
+                m_new[r] = cute.arch.fmax(base, cur)
+            else:  # cute_v32: the base stands unless the tile's maximum passes it by more
+                # (a base of -inf moves to any finite maximum; an all -inf row never moves)
+                m_new[r] = cur if cur > base + self.max_move_threshold else base
             if lane % 4 == 0:
                 s_post[row] = m_new[r]
 

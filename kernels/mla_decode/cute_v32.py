@@ -71,7 +71,7 @@ from typing import Any
 import cutlass
 import cutlass.cute as cute
 
-from kernels.mla_decode.cute_common import VersionHost, mn_view, quad_allreduce
+from kernels.mla_decode.cute_common import VersionHost, mn_view
 from kernels.mla_decode.cute_v10 import M_BLK, N_BLK
 from kernels.mla_decode.cute_v31 import _MlaDecodeV31
 
@@ -95,43 +95,6 @@ class _MlaDecodeV32(_MlaDecodeV31):
     rescales skipped where no row of a warp moved (module doc)."""
 
     max_move_threshold = MAX_MOVE_THRESHOLD
-
-    @cute.jit
-    def softmax_max(
-        self,
-        acc_s: cute.Tensor,
-        row_max: cute.Tensor,
-        m_new: cute.Tensor,
-        t_cs: cute.Tensor,
-        valid: cutlass.Int32,
-        scale_log2: cutlass.Float32,
-        s_base: cute.Tensor,
-        s_post: cute.Tensor,
-        lane: cutlass.Int32,
-        base_from_smem: cutlass.Constexpr,
-    ):
-        """cute_v19's first half of the softmax (mask, each row's tile maximum, posted in
-        ``s_post``), with the posted maximum the base (this warpgroup's running maximum, or the
-        partner's just posted one) unless the tile's maximum exceeds the base by more than
-        ``max_move_threshold``; then the tile's maximum. A base of -inf (nothing seen yet)
-        always moves to a finite tile maximum; a fully masked row (-inf) never moves it."""
-        acc_s_mn = mn_view(acc_s)
-        n_rows = cute.size(acc_s_mn, mode=[0])
-        if valid < N_BLK:  # the sequence (or, valid <= 0, the pair) ends inside this tile
-            for r in cutlass.range_constexpr(n_rows):
-                for c in cutlass.range_constexpr(cute.size(t_cs, mode=[1])):
-                    if t_cs[0, c][1] >= valid:
-                        acc_s_mn[r, c] = -cutlass.Float32.inf
-        for r in cutlass.range_constexpr(n_rows):
-            row = t_cs[r, 0][0]
-            cur = acc_s_mn[r, None].load().reduce(cute.ReductionOp.MAX, -cutlass.Float32.inf, 0)
-            cur = quad_allreduce(cur, cute.arch.fmax) * scale_log2
-            base = row_max[r]
-            if cutlass.const_expr(base_from_smem):
-                base = s_base[row]
-            m_new[r] = cur if cur > base + self.max_move_threshold else base
-            if lane % 4 == 0:
-                s_post[row] = m_new[r]
 
     @cute.jit
     def softmax_rest(
