@@ -3303,6 +3303,89 @@ SOURCES: tuple[Source, ...] = (
         "hands them to the GEMV kernel's module; the module queries the CUDA device and sets "
         "Triton's allocator at import)",
     ),
+    # LMDeploy v0.18.0 (Apache-2.0: its LICENSE; its metadata's README says "released under
+    # the Apache 2.0 license"): `lmdeploy==0.18.0` on PyPI is a CPython-specific wheel (its
+    # TurboMind extension), which pip picks for this interpreter; the fused LoRA kernel is
+    # pure Triton, at the same path in the wheel as in the repository.
+    Source(
+        name="lmdeploy_fused_lora",
+        repo="InternLM/lmdeploy",
+        ref="v0.18.0",
+        path="lmdeploy/pytorch/kernels/cuda/fused_lora.py",
+        license="Apache-2.0",
+        dest="lmdeploy/fused_lora.py",
+        sha256="b381076cceb8ea32d8a2f0234e2af8f02f73e9dd4129b7f0c2a0ba3c24f82dcb",
+        mode="extract",
+        functions=("_atomic_store", "_fused_lora_kernel"),
+        shims={"import torch": "import torch"},
+        pypi=("lmdeploy", "0.18.0", "lmdeploy/pytorch/kernels/cuda/fused_lora.py"),
+        used_by=("lmdeploy_fused_lora",),
+        note="LMDeploy's fused LoRA kernel (the A and B products of one adapter in one "
+        "program, as its PyTorch engine's TritonLoRAImpl runs it after every LoRA-wrapped "
+        "linear) with its _atomic_store helper (relaxed atomic add for fp16 and fp32, a "
+        "load-add-store for bf16; torch is imported for its dtype test); its "
+        "@triton.autotune (two configurations) is dropped, and the host wrapper fused_lora, "
+        "whose grid and rank tile the launcher copies, is left out",
+    ),
+    # FlashInfer v0.7.4 (Apache-2.0: its LICENSE; its wheel's metadata says License-Expression
+    # Apache-2.0): `flashinfer-python==0.7.4` on PyPI, a pure-Python wheel (its CUDA kernels
+    # are compiled at run time), the package at the repository's root, as in the wheel.
+    Source(
+        name="flashinfer_persistent_gemm",
+        repo="flashinfer-ai/flashinfer",
+        ref="v0.7.4",
+        path="flashinfer/triton/kernels/sm_constraint_gemm.py",
+        license="Apache-2.0",
+        dest="flashinfer/sm_constraint_gemm.py",
+        sha256="e9ca27f037ec1a97ec4ecf0fd0f917dbfb1f6eeeaa78b66b64574fa8a7c94344",
+        mode="extract",
+        functions=("_compute_pid", "gemm_kernel_persistent"),
+        shims={
+            "def _matmul_launch_metadata(": (
+                "# kbopt shim: the profiler-only launch_metadata hook (names the launch and "
+                "counts its flops for proton) left out\n"
+                "_matmul_launch_metadata = None"
+            ),
+        },
+        pypi=(
+            "flashinfer-python",
+            "0.7.4",
+            "flashinfer/triton/kernels/sm_constraint_gemm.py",
+        ),
+        used_by=("flashinfer_persistent_gemm",),
+        note="FlashInfer's SM-bounded persistent GEMM kernel (gemm_persistent's, num_sms the "
+        "caller's SM budget) and its tile-order helper only; its @triton.autotune (one "
+        "configuration, which the launcher copies) is dropped, and the TMA-descriptor "
+        'persistent variant, the non-persistent gemm_kernel ("only for testing") and the '
+        "host wrappers in flashinfer/triton/sm_constraint_gemm.py are left out",
+    ),
+    # Unsloth 2026.10.9 (PyPI `unsloth==2026.10.9`, a pure-Python wheel; the package at the
+    # repository's root).  License: Apache-2.0 for unsloth/kernels/fp8.py (its header; the
+    # wheel's metadata says Apache-2.0).  Several other files of unsloth/kernels (nf4_gemv,
+    # nvfp4, int4_packed, large_head_attention, qk_norm_rope, ...) and the whole
+    # unsloth/kernels/moe/ folder carry AGPL-3.0 headers or license files: none is fetched.
+    # The repository does not tag its releases by version: the ref names the PyPI version,
+    # which --from-pypi fetches and verifies.
+    Source(
+        name="unsloth_fp8_small_m",
+        repo="unslothai/unsloth",
+        ref="2026.10.9",
+        path="unsloth/kernels/fp8.py",
+        license="Apache-2.0",
+        dest="unsloth/fp8_small_m.py",
+        sha256="abc763ee900b289731a340d4ad2596757993ebdb1c2682c0883e9f4b3de75e3d",
+        mode="extract",
+        functions=("_w8a8_block_fp8_small_m",),
+        pypi=("unsloth", "2026.10.9", "unsloth/kernels/fp8.py"),
+        used_by=("unsloth_fp8_small_m",),
+        note="the fused small-M block fp8 linear kernel only (the activations' per-row, "
+        "per-128-column e4m3 quantization inside the K loop of a block-scaled fp8 GEMM, K "
+        "split with an in-kernel deterministic reduction by the last program to arrive); its "
+        "host wrapper fp8_block_small_m_linear and _small_m_config, whose H100 choices the "
+        "launcher copies, are left out (the module imports unsloth_zoo and queries the CUDA "
+        "devices at import), as are the module's other kernels (weight_dequant, act_quant, "
+        "the block GEMM, the rowwise and block GEMVs, the e4m3 byte dequantizations)",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}

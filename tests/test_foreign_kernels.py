@@ -281,6 +281,9 @@ NEEDS = {
     "cce_lse_forward": "cce_lse_forward",
     "torchao_jagged_fp8_colwise": "torchao_jagged_fp8_colwise",
     "gemlite_gemv_revsplitk": "gemlite_gemv_revsplitk",
+    "unsloth_fp8_small_m": "unsloth_fp8_small_m",
+    "lmdeploy_fused_lora": "lmdeploy_fused_lora",
+    "flashinfer_persistent_gemm": "flashinfer_persistent_gemm",
 }
 
 
@@ -1046,6 +1049,12 @@ CASES = {
     "torchao_jagged_fp8_colwise": ({"rows": 77, "groups": 4, "n1": 40, "n2": 24}, {"triton_v1": {"block_size": 16, "block_size_iter": 16, "num_warps": 2, "num_stages": 1}}),
     # no tl.dot, fp32 and fp16; 3 rows (one program row each), k 512 (one 64-row group a pair of slices at v1), n 48, HQQ-style 4-bit weights packed eight to an int32 down K with fp16 scales and shifts: v1 is GemLite's default config through its pruner (the shape is not in its H100 table), 32 columns x 2 x 16-deep slices (two column tiles, the second 16 live: EVEN_N off, the B loads and atomics masked), activations first, 1 warp, 1 stage, 16 atomic adds an output; the variant: 64 columns (one tile, 48 live), 2 x 32-deep slices (the whole group), 2 warps, 2 stages, 8 atomic adds an output
     "gemlite_gemv_revsplitk": ({"tokens": 3, "k": 512, "n": 48, "group": 64}, {"triton_v1": {"block_n": 64, "block_k": 32, "num_warps": 2, "num_stages": 2}}),
+    # e4m3 tl.dot with the activations quantized in the loop, fp32 and fp16 in; 5 rows (of the 16-row tile), k 1024 (8 K blocks), n 80 (one partial 128-row scale block): v1 is Unsloth's launch for the shape (16 columns, 5 tiles; one split: 8 K blocks are too few to split), 4 warps, 5 stages; the variant: 32 columns (three tiles, the last 16 live), K split in three (3, 3 and 2 blocks, the last program to arrive at a tile summing the fp32 partials), 2 warps, 1 stage
+    "unsloth_fp8_small_m": ({"tokens": 5, "k": 1024, "n": 80}, {"triton_v1": {"block_n": 32, "split_k": 3, "num_warps": 2, "num_stages": 1}}),
+    # tl.dot, fp32 and fp16; 150 tokens from 3 requests (50, 50, 50) on 2 rank-16 adapters (BLOCK_SIZE_R 16), hidden 200, n 72, scalings 2 and 1, added into the base output: v1 is LMDeploy's first autotune config, 32 x 128 x 128 (the grid's first axis cdiv(150, 32) = 5 tiles a request, 2 of them live: the second tile 18 rows live, rows wrapped modulo the length; two shrink steps, the second 72 deep; one expand step, 72 columns live), 4 warps, 4 stages; the variant: 16 x 32 x 64 (10 tiles a request, 4 live, the last 2 rows live; four shrink steps, the last 8 deep; three expand steps, the last 8 columns live), 2 warps, 1 stage
+    "lmdeploy_fused_lora": ({"tokens": 150, "seqs": 3, "loras": 2, "rank": 16, "hidden": 200, "n": 72}, {"triton_v1": {"block_m": 16, "block_n": 32, "block_k": 64, "num_warps": 2, "num_stages": 1}}),
+    # tl.dot, fp32 and fp16; 150 tokens, out 300, hidden 100, an SM budget of 3 (the grid and the tile stride): v1 is FlashInfer's one configuration, 128 x 128 x 64 tiles (two row tiles, the second 22 rows live and the rest clamped to row 0; three column tiles, the last 44 live), GROUP_SIZE_M 8, two 64-deep K steps (the second 36 live), 4 warps, 3 stages, 6 tiles over 3 persistent programs (two each); the variant: 16 x 32 x 32 tiles (10 row tiles, the last 6 live; 10 column tiles, the last 12 live), bands of 4 row tiles (a remainder band of 2), four K steps (the last 4 live), 2 warps, 1 stage, 100 tiles over the 3 programs (34 or 33 each)
+    "flashinfer_persistent_gemm": ({"tokens": 150, "out": 300, "hidden": 100, "sm_budget": 3}, {"triton_v1": {"block_m": 16, "block_n": 32, "block_k": 32, "group_m": 4, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

@@ -262,6 +262,9 @@ SOURCE_FILES = {
     "torchao_jagged_fp8_colwise": "torchao/jagged_float8_scales.py",
     "gemlite_gemv_revsplitk": "gemlite/gemv_revsplitk.py",
     "gemlite_utils": "gemlite/utils.py",
+    "lmdeploy_fused_lora": "lmdeploy/fused_lora.py",
+    "unsloth_fp8_small_m": "unsloth/fp8_small_m.py",
+    "flashinfer_persistent_gemm": "flashinfer/sm_constraint_gemm.py",
 }
 
 
