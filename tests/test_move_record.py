@@ -17,6 +17,7 @@ from kbopt.workflow.move_record import (
     order_by_record,
     parse_move,
     place_pair,
+    record_band,
     record_for,
     trial_outcomes,
 )
@@ -135,6 +136,33 @@ def test_the_record_keeps_each_move_per_wave_band_of_the_values_it_moved_from() 
     assert [c.planned.changes[0].op for c in many] == ["/2", "x2"]
     # runs whose trials did not record the metrics they moved from count pooled only
     assert MoveRecord.from_rows(trial_outcomes([_doc("b", (WIDER, 90.0))])).banded == {}
+
+
+def test_the_band_marks_the_register_ceiling_and_kernels_that_reuse_what_they_load() -> None:
+    many = {"ctas_per_sm": 12.0}
+    assert record_band(many) == "four waves or more"
+    assert record_band({**many, "registers_per_thread": 224}) == (
+        "four waves or more, 224 registers or more"
+    )
+    assert record_band({**many, "registers_per_thread": 223, "arithmetic_intensity": 3.9}) == (
+        "four waves or more"
+    )
+    assert record_band({**many, "arithmetic_intensity": 4.0}) == (
+        "four waves or more, 4 flops a byte or more"
+    )
+    both = {**many, "registers_per_thread": 255, "arithmetic_intensity": 300.0}
+    assert record_band(both) == "four waves or more, 224 registers or more, 4 flops a byte or more"
+    # lines moved or left out, as scripts/record_conditioning.py compares them
+    assert record_band(both, ceiling=None, reuse=None) == "four waves or more"
+    assert record_band(both, ceiling=None, reuse=500.0) == "four waves or more"
+    # no wave band, no band, whatever else was measured
+    assert record_band({"arithmetic_intensity": 300.0}) is None
+    # the trial rows keep what the band is made from
+    doc = _doc("a", (WIDER, 90.0))
+    doc["rows"][0]["trajectory"][1]["from_metrics"] = {**both, "row_len": 4096}
+    (row,) = trial_outcomes([doc])
+    assert row["from_band_metrics"] == both
+    assert row["from_band"] == record_band(both)
 
 
 def _candidate(entry: str, change: str, warning: bool = False) -> SimpleNamespace:

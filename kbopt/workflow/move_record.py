@@ -35,6 +35,12 @@ frees registers, so the same move fares differently than from values with regist
 spare. Scored the same way, the wave band with the ceiling marked ordered the trials better
 than the wave band alone (`scripts/record_conditioning.py`).
 
+Each band is also marked when the kernel reuses what it loads (`REUSE_INTENSITY` flops a
+byte or more: a matrix product's or attention's tiles) rather than streaming it (a norm, an
+elementwise or quantizing pass): deeper pipelines and taller tiles paid on the first far more
+often than on the second in the committed runs, and the mark ordered the trials better again
+(`scripts/record_conditioning.py`).
+
 Fake-backend files are left out (`kbopt.workflow.ablation.load_results`).  The repeats of a
 resize with the warps scaled alike (a rule of the search, not an entry's move:
 `search_pairing`) are counted apart, as one kind of move: on the committed H200 runs they
@@ -68,6 +74,14 @@ WAVE_BANDS = ((1.0, "under one wave"), (4.0, "one to four waves"), (math.inf, "f
 # band (224 ordered the runs' moves best of seven lines from 128 to 255, scored as
 # `scripts/record_conditioning.py` scores).
 REGISTER_CEILING = 224
+# Flops per byte (`arithmetic_intensity`: the spec's flops over the bytes it moves) from which
+# a kernel counts as reusing its operands rather than streaming them.  Normalisations,
+# elementwise and quantizing passes sit under 2, matrix products and attention in the tens to
+# thousands; in the committed runs deeper pipelines and taller tiles advanced several times as
+# often above the line as below it.  4 ordered the moves best of ten lines from 0.5 to 32 on
+# the kernels first searched before 2026-12-06, and also beat the record without it on those
+# searched after (`scripts/record_conditioning.py`, `results/moves/record-conditioning.md`).
+REUSE_INTENSITY = 4.0
 
 # "back at trial 7's values, " / "from the best so far, " / "rolled back before, tried again
 # from the best values, " say from where, not which move.
@@ -79,21 +93,34 @@ _SOURCE = re.compile(r"^(?:(?P<rank>#\d+)|warning \d+|unranked) ")
 # a knob change's role and direction, as `KnobChange.text` ends: "(tile_n x2)"
 _CHANGE = re.compile(r"\((\w+ [^()\s]+)\)")
 RELAXED_MARK = "[preconditions not met"
+_BAND_METRICS = ("ctas_per_sm", "registers_per_thread", "arithmetic_intensity")
 
 Key = tuple[str, str, bool]  # entry, its changes ("tile_n x2 + warps /2"), passed over
 T = TypeVar("T")
 
 
-def record_band(metrics: Mapping[str, Any] | None) -> str | None:
+def record_band(
+    metrics: Mapping[str, Any] | None,
+    ceiling: float | None = REGISTER_CEILING,
+    reuse: float | None = REUSE_INTENSITY,
+) -> str | None:
     """The band a move's record is kept in for values with these metrics: their wave band
     (`wave_band`), marked when the launch sits at the register ceiling
-    (`registers_per_thread` of `REGISTER_CEILING` or more); None where the wave band was not
-    measured."""
+    (`registers_per_thread` of `REGISTER_CEILING` or more) and when the kernel reuses what
+    it loads (`arithmetic_intensity` of `REUSE_INTENSITY` or more); None where the wave band
+    was not measured.  `ceiling` and `reuse` move those lines (None: no such mark), for
+    `scripts/record_conditioning.py` to compare them."""
     band = wave_band(metrics)
+    if band is None:
+        return None
+    marks = [band]
     regs = (metrics or {}).get("registers_per_thread")
-    if band is None or not isinstance(regs, int | float) or regs < REGISTER_CEILING:
-        return band
-    return f"{band}, {REGISTER_CEILING} registers or more"
+    if ceiling is not None and isinstance(regs, int | float) and regs >= ceiling:
+        marks.append(f"{ceiling:g} registers or more")
+    intensity = (metrics or {}).get("arithmetic_intensity")
+    if reuse is not None and isinstance(intensity, int | float) and intensity >= reuse:
+        marks.append(f"{reuse:g} flops a byte or more")
+    return ", ".join(marks)
 
 
 def wave_band(metrics: Mapping[str, Any] | None) -> str | None:
@@ -184,6 +211,12 @@ def trial_outcomes(docs: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                             # the band its record is kept in: the wave band, marked at the
                             # register ceiling (`record_band`)
                             "from_band": record_band(trial.get("from_metrics")),
+                            # what the band is made from, for comparing other lines
+                            "from_band_metrics": {
+                                k: v
+                                for k, v in (trial.get("from_metrics") or {}).items()
+                                if k in _BAND_METRICS
+                            },
                             # how much slower than the arm's best so far the values it
                             # moved from ran (0: it moved from the best)
                             "from_below_best_pct": None
