@@ -165,8 +165,9 @@ def banded(prior: float) -> Scorer:
 
 
 def by_reuse(rows: Sequence[Row], line: float = REUSE_INTENSITY) -> list[dict[str, Any]]:
-    """Per knob role and direction, the moves' trials and how many advanced, from kernels
-    under the reuse line and at or over it (a move changing two knobs counts for each)."""
+    """Per knob role and direction (up, down, or the value a move sets), the moves' trials and
+    how many advanced, from kernels under the reuse line and at or over it (a move changing
+    two knobs counts for each)."""
     counts: dict[tuple[str, bool], list[int]] = defaultdict(lambda: [0, 0])
     for r in rows:
         intensity = (r.get("from_band_metrics") or {}).get("arithmetic_intensity")
@@ -174,7 +175,9 @@ def by_reuse(rows: Sequence[Row], line: float = REUSE_INTENSITY) -> list[dict[st
             continue
         for change in r["changes"]:
             role, op = change.split(" ", 1)
-            kind = f"{role} {'up' if op[:1] in ('x', '+') else 'down'}"
+            # x2 and +1 raise a knob, /2 and -1 lower it; a set value (=true, one_wave) stays
+            direction = {"x": "up", "+": "up", "/": "down", "-": "down"}.get(op[:1], op)
+            kind = f"{role} {direction}"
             c = counts[(kind, intensity >= line)]
             c[0] += 1
             c[1] += advanced(r)

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from script_module import load_script
 
@@ -272,3 +273,34 @@ def test_record_conditioning_counts_pairs_within_one_run_arm_and_band() -> None:
     # the advancing trial against the two that did not: one right, one tie
     assert result == {"share": 0.75, "pairs": 2}
     assert conditioning.pairwise_order(rows, lambda r: r["s"], kernels={"other"})["share"] is None
+
+
+def test_record_conditioning_counts_move_kinds_by_reuse() -> None:
+    conditioning = load_script("record_conditioning")
+
+    def row(changes: list[str], intensity: float | None, gain: float) -> dict[str, Any]:
+        metrics = {} if intensity is None else {"arithmetic_intensity": intensity}
+        return {"changes": changes, "paired": False, "from_band_metrics": metrics, "gain_pct": gain}
+
+    rows = [
+        row(["pipeline_stages +1"], 0.5, 5.0),  # streaming, advanced
+        row(["pipeline_stages +1"], 200.0, 0.0),  # reusing, not advanced
+        row(["tile_m x2", "warps /2"], 200.0, 3.0),  # counts for each knob
+        row(["warp_specialization =true"], 200.0, 0.0),  # a set value keeps its name
+        row(["tile_m x2"], None, 9.0),  # no intensity recorded: left out
+    ]
+    found = {r["move"]: r for r in conditioning.by_reuse(rows)}
+    assert found["pipeline_stages up"] == {
+        "move": "pipeline_stages up",
+        "streaming": {"trials": 1, "advanced": 1},
+        "reusing": {"trials": 1, "advanced": 0},
+    }
+    assert found["tile_m up"]["reusing"] == {"trials": 1, "advanced": 1}
+    assert found["warps down"]["reusing"] == {"trials": 1, "advanced": 1}
+    assert found["warp_specialization =true"]["reusing"] == {"trials": 1, "advanced": 0}
+    assert set(found) == {
+        "pipeline_stages up",
+        "tile_m up",
+        "warps down",
+        "warp_specialization =true",
+    }
