@@ -3386,6 +3386,81 @@ SOURCES: tuple[Source, ...] = (
         "devices at import), as are the module's other kernels (weight_dequant, act_quant, "
         "the block GEMM, the rowwise and block GEMVs, the e4m3 byte dequantizations)",
     ),
+    # xFormers v0.0.35 (BSD-3-Clause: its LICENSE, "Copyright (c) Facebook, Inc. and its
+    # affiliates", and the file's header; its wheel's metadata classifies it "BSD License"):
+    # `xformers==0.0.35` on PyPI is a py39-none manylinux wheel (its CUDA extensions,
+    # 3.3 MB), which pip picks for this interpreter; the Triton kernels are pure Python, at
+    # the same path in the wheel as in the repository.
+    Source(
+        name="xformers_scaled_index_add",
+        repo="facebookresearch/xformers",
+        ref="v0.0.35",
+        path="xformers/ops/_triton/k_scaled_index_add.py",
+        license="BSD-3-Clause",
+        dest="xformers/k_scaled_index_add.py",
+        sha256="6187d291eba4f42131332199f9e9e5ede16212cb6c4e3116e197dd61753509ea",
+        mode="extract",
+        functions=("scaled_index_add_fwd_kernel",),
+        pypi=("xformers", "0.0.35", "xformers/ops/_triton/k_scaled_index_add.py"),
+        used_by=("xformers_scaled_index_add",),
+        note="xFormers' scaled index add forward kernel only (x[index] += alpha * scaling * "
+        "source in place over [batch, tokens, channels] tiles, as DINOv2's stochastic-depth "
+        "residual adds a kept subset of the batch's LayerScale-scaled branch back); the host "
+        "wrapper scaled_index_add_fwd, whose fixed 1 x 1 x 512 tile the launcher copies, and "
+        "the backward kernel are left out",
+    ),
+    # flash-linear-attention (fla-core 0.6.0 on PyPI, MIT: its LICENSE; its wheel's metadata
+    # says "License: MIT License"): `fla-core==0.6.0` is a pure-Python wheel holding the fla
+    # package (`flash-linear-attention` the meta-package that depends on it), at the same
+    # path as in the repository's v0.6.0 tag.
+    Source(
+        name="fla_causal_conv1d_bwd",
+        repo="fla-org/flash-linear-attention",
+        ref="v0.6.0",
+        path="fla/modules/causal_conv1d/ops.py",
+        license="MIT",
+        dest="fla/causal_conv1d_bwd.py",
+        sha256="24dc730b4bab1f5766d5f06ea2c15aa1c9ed6d067558b2e59e8a526b0b7c0239",
+        mode="extract",
+        functions=("causal_conv1d_bwd_kernel",),
+        pypi=("fla-core", "0.6.0", "fla/modules/causal_conv1d/ops.py"),
+        used_by=("fla_causal_conv1d_bwd",),
+        note="FLA's short-convolution backward kernel only (ShortConvolution's Triton "
+        "backward: dx and per-chunk fp32 filter-gradient partials through SiLU's gradient), "
+        "without its @triton.heuristics (the launcher passes the flags) and its "
+        "fla_cache_autotune over BD x num_warps (whose first configuration the launcher "
+        "takes); the host wrapper causal_conv1d_bwd, the forward, update and state kernels "
+        "and the dh0 kernel are left out (the module imports FLA's backends, context-"
+        "parallel helpers and cache at import)",
+    ),
+    # NVIDIA Transformer Engine v2.20.2 (Apache-2.0: its LICENSE; its wheel's README badge
+    # says Apache 2.0): `transformer-engine==2.20.2` on PyPI is a pure-Python py3-none wheel
+    # (the framework extensions and the C++ library are the separate transformer_engine_cu12
+    # and transformer_engine_torch distributions), holding the Triton kernels at the same
+    # path as the repository, transformer_engine/common/triton/.
+    Source(
+        name="te_grouped_dbias_dscales",
+        repo="NVIDIA/TransformerEngine",
+        ref="v2.20.2",
+        path="transformer_engine/common/triton/grouped_dbias_dscales.py",
+        license="Apache-2.0",
+        dest="te/grouped_dbias_dscales.py",
+        sha256="5f37bb0c9240e3265d5136ca36c72bbb37569191e2c3720ef830f6d21df045ca",
+        mode="extract",
+        functions=("_grouped_dbias_kernel",),
+        pypi=(
+            "transformer-engine",
+            "2.20.2",
+            "transformer_engine/common/triton/grouped_dbias_dscales.py",
+        ),
+        used_by=("te_grouped_dbias_dscales",),
+        note="TE's fused grouped bias gradient kernel only (per-expert dbias of dy scaled by "
+        "the routing probabilities, fused with the probabilities' gradient dy . bias, fp32 "
+        "atomics); its PyTorch wrappers in transformer_engine/pytorch/triton/"
+        "grouped_dbias_dscales.py (_launch_grouped_dbias, whose fixed 128 x 128, 4-split, "
+        "4-warp, 2-stage launch the launcher copies, and compute_grouped_dbias[_dscales]) are "
+        "left out",
+    ),
 )
 
 BY_NAME = {s.name: s for s in SOURCES}

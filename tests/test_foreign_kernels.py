@@ -284,6 +284,9 @@ NEEDS = {
     "unsloth_fp8_small_m": "unsloth_fp8_small_m",
     "lmdeploy_fused_lora": "lmdeploy_fused_lora",
     "flashinfer_persistent_gemm": "flashinfer_persistent_gemm",
+    "xformers_scaled_index_add": "xformers_scaled_index_add",
+    "fla_causal_conv1d_bwd": "fla_causal_conv1d_bwd",
+    "te_grouped_dbias_dscales": "te_grouped_dbias_dscales",
 }
 
 
@@ -1055,6 +1058,12 @@ CASES = {
     "lmdeploy_fused_lora": ({"tokens": 150, "seqs": 3, "loras": 2, "rank": 16, "hidden": 200, "n": 72}, {"triton_v1": {"block_m": 16, "block_n": 32, "block_k": 64, "num_warps": 2, "num_stages": 1}}),
     # tl.dot, fp32 and fp16; 150 tokens, out 300, hidden 100, an SM budget of 3 (the grid and the tile stride): v1 is FlashInfer's one configuration, 128 x 128 x 64 tiles (two row tiles, the second 22 rows live and the rest clamped to row 0; three column tiles, the last 44 live), GROUP_SIZE_M 8, two 64-deep K steps (the second 36 live), 4 warps, 3 stages, 6 tiles over 3 persistent programs (two each); the variant: 16 x 32 x 32 tiles (10 row tiles, the last 6 live; 10 column tiles, the last 12 live), bands of 4 row tiles (a remainder band of 2), four K steps (the last 4 live), 2 warps, 1 stage, 100 tiles over the 3 programs (34 or 33 each)
     "flashinfer_persistent_gemm": ({"tokens": 150, "out": 300, "hidden": 100, "sm_budget": 3}, {"triton_v1": {"block_m": 16, "block_n": 32, "block_k": 32, "group_m": 4, "num_warps": 2, "num_stages": 1}}),
+    # no tl.dot, no loop, fp32 and fp16, in place after the copy; 5 of 7 crops kept (unsorted, as randperm gives them), 9 tokens, 600 channels, a LayerScale vector, alpha 7/5: v1 is xFormers' fixed launch, 1 crop x 1 token x 512 channels (5 x 9 x 2 programs, the second channel tile 88 live), 4 warps; the variant: 2 crops x 4 tokens x 256 channels (3 x 3 x 3 programs: the last crop tile 1 live, its index load masked; the last token tile 1 live; the last channel tile 88 live), 2 warps
+    "xformers_scaled_index_add": ({"batch": 7, "kept": 5, "tokens": 9, "channels": 600}, {"triton_v1": {"block_index": 2, "block_row": 4, "block_col": 256, "num_warps": 2}}),
+    # no tl.dot, fp32 and fp16; 3 sequences of 70 steps, 40 channels, width 4 (BW 4), SiLU, no bias or state: v1 is FLA's launch, 64-step chunks (two a sequence, the second 6 live, the taps' rows past the end masked: 6 fp32 partials), 16-channel tiles (three, the last 8 live), 4 warps; the variant: 32-step chunks (three, the last 6 live: 9 partials), 32-channel tiles (two, the second 8 live), 2 warps
+    "fla_causal_conv1d_bwd": ({"batch": 3, "seqlen": 70, "channels": 40, "width": 4}, {"triton_v1": {"block_t": 32, "block_d": 32, "num_warps": 2}}),
+    # no tl.dot, fp32 and fp16; 700 routed rows over 5 experts (153, 100, 123, 92, 232: sizes no multiple of the tile), hidden 200, fp32 routing probabilities, the dscales fusion on: v1 is TE's fixed launch, 128-row steps (one or two tiles an expert, the last partial), 128 columns (two column blocks, the second 72 live), 4 row splits (one tile a split: the splits past an expert's one or two tiles walk one fully masked step and add zeros), 4 warps, 2 stages; the variant: 32-row steps (3 to 8 tiles an expert), 3 row splits (2 or 3 tiles a split, the third split of the 100- and 123-row experts idle), 64 columns (four blocks, the last 8 live: four dscales partials a row), 2 warps, 1 stage
+    "te_grouped_dbias_dscales": ({"rows": 700, "groups": 5, "hidden": 200}, {"triton_v1": {"block_m": 32, "block_h": 64, "n_row_splits": 3, "num_warps": 2, "num_stages": 1}}),
 }  # fmt: skip
 
 

@@ -265,6 +265,9 @@ SOURCE_FILES = {
     "lmdeploy_fused_lora": "lmdeploy/fused_lora.py",
     "unsloth_fp8_small_m": "unsloth/fp8_small_m.py",
     "flashinfer_persistent_gemm": "flashinfer/sm_constraint_gemm.py",
+    "xformers_scaled_index_add": "xformers/k_scaled_index_add.py",
+    "fla_causal_conv1d_bwd": "fla/causal_conv1d_bwd.py",
+    "te_grouped_dbias_dscales": "te/grouped_dbias_dscales.py",
 }
 
 
